@@ -1,0 +1,27 @@
+"""`mcp-desk` entry point: the window by default, or a helper mode chosen by flag."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if args[:1] == ["--demo-server"]:
+        # A frozen bundle has no `python`: the app's own executable serves the demo over stdio.
+        from desktop_app.demo_server import run
+
+        run()
+        return 0
+    parser = argparse.ArgumentParser(prog="mcp-desk", description="A desktop host for MCP servers.")
+    parser.add_argument("--config", type=Path, help="servers.json to use instead of the user's")
+    options = parser.parse_args(args)
+    from desktop_app.app import run_app
+
+    return run_app([sys.argv[0]], options.config)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,84 @@
+"""Composition root: the Qt application, the qasync loop, the core objects and the window."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+from pathlib import Path
+
+import qasync
+from PySide6.QtWidgets import QApplication
+
+from desktop_app.core.config_file import default_config_path, load_config
+from desktop_app.core.host import ServerHost
+from desktop_app.core.paths import data_dir
+from desktop_app.core.secret_store import SecretStore, open_secret_store
+from desktop_app.core.server_config import ServerConfig, TransportKind
+from desktop_app.demo_server import demo_server_command
+from desktop_app.ui.bridge import CoreBridge
+from desktop_app.ui.main_window import MainWindow
+
+log = logging.getLogger(__name__)
+
+
+def demo_server_config() -> ServerConfig:
+    """The embedded demo server, so a first launch with no configuration is already alive."""
+    command, args = demo_server_command()
+    return ServerConfig(name="demo", transport=TransportKind.STDIO, command=command, args=tuple(args))
+
+
+def startup_servers(config_path: Path) -> tuple[list[ServerConfig], str | None]:
+    """The user's servers, or the embedded demo when there are none; plus any config problem."""
+    loaded = load_config(config_path)
+    servers = list(loaded.servers.values())
+    notice = None
+    if loaded.error is not None:
+        notice = f"Your server configuration could not be read and was left untouched:\n\n{loaded.error}"
+    if not servers:
+        servers = [demo_server_config()]
+    return servers, notice
+
+
+async def run_window(app: QApplication, config_path: Path) -> None:
+    """Show the window first, then connect servers; return once everything has stopped."""
+    secrets: SecretStore | None
+    try:
+        secrets = open_secret_store(data_dir())
+    except Exception as exc:
+        log.warning("No secret store: %s", exc)
+        secrets = None
+    host = ServerHost(secrets=secrets)
+    bridge = CoreBridge(host, secrets)
+    finished = asyncio.Event()
+
+    async def shut_down() -> None:
+        try:
+            await host.stop_all()
+        finally:
+            finished.set()
+
+    servers, notice = startup_servers(config_path)
+    host.start(servers)
+    window = MainWindow(bridge, on_close=lambda: bridge.spawn(shut_down(), "Stopping servers"))
+    window.show()
+    if notice:
+        window.show_notice(notice)
+    await finished.wait()
+    window.close()
+
+
+def run_app(argv: list[str], config_path: Path | None = None) -> int:
+    app = QApplication.instance() or QApplication(argv)
+    assert isinstance(app, QApplication)
+    app.setApplicationName("MCP Desk")
+    app.setOrganizationName("MCP Desk")
+    app.setDesktopFileName("mcp-desk")
+    app.setQuitOnLastWindowClosed(False)  # quitting waits until every server has stopped
+    with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(app)) as runner:
+        runner.run(run_window(app, config_path or default_config_path()))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(run_app(sys.argv))

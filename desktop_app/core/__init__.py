@@ -1,0 +1,1 @@
+"""The Qt-free heart of MCP Desk: configuration, the MCP host, the catalog and content handling."""

@@ -1,0 +1,557 @@
+"""One MCP server connection, owned from start to end by a single long-lived task.
+
+anyio cancel scopes must be exited by the task that entered them, so the owner task alone
+enters and leaves the SDK's `Client`; other tasks only send requests through it. The owner
+restarts a dead server with exponential backoff and re-lists the catalog on change.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+import warnings
+from collections import Counter, deque
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Final, TypeVar
+
+import httpx2
+from mcp import Client
+from mcp.client.subscriptions import ResourceUpdated as ListenResourceUpdated
+from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
+from mcp_types import (
+    CONNECTION_CLOSED,
+    REQUEST_TIMEOUT,
+    CallToolResult,
+    CompleteResult,
+    GetPromptResult,
+    Implementation,
+    LoggingMessageNotificationParams,
+    PromptListChangedNotification,
+    PromptReference,
+    ReadResourceResult,
+    ResourceListChangedNotification,
+    ResourceTemplateReference,
+    ResourceUpdatedNotification,
+    ToolListChangedNotification,
+)
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+from desktop_app import __version__
+from desktop_app.core.catalog import ServerCatalog
+from desktop_app.core.config_file import ConfigError
+from desktop_app.core.events import (
+    CatalogChanged,
+    EventBus,
+    LogEntry,
+    LogLine,
+    LogSource,
+    ResourceUpdated,
+    ServerStateChanged,
+)
+from desktop_app.core.expansion import SecretLookup, redact, resolve_server
+from desktop_app.core.server_config import ServerConfig
+from desktop_app.core.server_status import ServerState, ServerStatus
+from desktop_app.core.transports import TransportHooks, open_transport
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+TargetFactory = Callable[[ServerConfig, TransportHooks], Any]
+"""Builds what `mcp.Client` connects to: a transport, or an in-process server in tests."""
+
+STDERR_LINES: Final = 500
+LOG_LINES: Final = 2000
+MAX_PAGES: Final = 1000
+CLIENT_INFO: Final = Implementation(name="mcp-desk", title="MCP Desk", version=__version__)
+
+
+class ServerUnavailableError(RuntimeError):
+    """The server cannot take requests now: not ready, or its connection died mid-request."""
+
+
+class ServerRequestTimeout(TimeoutError):
+    """The server did not answer within its configured timeout."""
+
+
+@dataclass(frozen=True)
+class RestartPolicy:
+    """Backoff for restarting a dead server: 1 s doubling to 60 s, reset after a healthy minute."""
+
+    first_delay: float = 1.0
+    max_delay: float = 60.0
+    max_attempts: int = 8
+    healthy_after: float = 60.0
+
+    def delay(self, attempt: int) -> float:
+        return float(min(self.first_delay * 2 ** (attempt - 1), self.max_delay))
+
+
+class _ConnectionLost(Exception):
+    """Raised inside the owner task when the transport ended under a live session."""
+
+
+def describe_error(exc: BaseException) -> str:
+    """A one-line, user-facing reason, reaching through anyio's exception groups."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    if isinstance(exc, _ConnectionLost):
+        return str(exc)
+    if isinstance(exc, FileNotFoundError):
+        return f"command not found: {exc.filename or exc}"
+    if isinstance(exc, MCPError):
+        if exc.code == CONNECTION_CLOSED:
+            return "the server closed the connection"
+        if exc.code == REQUEST_TIMEOUT:
+            return exc.message
+        return f"server error {exc.code}: {exc.message}"
+    if isinstance(exc, httpx2.HTTPStatusError):
+        return f"HTTP {exc.response.status_code} from {exc.request.url}"
+    if isinstance(exc, httpx2.TransportError):
+        return f"cannot reach the server: {exc or type(exc).__name__}"
+    if isinstance(exc, TimeoutError):
+        return str(exc) or "timed out"
+    text = str(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _is_connection_loss(exc: BaseException) -> bool:
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    if isinstance(exc, MCPError):
+        return exc.code == CONNECTION_CLOSED
+    return isinstance(exc, httpx2.TransportError | ConnectionError | BrokenPipeError)
+
+
+class ServerConnection:
+    """Keeps one server connected, observable and restartable."""
+
+    def __init__(
+        self,
+        config: ServerConfig,
+        bus: EventBus,
+        *,
+        secrets: SecretLookup | None = None,
+        environ: Mapping[str, str] | None = None,
+        policy: RestartPolicy | None = None,
+        target_factory: TargetFactory = open_transport,
+        log_level: str = "info",
+    ) -> None:
+        self.config = config
+        self._bus = bus
+        self._secrets = secrets
+        self._environ = environ
+        self._policy = policy or RestartPolicy()
+        self._target_factory = target_factory
+        self._log_level = log_level
+        self.status = ServerStatus(ServerState.STOPPED)
+        self.catalog: ServerCatalog | None = None
+        self.stderr: deque[str] = deque(maxlen=STDERR_LINES)
+        self.log: deque[LogEntry] = deque(maxlen=LOG_LINES)
+        self._client: Client | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._stop = asyncio.Event()
+        self._dead = asyncio.Event()
+        self._relist = asyncio.Event()
+        self._resubscribe = asyncio.Event()
+        self._settled = asyncio.Event()
+        self._subscriptions: Counter[str] = Counter()
+        self._secret_values: frozenset[str] = frozenset()
+
+    @property
+    def name(self) -> str:
+        return self.config.name
+
+    @property
+    def running(self) -> bool:
+        return self._task is not None and not self._task.done()
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Begin connecting in the background; a disabled server just reports so."""
+        if self.running:
+            return
+        if self.config.disabled:
+            self._set_status(ServerStatus(ServerState.DISABLED))
+            return
+        self._stop = asyncio.Event()
+        self._task = asyncio.create_task(self._own(), name=f"mcp-server:{self.name}")
+
+    async def stop(self, timeout: float = 1.8) -> None:
+        """Close the session and end the server process; cancel the owner if it overstays."""
+        task = self._task
+        if task is None or task.done():
+            if self.status.state not in (ServerState.DISABLED, ServerState.FAILED):
+                self._set_status(ServerStatus(ServerState.STOPPED))
+            return
+        self._stop.set()
+        if self.status.state is ServerState.STARTING:
+            task.cancel()  # mid-handshake nobody watches the stop event; cancelling unwinds it now
+        done, _ = await asyncio.wait({task}, timeout=timeout)
+        if not done:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    async def restart(self, config: ServerConfig | None = None) -> None:
+        await self.stop()
+        if config is not None:
+            self.config = config
+        self.start()
+
+    async def wait_settled(self, timeout: float | None = None) -> ServerStatus:
+        """Wait until the server is ready, failed, disabled or stopped (not mid-attempt)."""
+        await asyncio.wait_for(self._settled.wait(), timeout)
+        return self.status
+
+    # -- requests (any task) ---------------------------------------------------------------
+
+    async def read_resource(self, uri: str) -> ReadResourceResult:
+        return await self._request(f"resources/read {uri}", lambda c: c.read_resource(uri))
+
+    async def call_tool(
+        self, tool: str, arguments: dict[str, Any], progress: Callable[..., Awaitable[None]] | None = None
+    ) -> CallToolResult:
+        return await self._request(
+            f"tools/call {tool}", lambda c: c.call_tool(tool, arguments, progress_callback=progress)
+        )
+
+    async def get_prompt(self, prompt: str, arguments: dict[str, str]) -> GetPromptResult:
+        return await self._request(f"prompts/get {prompt}", lambda c: c.get_prompt(prompt, arguments))
+
+    async def complete(
+        self,
+        ref: PromptReference | ResourceTemplateReference,
+        argument: str,
+        value: str,
+        context: dict[str, str] | None = None,
+    ) -> CompleteResult:
+        return await self._request(
+            "completion/complete",
+            lambda c: c.complete(ref, {"name": argument, "value": value}, context_arguments=context),
+        )
+
+    async def subscribe(self, uri: str) -> None:
+        """Ask for `resources/updated` on `uri`; counted, so several viewers may share one."""
+        self._subscriptions[uri] += 1
+        if self._subscriptions[uri] == 1:
+            await self._apply_subscription(uri, subscribe=True)
+
+    async def unsubscribe(self, uri: str) -> None:
+        if self._subscriptions[uri] <= 0:
+            return
+        self._subscriptions[uri] -= 1
+        if self._subscriptions[uri] == 0:
+            del self._subscriptions[uri]
+            await self._apply_subscription(uri, subscribe=False)
+
+    async def _request(self, what: str, send: Callable[[Client], Awaitable[T]]) -> T:
+        client = self._client
+        if client is None or self.status.state is not ServerState.READY:
+            raise ServerUnavailableError(f"Server '{self.name}' is {self.status.summary}")
+        try:
+            return await send(client)
+        except MCPError as exc:
+            if exc.code == REQUEST_TIMEOUT:
+                raise ServerRequestTimeout(
+                    f"Server '{self.name}' did not answer {what} within {self.config.timeout:g} s"
+                ) from exc
+            if exc.code != CONNECTION_CLOSED:
+                raise
+            self._dead.set()
+            raise ServerUnavailableError(f"Server '{self.name}' closed the connection during {what}") from exc
+        except Exception as exc:
+            if not _is_connection_loss(exc):
+                raise
+            self._dead.set()
+            raise ServerUnavailableError(
+                f"Server '{self.name}' connection lost during {what}: {describe_error(exc)}"
+            ) from exc
+
+    # -- the owner task --------------------------------------------------------------------
+
+    async def _own(self) -> None:
+        attempt = 0
+        try:
+            while not self._stop.is_set():
+                self._set_status(ServerStatus(ServerState.STARTING, attempt=attempt))
+                ready_since: list[float] = []
+                try:
+                    await self._session(ready_since)
+                except ConfigError as exc:
+                    self._fail(str(exc))
+                    return
+                except (FileNotFoundError, PermissionError, NotADirectoryError) as exc:
+                    self._fail(describe_error(exc))  # retrying cannot find a missing command
+                    return
+                except Exception as exc:
+                    if self._stop.is_set():
+                        break
+                    reason = describe_error(exc)
+                else:
+                    if self._stop.is_set():
+                        break
+                    reason = "the server closed the connection"
+                if ready_since and time.monotonic() - ready_since[0] >= self._policy.healthy_after:
+                    attempt = 0
+                attempt += 1
+                self._note("warning", f"connection lost: {reason}")
+                if attempt > self._policy.max_attempts:
+                    self._fail(f"gave up after {self._policy.max_attempts} restart attempts: {reason}")
+                    return
+                delay = self._policy.delay(attempt)
+                self._set_status(
+                    ServerStatus(
+                        ServerState.RESTARTING,
+                        reason=reason,
+                        stderr_tail=self._stderr_tail(),
+                        attempt=attempt,
+                        next_try_at=time.time() + delay,
+                    )
+                )
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._stop.wait(), delay)
+            self._set_status(ServerStatus(ServerState.STOPPED))
+        except asyncio.CancelledError:
+            self._set_status(ServerStatus(ServerState.STOPPED))
+            raise
+        finally:
+            self._client = None
+            self._set_catalog(None)
+
+    async def _session(self, ready_since: list[float]) -> None:
+        resolved = resolve_server(self.config, self._secrets or _NoSecrets(), self._environ)
+        self._secret_values = resolved.secret_values
+        config = resolved.config
+        self._dead = asyncio.Event()
+        hooks = TransportHooks(on_stderr=self._on_stderr, on_garbage=self._on_garbage, on_closed=self._dead.set)
+        client = Client(
+            self._target_factory(config, hooks),
+            mode=config.protocol,
+            read_timeout_seconds=config.timeout,
+            message_handler=self._on_message,
+            logging_callback=self._on_log,
+            log_level=self._log_level,  # type: ignore[arg-type]
+            client_info=CLIENT_INFO,
+            cache=None,  # every read and list must reflect the server now, not a TTL ago
+        )
+        async with contextlib.AsyncExitStack() as stack:
+            try:
+                # The SDK bounds each request, but not the whole `auto` probe-and-fallback dance.
+                async with asyncio.timeout(config.timeout):
+                    await stack.enter_async_context(client)
+            except TimeoutError:
+                raise TimeoutError(f"no answer to the MCP handshake within {config.timeout:g} s") from None
+            self._note("info", f"connected, protocol {client.protocol_version}")
+            await self._enable_legacy_logging(client)
+            self._set_catalog(await self._list_catalog(client))
+            self._client = client
+            self._set_status(ServerStatus(ServerState.READY, protocol_version=client.protocol_version))
+            ready_since.append(time.monotonic())
+            listener: asyncio.Task[None] | None = None
+            try:
+                await self._resubscribe_all(client)
+                if self._modern(client):
+                    listener = self._start_listener(client)
+                while True:
+                    await _first_of(self._stop, self._dead, self._relist, self._resubscribe)
+                    if self._stop.is_set():
+                        return
+                    if self._dead.is_set():
+                        raise _ConnectionLost("the server closed the connection")
+                    if self._relist.is_set():
+                        self._relist.clear()
+                        self._set_catalog(await self._list_catalog(client))
+                    if self._resubscribe.is_set():
+                        self._resubscribe.clear()
+                        if listener is not None:
+                            await _cancel(listener)
+                            listener = self._start_listener(client)
+            finally:
+                self._client = None
+                if listener is not None:
+                    await _cancel(listener)
+
+    async def _list_catalog(self, client: Client) -> ServerCatalog:
+        caps = client.server_capabilities
+        resources: list[Any] = []
+        templates: list[Any] = []
+        prompts: list[Any] = []
+        tools: list[Any] = []
+        if caps.resources is not None:
+            resources = await _all_pages(lambda c: client.list_resources(cursor=c), "resources")
+            templates = await _all_pages(
+                lambda c: client.list_resource_templates(cursor=c), "resource_templates"
+            )
+        if caps.prompts is not None:
+            prompts = await _all_pages(lambda c: client.list_prompts(cursor=c), "prompts")
+        if caps.tools is not None:
+            tools = await _all_pages(lambda c: client.list_tools(cursor=c), "tools")
+        return ServerCatalog(
+            server=self.name,
+            server_info=client.server_info,
+            protocol_version=client.protocol_version,
+            instructions=client.instructions,
+            resources=tuple(resources),
+            templates=tuple(templates),
+            prompts=tuple(prompts),
+            tools=tuple(tools),
+        )
+
+    # -- subscriptions and change notifications -------------------------------------------
+
+    @staticmethod
+    def _modern(client: Client) -> bool:
+        return client.protocol_version in MODERN_PROTOCOL_VERSIONS
+
+    async def _apply_subscription(self, uri: str, *, subscribe: bool) -> None:
+        client = self._client
+        if client is None:
+            return  # applied on (re)connect
+        if self._modern(client):
+            self._resubscribe.set()
+            return
+        caps = client.server_capabilities.resources
+        if caps is None or not caps.subscribe:
+            return
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", MCPDeprecationWarning)
+            try:
+                if subscribe:
+                    await self._request(f"resources/subscribe {uri}", lambda c: c.subscribe_resource(uri))
+                else:
+                    await self._request(f"resources/unsubscribe {uri}", lambda c: c.unsubscribe_resource(uri))
+            except (MCPError, ServerUnavailableError, ServerRequestTimeout) as exc:
+                self._note("warning", f"could not change subscription to {uri}: {describe_error(exc)}")
+
+    async def _resubscribe_all(self, client: Client) -> None:
+        if not self._modern(client):
+            for uri in list(self._subscriptions):
+                await self._apply_subscription(uri, subscribe=True)
+
+    def _start_listener(self, client: Client) -> asyncio.Task[None]:
+        return asyncio.create_task(self._listen(client, sorted(self._subscriptions)), name=f"listen:{self.name}")
+
+    async def _listen(self, client: Client, uris: list[str]) -> None:
+        caps = client.server_capabilities
+        wants_uris = uris if caps.resources is not None and caps.resources.subscribe else []
+        try:
+            async with client.listen(
+                tools_list_changed=bool(caps.tools and caps.tools.list_changed),
+                prompts_list_changed=bool(caps.prompts and caps.prompts.list_changed),
+                resources_list_changed=bool(caps.resources and caps.resources.list_changed),
+                resource_subscriptions=wants_uris,
+            ) as subscription:
+                async for event in subscription:
+                    if isinstance(event, ListenResourceUpdated):
+                        self._bus.publish(ResourceUpdated(self.name, event.uri))
+                    else:
+                        self._relist.set()
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            self._note("info", f"change notifications unavailable: {describe_error(exc)}")
+
+    async def _enable_legacy_logging(self, client: Client) -> None:
+        if self._modern(client) or client.server_capabilities.logging is None:
+            return
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", MCPDeprecationWarning)
+            try:
+                await client.set_logging_level(self._log_level)  # type: ignore[arg-type]
+            except MCPError as exc:
+                self._note("info", f"server refused logging/setLevel: {exc.message}")
+
+    async def _on_message(self, message: Any) -> None:
+        if isinstance(message, Exception):
+            self._on_garbage(message)
+        elif isinstance(message, ResourceUpdatedNotification):
+            self._bus.publish(ResourceUpdated(self.name, message.params.uri))
+        elif isinstance(
+            message,
+            ResourceListChangedNotification | ToolListChangedNotification | PromptListChangedNotification,
+        ):
+            self._relist.set()
+
+    async def _on_log(self, params: LoggingMessageNotificationParams) -> None:
+        data = params.data if isinstance(params.data, str) else repr(params.data)
+        prefix = f"[{params.logger}] " if params.logger else ""
+        self._add_log("server", params.level, prefix + data)
+
+    # -- observation -----------------------------------------------------------------------
+
+    def _on_stderr(self, line: str) -> None:
+        line = redact(line, self._secret_values)
+        self.stderr.append(line)
+        self._add_log("stderr", "info", line)
+
+    def _on_garbage(self, exc: Exception) -> None:
+        self._note("warning", f"ignored a message that is not valid JSON-RPC: {describe_error(exc)[:300]}")
+
+    def _note(self, level: str, text: str) -> None:
+        self._add_log("host", level, text)
+
+    def _add_log(self, source: LogSource, level: str, text: str) -> None:
+        entry = LogEntry(time.time(), source, level, redact(text, self._secret_values))
+        self.log.append(entry)
+        self._bus.publish(LogLine(self.name, entry))
+
+    def _stderr_tail(self, lines: int = 20) -> tuple[str, ...]:
+        return tuple(list(self.stderr)[-lines:])
+
+    def _fail(self, reason: str) -> None:
+        reason = redact(reason, self._secret_values)
+        self._note("error", reason)
+        self._set_status(ServerStatus(ServerState.FAILED, reason=reason, stderr_tail=self._stderr_tail()))
+
+    def _set_status(self, status: ServerStatus) -> None:
+        self.status = status
+        if status.state in (ServerState.STARTING, ServerState.RESTARTING):
+            self._settled.clear()
+        else:
+            self._settled.set()
+        self._bus.publish(ServerStateChanged(self.name, status))
+
+    def _set_catalog(self, catalog: ServerCatalog | None) -> None:
+        if catalog is None and self.catalog is None:
+            return
+        self.catalog = catalog
+        self._bus.publish(CatalogChanged(self.name, catalog))
+
+
+class _NoSecrets:
+    def get(self, name: str) -> str | None:
+        return None
+
+
+async def _all_pages(fetch: Callable[[str | None], Awaitable[Any]], attr: str) -> list[Any]:
+    """Follow every `next_cursor`; stop on a repeated cursor so a buggy server cannot loop us."""
+    items: list[Any] = []
+    cursor: str | None = None
+    seen: set[str] = set()
+    for _ in range(MAX_PAGES):
+        page = await fetch(cursor)
+        items.extend(getattr(page, attr))
+        cursor = page.next_cursor
+        if not cursor or cursor in seen:
+            break
+        seen.add(cursor)
+    return items
+
+
+async def _first_of(*events: asyncio.Event) -> None:
+    waiters = [asyncio.ensure_future(event.wait()) for event in events]
+    try:
+        await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for waiter in waiters:
+            waiter.cancel()
+
+
+async def _cancel(task: asyncio.Task[None]) -> None:
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task

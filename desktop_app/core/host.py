@@ -1,0 +1,132 @@
+"""The server host: every configured server connected at once, one owner task each.
+
+The host keeps the aggregated catalog current from its connections' events and routes
+requests to the server that owns a URI. It never blocks: starting returns at once and each
+connection reports its progress on the event bus.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable, Mapping
+from dataclasses import replace
+
+from desktop_app.core.catalog import Catalog
+from desktop_app.core.connection import (
+    RestartPolicy,
+    ServerConnection,
+    ServerUnavailableError,
+    TargetFactory,
+)
+from desktop_app.core.content import ResourceContent, from_mcp
+from desktop_app.core.events import CatalogChanged, EventBus
+from desktop_app.core.expansion import SecretLookup
+from desktop_app.core.server_config import ServerConfig
+from desktop_app.core.server_status import ServerState
+from desktop_app.core.transports import open_transport
+
+
+class UnknownResourceError(LookupError):
+    """No connected server lists this URI."""
+
+
+class ServerHost:
+    """Owns all server connections and the catalog built from them."""
+
+    def __init__(
+        self,
+        bus: EventBus | None = None,
+        *,
+        secrets: SecretLookup | None = None,
+        environ: Mapping[str, str] | None = None,
+        policy: RestartPolicy | None = None,
+        target_factory: TargetFactory = open_transport,
+    ) -> None:
+        self.bus = bus or EventBus()
+        self._secrets = secrets
+        self._environ = environ
+        self._policy = policy
+        self._target_factory = target_factory
+        self._connections: dict[str, ServerConnection] = {}
+        self.catalog = Catalog()
+        self.bus.subscribe(CatalogChanged, self._on_catalog)
+
+    @property
+    def connections(self) -> Mapping[str, ServerConnection]:
+        return self._connections
+
+    def connection(self, name: str) -> ServerConnection:
+        try:
+            return self._connections[name]
+        except KeyError:
+            raise ServerUnavailableError(f"No server named '{name}' is configured") from None
+
+    def start(self, configs: Iterable[ServerConfig]) -> None:
+        """Start connecting every server concurrently; returns immediately."""
+        for config in configs:
+            self._add(config).start()
+
+    async def apply(self, configs: Iterable[ServerConfig]) -> None:
+        """Bring the running set in line with a new configuration, touching only what changed."""
+        wanted = {config.name: config for config in configs}
+        for name in [n for n in self._connections if n not in wanted]:
+            await self.remove(name)
+        for name, config in wanted.items():
+            current = self._connections.get(name)
+            if current is None:
+                self._add(config).start()
+            elif current.config != config:
+                await current.restart(config)
+
+    async def set_enabled(self, name: str, enabled: bool) -> None:
+        connection = self.connection(name)
+        await connection.restart(replace(connection.config, disabled=not enabled))
+
+    async def restart(self, name: str) -> None:
+        await self.connection(name).restart()
+
+    async def remove(self, name: str) -> None:
+        connection = self._connections.pop(name, None)
+        if connection is not None:
+            await connection.stop()
+
+    async def wait_settled(self, timeout: float | None = None) -> None:
+        """Wait until no server is mid-connect (each is ready, failed, disabled or stopped)."""
+        await asyncio.wait_for(
+            asyncio.gather(*(c.wait_settled() for c in self._connections.values())), timeout
+        )
+
+    async def stop_all(self, timeout: float = 1.8) -> None:
+        """Stop every server in parallel; bounded so quitting the app stays under two seconds."""
+        await asyncio.gather(*(c.stop(timeout) for c in self._connections.values()))
+
+    def ready_count(self) -> int:
+        return sum(c.status.state is ServerState.READY for c in self._connections.values())
+
+    async def read_resource(self, uri: str, server: str | None = None) -> list[ResourceContent]:
+        """Read a resource from its owning server (or the named one), classified for display."""
+        owner = server or self.catalog.owner_of(uri)
+        if owner is None:
+            raise UnknownResourceError(f"Resource '{uri}' is not offered by any connected server")
+        result = await self.connection(owner).read_resource(uri)
+        return [from_mcp(item) for item in result.contents]
+
+    def _add(self, config: ServerConfig) -> ServerConnection:
+        if config.name in self._connections:
+            raise ValueError(f"server '{config.name}' is already configured")
+        connection = ServerConnection(
+            config,
+            self.bus,
+            secrets=self._secrets,
+            environ=self._environ,
+            policy=self._policy,
+            target_factory=self._target_factory,
+        )
+        self._connections[config.name] = connection
+        return connection
+
+    def _on_catalog(self, event: CatalogChanged) -> None:
+        if event.catalog is None:
+            self.catalog = self.catalog.without_server(event.server)
+        else:
+            self.catalog = self.catalog.with_server(event.catalog)

@@ -1,0 +1,36 @@
+"""What a server connection is doing right now, as the UI shows it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class ServerState(StrEnum):
+    DISABLED = "disabled"
+    STARTING = "starting"
+    READY = "ready"
+    FAILED = "failed"
+    RESTARTING = "restarting"
+    STOPPED = "stopped"
+
+
+@dataclass(frozen=True)
+class ServerStatus:
+    """A state plus the facts that explain it (why it failed, when it retries)."""
+
+    state: ServerState
+    reason: str | None = None
+    stderr_tail: tuple[str, ...] = ()
+    attempt: int = 0
+    next_try_at: float | None = None
+    protocol_version: str | None = None
+
+    @property
+    def summary(self) -> str:
+        """One line for a status bar or tooltip."""
+        if self.state is ServerState.RESTARTING:
+            return f"restarting (attempt {self.attempt}): {self.reason or 'connection lost'}"
+        if self.reason:
+            return f"{self.state.value}: {self.reason}"
+        return self.state.value

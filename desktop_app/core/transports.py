@@ -1,0 +1,167 @@
+"""Opening a server's transport, with its stderr captured and its end noticed.
+
+The SDK's transports tell a waiting request that the connection closed, but nobody tells an
+idle host. Wrapping the read stream lets the owning task learn of a death the moment the
+server's stdout (or HTTP stream) ends, so it can restart without waiting for a failed call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import threading
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any, Self
+
+import anyio
+import httpx2
+import mcp.client.stdio as sdk_stdio
+from mcp.client.sse import sse_client
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+from mcp.shared.message import SessionMessage
+
+from desktop_app.core.server_config import ServerConfig, TransportKind
+
+# The SDK waits 2 s for a server to exit after stdin closes, then 2 s more after SIGTERM.
+# Quitting the app must take under 2 s in all, so a server gets a shorter grace period.
+sdk_stdio.PROCESS_TERMINATION_TIMEOUT = 0.8
+sdk_stdio.FORCE_KILL_TIMEOUT = 0.4
+
+_CLOSED_ERRORS = (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError)
+
+
+@dataclass(frozen=True)
+class TransportHooks:
+    """Where a transport reports what the session does not: stderr lines, garbage, the end."""
+
+    on_stderr: Callable[[str], None]
+    on_garbage: Callable[[Exception], None]
+    on_closed: Callable[[], None]
+
+
+class _WatchedReadStream:
+    """Delegates to the SDK's read stream, reporting its end and any unparsable message."""
+
+    def __init__(self, inner: Any, hooks: TransportHooks) -> None:
+        self._inner = inner
+        self._hooks = hooks
+
+    @property
+    def last_context(self) -> Any:
+        return getattr(self._inner, "last_context", None)
+
+    async def receive(self) -> SessionMessage | Exception:
+        try:
+            item: SessionMessage | Exception = await self._inner.receive()
+        except _CLOSED_ERRORS:
+            self._hooks.on_closed()
+            raise
+        if isinstance(item, Exception):
+            self._hooks.on_garbage(item)
+        return item
+
+    def __aiter__(self) -> Self:
+        return self
+
+    async def __anext__(self) -> SessionMessage | Exception:
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc_val: BaseException | None,
+        exc_tb: TracebackType | None,
+    ) -> bool | None:
+        await self.aclose()
+        return None
+
+
+def _pump_stderr(fd: int, loop: asyncio.AbstractEventLoop, on_line: Callable[[str], None]) -> None:
+    """Read a child's stderr pipe in a thread (works under any event loop, Qt's included)."""
+    buffer = b""
+    try:
+        while chunk := os.read(fd, 65536):
+            buffer += chunk
+            *lines, buffer = buffer.split(b"\n")
+            for line in lines:
+                loop.call_soon_threadsafe(on_line, line.decode("utf-8", "replace").rstrip("\r"))
+        if buffer:
+            loop.call_soon_threadsafe(on_line, buffer.decode("utf-8", "replace"))
+    except (OSError, RuntimeError):
+        pass  # the pipe or the loop closed under us: nothing left to report
+    finally:
+        os.close(fd)
+
+
+@contextlib.asynccontextmanager
+async def _stdio(config: ServerConfig, hooks: TransportHooks) -> AsyncIterator[Any]:
+    if not config.command:
+        raise ValueError(f"server '{config.name}' has no command")
+    params = StdioServerParameters(
+        command=config.command, args=list(config.args), env=dict(config.env) or None, cwd=config.cwd
+    )
+    read_fd, write_fd = os.pipe()
+    errlog = os.fdopen(write_fd, "w")
+    pumping = False
+    try:
+        async with stdio_client(params, errlog=errlog) as (read, write):
+            errlog.close()  # the child holds its own copy; ours would keep the pipe open forever
+            thread = threading.Thread(
+                target=_pump_stderr,
+                args=(read_fd, asyncio.get_running_loop(), hooks.on_stderr),
+                name=f"stderr:{config.name}",
+                daemon=True,
+            )
+            thread.start()
+            pumping = True
+            yield _WatchedReadStream(read, hooks), write
+    finally:
+        errlog.close()
+        if not pumping:
+            os.close(read_fd)
+
+
+@contextlib.asynccontextmanager
+async def _http(config: ServerConfig, hooks: TransportHooks) -> AsyncIterator[Any]:
+    if not config.url:
+        raise ValueError(f"server '{config.name}' has no url")
+    timeout = httpx2.Timeout(config.timeout, read=300.0)
+    async with (
+        create_mcp_http_client(headers=dict(config.headers) or None, timeout=timeout) as http,
+        streamable_http_client(config.url, http_client=http) as (read, write),
+    ):
+        yield _WatchedReadStream(read, hooks), write
+
+
+@contextlib.asynccontextmanager
+async def _sse(config: ServerConfig, hooks: TransportHooks) -> AsyncIterator[Any]:
+    if not config.url:
+        raise ValueError(f"server '{config.name}' has no url")
+    async with sse_client(config.url, headers=dict(config.headers) or None, timeout=config.timeout) as (
+        read,
+        write,
+    ):
+        yield _WatchedReadStream(read, hooks), write
+
+
+def open_transport(config: ServerConfig, hooks: TransportHooks) -> contextlib.AbstractAsyncContextManager[Any]:
+    """The transport for a resolved (placeholder-free) server config."""
+    if config.transport is TransportKind.STDIO:
+        return _stdio(config, hooks)
+    if config.transport is TransportKind.SSE:
+        return _sse(config, hooks)
+    return _http(config, hooks)

@@ -1,0 +1,1 @@
+"""Qt widgets of the MCP Desk window; they reach the core only through `bridge.CoreBridge`."""

@@ -1,0 +1,169 @@
+"""The server manager: every server's live state, what it offers, and its log."""
+
+from __future__ import annotations
+
+import time
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QFont, QFontDatabase
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop_app.core.catalog import ServerCatalog
+from desktop_app.core.events import LogEntry
+from desktop_app.core.server_status import ServerState, ServerStatus
+from desktop_app.ui.bridge import CoreBridge
+from desktop_app.ui.status_icons import state_icon
+
+_NAME_ROLE = Qt.ItemDataRole.UserRole
+
+
+def _counts(catalog: ServerCatalog | None) -> str:
+    if catalog is None:
+        return "nothing listed yet"
+    parts = [
+        (len(catalog.resources), "resource"),
+        (len(catalog.templates), "template"),
+        (len(catalog.prompts), "prompt"),
+        (len(catalog.tools), "tool"),
+    ]
+    return " · ".join(f"{n} {word}{'' if n == 1 else 's'}" for n, word in parts)
+
+
+def format_log_entry(entry: LogEntry) -> str:
+    stamp = time.strftime("%H:%M:%S", time.localtime(entry.time))
+    return f"{stamp}  {entry.source:<6} {entry.level:<7} {entry.text}"
+
+
+class ServersPanel(QWidget):
+    """List on top, the selected server's details and log below."""
+
+    def __init__(self, bridge: CoreBridge, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._bridge = bridge
+        self._list = QListWidget()
+        self._list.setObjectName("serverList")
+        self._title = QLabel()
+        self._title.setObjectName("serverTitle")
+        title_font = self._title.font()
+        title_font.setPointSizeF(title_font.pointSizeF() * 1.25)
+        title_font.setBold(True)
+        self._title.setFont(title_font)
+        self._state = QLabel()
+        self._state.setWordWrap(True)
+        self._state.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self._offer = QLabel()
+        self._restart = QPushButton("Restart")
+        self._toggle = QPushButton("Disable")
+        self._log = QPlainTextEdit()
+        self._log.setReadOnly(True)
+        self._log.setMaximumBlockCount(5000)
+        self._log.setObjectName("serverLog")
+        mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+        mono.setStyleHint(QFont.StyleHint.Monospace)
+        self._log.setFont(mono)
+
+        buttons = QHBoxLayout()
+        buttons.addWidget(self._restart)
+        buttons.addWidget(self._toggle)
+        buttons.addStretch(1)
+        details = QWidget()
+        details_layout = QVBoxLayout(details)
+        details_layout.setContentsMargins(8, 8, 8, 8)
+        details_layout.addWidget(self._title)
+        details_layout.addWidget(self._state)
+        details_layout.addWidget(self._offer)
+        details_layout.addLayout(buttons)
+        details_layout.addWidget(QLabel("Log (stderr, server messages, host notes)"))
+        details_layout.addWidget(self._log, 1)
+
+        splitter = QSplitter(Qt.Orientation.Vertical)
+        splitter.addWidget(self._list)
+        splitter.addWidget(details)
+        splitter.setStretchFactor(1, 3)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(splitter)
+
+        self._list.currentItemChanged.connect(lambda *_: self._show_selected())
+        self._restart.clicked.connect(self._on_restart)
+        self._toggle.clicked.connect(self._on_toggle)
+        bridge.server_state_changed.connect(self._on_state)
+        bridge.catalog_changed.connect(lambda name, _c: self._refresh(name))
+        bridge.log_line.connect(self._on_log)
+        for name in bridge.host.connections:
+            self._item(name)
+        if self._list.count():
+            self._list.setCurrentRow(0)
+
+    def selected(self) -> str | None:
+        item = self._list.currentItem()
+        return None if item is None else str(item.data(_NAME_ROLE))
+
+    def _item(self, name: str) -> QListWidgetItem:
+        for row in range(self._list.count()):
+            item = self._list.item(row)
+            if item.data(_NAME_ROLE) == name:
+                return item
+        item = QListWidgetItem(name)
+        item.setData(_NAME_ROLE, name)
+        self._list.addItem(item)
+        self._refresh(name)
+        return item
+
+    def _refresh(self, name: str) -> None:
+        connection = self._bridge.host.connections.get(name)
+        if connection is None:
+            return
+        item = self._item(name)
+        status = connection.status
+        item.setIcon(state_icon(status.state))
+        item.setText(f"{name}  —  {status.state.value}")
+        item.setToolTip(status.summary)
+        if name == self.selected():
+            self._show_selected()
+
+    def _show_selected(self) -> None:
+        name = self.selected()
+        connection = None if name is None else self._bridge.host.connections.get(name)
+        if connection is None:
+            return
+        status: ServerStatus = connection.status
+        info = connection.catalog.server_info if connection.catalog else None
+        version = f"  {info.name} {info.version}" if info else ""
+        self._title.setText(f"{connection.name}{version}")
+        text = status.summary
+        if status.state in (ServerState.FAILED, ServerState.RESTARTING) and status.stderr_tail:
+            text += "\n" + "\n".join(status.stderr_tail[-5:])
+        self._state.setText(text)
+        self._offer.setText(_counts(connection.catalog))
+        self._toggle.setText("Enable" if status.state is ServerState.DISABLED else "Disable")
+        self._log.setPlainText("\n".join(format_log_entry(e) for e in connection.log))
+        self._log.moveCursor(self._log.textCursor().MoveOperation.End)
+
+    def _on_state(self, name: str, _status: ServerStatus) -> None:
+        self._refresh(name)
+
+    def _on_log(self, name: str, entry: LogEntry) -> None:
+        if name == self.selected():
+            self._log.appendPlainText(format_log_entry(entry))
+
+    def _on_restart(self) -> None:
+        if (name := self.selected()) is not None:
+            self._bridge.restart_server(name)
+
+    def _on_toggle(self) -> None:
+        name = self.selected()
+        if name is None:
+            return
+        disabled = self._bridge.host.connection(name).status.state is ServerState.DISABLED
+        self._bridge.set_server_enabled(name, disabled)

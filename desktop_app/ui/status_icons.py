@@ -1,0 +1,33 @@
+"""Small coloured status dots drawn in code, so states read at a glance in any theme."""
+
+from __future__ import annotations
+
+from functools import cache
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QIcon, QPainter, QPixmap
+
+from desktop_app.core.server_status import ServerState
+
+STATE_COLOURS = {
+    ServerState.READY: "#2e9e5b",
+    ServerState.STARTING: "#d9a21b",
+    ServerState.RESTARTING: "#e07b1f",
+    ServerState.FAILED: "#d64545",
+    ServerState.STOPPED: "#8a8f98",
+    ServerState.DISABLED: "#b5b9c0",
+}
+
+
+@cache
+def state_icon(state: ServerState, size: int = 12) -> QIcon:
+    pixmap = QPixmap(size * 2, size * 2)
+    pixmap.setDevicePixelRatio(2.0)
+    pixmap.fill(Qt.GlobalColor.transparent)
+    painter = QPainter(pixmap)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    painter.setPen(Qt.PenStyle.NoPen)
+    painter.setBrush(QColor(STATE_COLOURS[state]))
+    painter.drawEllipse(1, 1, size - 2, size - 2)
+    painter.end()
+    return QIcon(pixmap)

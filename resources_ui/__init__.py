@@ -1,0 +1,1 @@
+"""Qt widgets for browsing, viewing and attaching MCP resources."""

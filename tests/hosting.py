@@ -1,0 +1,53 @@
+"""Helpers for tests that run real servers through the host."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from desktop_app.core.connection import RestartPolicy
+from desktop_app.core.server_config import ServerConfig, TransportKind
+
+FIXTURE_SCRIPT = Path(__file__).parent / "servers" / "fixture_server.py"
+FAST_RESTARTS = RestartPolicy(first_delay=0.05, max_delay=0.2, max_attempts=3, healthy_after=60.0)
+
+
+def fixture_config(name: str = "fx", *flags: str, **options: object) -> ServerConfig:
+    """The fixture server over real stdio, run by this interpreter."""
+    return ServerConfig(
+        name=name,
+        transport=TransportKind.STDIO,
+        command=sys.executable,
+        args=(str(FIXTURE_SCRIPT), *flags),
+        **options,  # type: ignore[arg-type]
+    )
+
+
+async def eventually(check: Callable[[], bool], timeout: float = 15.0, what: str = "condition") -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await asyncio.sleep(0.02)
+
+
+def live_children() -> list[int]:
+    """PIDs of this process's children that still exist (zombies included: they leaked too)."""
+    me = str(os.getpid())
+    children = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        # Field 4 (after the parenthesised command name) is the parent pid.
+        fields = stat.rsplit(")", 1)[1].split()
+        if fields[1] == me:
+            children.append(int(entry.name))
+    return children

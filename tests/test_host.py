@@ -1,0 +1,335 @@
+"""The host against real servers: in-process, stdio, HTTP; healthy and misbehaving."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+from mcp.server.mcpserver import MCPServer
+
+from desktop_app.core.connection import ServerRequestTimeout, ServerUnavailableError
+from desktop_app.core.events import CatalogChanged, EventBus, LogLine, ResourceUpdated, ServerStateChanged
+from desktop_app.core.host import ServerHost, UnknownResourceError
+from desktop_app.core.server_config import ServerConfig, TransportKind
+from desktop_app.core.server_status import ServerState
+from tests.hosting import FAST_RESTARTS, eventually, fixture_config, live_children
+from tests.servers.everything import everything_available, everything_stdio_params, run_everything_http
+from tests.servers.fixture_server import LONG_END_MARKER, STARTUP_LINE, build_fixture_server
+
+pytestmark = pytest.mark.anyio
+
+
+def inprocess_host(server: MCPServer, bus: EventBus | None = None) -> ServerHost:
+    return ServerHost(bus, policy=FAST_RESTARTS, target_factory=lambda _config, _hooks: server)
+
+
+def inprocess_config(name: str = "fx", protocol: str = "auto") -> ServerConfig:
+    # The command is never run: the target factory hands the Client the server object.
+    return ServerConfig(name=name, transport=TransportKind.STDIO, command="unused", protocol=protocol)
+
+
+@pytest.mark.parametrize("protocol", ["auto", "legacy"])
+async def test_inprocess_catalog_and_reads(protocol: str) -> None:
+    host = inprocess_host(build_fixture_server())
+    host.start([inprocess_config(protocol=protocol)])
+    try:
+        await host.wait_settled(15)
+        connection = host.connection("fx")
+        assert connection.status.state is ServerState.READY
+        catalog = host.catalog.servers["fx"]
+        uris = {r.uri for r in catalog.resources}
+        assert {"fixture://long", "fixture://doc.pdf", "fixture://image.png"} <= uris
+        assert [t.uri_template for t in catalog.templates] == ["fixture://items/{item_id}"]
+        assert {p.name for p in catalog.prompts} == {"greet", "review"}
+        assert catalog.instructions == "A test fixture for MCP Desk."
+        assert host.catalog.owner_of("fixture://long") == "fx"
+        # A server tool named like the client's synthetic tool is namespaced, never shadowing it.
+        exposed = {t.exposed_name: t.tool.name for t in host.catalog.tools()}
+        assert "read_resource" not in exposed
+        assert exposed["fx__read_resource"] == "read_resource"
+        assert host.catalog.tool("fx__read_resource") is not None
+
+        [long] = await host.read_resource("fixture://long")
+        assert long.text is not None and long.text.endswith(LONG_END_MARKER)
+        [pdf] = await host.read_resource("fixture://doc.pdf")
+        assert pdf.is_binary and pdf.data is not None and pdf.data.startswith(b"%PDF-")
+        with pytest.raises(UnknownResourceError):
+            await host.read_resource("fixture://nope")
+    finally:
+        await host.stop_all()
+    assert host.connection("fx").status.state is ServerState.STOPPED
+
+
+@pytest.mark.parametrize("protocol", ["auto", "legacy"])
+async def test_list_changed_relists_the_catalog(protocol: str) -> None:
+    bus = EventBus()
+    changes: list[CatalogChanged] = []
+    bus.subscribe(CatalogChanged, changes.append)
+    host = inprocess_host(build_fixture_server(), bus)
+    host.start([inprocess_config(protocol=protocol)])
+    try:
+        await host.wait_settled(15)
+        before = len(changes)
+        result = await host.connection("fx").call_tool("notify_change", {})
+        assert not result.is_error
+        await eventually(lambda: host.catalog.owner_of("fixture://added/1") == "fx", what="re-list")
+        assert len(changes) > before
+    finally:
+        await host.stop_all()
+
+
+async def test_stdio_server_captures_stderr_and_logs() -> None:
+    host = ServerHost(policy=FAST_RESTARTS)
+    host.start([fixture_config("fx", protocol="legacy")])
+    try:
+        await host.wait_settled(20)
+        connection = host.connection("fx")
+        assert connection.status.state is ServerState.READY
+        await eventually(lambda: STARTUP_LINE in connection.stderr, what="stderr line")
+        await connection.call_tool("log", {"message": "hello from the tool"})
+        await eventually(
+            lambda: any(e.source == "server" and "hello from the tool" in e.text for e in connection.log),
+            what="server log line",
+        )
+        result = await connection.call_tool("add", {"a": 2, "b": 3})
+        assert "5" in str(result.content[0])
+    finally:
+        await host.stop_all()
+
+
+async def test_crash_mid_call_fails_fast_and_restarts() -> None:
+    bus = EventBus()
+    states: list[ServerState] = []
+    bus.subscribe(ServerStateChanged, lambda e: states.append(e.status.state))
+    host = ServerHost(bus, policy=FAST_RESTARTS)
+    host.start([fixture_config("fx")])
+    try:
+        await host.wait_settled(20)
+        connection = host.connection("fx")
+        started = time.monotonic()
+        with pytest.raises(ServerUnavailableError, match="closed the connection"):
+            await connection.call_tool("crash", {})
+        assert time.monotonic() - started < 5
+        await eventually(lambda: ServerState.RESTARTING in states, what="restarting state")
+        await eventually(lambda: connection.status.state is ServerState.READY and states.count(ServerState.READY) >= 2,
+                         what="back to ready")
+        result = await connection.call_tool("echo", {"text": "alive"})
+        assert "alive" in str(result.content[0])
+    finally:
+        await host.stop_all()
+
+
+async def test_in_flight_request_fails_at_once_when_the_server_dies() -> None:
+    host = ServerHost(policy=FAST_RESTARTS)
+    host.start([fixture_config("fx")])
+    try:
+        await host.wait_settled(20)
+        connection = host.connection("fx")
+        slow = asyncio.ensure_future(connection.call_tool("slow", {"seconds": 20}))
+        await asyncio.sleep(0.3)
+        started = time.monotonic()
+        with pytest.raises(ServerUnavailableError):
+            await connection.call_tool("crash", {})
+        with pytest.raises(ServerUnavailableError):
+            await slow
+        assert time.monotonic() - started < 5
+    finally:
+        await host.stop_all()
+
+
+async def test_request_timeout_is_clear() -> None:
+    host = ServerHost(policy=FAST_RESTARTS)
+    host.start([fixture_config("fx", timeout=3)])
+    try:
+        await host.wait_settled(20)
+        with pytest.raises(ServerRequestTimeout, match=r"did not answer tools/call slow within 3 s"):
+            await host.connection("fx").call_tool("slow", {"seconds": 10})
+        assert host.connection("fx").status.state is ServerState.READY
+    finally:
+        await host.stop_all()
+
+
+async def test_hung_server_times_out_and_gives_up() -> None:
+    host = ServerHost(policy=FAST_RESTARTS)
+    host.start([fixture_config("fx", "--hang-on-start", timeout=0.3)])
+    try:
+        await eventually(lambda: host.connection("fx").status.state is ServerState.FAILED, timeout=30)
+        status = host.connection("fx").status
+        assert status.reason is not None
+        assert "gave up after 3 restart attempts" in status.reason
+        assert "no answer to the MCP handshake within 0.3 s" in status.reason
+    finally:
+        await host.stop_all()
+    assert live_children() == []
+
+
+async def test_garbage_on_stdout_is_logged_not_fatal() -> None:
+    host = ServerHost(policy=FAST_RESTARTS)
+    host.start([fixture_config("fx", "--garbage")])
+    try:
+        await host.wait_settled(20)
+        connection = host.connection("fx")
+        assert connection.status.state is ServerState.READY
+        assert any("not valid JSON-RPC" in e.text for e in connection.log)
+        [text] = await host.read_resource("fixture://data.json")
+        assert text.text is not None and text.text.startswith("{")
+    finally:
+        await host.stop_all()
+
+
+async def test_missing_command_fails_clearly_without_retrying() -> None:
+    host = ServerHost(policy=FAST_RESTARTS)
+    config = ServerConfig(name="ghost", transport=TransportKind.STDIO, command="/nonexistent/mcp-server-xyz")
+    host.start([config])
+    try:
+        status = await host.connection("ghost").wait_settled(10)
+        assert status.state is ServerState.FAILED
+        assert status.reason == "command not found: /nonexistent/mcp-server-xyz"
+    finally:
+        await host.stop_all()
+
+
+async def test_server_exiting_at_once_reports_stderr_then_gives_up() -> None:
+    host = ServerHost(policy=FAST_RESTARTS)
+    host.start([fixture_config("fx", "--exit-immediately", "7")])
+    try:
+        await eventually(lambda: host.connection("fx").status.state is ServerState.FAILED, timeout=30)
+        status = host.connection("fx").status
+        assert "gave up" in (status.reason or "")
+        assert any("exiting immediately with code 7" in line for line in status.stderr_tail)
+    finally:
+        await host.stop_all()
+
+
+async def test_secrets_are_resolved_and_redacted() -> None:
+    secret = "s3cr3t-value-that-must-not-leak"
+
+    class Secrets:
+        def get(self, name: str) -> str | None:
+            return secret if name == "TOKEN" else None
+
+    host = ServerHost(secrets=Secrets(), policy=FAST_RESTARTS)
+    host.start([fixture_config("fx", "--secret-echo", env={"FIXTURE_TOKEN": "${secret:TOKEN}"})])
+    try:
+        await host.wait_settled(20)
+        connection = host.connection("fx")
+        await eventually(lambda: any("FIXTURE_TOKEN=" in line for line in connection.stderr), what="echo")
+        echoed = next(line for line in connection.stderr if "FIXTURE_TOKEN=" in line)
+        assert echoed == "FIXTURE_TOKEN=***"
+        assert all(secret not in entry.text for entry in connection.log)
+        assert secret not in repr(connection.config)
+    finally:
+        await host.stop_all()
+
+
+async def test_missing_secret_fails_without_starting() -> None:
+    host = ServerHost(policy=FAST_RESTARTS)
+    host.start([fixture_config("fx", env={"FIXTURE_TOKEN": "${secret:ABSENT}"})])
+    try:
+        status = await host.connection("fx").wait_settled(10)
+        assert status.state is ServerState.FAILED
+        assert "ABSENT" in (status.reason or "")
+    finally:
+        await host.stop_all()
+
+
+async def test_paginated_server_lists_every_page() -> None:
+    host = ServerHost(policy=FAST_RESTARTS)
+    host.start([fixture_config("pages", "--pages", "4", "--per-page", "25")])
+    try:
+        await host.wait_settled(20)
+        catalog = host.catalog.servers["pages"]
+        assert len(catalog.resources) == 100
+        assert len({r.uri for r in catalog.resources}) == 100
+    finally:
+        await host.stop_all()
+
+
+async def test_stop_all_is_fast_and_leaves_no_child() -> None:
+    host = ServerHost(policy=FAST_RESTARTS)
+    host.start([fixture_config(f"fx{i}") for i in range(4)] + [fixture_config("hung", "--hang-on-start")])
+    try:
+        await eventually(lambda: host.ready_count() == 4, timeout=30, what="four ready")
+        busy = asyncio.ensure_future(host.connection("fx0").call_tool("slow", {"seconds": 30}))
+        await asyncio.sleep(0.2)
+        assert len(live_children()) == 5
+    finally:
+        started = time.monotonic()
+        await host.stop_all()
+        elapsed = time.monotonic() - started
+    assert elapsed < 2.0, f"stopping took {elapsed:.2f} s"
+    with pytest.raises(ServerUnavailableError):
+        await busy
+    await eventually(lambda: live_children() == [], timeout=2, what="no child processes")
+
+
+async def test_disable_enable_and_restart() -> None:
+    host = ServerHost(policy=FAST_RESTARTS)
+    host.start([fixture_config("fx")])
+    try:
+        await host.wait_settled(20)
+        await host.set_enabled("fx", False)
+        assert host.connection("fx").status.state is ServerState.DISABLED
+        assert "fx" not in host.catalog.servers
+        await host.set_enabled("fx", True)
+        await host.wait_settled(20)
+        assert host.connection("fx").status.state is ServerState.READY
+        await host.restart("fx")
+        await host.wait_settled(20)
+        assert host.ready_count() == 1
+        await host.apply([fixture_config("other")])
+        await host.wait_settled(20)
+        assert list(host.connections) == ["other"]
+    finally:
+        await host.stop_all()
+
+
+everything = pytest.mark.skipif(not everything_available(), reason="npm peers not installed (make test installs them)")
+
+
+@everything
+async def test_everything_over_stdio_with_subscription_and_logs() -> None:
+    params = everything_stdio_params()
+    config = ServerConfig(
+        name="everything", transport=TransportKind.STDIO, command=params.command, args=tuple(params.args)
+    )
+    bus = EventBus()
+    updates: list[ResourceUpdated] = []
+    logs: list[LogLine] = []
+    bus.subscribe(ResourceUpdated, updates.append)
+    bus.subscribe(LogLine, logs.append)
+    host = ServerHost(bus, policy=FAST_RESTARTS)
+    host.start([config])
+    try:
+        await host.wait_settled(30)
+        connection = host.connection("everything")
+        assert connection.status.state is ServerState.READY
+        assert connection.status.protocol_version == "2025-11-25"
+        catalog = host.catalog.servers["everything"]
+        assert len(catalog.resources) == 7
+        assert {p.name for p in catalog.prompts} >= {"simple-prompt", "args-prompt", "completable-prompt"}
+        assert len(catalog.tools) >= 13
+        uri = catalog.resources[0].uri
+        await connection.subscribe(uri)
+        await connection.call_tool("toggle-subscriber-updates", {})
+        await eventually(lambda: any(u.uri == uri for u in updates), what="resources/updated")
+        await connection.call_tool("toggle-simulated-logging", {})
+        await eventually(lambda: any(e.entry.source == "server" for e in logs), what="a server log line")
+    finally:
+        await host.stop_all()
+
+
+@everything
+async def test_everything_over_http_on_loopback() -> None:
+    async with run_everything_http() as url:
+        host = ServerHost(policy=FAST_RESTARTS)
+        host.start([ServerConfig(name="web", transport=TransportKind.HTTP, url=url)])
+        try:
+            await host.wait_settled(30)
+            assert host.connection("web").status.state is ServerState.READY
+            assert len(host.catalog.servers["web"].resources) == 7
+            contents = await host.read_resource(host.catalog.servers["web"].resources[0].uri)
+            assert contents and contents[0].text
+        finally:
+            await host.stop_all()
