@@ -14,7 +14,7 @@ from desktop_app.core.host import ServerHost, UnknownResourceError
 from desktop_app.core.server_config import ServerConfig, TransportKind
 from desktop_app.core.server_status import ServerState
 from tests.hosting import FAST_RESTARTS, eventually, fixture_config, live_children
-from tests.servers.everything import everything_available, everything_stdio_params, run_everything_http
+from tests.servers.everything import everything_stdio_params, run_everything_http
 from tests.servers.fixture_server import LONG_END_MARKER, STARTUP_LINE, build_fixture_server
 
 pytestmark = pytest.mark.anyio
@@ -112,8 +112,10 @@ async def test_crash_mid_call_fails_fast_and_restarts() -> None:
             await connection.call_tool("crash", {})
         assert time.monotonic() - started < 5
         await eventually(lambda: ServerState.RESTARTING in states, what="restarting state")
-        await eventually(lambda: connection.status.state is ServerState.READY and states.count(ServerState.READY) >= 2,
-                         what="back to ready")
+        await eventually(
+            lambda: connection.status.state is ServerState.READY and states.count(ServerState.READY) >= 2,
+            what="back to ready",
+        )
         result = await connection.call_tool("echo", {"text": "alive"})
         assert "alive" in str(result.content[0])
     finally:
@@ -285,10 +287,6 @@ async def test_disable_enable_and_restart() -> None:
         await host.stop_all()
 
 
-everything = pytest.mark.skipif(not everything_available(), reason="npm peers not installed (make test installs them)")
-
-
-@everything
 async def test_everything_over_stdio_with_subscription_and_logs() -> None:
     params = everything_stdio_params()
     config = ServerConfig(
@@ -320,7 +318,6 @@ async def test_everything_over_stdio_with_subscription_and_logs() -> None:
         await host.stop_all()
 
 
-@everything
 async def test_everything_over_http_on_loopback() -> None:
     async with run_everything_http() as url:
         host = ServerHost(policy=FAST_RESTARTS)

@@ -20,6 +20,7 @@ from typing import Any, Final, TypeVar
 import httpx2
 from mcp import Client
 from mcp.client.subscriptions import ResourceUpdated as ListenResourceUpdated
+from mcp.shared.dispatcher import ProgressFnT
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 from mcp_types import (
     CONNECTION_CLOSED,
@@ -213,7 +214,7 @@ class ServerConnection:
         return await self._request(f"resources/read {uri}", lambda c: c.read_resource(uri))
 
     async def call_tool(
-        self, tool: str, arguments: dict[str, Any], progress: Callable[..., Awaitable[None]] | None = None
+        self, tool: str, arguments: dict[str, Any], progress: ProgressFnT | None = None
     ) -> CallToolResult:
         return await self._request(
             f"tools/call {tool}", lambda c: c.call_tool(tool, arguments, progress_callback=progress)
@@ -383,9 +384,7 @@ class ServerConnection:
         tools: list[Any] = []
         if caps.resources is not None:
             resources = await _all_pages(lambda c: client.list_resources(cursor=c), "resources")
-            templates = await _all_pages(
-                lambda c: client.list_resource_templates(cursor=c), "resource_templates"
-            )
+            templates = await _all_pages(lambda c: client.list_resource_templates(cursor=c), "resource_templates")
         if caps.prompts is not None:
             prompts = await _all_pages(lambda c: client.list_prompts(cursor=c), "prompts")
         if caps.tools is not None:

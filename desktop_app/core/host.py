@@ -92,9 +92,7 @@ class ServerHost:
 
     async def wait_settled(self, timeout: float | None = None) -> None:
         """Wait until no server is mid-connect (each is ready, failed, disabled or stopped)."""
-        await asyncio.wait_for(
-            asyncio.gather(*(c.wait_settled() for c in self._connections.values())), timeout
-        )
+        await asyncio.wait_for(asyncio.gather(*(c.wait_settled() for c in self._connections.values())), timeout)
 
     async def stop_all(self, timeout: float = 1.8) -> None:
         """Stop every server in parallel; bounded so quitting the app stays under two seconds."""

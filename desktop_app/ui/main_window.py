@@ -17,9 +17,9 @@ from desktop_app.ui.servers_panel import ServersPanel
 class MainWindow(QMainWindow):
     """Servers on the left, what they offer in the middle; closing asks the app to shut down."""
 
-    def __init__(self, bridge: CoreBridge, on_close: Callable[[], None]) -> None:
+    def __init__(self, bridge: CoreBridge, on_close: Callable[[], object]) -> None:
         super().__init__()
-        self._bridge = bridge
+        self.bridge = bridge
         self._on_close = on_close
         self._closing = False
         self.setWindowTitle("MCP Desk")
@@ -46,9 +46,9 @@ class MainWindow(QMainWindow):
         self._update_counts()
         settings = QSettings()
         if (geometry := settings.value("window/geometry")) is not None:
-            self.restoreGeometry(geometry)  # type: ignore[arg-type]
+            self.restoreGeometry(geometry)
         if (state := settings.value("window/state")) is not None:
-            self.restoreState(state)  # type: ignore[arg-type]
+            self.restoreState(state)
 
     def show_notice(self, text: str) -> QMessageBox:
         """Show a problem (e.g. a broken config file) without blocking the event loop."""
@@ -58,7 +58,7 @@ class MainWindow(QMainWindow):
         return box
 
     def _update_counts(self, *_: str | ServerStatus) -> None:
-        host = self._bridge.host
+        host = self.bridge.host
         self._servers_label.setText(f"Servers ready: {host.ready_count()}/{len(host.connections)}")
 
     def closeEvent(self, event: QCloseEvent) -> None:

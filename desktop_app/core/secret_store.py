@@ -1,0 +1,239 @@
+"""Secrets (API keys, tokens) kept outside `servers.json`, over `keyring`.
+
+Prefers the OS keyring. Without one (headless Linux) keyring would silently pick keyrings.alt's
+base64 "plaintext" file or prompt on a terminal, hanging a GUI; so fallbacks are chosen here, on
+purpose, and labelled honestly: an encrypted file with a password from the UI, else a 0600
+plaintext file the UI marks as unencrypted.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import json
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final, Literal, NoReturn
+
+import keyring.backend
+import keyring.errors
+from keyring.backend import KeyringBackend
+
+# Imported explicitly: frozen apps do not see keyrings.alt's entry points.
+from keyrings.alt.file import EncryptedKeyring, PlaintextKeyring
+
+from desktop_app.core.expansion import is_secret_name
+
+SERVICE: Final = "mcp-desk"
+# The list of stored names lives beside the secrets (keyrings cannot enumerate); never values.
+_INDEX_SERVICE: Final = f"{SERVICE}:index"
+_INDEX_USER: Final = "names"
+ENCRYPTED_FILENAME: Final = "secrets.encrypted.cfg"
+PLAINTEXT_FILENAME: Final = "secrets.plaintext.cfg"
+_NOT_OS_KEYRING: Final = (
+    "keyrings.",
+    "keyring.backends.fail",
+    "keyring.backends.null",
+    "keyring.backends.chainer",
+)
+# keyring's own OS backends, imported so they register even where entry points are missing.
+_OS_BACKEND_MODULES: Final = (
+    "keyring.backends.SecretService",
+    "keyring.backends.libsecret",
+    "keyring.backends.kwallet",
+    "keyring.backends.macOS",
+    "keyring.backends.Windows",
+)
+# keyrings.alt's reference entry, used to check the master password.
+_REF_SERVICE: Final = "keyring-setting"
+_REF_USER: Final = "password reference"
+_REF_VALUE: Final = "password reference value"
+
+BackendKind = Literal["os-keyring", "encrypted-file", "plaintext-file"]
+
+
+class SecretStoreError(Exception):
+    """The secret store could not be opened or used; the message never holds a secret."""
+
+
+class WrongPasswordError(SecretStoreError):
+    """The master password does not open the encrypted secrets file."""
+
+
+class PasswordRequiredError(SecretStoreError):
+    """An encrypted secrets file exists (or was asked for) but no password was given."""
+
+
+@dataclass(frozen=True)
+class SecretBackend:
+    """Where secrets are kept, as the UI should describe it."""
+
+    kind: BackendKind
+    label: str
+    encrypted: bool
+
+
+class SecretStore:
+    """Named secrets in one keyring backend under the service name "mcp-desk"."""
+
+    def __init__(self, ring: KeyringBackend, backend: SecretBackend, service: str = SERVICE) -> None:
+        self._ring = ring
+        self.backend = backend
+        self._service = service
+
+    def get(self, name: str) -> str | None:
+        """The secret's value, or None when it is not stored."""
+        with self._errors("read", name):
+            return self._ring.get_password(self._service, name)
+
+    def set(self, name: str, value: str) -> None:
+        """Store (or replace) a secret."""
+        if not is_secret_name(name):
+            raise ValueError(f"invalid secret name {name!r}: use letters, digits, '_', '-' or '.'")
+        with self._errors("store", name):
+            self._ring.set_password(self._service, name, value)
+            self._write_index([*self.names(), name])
+
+    def delete(self, name: str) -> None:
+        """Remove a secret; deleting one that is not stored is not an error."""
+        with self._errors("delete", name):
+            with contextlib.suppress(keyring.errors.PasswordDeleteError):
+                self._ring.delete_password(self._service, name)
+            names = self.names()
+            if name in names:
+                self._write_index(n for n in names if n != name)
+
+    def names(self) -> list[str]:
+        """Names of the secrets stored through this app, sorted."""
+        with self._errors("list", "index"):
+            raw = self._ring.get_password(_INDEX_SERVICE, _INDEX_USER)
+        try:
+            parsed = json.loads(raw) if raw else []
+        except ValueError:
+            parsed = []  # a damaged index only hides names; the secrets themselves are intact
+        return sorted({n for n in parsed if isinstance(n, str)}) if isinstance(parsed, list) else []
+
+    def _write_index(self, names: Iterable[str]) -> None:
+        self._ring.set_password(_INDEX_SERVICE, _INDEX_USER, json.dumps(sorted(frozenset(names))))
+
+    @contextlib.contextmanager
+    def _errors(self, action: str, name: str) -> Iterator[None]:
+        """Turn backend failures (locked keyring, D-Bus gone) into one error type, without values."""
+        try:
+            yield
+        except keyring.errors.KeyringError as exc:
+            raise SecretStoreError(
+                f"could not {action} secret {name!r} in {self.backend.label}: {type(exc).__name__}"
+            ) from exc
+
+
+def find_os_keyring(candidates: Iterable[KeyringBackend] | None = None) -> KeyringBackend | None:
+    """The best real OS keyring (priority >= 1, not a file/fail/null/chainer backend), or None."""
+    if candidates is None:
+        for module in _OS_BACKEND_MODULES:
+            with contextlib.suppress(Exception):  # absent on this OS, or a broken optional dependency
+                importlib.import_module(module)
+        candidates = keyring.backend.get_all_keyring()
+    usable = [(p, ring) for ring in candidates if (p := _os_priority(ring)) is not None]
+    return max(usable, key=lambda pair: pair[0])[1] if usable else None
+
+
+def _os_priority(ring: KeyringBackend) -> float | None:
+    if type(ring).__module__.startswith(_NOT_OS_KEYRING):
+        return None
+    try:
+        priority = float(ring.priority)
+    except Exception:  # a backend reports "not usable here" by raising
+        return None
+    return priority if priority >= 1 else None
+
+
+def open_secret_store(
+    data_dir: Path,
+    *,
+    password: str | None = None,
+    prefer: BackendKind | None = None,
+    candidates: Iterable[KeyringBackend] | None = None,
+) -> SecretStore:
+    """Open the best available store: OS keyring, else encrypted file (with `password`), else plaintext.
+
+    `prefer` forces one kind (the user's choice in settings). `candidates` replaces discovery: its
+    first backend, if any, is used as the OS keyring (tests pass an in-memory one). Raises
+    `PasswordRequiredError` rather than falling back to plaintext when an encrypted file exists, so
+    stored secrets are not silently hidden; `WrongPasswordError` for a bad password.
+    """
+    if prefer in (None, "os-keyring"):
+        ring = next(iter(candidates), None) if candidates is not None else find_os_keyring()
+        if ring is not None:
+            label = f"System keyring ({_backend_label(ring)})"
+            return SecretStore(ring, SecretBackend("os-keyring", label, encrypted=True))
+        if prefer == "os-keyring":
+            raise SecretStoreError("no system keyring is available")
+    data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    if prefer == "plaintext-file":
+        return _open_plaintext(data_dir / PLAINTEXT_FILENAME)
+    encrypted_path = data_dir / ENCRYPTED_FILENAME
+    if prefer == "encrypted-file" or password is not None or encrypted_path.exists():
+        if password is None:
+            raise PasswordRequiredError(f"the encrypted secrets file {encrypted_path} needs its password")
+        return _open_encrypted(encrypted_path, password)
+    return _open_plaintext(data_dir / PLAINTEXT_FILENAME)
+
+
+def _backend_label(ring: KeyringBackend) -> str:
+    """`keyring.backends.SecretService` -> "SecretService"; `...macOS` -> "macOS"."""
+    return type(ring).__module__.rpartition(".")[2]
+
+
+def _create_private(path: Path) -> None:
+    """Create `path` as 0600 before any backend writes it, and tighten an existing one."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o600)
+    os.close(fd)
+    os.chmod(path, 0o600)
+
+
+def _no_prompt(*_args: object) -> NoReturn:
+    raise PasswordRequiredError("the secrets file needs a password from the app, not from a terminal")
+
+
+def _open_encrypted(path: Path, password: str) -> SecretStore:
+    if not password:
+        raise SecretStoreError("the master password cannot be empty")
+    try:
+        ring = EncryptedKeyring()
+    except ImportError as exc:  # pycryptodomex missing
+        raise SecretStoreError(f"encrypted secrets need pycryptodomex: {exc}") from exc
+    ring.file_path = str(path)
+    # Never let keyrings.alt read a password from a terminal: the GUI would hang.
+    ring._unlock = _no_prompt
+    ring._get_new_password = _no_prompt
+    try:
+        initialised = ring._check_file()
+    except ValueError as exc:  # an unknown encryption scheme
+        raise SecretStoreError(f"{path} is not a secrets file this app can read: {exc}") from exc
+    if initialised:
+        ring.keyring_key = password
+        try:
+            # keyrings.alt signals a wrong key with a bare AssertionError; a garbled UTF-8
+            # decode (ValueError) and, under `python -O`, a mismatched value mean the same.
+            ok = ring.get_password(_REF_SERVICE, _REF_USER) == _REF_VALUE
+        except (AssertionError, ValueError):
+            ok = False
+        if not ok:
+            raise WrongPasswordError("wrong password for the encrypted secrets file")
+    else:
+        _create_private(path)
+        ring._get_new_password = lambda: password
+        ring._init_file()  # writes the reference entry keyed by this password
+    os.chmod(path, 0o600)
+    return SecretStore(ring, SecretBackend("encrypted-file", f"Encrypted file ({path})", encrypted=True))
+
+
+def _open_plaintext(path: Path) -> SecretStore:
+    _create_private(path)
+    ring = PlaintextKeyring()
+    ring.file_path = str(path)
+    label = f"Plaintext file — NOT encrypted ({path})"
+    return SecretStore(ring, SecretBackend("plaintext-file", label, encrypted=False))

@@ -1,0 +1,333 @@
+"""A deterministic MCP server exercising what MCP Desk must handle, good and bad.
+
+Importable (`build_fixture_server()` for in-process tests) and runnable as a script over
+stdio, streamable HTTP or SSE, with flags that simulate misbehaving servers:
+
+    python tests/servers/fixture_server.py [--garbage] [--hang-on-start]
+        [--exit-immediately N] [--pages N --per-page M] [--secret-echo]
+        [--http PORT | --sse PORT]
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import functools
+import json
+import os
+import struct
+import sys
+import time
+import warnings
+import zlib
+from pathlib import Path
+from typing import Any, Final
+
+import anyio
+import pymupdf
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ResourceError, ToolError
+from mcp.server.mcpserver.resources import FunctionResource
+from mcp.shared.exceptions import MCPDeprecationWarning
+from mcp_types import (
+    BlobResourceContents,
+    CallToolResult,
+    Completion,
+    CompletionArgument,
+    CompletionContext,
+    EmbeddedResource,
+    ImageContent,
+    PromptReference,
+    ResourceLink,
+    ResourceTemplateReference,
+    TextContent,
+)
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+if __package__ in (None, ""):
+    # Run as a script: make `tests.servers` importable for the paginated mode.
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+SERVER_NAME: Final = "fixture"
+STARTUP_LINE: Final = "fixture server starting"
+LONG_END_MARKER: Final = "END-OF-LONG-RESOURCE"
+LONG_TARGET_CHARS: Final = 60_000
+ITEM_IDS: Final = ("apple", "apricot", "banana")
+REVIEW_LANGUAGES: Final = ("go", "javascript", "python", "rust", "typescript")
+HUGE_PNG_SIDE: Final = 30_000
+RESOURCE_URIS: Final = (
+    "fixture://long",
+    "fixture://doc.pdf",
+    "fixture://image.png",
+    "fixture://data.json",
+    "fixture://corrupt.pdf",
+    "fixture://huge.png",
+)
+ITEM_TEMPLATE: Final = "fixture://items/{item_id}"
+SERVER_READ_RESOURCE_REPLY: Final = "SERVER TOOL read_resource called"
+CRASH_EXIT_CODE: Final = 3
+DATA_JSON: Final[dict[str, Any]] = {
+    "name": "fixture data",
+    "items": list(ITEM_IDS),
+    "nested": {"ok": True, "count": 3},
+}
+
+
+@functools.cache
+def long_text() -> str:
+    """About 60,000 chars of numbered lines; the unique marker is the last line."""
+    lines: list[str] = []
+    size = 0
+    number = 1
+    while size < LONG_TARGET_CHARS - len(LONG_END_MARKER):
+        line = f"line {number:05d}: the quick brown fox jumps over the lazy dog"
+        lines.append(line)
+        size += len(line) + 1
+        number += 1
+    lines.append(LONG_END_MARKER)
+    return "\n".join(lines)
+
+
+@functools.cache
+def pdf_bytes() -> bytes:
+    """Three pages: "alpha" is on page 1 and "omega" on page 3, for search tests."""
+    doc = pymupdf.open()
+    for number, words in enumerate(("alpha first page", "beta middle page", "omega last page"), start=1):
+        page = doc.new_page()
+        page.insert_text((72, 72), f"Fixture document, page {number}")
+        page.insert_text((72, 100), words)
+    data: bytes = doc.tobytes()
+    doc.close()
+    return data
+
+
+@functools.cache
+def png_bytes() -> bytes:
+    """A 16x12 RGB image: red left half, blue right half."""
+    pix = pymupdf.Pixmap(pymupdf.csRGB, pymupdf.IRect(0, 0, 16, 12), False)
+    pix.set_rect(pymupdf.IRect(0, 0, 8, 12), (220, 20, 20))
+    pix.set_rect(pymupdf.IRect(8, 0, 16, 12), (20, 20, 220))
+    data: bytes = pix.tobytes("png")
+    return data
+
+
+def _png_chunk(kind: bytes, payload: bytes) -> bytes:
+    return struct.pack(">I", len(payload)) + kind + payload + struct.pack(">I", zlib.crc32(kind + payload))
+
+
+@functools.cache
+def huge_png_bytes() -> bytes:
+    """A valid-looking PNG whose header claims 30000x30000 RGB but carries one row of pixels.
+
+    Decoding it naively allocates ~2.7 GB; viewers must check the header size first.
+    """
+    ihdr = struct.pack(">IIBBBBB", HUGE_PNG_SIDE, HUGE_PNG_SIDE, 8, 2, 0, 0, 0)
+    first_row = b"\x00" + b"\x00" * (HUGE_PNG_SIDE * 3)
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + _png_chunk(b"IHDR", ihdr)
+        + _png_chunk(b"IDAT", zlib.compress(first_row, 9))
+        + _png_chunk(b"IEND", b"")
+    )
+
+
+CORRUPT_PDF: Final = b"This is not a PDF. It only claims to be application/pdf.\n" * 4
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
+
+
+def _register_resources(server: MCPServer) -> None:
+    @server.resource("fixture://long", name="long", mime_type="text/plain", description="~60k chars of text")
+    def long_resource() -> str:
+        return long_text()
+
+    @server.resource("fixture://doc.pdf", name="doc.pdf", mime_type="application/pdf", description="3 pages")
+    def doc_pdf() -> bytes:
+        return pdf_bytes()
+
+    @server.resource("fixture://image.png", name="image.png", mime_type="image/png", description="16x12 PNG")
+    def image_png() -> bytes:
+        return png_bytes()
+
+    @server.resource("fixture://data.json", name="data.json", mime_type="application/json")
+    def data_json() -> str:
+        return json.dumps(DATA_JSON, indent=2)
+
+    @server.resource("fixture://corrupt.pdf", name="corrupt.pdf", mime_type="application/pdf", description="not a PDF")
+    def corrupt_pdf() -> bytes:
+        return CORRUPT_PDF
+
+    @server.resource(
+        "fixture://huge.png", name="huge.png", mime_type="image/png", description="header claims 30000x30000"
+    )
+    def huge_png() -> bytes:
+        return huge_png_bytes()
+
+    @server.resource(ITEM_TEMPLATE, name="item", mime_type="text/plain", description="One fruit by id")
+    def item(item_id: str) -> str:
+        if item_id not in ITEM_IDS:
+            raise ResourceError(f"no item {item_id!r}; known items: {', '.join(ITEM_IDS)}")
+        return f"Item {item_id}: a fruit from the fixture catalog."
+
+
+def _register_prompts(server: MCPServer) -> None:
+    @server.prompt(description="Greet someone by name")
+    def greet(name: str) -> str:
+        return f"Please greet {name} warmly."
+
+    @server.prompt(description="Review a piece of code")
+    def review(code: str, language: str | None = None) -> str:
+        lang = language or "text"
+        return f"Please review this {lang} code:\n```{lang}\n{code}\n```"
+
+    @server.completion()
+    async def complete(
+        ref: PromptReference | ResourceTemplateReference,
+        argument: CompletionArgument,
+        context: CompletionContext | None,
+    ) -> Completion | None:
+        if isinstance(ref, ResourceTemplateReference) and ref.uri == ITEM_TEMPLATE and argument.name == "item_id":
+            choices: tuple[str, ...] = ITEM_IDS
+        elif isinstance(ref, PromptReference) and ref.name == "review" and argument.name == "language":
+            choices = REVIEW_LANGUAGES
+        else:
+            return None
+        values = [choice for choice in choices if choice.startswith(argument.value)]
+        return Completion(values=values, total=len(values), has_more=False)
+
+
+def _register_tools(server: MCPServer, *, allow_exit: bool) -> None:
+    @server.tool(description="Echo the text back")
+    def echo(text: str) -> str:
+        return text
+
+    @server.tool(description="Add two integers")
+    def add(a: int, b: int) -> int:
+        return a + b
+
+    @server.tool(description="Sleep for the given number of seconds, reporting progress")
+    async def slow(seconds: float, ctx: Context) -> str:
+        steps = 4
+        for step in range(steps):
+            await ctx.report_progress(step, steps)
+            await anyio.sleep(seconds / steps)
+        await ctx.report_progress(steps, steps)
+        return f"slept {seconds} s"
+
+    @server.tool(description="Kill the server process mid-call (exit code 3)")
+    def crash() -> str:
+        if not allow_exit:
+            raise ToolError("crash is disabled for an in-process server")
+        sys.stderr.write("fixture server: crashing on purpose\n")
+        sys.stderr.flush()
+        os._exit(CRASH_EXIT_CODE)
+
+    @server.tool(name="read_resource", description="A server tool named like the client's synthetic tool")
+    def read_resource_tool(uri: str) -> str:
+        return SERVER_READ_RESOURCE_REPLY
+
+    @server.tool(description="Mixed content: text, image, embedded PDF, resource link, structured")
+    def rich() -> CallToolResult:
+        return CallToolResult(
+            content=[
+                TextContent(text="Rich result: text, an image, an embedded PDF and a link."),
+                ImageContent(data=_b64(png_bytes()), mime_type="image/png"),
+                EmbeddedResource(
+                    resource=BlobResourceContents(
+                        uri="fixture://doc.pdf", blob=_b64(pdf_bytes()), mime_type="application/pdf"
+                    )
+                ),
+                ResourceLink(uri="fixture://long", name="long", mime_type="text/plain"),
+            ],
+            structured_content={"items": list(ITEM_IDS), "count": len(ITEM_IDS)},
+        )
+
+    @server.tool(description="Always fails with an is_error result")
+    def fail() -> CallToolResult:
+        return CallToolResult(content=[TextContent(text="deliberate failure from fixture")], is_error=True)
+
+    added: list[str] = []
+
+    @server.tool(description="Add a resource and announce that the resource list changed")
+    async def notify_change(ctx: Context) -> str:
+        uri = f"fixture://added/{len(added) + 1}"
+        added.append(uri)
+        text = f"added resource number {len(added)}"
+        server.add_resource(FunctionResource.from_function(fn=lambda: text, uri=uri, name=uri.rsplit("/", 1)[-1]))
+        # 2026-07-28 delivers list changes on subscriptions/listen streams; earlier eras
+        # send the classic notification on the connection.
+        await ctx.notify_resources_changed()
+        if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+            await ctx.session.send_resource_list_changed()
+        return uri
+
+    @server.tool(description="Send a log notification to the client")
+    async def log(message: str, ctx: Context) -> str:
+        # Logging is deprecated at 2026-07-28 but still delivered to clients that opt in.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", MCPDeprecationWarning)
+            await ctx.info(message, logger_name="fixture")
+        return f"logged: {message}"
+
+
+def build_fixture_server(*, allow_exit: bool = False) -> MCPServer:
+    """The fixture server; `allow_exit` lets `crash` really exit (never in-process)."""
+    server = MCPServer(SERVER_NAME, version="1.0.0", instructions="A test fixture for MCP Desk.")
+    _register_resources(server)
+    _register_prompts(server)
+    _register_tools(server, allow_exit=allow_exit)
+    return server
+
+
+def _parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--garbage", action="store_true", help="print non-JSON lines on stdout first")
+    parser.add_argument("--hang-on-start", action="store_true", help="never answer initialize")
+    parser.add_argument("--exit-immediately", type=int, metavar="N", help="exit at once with code N")
+    parser.add_argument("--pages", type=int, metavar="N", help="serve the paginated server instead")
+    parser.add_argument("--per-page", type=int, default=5, metavar="M", help="items per page (default 5)")
+    parser.add_argument("--secret-echo", action="store_true", help="print FIXTURE_TOKEN to stderr")
+    transport = parser.add_mutually_exclusive_group()
+    transport.add_argument("--http", type=int, metavar="PORT", help="streamable HTTP on 127.0.0.1:PORT/mcp")
+    transport.add_argument("--sse", type=int, metavar="PORT", help="SSE on 127.0.0.1:PORT/sse")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = _parse_args(argv)
+    print(STARTUP_LINE, file=sys.stderr, flush=True)
+    if args.secret_echo:
+        print(f"FIXTURE_TOKEN={os.environ.get('FIXTURE_TOKEN', '')}", file=sys.stderr, flush=True)
+    if args.exit_immediately is not None:
+        print(
+            f"fixture server: exiting immediately with code {args.exit_immediately}",
+            file=sys.stderr,
+            flush=True,
+        )
+        sys.exit(args.exit_immediately)
+    if args.garbage:
+        for line in ("this is not json", "{broken json", "Traceback? no, just noise"):
+            print(line, flush=True)
+    if args.hang_on_start:
+        while True:
+            time.sleep(3600)
+
+    if args.pages is not None:
+        from tests.servers.paginated_server import run_paginated
+
+        run_paginated(args.pages, args.per_page, http_port=args.http, sse_port=args.sse)
+        return
+
+    server = build_fixture_server(allow_exit=True)
+    if args.http is not None:
+        server.run("streamable-http", host="127.0.0.1", port=args.http)
+    elif args.sse is not None:
+        server.run("sse", host="127.0.0.1", port=args.sse)
+    else:
+        server.run("stdio")
+
+
+if __name__ == "__main__":
+    main()

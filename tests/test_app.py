@@ -1,0 +1,88 @@
+"""The whole app: window up with real servers, a broken config survived, a clean quit."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import time
+from pathlib import Path
+
+import qasync
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from desktop_app.app import run_window, startup_servers
+from desktop_app.core.server_status import ServerState
+from desktop_app.ui.main_window import MainWindow
+from tests.hosting import FIXTURE_SCRIPT, live_children
+
+
+def _run(app: QApplication, scenario: object) -> None:
+    with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(app)) as runner:
+        runner.run(scenario)  # type: ignore[arg-type]
+
+
+async def _window(timeout: float = 10.0) -> MainWindow:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for widget in QApplication.topLevelWidgets():
+            if isinstance(widget, MainWindow) and widget.isVisible():
+                return widget
+        await asyncio.sleep(0.02)
+    raise AssertionError("main window never appeared")
+
+
+async def _until(check: object, timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():  # type: ignore[operator]
+        assert time.monotonic() < deadline, "condition not reached"
+        await asyncio.sleep(0.02)
+
+
+def test_window_shows_servers_and_quits_cleanly(qapp: QApplication, tmp_path: Path) -> None:
+    config = tmp_path / "servers.json"
+    config.write_text(
+        json.dumps({"mcpServers": {"fixture": {"command": sys.executable, "args": [str(FIXTURE_SCRIPT)]}}})
+    )
+
+    async def scenario() -> None:
+        running = asyncio.ensure_future(run_window(qapp, config))
+        window = await _window()
+        host = window.bridge.host
+        await _until(lambda: host.ready_count() == 1)
+        assert window.catalog.topLevelItemCount() == 1
+        assert window.catalog.topLevelItem(0).childCount() >= 6
+        assert "Servers ready: 1/1" in window.statusBar().findChildren(type(window._servers_label))[0].text()
+        window.close()
+        assert not running.done(), "the first close must wait for the servers"
+        started = time.monotonic()
+        await asyncio.wait_for(running, 5)
+        assert time.monotonic() - started < 2.0
+        assert host.connection("fixture").status.state is ServerState.STOPPED
+        assert not window.isVisible()
+
+    _run(qapp, scenario())
+    assert live_children() == []
+
+
+def test_broken_config_keeps_the_file_and_starts_the_demo(qapp: QApplication, tmp_path: Path) -> None:
+    config = tmp_path / "servers.json"
+    broken = '{\n  "mcpServers": {\n    "x": {"command": 42}\n  }\n}\n'
+    config.write_text(broken)
+    servers, notice = startup_servers(config)
+    assert [s.name for s in servers] == ["demo"]
+    assert notice is not None and "line 3" in notice and "servers.json" in notice
+
+    async def scenario() -> None:
+        running = asyncio.ensure_future(run_window(qapp, config))
+        window = await _window()
+        boxes = [w for w in QApplication.topLevelWidgets() if isinstance(w, QMessageBox) and w.isVisible()]
+        assert boxes and "line 3" in boxes[0].text()
+        await _until(lambda: window.bridge.host.ready_count() == 1)
+        for box in boxes:
+            box.close()
+        window.close()
+        await asyncio.wait_for(running, 5)
+
+    _run(qapp, scenario())
+    assert config.read_text() == broken

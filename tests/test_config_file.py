@@ -1,0 +1,242 @@
+"""servers.json: parsing with file/line/field errors, safe atomic saving, and paste support."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from desktop_app.core.config_file import (
+    ConfigError,
+    default_config_path,
+    load_config,
+    parse_config,
+    parse_pasted,
+    save_config,
+    server_from_dict,
+    server_to_dict,
+)
+from desktop_app.core.server_config import ServerConfig, TransportKind
+
+GITHUB = ServerConfig(
+    name="github",
+    transport=TransportKind.STDIO,
+    command="npx",
+    args=("-y", "@modelcontextprotocol/server-github"),
+    env={"GITHUB_TOKEN": "${secret:GITHUB_TOKEN}"},
+    cwd="/tmp",
+    protocol="legacy",
+    timeout=12.5,
+)
+REMOTE = ServerConfig(
+    name="remote",
+    transport=TransportKind.SSE,
+    url="https://example.com/sse",
+    headers={"Authorization": "Bearer ${secret:REMOTE}"},
+    disabled=True,
+)
+PLAIN = ServerConfig(name="plain", transport=TransportKind.HTTP, url="http://127.0.0.1:3001/mcp")
+
+
+def _mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+def test_default_config_path_is_per_user_app_dir() -> None:
+    path = default_config_path()
+    assert path.name == "servers.json"
+    assert path.parent.name == "mcp-desk"
+
+
+def test_round_trip_keeps_every_field(tmp_path: Path) -> None:
+    path = tmp_path / "servers.json"
+    servers = {s.name: s for s in (GITHUB, REMOTE, PLAIN)}
+    save_config(path, servers)
+    loaded = load_config(path)
+    assert loaded.error is None
+    assert loaded.servers == servers
+    assert list(loaded.servers) == ["github", "remote", "plain"]
+
+
+def test_saved_file_is_claude_shape_without_defaults(tmp_path: Path) -> None:
+    path = tmp_path / "servers.json"
+    save_config(path, {"plain": PLAIN, "github": GITHUB})
+    doc = json.loads(path.read_text())
+    assert doc["mcpServers"]["plain"] == {"type": "http", "url": "http://127.0.0.1:3001/mcp"}
+    github = doc["mcpServers"]["github"]
+    assert "type" not in github and "disabled" not in github
+    assert github["timeout"] == 12.5 and github["protocol"] == "legacy"
+    assert server_to_dict(ServerConfig(name="x", transport=TransportKind.STDIO, command="run")) == {"command": "run"}
+
+
+@pytest.mark.parametrize("spelling", ["http", "streamable-http", "streamableHttp", None])
+def test_http_type_spellings(spelling: str | None) -> None:
+    entry: dict[str, object] = {"url": "https://x.test/mcp"}
+    if spelling is not None:
+        entry["type"] = spelling
+    cfg = server_from_dict("x", entry, "servers.json")
+    assert cfg.transport is TransportKind.HTTP
+    assert cfg.timeout == 30.0 and cfg.protocol == "auto" and not cfg.disabled
+
+
+def test_missing_file_is_empty_without_error(tmp_path: Path) -> None:
+    loaded = load_config(tmp_path / "servers.json")
+    assert loaded.servers == {} and loaded.error is None
+
+
+def test_empty_file_is_empty_config(tmp_path: Path) -> None:
+    path = tmp_path / "servers.json"
+    path.write_text("\n  \n")
+    loaded = load_config(path)
+    assert loaded.servers == {} and loaded.error is None
+
+
+def test_broken_json_names_the_line(tmp_path: Path) -> None:
+    path = tmp_path / "servers.json"
+    text = '{\n  "mcpServers": {\n    "a": {"command": "x"}\n    "b": {"command": "y"}\n  }\n}\n'
+    path.write_text(text)
+    loaded = load_config(path)
+    assert loaded.servers == {}
+    assert loaded.error is not None
+    assert loaded.error.line == 4
+    assert str(loaded.error).startswith("servers.json, line 4: invalid JSON")
+    assert path.read_text() == text  # never modified
+
+
+SCHEMA_DOC = """{
+  "mcpServers": {
+    "ok": {"command": "node"},
+    "github": {
+      "command": "npx",
+      "env": {"A": "b"},
+      "args": "-y server-github"
+    }
+  }
+}
+"""
+
+
+def test_schema_error_names_line_and_field() -> None:
+    with pytest.raises(ConfigError) as info:
+        parse_config(SCHEMA_DOC, "servers.json")
+    err = info.value
+    assert str(err) == "servers.json, line 7: mcpServers.github.args must be a list of strings"
+    assert (err.file, err.line, err.field) == ("servers.json", 7, "mcpServers.github.args")
+
+
+@pytest.mark.parametrize(
+    ("entry_lines", "line", "field", "words"),
+    [
+        (['"s": {', '"cwd": "/x"', "}"], 3, "mcpServers.s", "needs either"),
+        (['"s": {', '"command": "x",', '"protocol": "2025"', "}"], 5, "mcpServers.s.protocol", "one of"),
+        (['"s": {', '"command": "x",', '"timeout": 0', "}"], 5, "mcpServers.s.timeout", "greater than 0"),
+        (['"s": {', '"command": "x",', '"timeout": "30"', "}"], 5, "mcpServers.s.timeout", "number"),
+        (['"s": {', '"command": "x",', '"timeout": true', "}"], 5, "mcpServers.s.timeout", "number"),
+        (['"s": {', '"command": "x",', '"env": {"K": 1}', "}"], 5, "mcpServers.s.env.K", "string"),
+        (['"s": {', '"command": "x",', '"args": ["a",', "2]", "}"], 6, "mcpServers.s.args[1]", "string"),
+        (['"s": {', '"url": "https://x",', '"type": "ws"', "}"], 5, "mcpServers.s.type", '"sse"'),
+        (['"s": {', '"command": "x",', '"url": "https://x"', "}"], 5, "mcpServers.s.url", "combined"),
+        (['"s": {', '"url": "https://x",', '"args": ["a"]', "}"], 5, "mcpServers.s.args", "http server"),
+        (['"s": {', '"command": "",', '"args": []', "}"], 4, "mcpServers.s.command", "non-empty"),
+        (
+            ['"s": {', '"command": "x",', '"disabled": "yes"', "}"],
+            5,
+            "mcpServers.s.disabled",
+            "true or false",
+        ),
+        (['"s": ["x"]'], 3, "mcpServers.s", "must be an object"),
+    ],
+)
+def test_schema_errors(entry_lines: list[str], line: int, field: str, words: str) -> None:
+    text = '{\n"mcpServers": {\n' + "\n".join(entry_lines) + "\n}\n}\n"
+    with pytest.raises(ConfigError) as info:
+        parse_config(text, "servers.json")
+    assert info.value.line == line, text
+    assert info.value.field == field
+    assert words in str(info.value)
+
+
+def test_mcp_servers_must_be_an_object() -> None:
+    with pytest.raises(ConfigError) as info:
+        parse_config('{\n  "other": 1,\n  "mcpServers": []\n}', "servers.json")
+    assert info.value.line == 3 and info.value.field == "mcpServers"
+
+
+def test_malformed_file_is_never_overwritten(tmp_path: Path) -> None:
+    path = tmp_path / "servers.json"
+    path.write_text(SCHEMA_DOC)
+    assert load_config(path).error is not None
+    with pytest.raises(ConfigError, match="line 7"):
+        save_config(path, {"plain": PLAIN})
+    assert path.read_text() == SCHEMA_DOC
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["servers.json"]
+
+
+def test_second_save_keeps_backup_of_previous_file(tmp_path: Path) -> None:
+    path = tmp_path / "servers.json"
+    save_config(path, {"plain": PLAIN})
+    first = path.read_text()
+    save_config(path, {"plain": PLAIN, "github": GITHUB})
+    backup = tmp_path / "servers.json.bak"
+    assert backup.read_text() == first
+    assert set(load_config(path).servers) == {"plain", "github"}
+    assert _mode(backup) == 0o600
+
+
+def test_atomic_write_leaves_no_temp_files_and_is_private(tmp_path: Path) -> None:
+    path = tmp_path / "nested" / "servers.json"
+    for _ in range(3):
+        save_config(path, {"github": GITHUB})
+    assert sorted(p.name for p in path.parent.iterdir()) == ["servers.json", "servers.json.bak"]
+    assert _mode(path) == 0o600
+
+
+def test_save_tightens_permissions_of_existing_file(tmp_path: Path) -> None:
+    path = tmp_path / "servers.json"
+    path.write_text('{"mcpServers": {}}')
+    os.chmod(path, 0o644)
+    save_config(path, {"plain": PLAIN})
+    assert _mode(path) == 0o600
+
+
+def test_unknown_keys_survive_a_rewrite(tmp_path: Path) -> None:
+    path = tmp_path / "servers.json"
+    path.write_text(
+        json.dumps(
+            {
+                "theme": "dark",
+                "mcpServers": {"plain": {"url": "http://127.0.0.1:3001/mcp", "x-note": "mine"}},
+                "zzz": [1, 2],
+            }
+        )
+    )
+    loaded = load_config(path)
+    assert loaded.raw is not None
+    renamed = {"plain": PLAIN, "github": GITHUB}
+    save_config(path, renamed, raw=loaded.raw)
+    doc = json.loads(path.read_text())
+    assert list(doc) == ["theme", "mcpServers", "zzz"]
+    assert doc["mcpServers"]["plain"]["x-note"] == "mine"
+    # Without `raw`, the keys come from the file on disk.
+    save_config(path, {"plain": PLAIN})
+    doc = json.loads(path.read_text())
+    assert doc["theme"] == "dark" and doc["mcpServers"]["plain"]["x-note"] == "mine"
+
+
+def test_parse_pasted_accepts_document_or_bare_mapping() -> None:
+    whole = parse_pasted(json.dumps({"mcpServers": {"github": server_to_dict(GITHUB)}}))
+    bare = parse_pasted(json.dumps({"github": server_to_dict(GITHUB)}))
+    assert whole == bare == {"github": GITHUB}
+
+
+def test_parse_pasted_errors_point_into_the_paste() -> None:
+    with pytest.raises(ConfigError) as info:
+        parse_pasted('{\n  "a": {\n    "command": 5\n  }\n}')
+    assert str(info.value) == "pasted text, line 3: a.command must be a non-empty string"
+    with pytest.raises(ConfigError, match="without a name"):
+        parse_pasted('{"command": "npx"}')
+    with pytest.raises(ConfigError, match="line 1"):
+        parse_pasted("[1, 2]")

@@ -1,0 +1,210 @@
+"""Importing servers from Claude Desktop, Cursor and VS Code files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from desktop_app.core.config_file import ConfigError
+from desktop_app.core.config_import import SecretNeeded, import_servers, known_sources, strip_jsonc
+from desktop_app.core.server_config import ServerConfig, TransportKind
+
+CLAUDE_DOC = {
+    "globalShortcut": "Ctrl+Space",
+    "mcpServers": {
+        "filesystem": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"]},
+        "remote": {"url": "https://mcp.example.com/mcp", "type": "streamable-http"},
+    },
+}
+
+VSCODE_JSONC = """{
+  // Servers for this workspace
+  "inputs": [
+    {
+      "type": "promptString",
+      "id": "api-key",
+      "description": "GitHub token", /* shown in the prompt */
+      "password": true,
+    },
+  ],
+  "servers": {
+    "github": {
+      "type": "http",
+      "url": "https://api.githubcopilot.com/mcp/", // a // inside a string stays
+      "headers": {"Authorization": "Bearer ${input:api-key}"},
+    },
+    "local": {
+      "type": "stdio",
+      "command": "${workspaceFolder}/bin/server",
+      "args": ["--home", "${env:HOME}"],
+      "envFile": "${workspaceFolder}/.env",
+    },
+  },
+}
+"""
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A fake home directory for this test, with no XDG or APPDATA overrides."""
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    monkeypatch.delenv("APPDATA", raising=False)
+    return home
+
+
+def _write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+# --- JSONC -----------------------------------------------------------------------------------
+
+
+def test_strip_jsonc_removes_comments_and_trailing_commas_only() -> None:
+    text = '{\n  "a": "http://x/*y*/", // note\n  /* block\n  comment */ "b": [1, 2,],\n  "c": "q\\"//",\n}'
+    stripped = strip_jsonc(text)
+    assert json.loads(stripped) == {"a": "http://x/*y*/", "b": [1, 2], "c": 'q"//'}
+    assert stripped.count("\n") == text.count("\n")  # line numbers are kept
+
+
+def test_strip_jsonc_trailing_comma_before_comment() -> None:
+    assert json.loads(strip_jsonc('{"a": 1, // last\n}')) == {"a": 1}
+    assert json.loads(strip_jsonc('["x,", "y"]')) == ["x,", "y"]
+
+
+def test_strip_jsonc_leaves_plain_json_alone() -> None:
+    text = json.dumps(CLAUDE_DOC, indent=2)
+    assert strip_jsonc(text) == text
+
+
+# --- sources ---------------------------------------------------------------------------------
+
+
+def test_known_sources_on_linux(home: Path) -> None:
+    claude = _write(home / ".config" / "Claude" / "claude_desktop_config.json", "{}")
+    sources = known_sources(platform="linux", workspace=home / "proj")
+    by_path = {s.path: s for s in sources}
+    assert by_path[claude].exists and by_path[claude].client == "Claude Desktop"
+    assert not by_path[home / ".cursor" / "mcp.json"].exists
+    assert by_path[home / ".config" / "Code" / "User" / "mcp.json"].kind == "vscode"
+    assert home / "proj" / ".vscode" / "mcp.json" in by_path
+
+
+def test_known_sources_on_macos_and_windows(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    support = home / "Library" / "Application Support"
+    mac = {s.kind: s.path for s in known_sources(platform="darwin") if s.kind != "cursor"}
+    assert mac == {
+        "claude": support / "Claude" / "claude_desktop_config.json",
+        "vscode": support / "Code" / "User" / "mcp.json",
+    }
+    monkeypatch.setenv("APPDATA", str(home / "Roaming"))
+    win = [s.path for s in known_sources(platform="win32")]
+    assert home / "Roaming" / "Claude" / "claude_desktop_config.json" in win
+    assert home / "Roaming" / "Code" / "User" / "mcp.json" in win
+    assert home / ".cursor" / "mcp.json" in win
+
+
+# --- importing -------------------------------------------------------------------------------
+
+
+def test_import_claude_desktop(home: Path) -> None:
+    path = _write(home / ".config" / "Claude" / "claude_desktop_config.json", json.dumps(CLAUDE_DOC))
+    report = import_servers({}, path)
+    assert report.kind == "claude"
+    assert report.added == ["filesystem", "remote"]
+    assert report.servers["filesystem"].args == ("-y", "@modelcontextprotocol/server-filesystem", "/tmp")
+    assert report.servers["remote"].transport is TransportKind.HTTP
+    assert report.secrets_needed == []
+    assert report.summary.startswith("From Claude Desktop: added 2 (filesystem, remote)")
+
+
+def test_import_cursor_converts_env_variables(home: Path) -> None:
+    doc = {"mcpServers": {"db": {"command": "db-mcp", "env": {"URL": "${env:DATABASE_URL}"}}}}
+    path = _write(home / ".cursor" / "mcp.json", json.dumps(doc))
+    report = import_servers({}, path)
+    assert report.kind == "cursor"
+    assert report.servers["db"].env == {"URL": "${DATABASE_URL}"}
+
+
+def test_import_vscode_jsonc_with_inputs(tmp_path: Path) -> None:
+    workspace = tmp_path / "proj"
+    path = _write(workspace / ".vscode" / "mcp.json", VSCODE_JSONC)
+    report = import_servers({}, path)
+    assert report.kind == "vscode"
+    github = report.servers["github"]
+    assert github.headers == {"Authorization": "Bearer ${secret:api-key}"}
+    assert github.url == "https://api.githubcopilot.com/mcp/"
+    local = report.servers["local"]
+    assert local.command == f"{workspace}/bin/server"
+    assert local.args == ("--home", "${HOME}")
+    assert report.secrets_needed == [SecretNeeded("api-key", "GitHub token")]
+    assert "api-key (GitHub token)" in report.summary
+    assert any("envFile" in w for w in report.warnings)
+
+
+def test_import_vscode_settings_json_nested_servers(tmp_path: Path) -> None:
+    doc = {"editor.fontSize": 13, "mcp": {"servers": {"x": {"type": "sse", "url": "http://h/sse"}}}}
+    path = _write(tmp_path / "settings.json", json.dumps(doc))
+    report = import_servers({}, path, "vscode")
+    assert report.servers["x"].transport is TransportKind.SSE
+
+
+def test_merge_never_clobbers_existing_names(tmp_path: Path) -> None:
+    path = _write(tmp_path / "claude_desktop_config.json", json.dumps(CLAUDE_DOC))
+    same = ServerConfig(
+        name="filesystem",
+        transport=TransportKind.STDIO,
+        command="npx",
+        args=("-y", "@modelcontextprotocol/server-filesystem", "/tmp"),
+    )
+    mine = ServerConfig(name="remote", transport=TransportKind.HTTP, url="http://127.0.0.1:9/mcp")
+    keep = ServerConfig(name="keep", transport=TransportKind.STDIO, command="keep")
+    existing = {"filesystem": same, "remote": mine, "keep": keep}
+    report = import_servers(existing, path, "claude")
+    assert report.added == [] and report.unchanged == ["filesystem"] and report.skipped == ["remote"]
+    assert report.servers == existing
+    assert report.servers["remote"].url == "http://127.0.0.1:9/mcp"
+    assert "skipped 1 whose name is already used (remote)" in report.summary
+    assert "1 already present (filesystem)" in report.summary
+    assert existing == {"filesystem": same, "remote": mine, "keep": keep}  # input not mutated
+
+
+def test_import_invalid_json_names_file_and_line(tmp_path: Path) -> None:
+    text = '{\n  // c\n  "servers": {\n    "a": {"url": "http://x"}\n    "b": {"url": "http://y"}\n  }\n}'
+    path = _write(tmp_path / ".vscode" / "mcp.json", text)
+    with pytest.raises(ConfigError) as info:
+        import_servers({}, path)
+    assert info.value.file == str(path)
+    assert info.value.line == 5
+
+
+def test_import_schema_error_line_survives_comment_stripping(tmp_path: Path) -> None:
+    bad = VSCODE_JSONC.replace('"args": ["--home", "${env:HOME}"]', '"args": "--home"')
+    path = _write(tmp_path / "mcp.json", bad)
+    with pytest.raises(ConfigError) as info:
+        import_servers({}, path)
+    assert info.value.line == 20
+    assert str(info.value) == f"{path}, line 20: servers.local.args must be a list of strings"
+
+
+def test_import_unrecognised_file_is_an_error(tmp_path: Path) -> None:
+    path = _write(tmp_path / "x.json", '{"something": {}}')
+    with pytest.raises(ConfigError, match='no "mcpServers"'):
+        import_servers({}, path)
+    claude = _write(tmp_path / "c.json", json.dumps(CLAUDE_DOC))
+    with pytest.raises(ConfigError, match="VS Code file"):
+        import_servers({}, claude, "vscode")
+    with pytest.raises(ConfigError, match="cannot read"):
+        import_servers({}, tmp_path / "missing.json")
+
+
+def test_empty_import_says_so(tmp_path: Path) -> None:
+    path = _write(tmp_path / "c.json", '{"mcpServers": {}}')
+    report = import_servers({}, path)
+    assert report.added == [] and report.summary.startswith("No servers found")

@@ -1,0 +1,200 @@
+"""The secret store: OS keyring when there is one, else an encrypted or a labelled plaintext file."""
+
+from __future__ import annotations
+
+import base64
+import getpass
+import stat
+from pathlib import Path
+
+import keyring.errors
+import pytest
+from keyring.backend import KeyringBackend
+from keyring.backends.chainer import ChainerBackend
+from keyring.backends.fail import Keyring as FailKeyring
+from keyring.compat import properties
+from keyrings.alt.file import EncryptedKeyring, PlaintextKeyring
+
+from desktop_app.core.secret_store import (
+    ENCRYPTED_FILENAME,
+    PLAINTEXT_FILENAME,
+    PasswordRequiredError,
+    SecretStoreError,
+    WrongPasswordError,
+    find_os_keyring,
+    open_secret_store,
+)
+
+SECRET = "sk-live-0123456789abcdef"
+_test_priority: float | None = None
+
+
+class InMemoryKeyring(KeyringBackend):
+    """An OS-keyring stand-in. Its priority raises unless a test sets one, so keyring never picks it."""
+
+    @properties.classproperty
+    def priority(cls) -> float:
+        if _test_priority is None:
+            raise RuntimeError("test-only backend")
+        return _test_priority
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.data: dict[tuple[str, str], str] = {}
+        self.locked = False
+
+    def get_password(self, service: str, username: str) -> str | None:
+        if self.locked:
+            raise keyring.errors.KeyringLocked("locked")
+        return self.data.get((service, username))
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        if self.locked:
+            raise keyring.errors.KeyringLocked("locked")
+        self.data[(service, username)] = password
+
+    def delete_password(self, service: str, username: str) -> None:
+        if self.data.pop((service, username), None) is None:
+            raise keyring.errors.PasswordDeleteError("not found")
+
+
+@pytest.fixture(autouse=True)
+def _no_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Any attempt to read a password from a terminal fails the test instead of hanging it."""
+
+    def refuse(*_args: object, **_kwargs: object) -> str:
+        raise AssertionError("getpass called: the GUI would hang")
+
+    monkeypatch.setattr(getpass, "getpass", refuse)
+
+
+def _mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+def test_os_keyring_is_used_when_available(tmp_path: Path) -> None:
+    ring = InMemoryKeyring()
+    store = open_secret_store(tmp_path, password="ignored", candidates=[ring])
+    assert store.backend.kind == "os-keyring" and store.backend.encrypted
+    assert store.backend.label == "System keyring (test_secret_store)"
+    store.set("GITHUB_TOKEN", SECRET)
+    store.set("API_KEY", "other-value")
+    assert store.get("GITHUB_TOKEN") == SECRET
+    assert ring.data[("mcp-desk", "GITHUB_TOKEN")] == SECRET
+    assert store.names() == ["API_KEY", "GITHUB_TOKEN"]
+    store.delete("GITHUB_TOKEN")
+    store.delete("GITHUB_TOKEN")  # deleting twice is fine
+    assert store.get("GITHUB_TOKEN") is None
+    assert store.names() == ["API_KEY"]
+    assert list(tmp_path.iterdir()) == []  # no files when the OS keyring holds the secrets
+
+
+def test_index_holds_names_not_values(tmp_path: Path) -> None:
+    ring = InMemoryKeyring()
+    store = open_secret_store(tmp_path, candidates=[ring])
+    store.set("TOKEN", SECRET)
+    index = [v for (service, _), v in ring.data.items() if service != "mcp-desk"]
+    assert index == ['["TOKEN"]']
+
+
+def test_test_backend_is_never_auto_selected() -> None:
+    assert InMemoryKeyring.viable is False
+    assert not isinstance(find_os_keyring(), InMemoryKeyring)
+
+
+def test_find_os_keyring_skips_file_fail_and_chainer_backends(monkeypatch: pytest.MonkeyPatch) -> None:
+    fallbacks = [PlaintextKeyring(), EncryptedKeyring(), FailKeyring(), ChainerBackend()]
+    assert find_os_keyring(fallbacks) is None
+    ring = InMemoryKeyring()
+    monkeypatch.setattr(f"{__name__}._test_priority", 0.9)
+    assert find_os_keyring([*fallbacks, ring]) is None  # below 1: not trusted as an OS keyring
+    monkeypatch.setattr(f"{__name__}._test_priority", 1.5)
+    assert find_os_keyring([*fallbacks, ring]) is ring
+
+
+def test_discovered_keyring_is_a_real_os_keyring() -> None:
+    ring = find_os_keyring()
+    if ring is not None:  # a desktop session; headless machines have none
+        assert not type(ring).__module__.startswith(("keyrings.", "keyring.backends.chainer"))
+        assert ring.priority >= 1
+
+
+def test_plaintext_fallback_is_labelled_and_private(tmp_path: Path) -> None:
+    store = open_secret_store(tmp_path / "data", candidates=[])
+    assert store.backend.kind == "plaintext-file"
+    assert not store.backend.encrypted
+    assert "NOT encrypted" in store.backend.label and PLAINTEXT_FILENAME in store.backend.label
+    store.set("TOKEN", SECRET)
+    path = tmp_path / "data" / PLAINTEXT_FILENAME
+    assert _mode(path) == 0o600
+    assert _mode(tmp_path / "data") == 0o700
+    assert open_secret_store(tmp_path / "data", candidates=[]).get("TOKEN") == SECRET
+
+
+def test_plaintext_file_permissions_are_tightened(tmp_path: Path) -> None:
+    path = tmp_path / PLAINTEXT_FILENAME
+    path.write_text("")
+    path.chmod(0o644)
+    open_secret_store(tmp_path, prefer="plaintext-file", candidates=[])
+    assert _mode(path) == 0o600
+
+
+def test_encrypted_fallback_with_right_password(tmp_path: Path) -> None:
+    store = open_secret_store(tmp_path, password="correct horse", candidates=[])
+    assert store.backend.kind == "encrypted-file" and store.backend.encrypted
+    assert store.backend.label.startswith("Encrypted file (") and ENCRYPTED_FILENAME in store.backend.label
+    store.set("TOKEN", SECRET)
+    path = tmp_path / ENCRYPTED_FILENAME
+    text = path.read_text()
+    assert SECRET not in text and base64.b64encode(SECRET.encode()).decode()[:16] not in text
+    assert _mode(path) == 0o600
+    reopened = open_secret_store(tmp_path, password="correct horse", candidates=[])
+    assert reopened.get("TOKEN") == SECRET
+    assert reopened.names() == ["TOKEN"]
+
+
+def test_encrypted_fallback_with_wrong_password(tmp_path: Path) -> None:
+    open_secret_store(tmp_path, password="correct horse", candidates=[]).set("TOKEN", SECRET)
+    before = (tmp_path / ENCRYPTED_FILENAME).read_bytes()
+    with pytest.raises(WrongPasswordError, match="wrong password") as info:
+        open_secret_store(tmp_path, password="battery staple", candidates=[])
+    assert "correct horse" not in str(info.value) and "battery staple" not in str(info.value)
+    assert (tmp_path / ENCRYPTED_FILENAME).read_bytes() == before
+
+
+def test_existing_encrypted_file_needs_its_password(tmp_path: Path) -> None:
+    open_secret_store(tmp_path, password="pw-1234", candidates=[]).set("TOKEN", SECRET)
+    with pytest.raises(PasswordRequiredError):
+        open_secret_store(tmp_path, candidates=[])  # not silently replaced by a plaintext store
+    assert not (tmp_path / PLAINTEXT_FILENAME).exists()
+    with pytest.raises(PasswordRequiredError):
+        open_secret_store(tmp_path / "fresh", prefer="encrypted-file", candidates=[])
+    with pytest.raises(SecretStoreError, match="empty"):
+        open_secret_store(tmp_path / "fresh", password="", candidates=[])
+
+
+def test_prefer_os_keyring_without_one_fails(tmp_path: Path) -> None:
+    with pytest.raises(SecretStoreError, match="no system keyring"):
+        open_secret_store(tmp_path, prefer="os-keyring", candidates=[])
+
+
+def test_prefer_file_skips_os_keyring(tmp_path: Path) -> None:
+    store = open_secret_store(tmp_path, prefer="plaintext-file", candidates=[InMemoryKeyring()])
+    assert store.backend.kind == "plaintext-file"
+
+
+def test_backend_failures_become_store_errors_without_values(tmp_path: Path) -> None:
+    ring = InMemoryKeyring()
+    store = open_secret_store(tmp_path, candidates=[ring])
+    ring.locked = True
+    with pytest.raises(SecretStoreError) as info:
+        store.set("TOKEN", SECRET)
+    assert "TOKEN" in str(info.value) and "KeyringLocked" in str(info.value)
+    assert SECRET not in str(info.value)
+
+
+def test_invalid_secret_names_are_refused(tmp_path: Path) -> None:
+    store = open_secret_store(tmp_path, candidates=[InMemoryKeyring()])
+    with pytest.raises(ValueError, match="invalid secret name"):
+        store.set("has space", SECRET)
+    assert store.names() == []
