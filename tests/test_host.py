@@ -8,13 +8,14 @@ import time
 import pytest
 from mcp.server.mcpserver import MCPServer
 
-from desktop_app.core.connection import ServerRequestTimeout, ServerUnavailableError
+from desktop_app.core.connection import RestartPolicy, ServerRequestTimeout, ServerUnavailableError
 from desktop_app.core.events import CatalogChanged, EventBus, LogLine, ResourceUpdated, ServerStateChanged
 from desktop_app.core.host import ServerHost, UnknownResourceError
 from desktop_app.core.server_config import ServerConfig, TransportKind
 from desktop_app.core.server_status import ServerState
+from desktop_app.demo_server import build_server
 from tests.hosting import FAST_RESTARTS, eventually, fixture_config, live_children
-from tests.servers.everything import everything_stdio_params, run_everything_http
+from tests.servers.everything import everything_stdio_params, run_everything_http, run_fixture_http
 from tests.servers.fixture_server import LONG_END_MARKER, STARTUP_LINE, build_fixture_server
 
 pytestmark = pytest.mark.anyio
@@ -330,3 +331,72 @@ async def test_everything_over_http_on_loopback() -> None:
             assert contents and contents[0].text
         finally:
             await host.stop_all()
+
+
+async def test_fixture_over_sse_and_http() -> None:
+    async with run_fixture_http(sse=True) as sse_url, run_fixture_http() as http_url:
+        host = ServerHost(policy=FAST_RESTARTS)
+        host.start(
+            [
+                ServerConfig(name="sse", transport=TransportKind.SSE, url=sse_url),
+                ServerConfig(name="http", transport=TransportKind.HTTP, url=http_url),
+            ]
+        )
+        try:
+            await host.wait_settled(30)
+            assert host.ready_count() == 2
+            [sse_long] = await host.read_resource("fixture://long", server="sse")
+            [http_long] = await host.read_resource("fixture://long", server="http")
+            assert sse_long.text == http_long.text
+            assert sse_long.text is not None and sse_long.text.endswith(LONG_END_MARKER)
+        finally:
+            await host.stop_all()
+
+
+@pytest.mark.parametrize("protocol", ["auto", "legacy"])
+async def test_resource_updated_reaches_subscribers_in_both_eras(protocol: str) -> None:
+    bus = EventBus()
+    updates: list[ResourceUpdated] = []
+    bus.subscribe(ResourceUpdated, updates.append)
+    host = inprocess_host(build_server(), bus)
+    host.start([inprocess_config("demo", protocol=protocol)])
+    try:
+        await host.wait_settled(15)
+        connection = host.connection("demo")
+        await connection.subscribe("demo://notes-log")
+        await asyncio.sleep(0.1)  # a modern connection re-opens its listen stream
+        await connection.call_tool("add_note", {"title": "t", "text": "body"})
+        await eventually(lambda: any(u.uri == "demo://notes-log" for u in updates), what="resources/updated")
+        [log] = await host.read_resource("demo://notes-log")
+        assert log.text is not None and "body" in log.text
+    finally:
+        await host.stop_all()
+
+
+async def test_backoff_resets_after_a_healthy_spell() -> None:
+    bus = EventBus()
+    attempts: list[int] = []
+    bus.subscribe(
+        ServerStateChanged,
+        lambda e: attempts.append(e.status.attempt) if e.status.state is ServerState.RESTARTING else None,
+    )
+    policy = RestartPolicy(first_delay=0.05, max_delay=0.2, max_attempts=3, healthy_after=0.3)
+    host = ServerHost(bus, policy=policy)
+    host.start([fixture_config("fx")])
+    try:
+        for _ in range(2):
+            await host.wait_settled(20)
+            await asyncio.sleep(0.4)  # healthy longer than `healthy_after`
+            with pytest.raises(ServerUnavailableError):
+                await host.connection("fx").call_tool("crash", {})
+            await eventually(lambda: host.connection("fx").status.state is not ServerState.READY)
+        await host.wait_settled(20)
+        assert attempts == [1, 1]
+    finally:
+        await host.stop_all()
+
+
+def test_restart_policy_doubles_to_a_minute() -> None:
+    policy = RestartPolicy()
+    assert [policy.delay(n) for n in range(1, 9)] == [1, 2, 4, 8, 16, 32, 60, 60]
+    assert policy.max_attempts == 8
