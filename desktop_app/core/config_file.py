@@ -18,11 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-import platformdirs
-
+from desktop_app.core.paths import config_dir
 from desktop_app.core.server_config import DEFAULT_TIMEOUT_S, PROTOCOL_MODES, ServerConfig, TransportKind
 
-APP_NAME: Final = "mcp-desk"
 CONFIG_FILENAME: Final = "servers.json"
 SERVERS_KEY: Final = "mcpServers"
 
@@ -83,7 +81,7 @@ class ConfigLoad:
 
 def default_config_path() -> Path:
     """Where `servers.json` lives for this user on this OS."""
-    return Path(platformdirs.user_config_dir(APP_NAME, appauthor=False)) / CONFIG_FILENAME
+    return config_dir() / CONFIG_FILENAME
 
 
 # --- parsing ---------------------------------------------------------------------------------
