@@ -1,0 +1,61 @@
+"""The user's server list as one editable thing: every change is saved at once, atomically.
+
+The UI edits servers only through this class, so the rules (never clobber a broken file,
+keep unknown keys, keep a backup) hold for every path: the editor, paste, import and toggles.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from desktop_app.core.config_file import ConfigError, load_config, save_config
+from desktop_app.core.config_import import ImportReport, import_servers
+from desktop_app.core.server_config import ServerConfig
+
+
+class ConfigStore:
+    """Holds `servers.json` in memory and writes it back on every change."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        loaded = load_config(path)
+        self._servers = dict(loaded.servers)
+        self._raw = loaded.raw
+        self.error: ConfigError | None = loaded.error
+
+    @property
+    def servers(self) -> dict[str, ServerConfig]:
+        return dict(self._servers)
+
+    def upsert(self, config: ServerConfig, *, previous_name: str | None = None) -> None:
+        """Add or replace a server; renaming drops the old entry. Refuses to clobber a broken file."""
+        servers = dict(self._servers)
+        if previous_name is not None and previous_name != config.name:
+            servers.pop(previous_name, None)
+        if config.name in servers and previous_name != config.name:
+            raise ConfigError(f"a server named '{config.name}' already exists", file=self.path.name)
+        servers[config.name] = config
+        self._save(servers)
+
+    def remove(self, name: str) -> None:
+        servers = dict(self._servers)
+        servers.pop(name, None)
+        self._save(servers)
+
+    def set_disabled(self, name: str, disabled: bool) -> ServerConfig:
+        config = replace(self._servers[name], disabled=disabled)
+        self._save({**self._servers, name: config})
+        return config
+
+    def import_from(self, source: Path) -> ImportReport:
+        """Merge another client's servers in (never replacing a name we have) and save."""
+        report = import_servers(self._servers, source)
+        if report.added:
+            self._save(report.servers)
+        return report
+
+    def _save(self, servers: dict[str, ServerConfig]) -> None:
+        save_config(self.path, servers, raw=self._raw)
+        self._servers = servers
+        self.error = None
