@@ -10,7 +10,8 @@ from pathlib import Path
 import qasync
 from PySide6.QtWidgets import QApplication
 
-from desktop_app.core.config_file import default_config_path, load_config
+from desktop_app.core.config_file import default_config_path
+from desktop_app.core.config_store import ConfigStore
 from desktop_app.core.host import ServerHost
 from desktop_app.core.paths import data_dir
 from desktop_app.core.secret_store import SecretStore, open_secret_store
@@ -28,16 +29,11 @@ def demo_server_config() -> ServerConfig:
     return ServerConfig(name="demo", transport=TransportKind.STDIO, command=command, args=tuple(args))
 
 
-def startup_servers(config_path: Path) -> tuple[list[ServerConfig], str | None]:
-    """The user's servers, or the embedded demo when there are none; plus any config problem."""
-    loaded = load_config(config_path)
-    servers = list(loaded.servers.values())
-    notice = None
-    if loaded.error is not None:
-        notice = f"Your server configuration could not be read and was left untouched:\n\n{loaded.error}"
-    if not servers:
-        servers = [demo_server_config()]
-    return servers, notice
+def config_notice(store: ConfigStore) -> str | None:
+    """What to tell the user about a configuration file that could not be read."""
+    if store.error is None:
+        return None
+    return f"Your server configuration could not be read and was left untouched:\n\n{store.error}"
 
 
 async def run_window(app: QApplication, config_path: Path) -> None:
@@ -49,7 +45,8 @@ async def run_window(app: QApplication, config_path: Path) -> None:
         log.warning("No secret store: %s", exc)
         secrets = None
     host = ServerHost(secrets=secrets)
-    bridge = CoreBridge(host, secrets)
+    store = ConfigStore(config_path)
+    bridge = CoreBridge(host, secrets, store, fallback=[demo_server_config()])
     finished = asyncio.Event()
 
     async def shut_down() -> None:
@@ -58,11 +55,10 @@ async def run_window(app: QApplication, config_path: Path) -> None:
         finally:
             finished.set()
 
-    servers, notice = startup_servers(config_path)
-    host.start(servers)
+    host.start(bridge.configured_servers())
     window = MainWindow(bridge, on_close=lambda: bridge.spawn(shut_down(), "Stopping servers"))
     window.show()
-    if notice:
+    if notice := config_notice(store):
         window.show_notice(notice)
     await finished.wait()
     window.close()

@@ -11,7 +11,8 @@ from pathlib import Path
 import qasync
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from desktop_app.app import run_window, startup_servers
+from desktop_app.app import config_notice, run_window
+from desktop_app.core.config_store import ConfigStore
 from desktop_app.core.server_status import ServerState
 from desktop_app.ui.main_window import MainWindow
 from tests.hosting import FIXTURE_SCRIPT, live_children
@@ -69,8 +70,7 @@ def test_broken_config_keeps_the_file_and_starts_the_demo(qapp: QApplication, tm
     config = tmp_path / "servers.json"
     broken = '{\n  "mcpServers": {\n    "x": {"command": 42}\n  }\n}\n'
     config.write_text(broken)
-    servers, notice = startup_servers(config)
-    assert [s.name for s in servers] == ["demo"]
+    notice = config_notice(ConfigStore(config))
     assert notice is not None and "line 3" in notice and "servers.json" in notice
 
     async def scenario() -> None:
@@ -79,6 +79,7 @@ def test_broken_config_keeps_the_file_and_starts_the_demo(qapp: QApplication, tm
         boxes = [w for w in QApplication.topLevelWidgets() if isinstance(w, QMessageBox) and w.isVisible()]
         assert boxes and "line 3" in boxes[0].text()
         await _until(lambda: window.bridge.host.ready_count() == 1)
+        assert list(window.bridge.host.connections) == ["demo"]
         for box in boxes:
             box.close()
         window.close()

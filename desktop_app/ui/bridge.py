@@ -5,13 +5,18 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Coroutine
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
+from desktop_app.core.config_file import ConfigError
+from desktop_app.core.config_import import ImportReport
+from desktop_app.core.config_store import ConfigStore
 from desktop_app.core.events import CatalogChanged, LogLine, ResourceUpdated, ServerStateChanged
 from desktop_app.core.host import ServerHost
 from desktop_app.core.secret_store import SecretStore
+from desktop_app.core.server_config import ServerConfig
 
 log = logging.getLogger(__name__)
 
@@ -25,10 +30,18 @@ class CoreBridge(QObject):
     log_line = Signal(str, object)  # server, LogEntry
     task_failed = Signal(str)  # a user-facing error from background work
 
-    def __init__(self, host: ServerHost, secrets: SecretStore | None = None) -> None:
+    def __init__(
+        self,
+        host: ServerHost,
+        secrets: SecretStore | None = None,
+        store: ConfigStore | None = None,
+        fallback: list[ServerConfig] | None = None,
+    ) -> None:
         super().__init__()
         self.host = host
         self.secrets = secrets
+        self.store = store
+        self._fallback = fallback or []
         self._tasks: set[asyncio.Task[Any]] = set()
         bus = host.bus
         bus.subscribe(ServerStateChanged, lambda e: self.server_state_changed.emit(e.server, e.status))
@@ -50,8 +63,38 @@ class CoreBridge(QObject):
         task.add_done_callback(done)
         return task
 
+    def configured_servers(self) -> list[ServerConfig]:
+        """What should run: the user's servers, or the embedded demo while there are none."""
+        servers = list(self.store.servers.values()) if self.store else []
+        return servers or list(self._fallback)
+
     def restart_server(self, name: str) -> None:
         self.spawn(self.host.restart(name), f"Restarting {name}")
 
     def set_server_enabled(self, name: str, enabled: bool) -> None:
+        """Persist the toggle for configured servers, then start or stop the server."""
+        if self.store is not None and name in self.store.servers:
+            self.store.set_disabled(name, not enabled)
         self.spawn(self.host.set_enabled(name, enabled), f"{'Enabling' if enabled else 'Disabling'} {name}")
+
+    def save_server(self, config: ServerConfig, previous_name: str | None) -> None:
+        """Save to `servers.json` (raises ConfigError, nothing changed) and apply to the host."""
+        if self.store is None:
+            raise ConfigError("no configuration file is in use")
+        self.store.upsert(config, previous_name=previous_name)
+        self._apply()
+
+    def remove_server(self, name: str) -> None:
+        if self.store is not None and name in self.store.servers:
+            self.store.remove(name)
+        self._apply()
+
+    def import_servers(self, source: Path) -> ImportReport:
+        if self.store is None:
+            raise ConfigError("no configuration file is in use")
+        report = self.store.import_from(source)
+        self._apply()
+        return report
+
+    def _apply(self) -> None:
+        self.spawn(self.host.apply(self.configured_servers()), "Applying the server configuration")

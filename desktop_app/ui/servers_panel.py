@@ -11,6 +11,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QListWidget,
     QListWidgetItem,
+    QMessageBox,
     QPlainTextEdit,
     QPushButton,
     QSplitter,
@@ -19,9 +20,12 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app.core.catalog import ServerCatalog
+from desktop_app.core.config_file import ConfigError
 from desktop_app.core.events import LogEntry
+from desktop_app.core.server_config import ServerConfig
 from desktop_app.core.server_status import ServerState, ServerStatus
 from desktop_app.ui.bridge import CoreBridge
+from desktop_app.ui.server_editor import ServerEditor
 from desktop_app.ui.status_icons import state_icon
 
 _NAME_ROLE = Qt.ItemDataRole.UserRole
@@ -64,6 +68,10 @@ class ServersPanel(QWidget):
         self._offer = QLabel()
         self._restart = QPushButton("Restart")
         self._toggle = QPushButton("Disable")
+        self._edit = QPushButton("Edit…")
+        self._remove = QPushButton("Remove")
+        self._add = QPushButton("Add server…")
+        self._add.setObjectName("addServer")
         self._log = QPlainTextEdit()
         self._log.setReadOnly(True)
         self._log.setMaximumBlockCount(5000)
@@ -74,8 +82,8 @@ class ServersPanel(QWidget):
         self._log.setFont(mono)
 
         buttons = QHBoxLayout()
-        buttons.addWidget(self._restart)
-        buttons.addWidget(self._toggle)
+        for button in (self._restart, self._toggle, self._edit, self._remove):
+            buttons.addWidget(button)
         buttons.addStretch(1)
         details = QWidget()
         details_layout = QVBoxLayout(details)
@@ -87,8 +95,17 @@ class ServersPanel(QWidget):
         details_layout.addWidget(QLabel("Log (stderr, server messages, host notes)"))
         details_layout.addWidget(self._log, 1)
 
+        top = QWidget()
+        top_layout = QVBoxLayout(top)
+        top_layout.setContentsMargins(0, 0, 0, 0)
+        top_layout.addWidget(self._list)
+        add_row = QHBoxLayout()
+        add_row.setContentsMargins(4, 0, 4, 4)
+        add_row.addWidget(self._add)
+        add_row.addStretch(1)
+        top_layout.addLayout(add_row)
         splitter = QSplitter(Qt.Orientation.Vertical)
-        splitter.addWidget(self._list)
+        splitter.addWidget(top)
         splitter.addWidget(details)
         splitter.setStretchFactor(1, 3)
         layout = QVBoxLayout(self)
@@ -98,6 +115,9 @@ class ServersPanel(QWidget):
         self._list.currentItemChanged.connect(lambda *_: self._show_selected())
         self._restart.clicked.connect(self._on_restart)
         self._toggle.clicked.connect(self._on_toggle)
+        self._edit.clicked.connect(self._on_edit)
+        self._remove.clicked.connect(self._on_remove)
+        self._add.clicked.connect(lambda: self.open_editor(None))
         bridge.server_state_changed.connect(self._on_state)
         bridge.catalog_changed.connect(lambda name, _c: self._refresh(name))
         bridge.log_line.connect(self._on_log)
@@ -121,9 +141,17 @@ class ServersPanel(QWidget):
         self._refresh(name)
         return item
 
+    def _sync_items(self) -> None:
+        """Drop rows of servers the host no longer has (removed or renamed)."""
+        names = set(self._bridge.host.connections)
+        for row in reversed(range(self._list.count())):
+            if self._list.item(row).data(_NAME_ROLE) not in names:
+                self._list.takeItem(row)
+
     def _refresh(self, name: str) -> None:
         connection = self._bridge.host.connections.get(name)
         if connection is None:
+            self._sync_items()
             return
         item = self._item(name)
         status = connection.status
@@ -148,6 +176,9 @@ class ServersPanel(QWidget):
         self._state.setText(text)
         self._offer.setText(_counts(connection.catalog))
         self._toggle.setText("Enable" if status.state is ServerState.DISABLED else "Disable")
+        configured = self._bridge.store is not None and connection.name in self._bridge.store.servers
+        self._edit.setEnabled(configured)
+        self._remove.setEnabled(configured)
         self._log.setPlainText("\n".join(format_log_entry(e) for e in connection.log))
         self._log.moveCursor(self._log.textCursor().MoveOperation.End)
 
@@ -168,3 +199,42 @@ class ServersPanel(QWidget):
             return
         disabled = self._bridge.host.connection(name).status.state is ServerState.DISABLED
         self._bridge.set_server_enabled(name, disabled)
+
+    def open_editor(self, name: str | None) -> ServerEditor:
+        """Open the add/edit dialog without blocking; saving applies the change at once."""
+        config = None
+        if name is not None and self._bridge.store is not None:
+            config = self._bridge.store.servers.get(name)
+        editor = ServerEditor(self._bridge.secrets, config, self)
+        editor.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+
+        def save(new: ServerConfig, previous: str | None) -> None:
+            try:
+                self._bridge.save_server(new, previous)
+            except ConfigError as exc:
+                editor.show_error(str(exc))
+                return
+            editor.accept()
+
+        editor.saved.connect(save)
+        editor.open()
+        return editor
+
+    def _on_edit(self) -> None:
+        if (name := self.selected()) is not None:
+            self.open_editor(name)
+
+    def _on_remove(self) -> None:
+        name = self.selected()
+        if name is None:
+            return
+        box = QMessageBox(
+            QMessageBox.Icon.Question,
+            "Remove server",
+            f"Remove '{name}' from your servers? Its stored secrets are kept.",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+            self,
+        )
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.accepted.connect(lambda: self._bridge.remove_server(name))
+        box.open()

@@ -1,0 +1,318 @@
+"""Add or edit one server: stdio (command, args, env, cwd) or HTTP/SSE (URL, headers).
+
+Values marked secret go to the secret store and the config keeps only `${secret:NAME}`.
+The dialog is non-modal (`open()`), so the event loop and every server keep running.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Mapping
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    QStackedWidget,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop_app.core.config_file import ConfigError, parse_pasted
+from desktop_app.core.expansion import secret_placeholder
+from desktop_app.core.secret_store import SecretStore
+from desktop_app.core.server_config import DEFAULT_TIMEOUT_S, PROTOCOL_MODES, ServerConfig, TransportKind
+
+_SECRET_REF = re.compile(r"^\$\{secret:([^}]+)\}$")
+_KEEP = "(stored in the secret store — leave empty to keep)"
+
+
+def secret_name_for(server: str, key: str) -> str:
+    """A stable secret name for one field of one server, e.g. GITHUB_AUTHORIZATION."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", f"{server}_{key}").strip("_").upper() or "SECRET"
+
+
+class KeyValueTable(QTableWidget):
+    """Rows of name, value and a 'secret' tick; a secret's value is never shown once stored."""
+
+    def __init__(self, key_label: str, parent: QWidget | None = None) -> None:
+        super().__init__(0, 3, parent)
+        self.setHorizontalHeaderLabels([key_label, "Value", "Secret"])
+        header = self.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
+        self.verticalHeader().setVisible(False)
+        self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.setMinimumHeight(110)
+
+    def add_row(self, key: str = "", value: str = "", secret: bool = False) -> None:
+        row = self.rowCount()
+        self.insertRow(row)
+        self.setItem(row, 0, QTableWidgetItem(key))
+        stored = _SECRET_REF.match(value)
+        value_item = QTableWidgetItem("" if stored else value)
+        if stored:
+            value_item.setData(Qt.ItemDataRole.UserRole, stored.group(1))
+            value_item.setToolTip(_KEEP)
+        self.setItem(row, 1, value_item)
+        tick = QTableWidgetItem()
+        tick.setFlags(Qt.ItemFlag.ItemIsUserCheckable | Qt.ItemFlag.ItemIsEnabled)
+        tick.setCheckState(Qt.CheckState.Checked if secret or stored else Qt.CheckState.Unchecked)
+        self.setItem(row, 2, tick)
+
+    def remove_selected(self) -> None:
+        for row in sorted({index.row() for index in self.selectedIndexes()}, reverse=True):
+            self.removeRow(row)
+
+    def rows(self) -> list[tuple[str, str, bool, str | None]]:
+        """(key, typed value, secret ticked, name of an already-stored secret) per non-empty row."""
+        result = []
+        for row in range(self.rowCount()):
+            key_item, value_item, tick = self.item(row, 0), self.item(row, 1), self.item(row, 2)
+            key = key_item.text().strip() if key_item else ""
+            if not key:
+                continue
+            value = value_item.text() if value_item else ""
+            stored = value_item.data(Qt.ItemDataRole.UserRole) if value_item else None
+            secret = tick is not None and tick.checkState() == Qt.CheckState.Checked
+            result.append((key, value, secret, stored))
+        return result
+
+
+class ServerEditor(QDialog):
+    """Emits `saved(config, previous_name)` once the form is valid and its secrets are stored."""
+
+    saved = Signal(object, object)  # ServerConfig, str | None
+
+    def __init__(
+        self,
+        secrets: SecretStore | None,
+        config: ServerConfig | None = None,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Edit server" if config else "Add server")
+        self.setObjectName("serverEditor")
+        self._secrets = secrets
+        self._previous = config.name if config else None
+        self.resize(640, 560)
+
+        self.name = QLineEdit()
+        self.name.setPlaceholderText("e.g. github")
+        self.transport = QComboBox()
+        self.transport.addItem("Local command (stdio)", TransportKind.STDIO.value)
+        self.transport.addItem("Streamable HTTP", TransportKind.HTTP.value)
+        self.transport.addItem("Server-sent events (SSE)", TransportKind.SSE.value)
+
+        self.command = QLineEdit()
+        self.command.setPlaceholderText("npx, uvx, python, /path/to/server …")
+        self.args = QLineEdit()
+        self.args.setPlaceholderText('-y @modelcontextprotocol/server-filesystem "/my files"')
+        self.cwd = QLineEdit()
+        self.cwd.setPlaceholderText("optional working directory")
+        self.env = KeyValueTable("Variable")
+        stdio_page = QWidget()
+        stdio_form = QFormLayout(stdio_page)
+        stdio_form.addRow("Command", self.command)
+        stdio_form.addRow("Arguments", self.args)
+        stdio_form.addRow("Working directory", self.cwd)
+        stdio_form.addRow("Environment", self._with_buttons(self.env))
+
+        self.url = QLineEdit()
+        self.url.setPlaceholderText("https://example.com/mcp")
+        self.headers = KeyValueTable("Header")
+        http_page = QWidget()
+        http_form = QFormLayout(http_page)
+        http_form.addRow("URL", self.url)
+        http_form.addRow("Headers", self._with_buttons(self.headers))
+
+        self.pages = QStackedWidget()
+        self.pages.addWidget(stdio_page)
+        self.pages.addWidget(http_page)
+
+        self.protocol = QComboBox()
+        for mode in PROTOCOL_MODES:
+            self.protocol.addItem(mode)
+        self.timeout = QDoubleSpinBox()
+        self.timeout.setRange(1, 3600)
+        self.timeout.setSuffix(" s")
+        self.timeout.setValue(DEFAULT_TIMEOUT_S)
+        self.disabled = QCheckBox("Keep configured but don't start")
+
+        self.paste = QPlainTextEdit()
+        self.paste.setPlaceholderText('Paste a Claude Desktop snippet: {"name": {"command": …}} then "Fill in"')
+        self.paste.setMaximumHeight(80)
+        fill = QPushButton("Fill in from JSON")
+        fill.clicked.connect(self._fill_from_json)
+
+        self.error = QLabel()
+        self.error.setObjectName("editorError")
+        self.error.setStyleSheet("color: #c0392b;")
+        self.error.setWordWrap(True)
+        store_note = f"Secrets are kept in: {secrets.backend.label}" if secrets else "No secret store is available."
+
+        top = QFormLayout()
+        top.addRow("Name", self.name)
+        top.addRow("Connection", self.transport)
+        advanced = QFormLayout()
+        advanced.addRow("Protocol", self.protocol)
+        advanced.addRow("Request timeout", self.timeout)
+        advanced.addRow("", self.disabled)
+        paste_row = QHBoxLayout()
+        paste_row.addWidget(self.paste, 1)
+        paste_row.addWidget(fill)
+
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
+        buttons.accepted.connect(self._save)
+        buttons.rejected.connect(self.reject)
+
+        layout = QVBoxLayout(self)
+        layout.addLayout(paste_row)
+        layout.addLayout(top)
+        layout.addWidget(self.pages, 1)
+        layout.addLayout(advanced)
+        layout.addWidget(QLabel(store_note))
+        layout.addWidget(self.error)
+        layout.addWidget(buttons)
+
+        self.transport.currentIndexChanged.connect(self._on_transport)
+        if config is not None:
+            self.load(config)
+
+    def _with_buttons(self, table: KeyValueTable) -> QWidget:
+        box = QWidget()
+        layout = QVBoxLayout(box)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(table)
+        row = QHBoxLayout()
+        add, remove = QPushButton("Add"), QPushButton("Remove")
+        add.clicked.connect(lambda: table.add_row())
+        remove.clicked.connect(table.remove_selected)
+        row.addWidget(add)
+        row.addWidget(remove)
+        row.addStretch(1)
+        layout.addLayout(row)
+        return box
+
+    def _on_transport(self) -> None:
+        self.pages.setCurrentIndex(0 if self._kind() is TransportKind.STDIO else 1)
+
+    def _kind(self) -> TransportKind:
+        return TransportKind(self.transport.currentData())
+
+    def load(self, config: ServerConfig) -> None:
+        self.name.setText(config.name)
+        self.transport.setCurrentIndex(self.transport.findData(config.transport.value))
+        self.command.setText(config.command or "")
+        self.args.setText(shlex.join(config.args))
+        self.cwd.setText(config.cwd or "")
+        self.url.setText(config.url or "")
+        self.env.setRowCount(0)
+        for key, value in config.env.items():
+            self.env.add_row(key, value)
+        self.headers.setRowCount(0)
+        for key, value in config.headers.items():
+            self.headers.add_row(key, value)
+        self.protocol.setCurrentText(config.protocol)
+        self.timeout.setValue(config.timeout)
+        self.disabled.setChecked(config.disabled)
+        self._on_transport()
+
+    def _fill_from_json(self) -> None:
+        try:
+            servers = parse_pasted(self.paste.toPlainText())
+        except ConfigError as exc:
+            self.error.setText(str(exc))
+            return
+        if not servers:
+            self.error.setText("The JSON holds no server.")
+            return
+        self.error.clear()
+        self.load(next(iter(servers.values())))
+
+    def build(self) -> ServerConfig:
+        """The config the form describes; stores ticked secrets. Raises ValueError when incomplete."""
+        name = self.name.text().strip()
+        if not name:
+            raise ValueError("Give the server a name.")
+        kind = self._kind()
+        common = {
+            "protocol": self.protocol.currentText(),
+            "timeout": self.timeout.value(),
+            "disabled": self.disabled.isChecked(),
+        }
+        if kind is TransportKind.STDIO:
+            command = self.command.text().strip()
+            if not command:
+                raise ValueError("A local server needs a command.")
+            try:
+                args = tuple(shlex.split(self.args.text()))
+            except ValueError as exc:
+                raise ValueError(f"Arguments: {exc}") from exc
+            env = self._values(name, self.env)
+            return ServerConfig(
+                name=name,
+                transport=kind,
+                command=command,
+                args=args,
+                env=env,
+                cwd=self.cwd.text().strip() or None,
+                **common,  # type: ignore[arg-type]
+            )
+        url = self.url.text().strip()
+        if not url.startswith(("http://", "https://")):
+            raise ValueError("The URL must start with http:// or https://.")
+        return ServerConfig(
+            name=name,
+            transport=kind,
+            url=url,
+            headers=self._values(name, self.headers),
+            **common,  # type: ignore[arg-type]
+        )
+
+    def _values(self, server: str, table: KeyValueTable) -> dict[str, str]:
+        values: dict[str, str] = {}
+        pending: Mapping[str, str] = {}
+        for key, value, secret, stored in table.rows():
+            if not secret:
+                values[key] = value
+                continue
+            if stored and not value:
+                values[key] = secret_placeholder(stored)  # unchanged: keep the stored secret
+                continue
+            if self._secrets is None:
+                raise ValueError("There is no secret store to keep secret values in.")
+            secret_name = stored or secret_name_for(server, key)
+            pending = {**pending, secret_name: value}
+            values[key] = secret_placeholder(secret_name)
+        for secret_name, value in pending.items():
+            assert self._secrets is not None
+            self._secrets.set(secret_name, value)
+        return values
+
+    def _save(self) -> None:
+        try:
+            config = self.build()
+        except ValueError as exc:
+            self.error.setText(str(exc))
+            return
+        self.saved.emit(config, self._previous)
+
+    def show_error(self, text: str) -> None:
+        """Keep the dialog open with what went wrong (e.g. a duplicate name)."""
+        self.error.setText(text)

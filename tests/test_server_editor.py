@@ -1,0 +1,118 @@
+"""The add/edit server dialog and the servers panel, against a real host and a real file."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+
+import qasync
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
+
+from desktop_app.core.config_file import load_config
+from desktop_app.core.config_store import ConfigStore
+from desktop_app.core.host import ServerHost
+from desktop_app.core.secret_store import SecretStore, open_secret_store
+from desktop_app.core.server_config import ServerConfig, TransportKind
+from desktop_app.core.server_status import ServerState
+from desktop_app.ui.bridge import CoreBridge
+from desktop_app.ui.server_editor import ServerEditor
+from desktop_app.ui.servers_panel import ServersPanel
+from tests.hosting import FAST_RESTARTS, FIXTURE_SCRIPT, eventually
+
+
+def _secrets(tmp_path: Path) -> SecretStore:
+    return open_secret_store(tmp_path / "secrets", prefer="plaintext-file")
+
+
+def test_secret_fields_go_to_the_store_not_the_config(qapp: QApplication, tmp_path: Path) -> None:
+    secrets = _secrets(tmp_path)
+    editor = ServerEditor(secrets)
+    editor.name.setText("github")
+    editor.transport.setCurrentIndex(editor.transport.findData(TransportKind.HTTP.value))
+    editor.url.setText("https://example.com/mcp")
+    editor.headers.add_row("Authorization", "Bearer ghp-very-secret", secret=True)
+    editor.headers.add_row("X-Team", "core")
+    config = editor.build()
+    assert config.headers == {"Authorization": "${secret:GITHUB_AUTHORIZATION}", "X-Team": "core"}
+    assert secrets.get("GITHUB_AUTHORIZATION") == "Bearer ghp-very-secret"
+
+    # Editing again shows no value; leaving it empty keeps the stored secret.
+    again = ServerEditor(secrets, config)
+    assert again.headers.item(0, 1).text() == ""
+    assert again.headers.item(0, 2).checkState() == Qt.CheckState.Checked
+    assert again.build().headers["Authorization"] == "${secret:GITHUB_AUTHORIZATION}"
+
+
+def test_stdio_form_and_paste(qapp: QApplication, tmp_path: Path) -> None:
+    editor = ServerEditor(_secrets(tmp_path))
+    editor.paste.setPlainText(
+        '{"mcpServers": {"files": {"command": "npx", "args": ["-y", "server-fs", "/my files"], "env": {"A": "1"}}}}'
+    )
+    editor._fill_from_json()
+    config = editor.build()
+    assert config == ServerConfig(
+        name="files",
+        transport=TransportKind.STDIO,
+        command="npx",
+        args=("-y", "server-fs", "/my files"),
+        env={"A": "1"},
+    )
+    assert editor.args.text() == "-y server-fs '/my files'"
+    editor.command.clear()
+    editor._save()
+    assert "needs a command" in editor.error.text()
+    editor.paste.setPlainText("{not json")
+    editor._fill_from_json()
+    assert "line 1" in editor.error.text()
+
+
+def test_panel_adds_edits_and_removes_servers(qapp: QApplication, tmp_path: Path) -> None:
+    path = tmp_path / "servers.json"
+    store = ConfigStore(path)
+    demo = ServerConfig(
+        name="demo-fallback", transport=TransportKind.STDIO, command=sys.executable, args=(str(FIXTURE_SCRIPT),)
+    )
+    host = ServerHost(policy=FAST_RESTARTS)
+    bridge = CoreBridge(host, _secrets(tmp_path), store, fallback=[demo])
+
+    async def scenario() -> None:
+        host.start(bridge.configured_servers())
+        panel = ServersPanel(bridge)
+        await eventually(lambda: host.ready_count() == 1, what=f"fallback ready: {host.connections}")
+        assert not panel._edit.isEnabled()  # the fallback is not in the user's file
+
+        editor = panel.open_editor(None)
+        editor.name.setText("fx")
+        editor.command.setText(sys.executable)
+        editor.args.setText(str(FIXTURE_SCRIPT))
+        editor._save()
+        await eventually(lambda: "fx" in host.connections and host.ready_count() == 1)
+        assert list(host.connections) == ["fx"], "the fallback leaves once the user has a server"
+        assert set(load_config(path).servers) == {"fx"}
+        assert panel._list.count() == 1
+
+        panel._list.setCurrentRow(0)
+        duplicate = panel.open_editor(None)
+        duplicate.name.setText("fx")
+        duplicate.command.setText("x")
+        duplicate._save()
+        assert "already exists" in duplicate.error.text()
+        duplicate.reject()
+
+        edit = panel.open_editor("fx")
+        edit.timeout.setValue(12)
+        edit._save()
+        await eventually(lambda: host.connection("fx").config.timeout == 12)
+        assert json.loads(path.read_text())["mcpServers"]["fx"]["timeout"] == 12
+
+        bridge.remove_server("fx")
+        await eventually(lambda: list(host.connections) == ["demo-fallback"])
+        await eventually(lambda: host.connection("demo-fallback").status.state is ServerState.READY)
+        assert load_config(path).servers == {}
+        await host.stop_all()
+
+    with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(qapp)) as runner:
+        runner.run(scenario())
