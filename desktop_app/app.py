@@ -17,6 +17,7 @@ from desktop_app.core.paths import data_dir
 from desktop_app.core.secret_store import SecretStore, open_secret_store
 from desktop_app.core.server_config import ServerConfig, TransportKind
 from desktop_app.demo_server import demo_server_command
+from desktop_app.ui.app_icon import app_icon
 from desktop_app.ui.bridge import CoreBridge
 from desktop_app.ui.main_window import MainWindow
 
@@ -70,6 +71,7 @@ def run_app(argv: list[str], config_path: Path | None = None) -> int:
     app.setApplicationName("MCP Desk")
     app.setOrganizationName("MCP Desk")
     app.setDesktopFileName("mcp-desk")
+    app.setWindowIcon(app_icon())
     app.setQuitOnLastWindowClosed(False)  # quitting waits until every server has stopped
     with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(app)) as runner:
         runner.run(run_window(app, config_path or default_config_path()))
