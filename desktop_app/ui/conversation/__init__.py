@@ -1,0 +1,1 @@
+"""The conversation pane: messages, tool cards, approval cards and the composer."""

@@ -1,0 +1,158 @@
+"""Where the user writes: multi-line text, dropped resources as removable chips, shortcuts.
+
+Ctrl+Enter sends, Esc cancels the running turn, Ctrl+K (or `/` at the very start) opens the
+palette. The composer only emits signals; the window decides what they do.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtGui import QDragEnterEvent, QDropEvent, QKeyEvent
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from resources_ui.drag_payload import ResourceRef, decode_resources
+
+
+class AttachmentChip(QFrame):
+    """One attached resource; the × removes it."""
+
+    removed = Signal(object)  # ResourceRef
+
+    def __init__(self, ref: ResourceRef, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.ref = ref
+        self.setObjectName("attachmentChip")
+        self.setStyleSheet(
+            "#attachmentChip { border: 1px solid rgba(79,108,247,140); border-radius: 10px; }"
+            " QToolButton { border: none; }"
+        )
+        label = QLabel(f"{ref.name}  <span style='color:#8a8f98'>{ref.uri}</span>")
+        label.setToolTip(f"{ref.uri} on {ref.server} ({ref.mime_type or 'unknown type'})")
+        close = QToolButton()
+        close.setText("×")
+        close.setToolTip("Remove this attachment")
+        close.clicked.connect(lambda: self.removed.emit(self.ref))
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(8, 1, 2, 1)
+        layout.addWidget(label)
+        layout.addWidget(close)
+
+
+class Composer(QWidget):
+    send_requested = Signal(str, list)  # text, list[ResourceRef]
+    cancel_requested = Signal()
+    palette_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setAcceptDrops(True)
+        self.editor = QPlainTextEdit()
+        self.editor.setObjectName("composerEditor")
+        self.editor.setPlaceholderText("Message…  (Ctrl+Enter to send, Ctrl+K for prompts, drop resources to attach)")
+        self.editor.setMaximumHeight(140)
+        self.editor.setAcceptDrops(False)  # drops land on the composer, which knows resources
+        self.editor.installEventFilter(self)
+        self.send_button = QPushButton("Send")
+        self.send_button.setToolTip("Send (Ctrl+Enter)")
+        self.send_button.clicked.connect(self.send)
+        self.stop_button = QPushButton("Stop")
+        self.stop_button.setToolTip("Stop the running answer (Esc)")
+        self.stop_button.clicked.connect(self.cancel_requested)
+        self.stop_button.setVisible(False)
+        self._chips = QHBoxLayout()
+        self._chips.setContentsMargins(0, 0, 0, 0)
+        self._chips.addStretch(1)
+        self.attachments: list[ResourceRef] = []
+        row = QHBoxLayout()
+        row.addWidget(self.editor, 1)
+        buttons = QVBoxLayout()
+        buttons.addWidget(self.send_button)
+        buttons.addWidget(self.stop_button)
+        buttons.addStretch(1)
+        row.addLayout(buttons)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(12, 6, 12, 10)
+        layout.addLayout(self._chips)
+        layout.addLayout(row)
+
+    def set_busy(self, busy: bool) -> None:
+        self.send_button.setVisible(not busy)
+        self.stop_button.setVisible(busy)
+
+    def attach(self, refs: list[ResourceRef]) -> None:
+        for ref in refs:
+            if ref in self.attachments:
+                continue
+            self.attachments.append(ref)
+            chip = AttachmentChip(ref)
+            chip.removed.connect(self.detach)
+            self._chips.insertWidget(self._chips.count() - 1, chip)
+
+    def detach(self, ref: ResourceRef) -> None:
+        if ref in self.attachments:
+            self.attachments.remove(ref)
+        for index in reversed(range(self._chips.count())):
+            item = self._chips.itemAt(index)
+            widget = item.widget() if item is not None else None
+            if isinstance(widget, AttachmentChip) and widget.ref == ref:
+                self._chips.takeAt(index)
+                widget.deleteLater()
+
+    def send(self) -> None:
+        text = self.editor.toPlainText().strip()
+        if not text and not self.attachments:
+            return
+        self.send_requested.emit(text, list(self.attachments))
+
+    def clear(self) -> None:
+        """After a send was accepted: empty the text and the chips."""
+        self.editor.clear()
+        for ref in list(self.attachments):
+            self.detach(ref)
+
+    def insert_text(self, text: str) -> None:
+        self.editor.insertPlainText(text)
+        self.editor.setFocus()
+
+    # -- keys and drops --------------------------------------------------------------------
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.editor and event.type() == QEvent.Type.KeyPress:
+            assert isinstance(event, QKeyEvent)
+            key, mods = event.key(), event.modifiers()
+            if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and mods & Qt.KeyboardModifier.ControlModifier:
+                self.send()
+                return True
+            if key == Qt.Key.Key_Escape:
+                self.cancel_requested.emit()
+                return True
+            if key == Qt.Key.Key_K and mods & Qt.KeyboardModifier.ControlModifier:
+                self.palette_requested.emit()
+                return True
+            if event.text() == "/" and not self.editor.toPlainText():
+                self.palette_requested.emit()
+                return True
+        return super().eventFilter(watched, event)
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if decode_resources(event.mimeData()):
+            event.acceptProposedAction()
+
+    def dragMoveEvent(self, event: QDragEnterEvent) -> None:  # type: ignore[override]
+        if decode_resources(event.mimeData()):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        refs = decode_resources(event.mimeData())
+        if refs:
+            self.attach(refs)
+            event.acceptProposedAction()

@@ -1,0 +1,70 @@
+"""Markdown to the HTML subset Qt's rich text understands, with highlighted, copyable code blocks.
+
+Qt's QTextBrowser ignores stylesheets classes from Pygments, so colours are inlined; each code
+block gets a `copy:N` link whose target text is kept alongside the HTML.
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+from functools import cache
+
+from markdown_it import MarkdownIt
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import get_lexer_by_name, guess_lexer
+from pygments.util import ClassNotFound
+
+
+@dataclass(frozen=True)
+class RenderedMarkdown:
+    html: str
+    code_blocks: tuple[str, ...]
+
+
+@cache
+def _parser() -> MarkdownIt:
+    # "js-default" escapes raw HTML: a model's output can never inject markup or links we did not make.
+    return MarkdownIt("js-default", {"linkify": False, "typographer": False, "html": False})
+
+
+@cache
+def _formatter(dark: bool) -> HtmlFormatter:
+    return HtmlFormatter(noclasses=True, nowrap=True, style="monokai" if dark else "friendly")
+
+
+def _highlight(code: str, language: str, dark: bool) -> str:
+    try:
+        lexer = get_lexer_by_name(language) if language else guess_lexer(code)
+    except ClassNotFound:
+        return html.escape(code)
+    return str(highlight(code, lexer, _formatter(dark)))
+
+
+def render_markdown(text: str, *, dark: bool = False) -> RenderedMarkdown:
+    """HTML for one message; fenced code is highlighted and numbered for its Copy link."""
+    parser = _parser()
+    tokens = parser.parse(text)
+    blocks: list[str] = []
+    background = "#272822" if dark else "#f4f5f8"
+    border = "#3b3d45" if dark else "#dfe2ea"
+    for token in tokens:
+        if token.type not in ("fence", "code_block"):
+            continue
+        code = token.content
+        language = next(iter((token.info or "").split()), "") if token.type == "fence" else ""
+        index = len(blocks)
+        blocks.append(code)
+        label = html.escape(language or "code")
+        body = _highlight(code.rstrip("\n"), language, dark)
+        token.type = "html_block"
+        token.content = (
+            f'<table width="100%" cellspacing="0" cellpadding="6" '
+            f'style="background:{background}; border:1px solid {border}; margin:4px 0;">'
+            f'<tr><td style="color:#8a8f98; font-size:small;">{label}</td>'
+            f'<td align="right" style="font-size:small;"><a href="copy:{index}">Copy</a></td></tr>'
+            f'<tr><td colspan="2"><pre style="margin:0; font-family:monospace;">{body}</pre></td></tr></table>'
+        )
+    rendered = parser.renderer.render(tokens, parser.options, {})
+    return RenderedMarkdown(rendered, tuple(blocks))

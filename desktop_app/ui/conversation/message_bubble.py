@@ -1,0 +1,117 @@
+"""One chat message rendered as markdown; streaming appends re-render at most every 50 ms."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from PySide6.QtCore import QSize, Qt, QTimer, QUrl
+from PySide6.QtGui import QGuiApplication, QPalette, QResizeEvent
+from PySide6.QtWidgets import QFrame, QLabel, QSizePolicy, QTextBrowser, QVBoxLayout, QWidget
+
+from desktop_app.ui.conversation.markdown_html import render_markdown
+
+Role = Literal["user", "assistant", "prompt", "notice"]
+_TITLES = {"user": "You", "assistant": "Assistant", "prompt": "Prompt", "notice": ""}
+
+
+def is_dark(widget: QWidget) -> bool:
+    return widget.palette().color(QPalette.ColorRole.Window).lightness() < 128
+
+
+class AutoHeightBrowser(QTextBrowser):
+    """A read-only rich text view as tall as its content, so the conversation scrolls, not it."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setOpenLinks(False)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.viewport().setAutoFillBackground(False)
+        self.document().contentsChanged.connect(self._fit)
+
+    def _fit(self) -> None:
+        self.document().setTextWidth(self.viewport().width())
+        height = int(self.document().size().height()) + 4
+        if height != self.height():
+            self.setFixedHeight(height)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._fit()
+
+    def sizeHint(self) -> QSize:
+        return QSize(400, int(self.document().size().height()) + 4)
+
+
+class MessageBubble(QFrame):
+    """A message with a role header; `append` is cheap to call for every streamed token."""
+
+    def __init__(self, role: Role, text: str = "", parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.role = role
+        self.setObjectName(f"{role}Message")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self._text = text
+        self._code: tuple[str, ...] = ()
+        self.header = QLabel(_TITLES[role])
+        header_font = self.header.font()
+        header_font.setBold(True)
+        self.header.setFont(header_font)
+        self.body = AutoHeightBrowser()
+        self.body.anchorClicked.connect(self._on_link)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(10, 6, 10, 6)
+        layout.setSpacing(2)
+        if _TITLES[role]:
+            layout.addWidget(self.header)
+        layout.addWidget(self.body)
+        self._style()
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(50)
+        self._timer.timeout.connect(self._render)
+        self._render()
+
+    def _style(self) -> None:
+        dark = is_dark(self)
+        colours = {
+            "user": ("#2b3350", "#e9edff") if dark else ("#eef1ff", "#24306b"),
+            "assistant": ("#25272d", "#e6e6e6") if dark else ("#ffffff", "#1f2328"),
+            "prompt": ("#2f2a1f", "#f0e6cc") if dark else ("#fff8e6", "#5b4300"),
+            "notice": ("#3a2325", "#ffd7d7") if dark else ("#fff0f0", "#8a1f1f"),
+        }[self.role]
+        self.setStyleSheet(
+            f"#{self.objectName()} {{ background: {colours[0]}; border: 1px solid rgba(127,127,127,60);"
+            f" border-radius: 8px; }} QLabel {{ color: {colours[1]}; }}"
+        )
+
+    @property
+    def text(self) -> str:
+        return self._text
+
+    def set_text(self, text: str) -> None:
+        self._text = text
+        self._render()
+
+    def append(self, delta: str) -> None:
+        self._text += delta
+        if not self._timer.isActive():
+            self._timer.start()
+
+    def flush(self) -> None:
+        """Render now (end of stream), instead of waiting for the throttle."""
+        self._timer.stop()
+        self._render()
+
+    def _render(self) -> None:
+        rendered = render_markdown(self._text, dark=is_dark(self))
+        self._code = rendered.code_blocks
+        self.body.setHtml(rendered.html)
+
+    def _on_link(self, url: QUrl) -> None:
+        if url.scheme() == "copy":
+            index = int(url.path() or url.toString().split(":", 1)[1])
+            if 0 <= index < len(self._code):
+                QGuiApplication.clipboard().setText(self._code[index])
