@@ -15,7 +15,7 @@ from PySide6.QtGui import QFontDatabase, QKeySequence, QShortcut
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
 
 from desktop_app.core.chat.approval import ApprovalReply, ApprovalRequest, Decision, validate_arguments
-from desktop_app.ui.conversation.tool_card import pretty_json
+from desktop_app.ui.conversation.tool_card import fit_lines, pretty_json
 
 
 class ApprovalCard(QFrame):
@@ -37,7 +37,7 @@ class ApprovalCard(QFrame):
         description.setStyleSheet("color: #8a8f98;")
         self.editor = QPlainTextEdit(pretty_json(request.arguments))
         self.editor.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
-        self.editor.setMaximumHeight(180)
+        fit_lines(self.editor, self.editor.toPlainText(), 10)
         self.editor.setToolTip("You may edit the arguments before allowing; they are checked against the schema.")
         self.problem = QLabel(request.problem or "")
         self.problem.setWordWrap(True)

@@ -66,10 +66,12 @@ class ConversationView(QScrollArea):
 
     # -- building blocks -------------------------------------------------------------------
 
-    def add_widget(self, widget: QWidget) -> QWidget:
-        if widget is not self.empty_hint and self.empty_hint.isVisible():
+    def add_widget(self, widget: QWidget, *, compact: bool = False) -> QWidget:
+        """Append below the last item; `compact` items (chips) keep their own width, left-aligned."""
+        if widget is not self.empty_hint:
             self.empty_hint.hide()
-        self._layout.insertWidget(self._layout.count() - 1, widget)
+        alignment = Qt.AlignmentFlag.AlignLeft if compact else Qt.AlignmentFlag(0)
+        self._layout.insertWidget(self._layout.count() - 1, widget, 0, alignment)
         return widget
 
     def add_message(self, role: Role, text: str) -> MessageBubble:
@@ -138,7 +140,7 @@ class ConversationView(QScrollArea):
             size = sum(c.size for c in event.contents) if event.contents else None
             chip = ResourceChip(event.uri, size, event.truncated)
             chip.clicked.connect(lambda: self.open_resource.emit(event.uri, event.server))
-            self.add_widget(chip)
+            self.add_widget(chip, compact=True)
         elif isinstance(event, PromptInjected):
             self._end_assistant()
             lines = [f"**{event.name}** from {event.server}:"]

@@ -60,8 +60,8 @@ def render_markdown(text: str, *, dark: bool = False) -> RenderedMarkdown:
         body = _highlight(code.rstrip("\n"), language, dark)
         token.type = "html_block"
         token.content = (
-            f'<table width="100%" cellspacing="0" cellpadding="6" '
-            f'style="background:{background}; border:1px solid {border}; margin:4px 0;">'
+            f'<table width="100%" cellspacing="0" cellpadding="6" border="0" bgcolor="{background}"'
+            f' style="margin:4px 0; border-color:{border};">'
             f'<tr><td style="color:#8a8f98; font-size:small;">{label}</td>'
             f'<td align="right" style="font-size:small;"><a href="copy:{index}">Copy</a></td></tr>'
             f'<tr><td colspan="2"><pre style="margin:0; font-family:monospace;">{body}</pre></td></tr></table>'

@@ -43,12 +43,18 @@ def pretty_json(value: Any) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False, sort_keys=False, default=str)
 
 
-def _mono_edit(text: str, max_height: int = 220) -> QPlainTextEdit:
+def fit_lines(edit: QPlainTextEdit, text: str, max_lines: int) -> None:
+    """Size a text box to its content (up to `max_lines`), so short JSON takes little room."""
+    lines = min(max(text.count("\n") + 1, 1), max_lines)
+    edit.setFixedHeight(edit.fontMetrics().lineSpacing() * lines + 14)
+
+
+def _mono_edit(text: str, max_lines: int = 12) -> QPlainTextEdit:
     edit = QPlainTextEdit(text)
     edit.setReadOnly(True)
     edit.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
-    edit.setMaximumHeight(max_height)
     edit.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+    fit_lines(edit, text, max_lines)
     return edit
 
 
@@ -72,7 +78,7 @@ class ToolCard(QFrame):
         header.addStretch(1)
         header.addWidget(self.progress)
         header.addWidget(self.badge)
-        self.arguments = _mono_edit(pretty_json(arguments), 160)
+        self.arguments = _mono_edit(pretty_json(arguments), 8)
         self.result_toggle = QToolButton()
         self.result_toggle.setText("Result")
         self.result_toggle.setCheckable(True)
@@ -102,7 +108,9 @@ class ToolCard(QFrame):
 
     def set_arguments(self, arguments: dict[str, Any]) -> None:
         """The user may have edited the arguments before allowing: show what was really sent."""
-        self.arguments.setPlainText(pretty_json(arguments))
+        text = pretty_json(arguments)
+        self.arguments.setPlainText(text)
+        fit_lines(self.arguments, text, 8)
 
     def set_progress(self, text: str) -> None:
         self.progress.setText(text)
@@ -112,7 +120,7 @@ class ToolCard(QFrame):
     ) -> None:
         self.set_state(CallState.DENIED if denied else CallState.ERROR if is_error else CallState.DONE)
         shown = pretty_json(structured) if structured is not None else text
-        self.result_layout.addWidget(_mono_edit(shown, 260))
+        self.result_layout.addWidget(_mono_edit(shown, 16))
         for content in binaries:
             self.result_layout.addWidget(self._binary_row(content))
         self.result_toggle.setVisible(True)
