@@ -1,0 +1,77 @@
+"""The user's model and chat settings, kept as `settings.json` beside `servers.json`.
+
+Only names of secrets are stored here (the API key lives in the secret store). A damaged
+file falls back to defaults with the problem reported, and is never overwritten silently:
+the next save replaces it, keeping the old text as `settings.json.bak`.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any, Final
+
+from desktop_app.core.chat.settings import ChatOptions, ModelSettings
+from desktop_app.core.config_file import atomic_write
+from desktop_app.core.paths import config_dir
+
+SETTINGS_FILENAME: Final = "settings.json"
+
+
+def default_settings_path() -> Path:
+    return config_dir() / SETTINGS_FILENAME
+
+
+@dataclass(frozen=True)
+class AppSettings:
+    """`model` is None until the user picks one (the first send then opens the settings)."""
+
+    model: ModelSettings | None = None
+    chat: ChatOptions = field(default_factory=ChatOptions)
+    provider: str = ""
+    """The settings page's provider preset, remembered so the page reopens as it was left."""
+
+
+@dataclass(frozen=True)
+class SettingsLoad:
+    settings: AppSettings
+    error: str | None = None
+
+
+def _known(cls: type[Any], data: object) -> dict[str, Any]:
+    names = {f.name for f in fields(cls)}
+    return {k: v for k, v in data.items() if k in names} if isinstance(data, dict) else {}
+
+
+def load_settings(path: Path) -> SettingsLoad:
+    """Read the settings; any problem gives defaults plus a one-line explanation."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return SettingsLoad(AppSettings())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        return SettingsLoad(AppSettings(), f"{path.name} could not be read ({exc}); using defaults")
+    if not isinstance(data, dict):
+        return SettingsLoad(AppSettings(), f"{path.name} does not hold a JSON object; using defaults")
+    try:
+        model_data = data.get("model")
+        model = ModelSettings(**_known(ModelSettings, model_data)) if model_data else None
+        chat = ChatOptions(**_known(ChatOptions, data.get("chat")))
+    except (TypeError, ValueError) as exc:
+        return SettingsLoad(AppSettings(), f"{path.name} has an invalid value ({exc}); using defaults")
+    provider = data.get("provider")
+    return SettingsLoad(AppSettings(model, chat, provider if isinstance(provider, str) else ""))
+
+
+def save_settings(path: Path, settings: AppSettings) -> None:
+    """Atomic write with a backup of the previous file."""
+    document = {
+        "provider": settings.provider,
+        "model": asdict(settings.model) if settings.model else None,
+        "chat": asdict(settings.chat),
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.exists():
+        atomic_write(path.with_name(path.name + ".bak"), path.read_text(encoding="utf-8", errors="replace"))
+    atomic_write(path, json.dumps(document, indent=2) + "\n")

@@ -1,0 +1,130 @@
+"""The command palette (Ctrl+K): every server's prompts and the app's commands, fuzzy-filtered.
+
+Keyboard first: type to filter, Up/Down to move, Enter to run, Esc to close.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from PySide6.QtCore import QEvent, QObject, QPoint, Qt, Signal
+from PySide6.QtGui import QKeyEvent
+from PySide6.QtWidgets import QFrame, QLineEdit, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
+from rapidfuzz import fuzz, utils
+
+MIN_SCORE = 55.0
+
+
+@dataclass(frozen=True)
+class PaletteEntry:
+    """One thing the palette can do; `kind` groups prompts apart from app commands."""
+
+    kind: str  # "prompt" | "command"
+    title: str
+    subtitle: str
+    run: Callable[[], None]
+    keywords: str = ""
+
+
+def rank(query: str, entries: Sequence[PaletteEntry]) -> list[PaletteEntry]:
+    """Entries matching `query`, best first: word-prefix hits, then fuzzy title, then other text."""
+    needle = utils.default_process(query)
+    if not needle:
+        return list(entries)
+    scored: list[tuple[float, int, PaletteEntry]] = []
+    for index, entry in enumerate(entries):
+        title = utils.default_process(entry.title)
+        rest = utils.default_process(f"{entry.subtitle} {entry.keywords}")
+        score = max(fuzz.partial_ratio(needle, title), 0.8 * fuzz.partial_ratio(needle, rest))
+        words = title.replace("_", " ").split()
+        if title.startswith(needle):
+            score += 30
+        elif any(word.startswith(needle) for word in words):
+            score += 20
+        if score >= MIN_SCORE:
+            scored.append((score, -index, entry))
+    scored.sort(key=lambda item: (item[0], item[1]), reverse=True)
+    return [entry for _, _, entry in scored]
+
+
+class CommandPalette(QFrame):
+    """A floating filter box over a list; `close()` hides it and gives focus back."""
+
+    triggered = Signal(object)  # PaletteEntry
+
+    def __init__(self, parent: QWidget) -> None:
+        super().__init__(parent)
+        self.setObjectName("commandPalette")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.setStyleSheet(
+            "#commandPalette { border: 1px solid rgba(127,127,127,140); border-radius: 10px;"
+            " background: palette(base); }"
+        )
+        self.query = QLineEdit()
+        self.query.setPlaceholderText("Run a prompt or a command…")
+        self.query.setClearButtonEnabled(True)
+        self.list = QListWidget()
+        self.list.setUniformItemSizes(True)
+        self.list.itemActivated.connect(lambda _item: self.run_current())
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 8, 8, 8)
+        layout.addWidget(self.query)
+        layout.addWidget(self.list)
+        self.query.textChanged.connect(self._refilter)
+        self.query.installEventFilter(self)
+        self._entries: list[PaletteEntry] = []
+        self.hide()
+
+    def open_with(self, entries: Sequence[PaletteEntry]) -> None:
+        self._entries = list(entries)
+        self.query.clear()
+        self._refilter()
+        parent = self.parentWidget()
+        assert parent is not None
+        width = min(640, max(360, parent.width() - 80))
+        self.setGeometry(0, 0, width, min(420, parent.height() - 60))
+        self.move(QPoint((parent.width() - width) // 2, 48))
+        self.show()
+        self.raise_()
+        self.query.setFocus()
+
+    def visible_entries(self) -> list[PaletteEntry]:
+        return [self.list.item(row).data(Qt.ItemDataRole.UserRole) for row in range(self.list.count())]
+
+    def run_current(self) -> None:
+        item = self.list.currentItem()
+        if item is None:
+            return
+        entry: PaletteEntry = item.data(Qt.ItemDataRole.UserRole)
+        self.hide()
+        self.triggered.emit(entry)
+        entry.run()
+
+    def _refilter(self) -> None:
+        self.list.clear()
+        for entry in rank(self.query.text(), self._entries):
+            label = "Prompt" if entry.kind == "prompt" else "Command"
+            item = QListWidgetItem(f"{entry.title}    —  {entry.subtitle}" if entry.subtitle else entry.title)
+            item.setToolTip(f"{label}: {entry.subtitle}")
+            item.setData(Qt.ItemDataRole.UserRole, entry)
+            self.list.addItem(item)
+        if self.list.count():
+            self.list.setCurrentRow(0)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.query and event.type() == QEvent.Type.KeyPress:
+            assert isinstance(event, QKeyEvent)
+            key = event.key()
+            if key in (Qt.Key.Key_Down, Qt.Key.Key_Up):
+                step = 1 if key == Qt.Key.Key_Down else -1
+                row = max(0, min(self.list.count() - 1, self.list.currentRow() + step))
+                self.list.setCurrentRow(row)
+                return True
+            if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+                self.run_current()
+                return True
+            if key == Qt.Key.Key_Escape:
+                self.hide()
+                return True
+        return super().eventFilter(watched, event)

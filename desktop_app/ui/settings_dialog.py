@@ -1,0 +1,279 @@
+"""Settings: provider and model, the API key (into the secret store), limits, and approval rules.
+
+Non-modal (`open()`); saving emits `saved(AppSettings)` and the window applies it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop_app.core.app_settings import AppSettings
+from desktop_app.core.chat.approval import AlwaysAllowRules
+from desktop_app.core.chat.settings import ChatOptions, ModelSettings
+from desktop_app.core.providers import PROVIDERS, PROVIDERS_BY_ID, Provider, key_secret_name, ollama_models
+from desktop_app.core.secret_store import SecretStore, SecretStoreError
+
+
+class SettingsDialog(QDialog):
+    saved = Signal(object)  # AppSettings
+
+    def __init__(
+        self,
+        settings: AppSettings,
+        secrets: SecretStore | None,
+        rules: AlwaysAllowRules | None,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.setObjectName("settingsDialog")
+        self.setWindowTitle("Settings")
+        self.resize(620, 640)
+        self._secrets = secrets
+        self._rules = rules
+        self._ollama_task: asyncio.Task[list[str]] | None = None
+
+        self.provider = QComboBox()
+        for preset in PROVIDERS:
+            self.provider.addItem(preset.label, preset.id)
+        self.model = QComboBox()
+        self.model.setEditable(True)
+        self.model.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
+        self.api_base = QLineEdit()
+        self.key = QLineEdit()
+        self.key.setEchoMode(QLineEdit.EchoMode.Password)
+        self.key_note = QLabel()
+        self.key_note.setWordWrap(True)
+        self.clear_key = QPushButton("Forget stored key")
+        self.clear_key.clicked.connect(self._forget_key)
+        self.max_tokens = QSpinBox()
+        self.max_tokens.setRange(16, 1_000_000)
+        self.max_tokens.setSingleStep(256)
+        self.use_temperature = QCheckBox("Set")
+        self.temperature = QDoubleSpinBox()
+        self.temperature.setRange(0.0, 2.0)
+        self.temperature.setSingleStep(0.1)
+        self.use_temperature.toggled.connect(self.temperature.setEnabled)
+        self.pdf_text = QCheckBox("Give the model a PDF's text when it reads one (PyMuPDF)")
+        self.images = QCheckBox("Send images to the model as image parts (vision models only)")
+        self.max_iterations = QSpinBox()
+        self.max_iterations.setRange(1, 200)
+
+        model_box = QGroupBox("Model")
+        model_form = QFormLayout()
+        model_form.addRow("Provider", self.provider)
+        model_form.addRow("Model", self.model)
+        model_form.addRow("API base URL", self.api_base)
+        key_row = QHBoxLayout()
+        key_row.addWidget(self.key, 1)
+        key_row.addWidget(self.clear_key)
+        model_form.addRow("API key", key_row)
+        temperature_row = QHBoxLayout()
+        temperature_row.addWidget(self.use_temperature)
+        temperature_row.addWidget(self.temperature, 1)
+        limits_form = QFormLayout()
+        limits_form.addRow("Max output tokens", self.max_tokens)
+        limits_form.addRow("Temperature", temperature_row)
+        # A word-wrapped label inside a form layout gets spurious height; it sits between two forms.
+        model_layout = QVBoxLayout(model_box)
+        model_layout.addLayout(model_form)
+        model_layout.addWidget(self.key_note)
+        model_layout.addLayout(limits_form)
+
+        chat_box = QGroupBox("Conversation")
+        chat_form = QFormLayout(chat_box)
+        chat_form.addRow("PDFs", self.pdf_text)
+        chat_form.addRow("Images", self.images)
+        chat_form.addRow("Max tool rounds per answer", self.max_iterations)
+
+        rules_box = QGroupBox("Tools you always allow")
+        self.rules_list = QListWidget()
+        self.rules_list.setMaximumHeight(120)
+        revoke = QPushButton("Revoke")
+        revoke.clicked.connect(self._revoke)
+        rules_layout = QVBoxLayout(rules_box)
+        rules_layout.addWidget(self.rules_list)
+        rules_layout.addWidget(revoke, 0, Qt.AlignmentFlag.AlignLeft)
+
+        self.error = QLabel()
+        self.error.setStyleSheet("color: #c0392b;")
+        self.error.setWordWrap(True)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
+        buttons.accepted.connect(self._save)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(model_box)
+        layout.addWidget(chat_box)
+        layout.addWidget(rules_box)
+        layout.addWidget(self.error)
+        layout.addWidget(buttons)
+
+        self.provider.currentIndexChanged.connect(self._on_provider)
+        self._load(settings)
+
+    # -- loading ---------------------------------------------------------------------------
+
+    def _load(self, settings: AppSettings) -> None:
+        model = settings.model
+        preset = PROVIDERS_BY_ID.get(settings.provider) or PROVIDERS_BY_ID["openai"]
+        self.provider.setCurrentIndex(self.provider.findData(preset.id))
+        self._on_provider()
+        if model is not None:
+            name = model.model.removeprefix(preset.prefix)
+            self.model.setCurrentText(name)
+            self.api_base.setText(model.api_base or "")
+            self.max_tokens.setValue(model.max_tokens)
+            self.use_temperature.setChecked(model.temperature is not None)
+            self.temperature.setValue(model.temperature if model.temperature is not None else 0.7)
+        else:
+            self.max_tokens.setValue(ModelSettings("x").max_tokens)
+            self.use_temperature.setChecked(False)
+        self.temperature.setEnabled(self.use_temperature.isChecked())
+        self.pdf_text.setChecked(settings.chat.pdf_text)
+        self.images.setChecked(settings.chat.images_to_model)
+        self.max_iterations.setValue(settings.chat.max_iterations)
+        self._chat = settings.chat
+        self._fill_rules()
+
+    def preset(self) -> Provider:
+        return PROVIDERS_BY_ID[str(self.provider.currentData())]
+
+    def _on_provider(self) -> None:
+        preset = self.preset()
+        current = self.model.currentText()
+        self.model.clear()
+        self.model.addItems(list(preset.suggestions))
+        self.model.setCurrentText(current if current and current not in self._all_suggestions() else "")
+        if preset.suggestions and not self.model.currentText():
+            self.model.setCurrentIndex(0)
+        self.api_base.setPlaceholderText(preset.default_api_base or "the provider's default")
+        if preset.default_api_base and not self.api_base.text():
+            self.api_base.setText(preset.default_api_base)
+        self._describe_key(preset)
+        if preset.id == "ollama":
+            self._list_ollama()
+
+    @staticmethod
+    def _all_suggestions() -> set[str]:
+        return {name for preset in PROVIDERS for name in preset.suggestions}
+
+    def _describe_key(self, preset: Provider) -> None:
+        self.key.clear()
+        self.key.setEnabled(preset.needs_key or preset.id == "compatible")
+        if self._secrets is None:
+            self.key_note.setText("No secret store is available: the key comes from the environment.")
+            self.key.setEnabled(False)
+            self.clear_key.setEnabled(False)
+            return
+        stored = self._secrets.get(key_secret_name(preset)) is not None
+        self.clear_key.setEnabled(stored)
+        self.key.setPlaceholderText("stored — leave empty to keep" if stored else "paste the API key")
+        backend = self._secrets.backend
+        where = f"Kept in: {backend.label}."
+        if not backend.encrypted:
+            where = f"<span style='color:#c0392b'>Kept in: {backend.label}.</span>"
+        env = f" Without one, {preset.env_var} from the environment is used." if preset.env_var else ""
+        self.key_note.setText(where + env)
+
+    def _list_ollama(self) -> None:
+        base = self.api_base.text().strip() or "http://localhost:11434"
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return  # no event loop (a test building the dialog bare): nothing to ask
+        self._ollama_task = loop.create_task(ollama_models(base))
+        self._ollama_task.add_done_callback(self._on_ollama_models)
+
+    def _on_ollama_models(self, task: asyncio.Task[list[str]]) -> None:
+        if task.cancelled() or self.preset().id != "ollama":
+            return
+        models = task.result()
+        current = self.model.currentText()
+        self.model.clear()
+        self.model.addItems(models)
+        self.model.setCurrentText(current or (models[0] if models else ""))
+        if not models:
+            self.key_note.setText("Ollama did not answer at this address, or has no models installed.")
+
+    def _fill_rules(self) -> None:
+        self.rules_list.clear()
+        for server, tool in self._rules.rules() if self._rules else []:
+            item = QListWidgetItem(f"{tool}  on  {server}")
+            item.setData(Qt.ItemDataRole.UserRole, (server, tool))
+            self.rules_list.addItem(item)
+
+    def _revoke(self) -> None:
+        item = self.rules_list.currentItem()
+        if item is None or self._rules is None:
+            return
+        server, tool = item.data(Qt.ItemDataRole.UserRole)
+        self._rules.revoke(server, tool)
+        self._fill_rules()
+
+    def _forget_key(self) -> None:
+        if self._secrets is not None:
+            self._secrets.delete(key_secret_name(self.preset()))
+            self._describe_key(self.preset())
+
+    # -- saving ----------------------------------------------------------------------------
+
+    def build(self) -> AppSettings:
+        """The settings the form describes; stores a newly typed key. Raises ValueError if incomplete."""
+        preset = self.preset()
+        name = self.model.currentText().strip()
+        if not name:
+            raise ValueError("Choose or type a model name.")
+        api_base = self.api_base.text().strip() or None
+        if preset.needs_api_base and not api_base:
+            raise ValueError(f"{preset.label} needs the server's base URL.")
+        secret_name: str | None = None
+        if self._secrets is not None:
+            secret_name = key_secret_name(preset)
+            if typed := self.key.text().strip():
+                try:
+                    self._secrets.set(secret_name, typed)
+                except SecretStoreError as exc:
+                    raise ValueError(f"The key could not be stored: {exc}") from exc
+        model = ModelSettings(
+            model=name if name.startswith(preset.prefix) else preset.prefix + name,
+            api_base=api_base,
+            api_key_secret=secret_name,
+            max_tokens=self.max_tokens.value(),
+            temperature=self.temperature.value() if self.use_temperature.isChecked() else None,
+        )
+        chat = ChatOptions(
+            catalog_budget=self._chat.catalog_budget,
+            read_cap_bytes=self._chat.read_cap_bytes,
+            max_iterations=self.max_iterations.value(),
+            pdf_text=self.pdf_text.isChecked(),
+            images_to_model=self.images.isChecked(),
+        )
+        return AppSettings(model, chat, preset.id)
+
+    def _save(self) -> None:
+        try:
+            settings = self.build()
+        except ValueError as exc:
+            self.error.setText(str(exc))
+            return
+        self.saved.emit(settings)
+        self.accept()

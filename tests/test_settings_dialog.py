@@ -1,0 +1,112 @@
+"""The settings page: presets, the key into the secret store, Ollama's models, rule revocation."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+import qasync
+from PySide6.QtWidgets import QApplication
+
+from desktop_app.core.app_settings import AppSettings
+from desktop_app.core.chat.approval import AlwaysAllowRules
+from desktop_app.core.chat.settings import ModelSettings
+from desktop_app.core.providers import PROVIDERS_BY_ID, key_secret_name, ollama_models, provider_for_model
+from desktop_app.core.secret_store import open_secret_store
+from desktop_app.ui.settings_dialog import SettingsDialog
+
+
+@pytest.fixture
+def fake_ollama() -> Iterator[str]:
+    """A real HTTP server on 127.0.0.1 answering Ollama's model list."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = json.dumps({"models": [{"name": "qwen3:8b"}, {"name": "llama3.2:3b"}]}).encode()
+            self.send_response(200 if self.path == "/api/tags" else 404)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            return
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def test_key_goes_to_the_store_and_the_model_gets_its_prefix(qapp: QApplication, tmp_path: Path) -> None:
+    secrets = open_secret_store(tmp_path, prefer="plaintext-file")
+    dialog = SettingsDialog(AppSettings(), secrets, None)
+    dialog.provider.setCurrentIndex(dialog.provider.findData("anthropic"))
+    dialog.model.setCurrentText("claude-sonnet-4-5")
+    dialog.key.setText("sk-ant-secret")
+    dialog.max_tokens.setValue(1024)
+    dialog.pdf_text.setChecked(True)
+    saved: list[AppSettings] = []
+    dialog.saved.connect(saved.append)
+    dialog._save()
+    [settings] = saved
+    assert settings.model == ModelSettings(
+        "anthropic/claude-sonnet-4-5", api_key_secret=key_secret_name(PROVIDERS_BY_ID["anthropic"]), max_tokens=1024
+    )
+    assert settings.chat.pdf_text and settings.provider == "anthropic"
+    assert secrets.get("LLM_API_KEY_ANTHROPIC") == "sk-ant-secret"
+    assert "NOT encrypted" in dialog.key_note.text()
+
+    again = SettingsDialog(settings, secrets, None)
+    assert again.model.currentText() == "claude-sonnet-4-5"
+    assert again.key.text() == "" and "stored" in again.key.placeholderText()
+    again._forget_key()
+    assert secrets.get("LLM_API_KEY_ANTHROPIC") is None
+
+
+def test_compatible_server_needs_a_base_url(qapp: QApplication, tmp_path: Path) -> None:
+    dialog = SettingsDialog(AppSettings(), None, None)
+    dialog.provider.setCurrentIndex(dialog.provider.findData("compatible"))
+    dialog.api_base.clear()
+    dialog.model.setCurrentText("my-model")
+    dialog._save()
+    assert "base URL" in dialog.error.text()
+    assert provider_for_model("hosted_vllm/x").id == "compatible"
+    assert provider_for_model("gemini/gemini-2.5-pro").id == "gemini"
+
+
+def test_ollama_models_are_listed(qapp: QApplication, fake_ollama: str) -> None:
+    async def scenario() -> None:
+        assert await ollama_models(fake_ollama) == ["llama3.2:3b", "qwen3:8b"]
+        assert await ollama_models("http://127.0.0.1:9") == []
+        dialog = SettingsDialog(AppSettings(provider="ollama"), None, None)
+        dialog.api_base.setText(fake_ollama)
+        dialog._list_ollama()
+        assert dialog._ollama_task is not None
+        await dialog._ollama_task
+        await asyncio.sleep(0)
+        items = [dialog.model.itemText(i) for i in range(dialog.model.count())]
+        assert items == ["llama3.2:3b", "qwen3:8b"]
+        dialog._save()
+        assert dialog.build().model == ModelSettings("ollama/llama3.2:3b", api_base=fake_ollama)
+
+    with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(qapp)) as runner:
+        runner.run(scenario())
+
+
+def test_always_rules_are_listed_and_revocable(qapp: QApplication, tmp_path: Path) -> None:
+    rules = AlwaysAllowRules(tmp_path / "approvals.json")
+    rules.add("demo", "add_note")
+    rules.add("fixture", "echo")
+    dialog = SettingsDialog(AppSettings(), None, rules)
+    assert dialog.rules_list.count() == 2
+    dialog.rules_list.setCurrentRow(0)
+    dialog._revoke()
+    assert rules.rules() == [("fixture", "echo")]
+    assert AlwaysAllowRules(tmp_path / "approvals.json").rules() == [("fixture", "echo")]
