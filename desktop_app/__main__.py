@@ -15,6 +15,10 @@ def main(argv: list[str] | None = None) -> int:
 
         run()
         return 0
+    if args[:1] == ["--self-test"]:
+        from desktop_app.self_test import run_self_test
+
+        return run_self_test()
     parser = argparse.ArgumentParser(prog="mcp-desk", description="A desktop host for MCP servers.")
     parser.add_argument("--config", type=Path, help="servers.json to use instead of the user's")
     options = parser.parse_args(args)

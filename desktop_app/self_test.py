@@ -1,0 +1,147 @@
+"""`mcp-desk --self-test`: check that this installation (source or bundle) works end to end.
+
+Each check is real: the embedded demo server is started over stdio, its long guide and its
+PDF are read, a PDF page is rendered with Qt offscreen, tokens are counted offline, and the
+secret store is exercised. Prints one line per check; exit status 0 only if all passed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from desktop_app.core.content import ResourceContent, describe_for_model
+from desktop_app.core.host import ServerHost
+from desktop_app.core.paths import data_dir
+from desktop_app.core.server_status import ServerState
+
+Check = Callable[[], Awaitable[str]]
+
+
+@dataclass
+class Outcome:
+    name: str
+    ok: bool
+    detail: str
+    seconds: float
+
+
+class SelfTest:
+    """Runs the checks in order; later ones reuse what earlier ones fetched."""
+
+    def __init__(self) -> None:
+        self.host = ServerHost()
+        self.guide: ResourceContent | None = None
+        self.pdf: ResourceContent | None = None
+
+    async def demo_server(self) -> str:
+        from desktop_app.app import demo_server_config
+
+        config = demo_server_config()
+        self.host.start([config])
+        status = await self.host.connection(config.name).wait_settled(60)
+        if status.state is not ServerState.READY:
+            raise RuntimeError(f"demo server is {status.summary}")
+        return f"ready over stdio ({status.protocol_version}), started as {config.command} {' '.join(config.args)}"
+
+    async def catalog(self) -> str:
+        snapshot = self.host.catalog.servers["demo"]
+        if not snapshot.resources or not snapshot.prompts or not snapshot.tools:
+            raise RuntimeError("the demo catalog is incomplete")
+        return (
+            f"{len(snapshot.resources)} resources, {len(snapshot.templates)} templates, "
+            f"{len(snapshot.prompts)} prompts, {len(snapshot.tools)} tools"
+        )
+
+    async def long_text(self) -> str:
+        [self.guide] = await self.host.read_resource("demo://guide")
+        if self.guide.text is None or len(self.guide.text) < 11_000:
+            raise RuntimeError("the guide did not arrive whole")
+        return f"demo://guide, {len(self.guide.text):,} characters"
+
+    async def pdf_resource(self) -> str:
+        [self.pdf] = await self.host.read_resource("demo://report.pdf")
+        if not self.pdf.is_binary or not (self.pdf.data or b"").startswith(b"%PDF-"):
+            raise RuntimeError(f"not a PDF: {describe_for_model(self.pdf)}")
+        return describe_for_model(self.pdf)
+
+    async def pdf_render(self) -> str:
+        import pymupdf
+        from PySide6.QtGui import QGuiApplication, QImage
+
+        assert self.pdf is not None and self.pdf.data is not None
+        _app = QGuiApplication.instance() or QGuiApplication([sys.argv[0]])
+        document = pymupdf.open(stream=self.pdf.data, filetype="pdf")
+        pixmap = document[0].get_pixmap(dpi=96)
+        image = QImage(pixmap.samples, pixmap.width, pixmap.height, pixmap.stride, QImage.Format.Format_RGB888).copy()
+        if image.isNull():
+            raise RuntimeError("Qt could not take the rendered page")
+        return f"{document.page_count} pages; page 1 rendered {image.width()}x{image.height()}"
+
+    async def tokens(self) -> str:
+        from desktop_app.core.chat.llm import count_tokens
+
+        assert self.guide is not None and self.guide.text is not None
+        started = time.perf_counter()
+        count = await asyncio.to_thread(count_tokens, "gpt-4o", self.guide.text)
+        claude = await asyncio.to_thread(count_tokens, "anthropic/claude-sonnet-4-5", self.guide.text)
+        if count <= 0 or claude <= 0:
+            raise RuntimeError("no tokens counted")
+        return f"guide = {count:,} tokens (gpt-4o), {claude:,} (claude), {time.perf_counter() - started:.1f} s offline"
+
+    async def secrets(self) -> str:
+        from desktop_app.core.secret_store import open_secret_store
+
+        store = open_secret_store(data_dir())
+        name, value = "MCP_DESK_SELF_TEST", f"probe-{os.getpid()}"
+        store.set(name, value)
+        try:
+            if store.get(name) != value:
+                raise RuntimeError("the stored value did not read back")
+        finally:
+            store.delete(name)
+        return store.backend.label
+
+    def checks(self) -> list[tuple[str, Check]]:
+        return [
+            ("demo server", self.demo_server),
+            ("catalog", self.catalog),
+            ("long text resource", self.long_text),
+            ("PDF resource", self.pdf_resource),
+            ("PDF page render", self.pdf_render),
+            ("token counting", self.tokens),
+            ("secret store", self.secrets),
+        ]
+
+    async def run(self) -> list[Outcome]:
+        outcomes: list[Outcome] = []
+        try:
+            for name, check in self.checks():
+                started = time.perf_counter()
+                try:
+                    detail, ok = await check(), True
+                except Exception as exc:
+                    detail, ok = f"{type(exc).__name__}: {exc}", False
+                outcomes.append(Outcome(name, ok, detail, time.perf_counter() - started))
+        finally:
+            await self.host.stop_all()
+        return outcomes
+
+
+def run_self_test() -> int:
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    outcomes = asyncio.run(SelfTest().run())
+    for outcome in outcomes:
+        mark = "PASS" if outcome.ok else "FAIL"
+        print(f"{mark}  {outcome.name:<20} {outcome.detail}  [{outcome.seconds:.2f} s]")
+    failed = sum(not o.ok for o in outcomes)
+    print(f"{len(outcomes) - failed} passed, {failed} failed")
+    return 0 if failed == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(run_self_test())
