@@ -7,7 +7,7 @@ STAMP_DEV := $(VENV)/.installed-dev
 NPM_DIR := tests/npm
 NPM_STAMP := $(NPM_DIR)/node_modules/.installed
 
-.PHONY: run test lint typecheck pytest bench clean
+.PHONY: run test lint typecheck pytest bench bundle bundle-test clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -45,3 +45,12 @@ bench: $(STAMP_DEV) $(NPM_STAMP)
 
 clean:
 	rm -rf $(VENV) $(NPM_DIR)/node_modules build dist
+
+# The desktop bundle (PyInstaller onedir) and its self-test, run offscreen.
+bundle: $(STAMP_DEV)
+	QT_QPA_PLATFORM=offscreen $(BIN)/python icons/render.py > /dev/null
+	$(BIN)/pyinstaller --noconfirm --clean --log-level WARN --distpath dist --workpath build/pyinstaller packaging/mcp-desk.spec
+
+bundle-test: bundle
+	QT_QPA_PLATFORM=offscreen dist/mcp-desk/mcp-desk --self-test
+	du -sh dist/mcp-desk

@@ -181,6 +181,7 @@ class ServersPanel(QWidget):
         self._remove.setEnabled(configured)
         self._log.setPlainText("\n".join(format_log_entry(e) for e in connection.log))
         self._log.moveCursor(self._log.textCursor().MoveOperation.End)
+        self._log.horizontalScrollBar().setValue(0)
 
     def _on_state(self, name: str, _status: ServerStatus) -> None:
         self._refresh(name)
