@@ -15,6 +15,10 @@ def main(argv: list[str] | None = None) -> int:
 
         run()
         return 0
+    if args[:1] == ["run"]:
+        from desktop_app.cli import run_command
+
+        return run_command(args[1:])
     if args[:1] == ["--self-test"]:
         from desktop_app.self_test import run_self_test
 

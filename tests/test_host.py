@@ -400,3 +400,22 @@ def test_restart_policy_doubles_to_a_minute() -> None:
     policy = RestartPolicy()
     assert [policy.delay(n) for n in range(1, 9)] == [1, 2, 4, 8, 16, 32, 60, 60]
     assert policy.max_attempts == 8
+
+
+async def test_server_without_templates_still_connects() -> None:
+    from mcp.server import Server
+    from mcp_types import ListResourcesResult, Resource
+
+    async def list_resources(ctx: object, params: object) -> ListResourcesResult:
+        return ListResourcesResult(resources=[Resource(uri="bare://one", name="one")])
+
+    bare = Server("bare", version="1.0.0", on_list_resources=list_resources)
+    host = ServerHost(policy=FAST_RESTARTS, target_factory=lambda _c, _h: bare)
+    host.start([inprocess_config("bare", protocol="legacy")])
+    try:
+        status = await host.connection("bare").wait_settled(15)
+        assert status.state is ServerState.READY
+        assert host.catalog.owner_of("bare://one") == "bare"
+        assert host.catalog.servers["bare"].templates == ()
+    finally:
+        await host.stop_all()

@@ -24,6 +24,7 @@ from mcp.shared.dispatcher import ProgressFnT
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 from mcp_types import (
     CONNECTION_CLOSED,
+    METHOD_NOT_FOUND,
     REQUEST_TIMEOUT,
     CallToolResult,
     CompleteResult,
@@ -384,7 +385,12 @@ class ServerConnection:
         tools: list[Any] = []
         if caps.resources is not None:
             resources = await _all_pages(lambda c: client.list_resources(cursor=c), "resources")
-            templates = await _all_pages(lambda c: client.list_resource_templates(cursor=c), "resource_templates")
+            try:
+                templates = await _all_pages(lambda c: client.list_resource_templates(cursor=c), "resource_templates")
+            except MCPError as exc:
+                # Templates are optional: a server may list resources without implementing templates.
+                if exc.code != METHOD_NOT_FOUND:
+                    raise
         if caps.prompts is not None:
             prompts = await _all_pages(lambda c: client.list_prompts(cursor=c), "prompts")
         if caps.tools is not None:

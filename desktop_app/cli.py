@@ -1,0 +1,230 @@
+"""`mcp-desk run`: one chat turn without a window, for scripts and CI.
+
+It connects the configured servers, runs one turn through the same engine as the app, prints
+the final answer on stdout and exits. Errors are one line on stderr (a traceback only with
+`--debug`); the exit code says what kind of failure it was.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import sys
+import traceback
+from pathlib import Path
+from typing import Any, Final
+
+from desktop_app.core.chat.approval import (
+    ApprovalPolicy,
+    ApprovalReply,
+    ApprovalRequest,
+    Approver,
+    Decision,
+    StaticApprover,
+)
+from desktop_app.core.chat.conversations import Conversation
+from desktop_app.core.chat.engine import Attachment, ChatEngine
+from desktop_app.core.chat.events import ChatError, ChatEvent, ErrorKind, TurnFinished, event_to_dict
+from desktop_app.core.chat.settings import DEFAULT_MAX_ITERATIONS, DEFAULT_MAX_TOKENS, ChatOptions, ModelSettings
+from desktop_app.core.config_file import ConfigError, default_config_path, load_config
+from desktop_app.core.connection import RestartPolicy
+from desktop_app.core.expansion import SecretLookup
+from desktop_app.core.host import ServerHost
+from desktop_app.core.paths import data_dir
+from desktop_app.core.secret_store import SecretStoreError, open_secret_store
+from desktop_app.core.server_status import ServerState
+
+EXIT_OK: Final = 0
+EXIT_UNFINISHED: Final = 1
+EXIT_USAGE: Final = 2
+EXIT_PROVIDER: Final = 3
+EXIT_NO_SERVER: Final = 4
+PROG: Final = "mcp-desk run"
+# One attempt per server: a script should fail fast, not wait through restart backoff.
+_NO_RESTARTS: Final = RestartPolicy(max_attempts=0)
+_SETTLE_MARGIN_S: Final = 5.0
+
+_EPILOG: Final = """\
+exit codes:
+  0  the model answered (printed on stdout)
+  1  the turn stopped without an answer (iteration limit) or failed unexpectedly
+  2  usage or configuration error
+  3  provider error (authentication, network, HTTP error, timeout)
+  4  no configured server could be reached
+
+The API key comes from the provider's usual environment variable (OPENAI_API_KEY, ANTHROPIC_API_KEY, ...).
+--approve decides every server tool call; rules saved in the app ("always allow") are not used here.
+"""
+
+
+class UsageError(Exception):
+    """Bad arguments or configuration: exit 2 with this message."""
+
+
+class TerminalApprover:
+    """Asks y/n on the terminal for each server tool call (`--approve ask`)."""
+
+    async def approve(self, request: ApprovalRequest) -> ApprovalReply:
+        arguments = json.dumps(request.arguments, ensure_ascii=False)
+        question = f"Allow tool {request.tool} on server {request.server} with {arguments}? [y/N] "
+        answer = await asyncio.to_thread(_ask, question)
+        yes = answer.strip().lower() in ("y", "yes")
+        return ApprovalReply(Decision.ALLOW_ONCE if yes else Decision.DENY)
+
+
+def _ask(question: str) -> str:
+    sys.stderr.write(question)
+    sys.stderr.flush()
+    return sys.stdin.readline()  # "" at end of input: a closed stdin declines
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Run one chat turn against the configured MCP servers and print the answer.",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("message", metavar="MESSAGE", help="the user message")
+    parser.add_argument("--config", type=Path, help="servers.json to use (default: the user's)")
+    parser.add_argument("--model", required=True, help="litellm model string, e.g. openai/gpt-4o-mini")
+    parser.add_argument("--api-base", help="the provider's base URL (local or compatible servers)")
+    parser.add_argument(
+        "--approve",
+        choices=("deny", "allow", "ask"),
+        default="deny",
+        help="what to do with server tool calls (default: deny)",
+    )
+    parser.add_argument("--attach", action="append", default=[], metavar="URI", help="attach a resource (repeatable)")
+    parser.add_argument("--transcript", type=Path, metavar="FILE", help="write the messages and events as JSON")
+    parser.add_argument("--max-iterations", type=int, default=DEFAULT_MAX_ITERATIONS, metavar="N")
+    parser.add_argument("--max-tokens", type=int, default=DEFAULT_MAX_TOKENS, metavar="N")
+    parser.add_argument("--debug", action="store_true", help="log details and show tracebacks")
+    return parser
+
+
+def run_command(argv: list[str]) -> int:
+    """Parse `argv` (the arguments after `run`), run one turn, return the exit code."""
+    parser = _parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse already printed usage and the error (or the help)
+        return EXIT_USAGE if exc.code not in (0, None) else EXIT_OK
+    if args.debug:
+        logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        return asyncio.run(_run(args))
+    except UsageError as exc:
+        _error(str(exc))
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        _error("interrupted")
+        return 130
+    except Exception as exc:
+        if args.debug:
+            traceback.print_exc()
+        _error(f"unexpected error: {type(exc).__name__}: {exc}")
+        return EXIT_UNFINISHED
+
+
+def _error(message: str) -> None:
+    print(f"{PROG}: {message}", file=sys.stderr, flush=True)
+
+
+def _settings(args: argparse.Namespace) -> tuple[ModelSettings, ChatOptions]:
+    if not args.message.strip():
+        raise UsageError("the message is empty")
+    try:
+        settings = ModelSettings(args.model, api_base=args.api_base, max_tokens=args.max_tokens)
+        options = ChatOptions(max_iterations=args.max_iterations)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    return settings, options
+
+
+def _servers(config: Path | None) -> list[Any]:
+    path = config or default_config_path()
+    if config is not None and not config.is_file():
+        raise UsageError(f"config file not found: {config}")
+    loaded = load_config(path)
+    if loaded.error is not None:
+        raise UsageError(f"configuration error: {loaded.error}")
+    return [server for server in loaded.servers.values() if not server.disabled]
+
+
+def _secrets() -> SecretLookup | None:
+    try:
+        return open_secret_store(data_dir())
+    except SecretStoreError as exc:
+        logging.getLogger(__name__).info("secrets unavailable: %s", exc)
+        return None
+
+
+def _approver(choice: str) -> Approver:
+    if choice == "ask":
+        return TerminalApprover()
+    return StaticApprover(Decision.ALLOW_ONCE if choice == "allow" else Decision.DENY)
+
+
+async def _run(args: argparse.Namespace) -> int:
+    settings, options = _settings(args)
+    try:
+        servers = _servers(args.config)
+    except ConfigError as exc:
+        raise UsageError(f"configuration error: {exc}") from None
+    host = ServerHost(secrets=_secrets(), policy=_NO_RESTARTS)
+    host.start(servers)
+    try:
+        if servers:
+            await host.wait_settled(max(s.timeout for s in servers) + _SETTLE_MARGIN_S)
+            failed = [c for c in host.connections.values() if c.status.state is not ServerState.READY]
+            if len(failed) == len(servers):
+                reasons = "; ".join(f"{c.name}: {c.status.reason or c.status.summary}" for c in failed)
+                _error(f"no server could be reached ({reasons})")
+                return EXIT_NO_SERVER
+            for connection in failed:
+                _error(f"warning: server {connection.name} is unavailable: {connection.status.reason}")
+        engine = ChatEngine(host, settings, ApprovalPolicy(_approver(args.approve)), options=options)
+        turn = engine.start_turn(Conversation(), args.message, [Attachment(uri) for uri in args.attach])
+        events: list[ChatEvent] = []
+        try:
+            async for event in turn:
+                events.append(event)
+                if isinstance(event, ChatError):
+                    _error(event.message)
+        finally:
+            if args.transcript is not None:
+                _write_transcript(args.transcript, settings.model, turn.sent_messages, events)
+        return _exit_code(events)
+    finally:
+        await host.stop_all()
+
+
+def _exit_code(events: list[ChatEvent]) -> int:
+    final = events[-1]
+    assert isinstance(final, TurnFinished)
+    if final.reason == "stop":
+        print(final.text, flush=True)
+        return EXIT_OK
+    errors = [e for e in events if isinstance(e, ChatError)]
+    if any(e.kind is ErrorKind.PROVIDER for e in errors):
+        return EXIT_PROVIDER
+    if any(e.kind is ErrorKind.INPUT for e in errors):
+        return EXIT_USAGE
+    if final.reason == "max_iterations":
+        _error(final.text)
+    return EXIT_UNFINISHED
+
+
+def _write_transcript(path: Path, model: str, messages: list[dict[str, Any]], events: list[ChatEvent]) -> None:
+    document = {"model": model, "messages": messages, "events": [event_to_dict(e) for e in events]}
+    try:
+        path.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    except OSError as exc:
+        _error(f"cannot write the transcript: {exc}")
+
+
+if __name__ == "__main__":
+    sys.exit(run_command(sys.argv[1:]))

@@ -1,0 +1,347 @@
+"""The system prompt: instructions and a catalog of what can be read, never the content itself.
+
+A model that is handed every resource up front pays for all of it on every turn, and sees
+truncated copies of the long ones. Here it gets a catalog (URIs, names, types, sizes) and
+pulls what it needs with `read_resource`. The catalog stays within a token budget: past it,
+each server is summarised, the entries most relevant to the conversation are listed, and
+`search_resources` finds the rest.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Final, Literal
+
+from mcp_types import BlobResourceContents, TextResourceContents
+
+from desktop_app.core.catalog import Catalog
+from desktop_app.core.content import human_size
+from desktop_app.core.host import ServerHost
+
+TokenCounter = Callable[[str], int]
+EntryKind = Literal["resource", "template", "prompt"]
+
+MAX_INSTRUCTIONS_CHARS: Final = 2000
+_WORD: Final = re.compile(r"[a-z0-9]+")
+_STOPWORDS: Final = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "can",
+        "do",
+        "does",
+        "for",
+        "from",
+        "how",
+        "i",
+        "in",
+        "is",
+        "it",
+        "me",
+        "my",
+        "of",
+        "on",
+        "or",
+        "please",
+        "show",
+        "tell",
+        "the",
+        "this",
+        "to",
+        "what",
+        "which",
+        "with",
+        "you",
+        "your",
+        "about",
+        "give",
+        "find",
+        "read",
+    ]
+)
+_TEMPLATE_BONUS: Final = 0.5
+_PREFIXES_SHOWN: Final = 4
+_MAX_MISSES: Final = 50
+KINDS: Final[tuple[EntryKind, ...]] = ("resource", "template", "prompt")
+
+BASE_INSTRUCTIONS: Final = """\
+You are the assistant in MCP Desk, a desktop app connected to MCP servers. \
+Below is a catalog of what those servers offer. It lists resources by URI; their content is \
+NOT in this conversation until you read it.
+- When a resource may help answer, call read_resource with its exact URI; it returns the whole content. \
+For a resource template, fill in its {variables} and read the resulting URI.
+- Use invoke_prompt when the user asks for one of the listed prompts; its messages join the conversation.
+- Server tools (named server__tool) may act on the world; the user approves each call and may decline.
+- Do not guess a resource's content: read it, then answer and name the URIs you used."""
+
+
+@dataclass(frozen=True)
+class CatalogEntry:
+    """One line of the catalog, with the words it can be found by."""
+
+    kind: EntryKind
+    server: str
+    key: str
+    line: str
+    words: frozenset[str]
+
+
+@dataclass(frozen=True)
+class SystemPrompt:
+    """The prompt sent as the first message of each model call, with its cost."""
+
+    text: str
+    tokens: int
+    catalog_tokens: int
+    full_catalog_tokens: int
+    listed: int
+    total: int
+
+    @property
+    def summarized(self) -> bool:
+        """True when some entries were left out for the budget (and `search_resources` is offered)."""
+        return self.listed < self.total
+
+
+def words_of(text: str) -> list[str]:
+    """Lower-case words minus common filler, for matching a question against catalog entries."""
+    return [w for w in _WORD.findall(text.lower()) if w not in _STOPWORDS and len(w) > 1]
+
+
+def _resource_line(uri: str, name: str, title: str | None, mime: str | None, size: int | None, desc: str | None) -> str:
+    label = title or name
+    if label and uri.rstrip("/").rsplit("/", 1)[-1] == label:
+        label = ""  # the URI already ends with it: saying it twice costs tokens on every turn
+    details = ", ".join(x for x in (mime, human_size(size) if size is not None else None) if x)
+    line = f"- {uri}"
+    if label and label != uri:
+        line += f" — {label}"
+    if details:
+        line += f" ({details})"
+    if desc:
+        line += f": {_one_line(desc)}"
+    return line
+
+
+def _one_line(text: str, limit: int = 300) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def catalog_entries(catalog: Catalog) -> list[CatalogEntry]:
+    """Every resource, template and prompt as a catalog line, in stable server order."""
+    entries: list[CatalogEntry] = []
+    for server, r in catalog.resources():
+        line = _resource_line(r.uri, r.name, r.title, r.mime_type, r.size, r.description)
+        text = " ".join(x for x in (r.uri, r.name, r.title, r.description, r.mime_type) if x)
+        entries.append(CatalogEntry("resource", server, r.uri, line, frozenset(words_of(text))))
+    for server, t in catalog.templates():
+        line = _resource_line(t.uri_template, t.name, t.title, t.mime_type, None, t.description)
+        text = " ".join(x for x in (t.uri_template, t.name, t.title, t.description, t.mime_type) if x)
+        entries.append(CatalogEntry("template", server, t.uri_template, line, frozenset(words_of(text))))
+    for server, p in catalog.prompts():
+        args = ", ".join(f"{a.name}{'*' if a.required else ''}" for a in p.arguments or ())
+        line = f"- {p.name}({args})"
+        if p.description:
+            line += f": {_one_line(p.description)}"
+        text = " ".join(x for x in (p.name, p.title, p.description, *(a.name for a in p.arguments or ())) if x)
+        entries.append(CatalogEntry("prompt", server, p.name, line, frozenset(words_of(text))))
+    return entries
+
+
+def rank(entries: Sequence[CatalogEntry], query: str) -> list[tuple[float, CatalogEntry]]:
+    """Entries that share words with `query`, best first (rarer shared words weigh more)."""
+    terms = set(words_of(query))
+    if not terms:
+        return []
+    df = Counter(t for e in entries for t in terms & e.words)
+    n = len(entries)
+    scored: list[tuple[float, int, CatalogEntry]] = []
+    for index, entry in enumerate(entries):
+        shared = terms & entry.words
+        if not shared:
+            continue
+        score = sum(math.log(1 + n / df[t]) for t in shared)
+        if entry.kind != "resource":
+            score += _TEMPLATE_BONUS
+        scored.append((score, index, entry))
+    scored.sort(key=lambda item: (-item[0], item[1]))
+    return [(score, entry) for score, _, entry in scored]
+
+
+def _section_title(kind: EntryKind) -> str:
+    return {
+        "resource": "Resources (read_resource):",
+        "template": "Templates (fill in the {variables}, then read_resource):",
+        "prompt": "Prompts (invoke_prompt):",
+    }[kind]
+
+
+def _render(
+    catalog: Catalog, chosen: Iterable[CatalogEntry], summaries: dict[str, str], *, instructions: bool = True
+) -> str:
+    """The catalog text: per server, its instructions, optional summary, then its chosen entries.
+
+    Without `instructions` it is the catalog proper, which is what the budget bounds; each
+    server's instructions are bounded on their own (`MAX_INSTRUCTIONS_CHARS`).
+    """
+    by_server: dict[str, dict[EntryKind, list[str]]] = {}
+    for entry in chosen:
+        by_server.setdefault(entry.server, {}).setdefault(entry.kind, []).append(entry.line)
+    parts: list[str] = []
+    for server in sorted(catalog.servers):
+        snapshot = catalog.servers[server]
+        block = [f'## Server "{server}"']
+        if instructions and snapshot.instructions:
+            block.append("Server instructions: " + _one_line(snapshot.instructions, MAX_INSTRUCTIONS_CHARS))
+        if server in summaries:
+            block.append(summaries[server])
+        for kind in KINDS:
+            lines = by_server.get(server, {}).get(kind)
+            if lines:
+                block.append(_section_title(kind))
+                block.extend(lines)
+        if len(block) == 1:
+            block.append("(offers tools only)" if snapshot.tools else "(offers nothing yet)")
+        parts.append("\n".join(block))
+    return "\n\n".join(parts)
+
+
+def _summary(catalog: Catalog, entries: Sequence[CatalogEntry], server: str) -> str:
+    """`Offers 10,000 resources, 2 templates, 0 prompts; URIs mostly under: a:// (6,000), ...`."""
+    mine = [e for e in entries if e.server == server]
+    counts = Counter(e.kind for e in mine)
+    text = (
+        f"Offers {counts['resource']:,} resources, {counts['template']:,} templates and "
+        f"{counts['prompt']:,} prompts; not all are listed here (use search_resources)."
+    )
+    prefixes = Counter(_prefix(e.key) for e in mine if e.kind == "resource")
+    if prefixes:
+        common = ", ".join(f"{p} ({c:,})" for p, c in prefixes.most_common(_PREFIXES_SHOWN))
+        text += f" Resource URIs by prefix: {common}."
+    return text
+
+
+def _prefix(uri: str) -> str:
+    """`docs://guides/setup.md` -> `docs://guides/`: the scheme plus the first path segment."""
+    scheme, sep, rest = uri.partition("://")
+    if not sep:
+        return uri.split(":", 1)[0] + ":"
+    head, slash, _ = rest.partition("/")
+    return f"{scheme}://{head}{slash}"
+
+
+class ContextBuilder:
+    """Builds the bounded system prompt; caches the last build (catalogs are immutable)."""
+
+    def __init__(self, count: TokenCounter, budget: int) -> None:
+        self._count = count
+        self.budget = budget
+        self._cache: tuple[Catalog, str, SystemPrompt] | None = None
+        self._entries: tuple[Catalog, list[CatalogEntry], int] | None = None
+
+    def entries(self, catalog: Catalog) -> list[CatalogEntry]:
+        return self._indexed(catalog)[0]
+
+    def _indexed(self, catalog: Catalog) -> tuple[list[CatalogEntry], int]:
+        if self._entries is None or self._entries[0] is not catalog:
+            entries = catalog_entries(catalog)
+            full = self._count(_render(catalog, entries, {}, instructions=False))
+            self._entries = (catalog, entries, full)
+        return self._entries[1], self._entries[2]
+
+    def build(self, catalog: Catalog, query: str = "") -> SystemPrompt:
+        """The prompt for `catalog`, favouring entries relevant to `query` when not all fit."""
+        if self._cache is not None and self._cache[0] is catalog and self._cache[1] == query:
+            return self._cache[2]
+        entries, full_tokens = self._indexed(catalog)
+        if full_tokens <= self.budget:
+            chosen: list[CatalogEntry] = entries
+            body = _render(catalog, entries, {})
+            catalog_tokens = full_tokens
+        else:
+            chosen, body, catalog_tokens = self._bounded(catalog, entries, query)
+        text = BASE_INSTRUCTIONS + "\n\n# Catalog\n\n" + (body or "No server is connected.")
+        prompt = SystemPrompt(
+            text=text,
+            tokens=self._count(text),
+            catalog_tokens=catalog_tokens,
+            full_catalog_tokens=full_tokens,
+            listed=len(chosen),
+            total=len(entries),
+        )
+        self._cache = (catalog, query, prompt)
+        return prompt
+
+    def _bounded(
+        self, catalog: Catalog, entries: list[CatalogEntry], query: str
+    ) -> tuple[list[CatalogEntry], str, int]:
+        summaries = {server: _summary(catalog, entries, server) for server in catalog.servers}
+        used = self._count(_render(catalog, [], summaries, instructions=False))
+        # Relevant entries first; then templates and prompts (few, and each stands for many
+        # resources); then resources in catalog order, so an empty query still shows some.
+        ranked = [entry for _, entry in rank(entries, query)]
+        order = ranked + [e for e in entries if e.kind != "resource"] + [e for e in entries if e.kind == "resource"]
+        chosen: list[CatalogEntry] = []
+        seen: set[int] = set()
+        headers: set[tuple[str, EntryKind]] = set()
+        misses = 0
+        for entry in order:
+            if id(entry) in seen:
+                continue
+            seen.add(id(entry))
+            cost = self._count(entry.line) + 1
+            if (entry.server, entry.kind) not in headers:
+                cost += self._count(_section_title(entry.kind)) + 1
+            if used + cost > self.budget:
+                misses += 1
+                if misses > _MAX_MISSES:
+                    break
+                continue
+            chosen.append(entry)
+            headers.add((entry.server, entry.kind))
+            used += cost
+            if self.budget - used < 8:
+                break
+        position = {id(e): i for i, e in enumerate(entries)}
+        chosen.sort(key=lambda e: position[id(e)])
+        tokens = self._count(_render(catalog, chosen, summaries, instructions=False))
+        while tokens > self.budget and chosen:  # per-line estimates can undercount joins
+            chosen.pop()
+            tokens = self._count(_render(catalog, chosen, summaries, instructions=False))
+        return chosen, _render(catalog, chosen, summaries), tokens
+
+
+async def naive_dump_tokens(host: ServerHost, count: TokenCounter, concurrency: int = 8) -> int:
+    """What pasting every listed resource into the prompt would cost: text as is, binary as base64.
+
+    This is the figure the catalog is compared against; it reads every resource once.
+    """
+    gate = asyncio.Semaphore(concurrency)
+
+    async def one(server: str, uri: str) -> int:
+        async with gate:
+            try:
+                result = await host.connection(server).read_resource(uri)
+            except Exception:  # an unreadable resource costs nothing to a naive host either
+                return 0
+        parts = [
+            item.text if isinstance(item, TextResourceContents) else item.blob
+            for item in result.contents
+            if isinstance(item, TextResourceContents | BlobResourceContents)
+        ]
+        return await asyncio.to_thread(count, "\n".join(parts))
+
+    owners = [(host.catalog.owner_of(r.uri) or server, r.uri) for server, r in host.catalog.resources()]
+    return sum(await asyncio.gather(*(one(server, uri) for server, uri in owners)))

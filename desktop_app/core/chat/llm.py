@@ -1,0 +1,129 @@
+"""The one door to litellm: imported lazily and offline, streamed, its errors made readable.
+
+`import litellm` takes seconds and, unless offline mode is set first, fetches a price list
+from the internet; so nothing imports it at module level, and the first import runs in a
+worker thread to keep the event loop (and the window) responsive.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import re
+import threading
+from collections.abc import AsyncIterator, Sequence
+from typing import Any, Final
+
+from desktop_app.core.chat.settings import ModelSettings
+
+_lock = threading.Lock()
+_module: Any = None
+
+_PREFIXES: Final = re.compile(r"^(?:litellm\.\w+:\s*)?(?:\w+Error:\s*)?(?:\w+Exception\s*-\s*)?")
+_MAX_DETAIL: Final = 300
+_KINDS: Final = {
+    "AuthenticationError": "authentication failed",
+    "PermissionDeniedError": "permission denied",
+    "NotFoundError": "model or endpoint not found",
+    "RateLimitError": "rate limited",
+    "ContextWindowExceededError": "the conversation is too long for the model's context window",
+    "ContentPolicyViolationError": "refused by the provider's content policy",
+    "BadRequestError": "the provider rejected the request",
+    "UnprocessableEntityError": "the provider rejected the request",
+    "Timeout": "timed out",
+    "APIConnectionError": "cannot reach the provider",
+    "ServiceUnavailableError": "the provider is unavailable",
+    "InternalServerError": "the provider failed",
+}
+
+
+class ProviderError(Exception):
+    """A model call failed; the message is one line naming the model and what went wrong."""
+
+
+def litellm_module() -> Any:
+    """litellm, imported once with offline mode on (no network at import, bundled tokenizers)."""
+    global _module
+    with _lock:
+        if _module is None:
+            os.environ["LITELLM_OFFLINE_MODE"] = "true"
+            import litellm
+
+            litellm.suppress_debug_info = True
+            # litellm logs every call at INFO on stderr; the app reports what matters itself.
+            for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy"):
+                logging.getLogger(name).setLevel(logging.WARNING)
+            _module = litellm
+        return _module
+
+
+async def load_litellm() -> Any:
+    """litellm without blocking the event loop on its first, slow import."""
+    if _module is not None:
+        return _module
+    return await asyncio.to_thread(litellm_module)
+
+
+def describe_provider_error(model: str, exc: BaseException) -> str:
+    """`openai/gpt-x: authentication failed (HTTP 401): bad key`, from any litellm exception."""
+    kind = next((_KINDS[c.__name__] for c in type(exc).__mro__ if c.__name__ in _KINDS), None)
+    status = getattr(exc, "status_code", None)
+    detail = str(getattr(exc, "message", None) or exc or type(exc).__name__)
+    detail = _PREFIXES.sub("", detail.strip().splitlines()[0] if detail.strip() else "").strip()
+    for prefix in ("litellm.", "Error:"):
+        detail = detail.removeprefix(prefix).strip()
+    if len(detail) > _MAX_DETAIL:
+        detail = detail[: _MAX_DETAIL - 1] + "…"
+    head = kind or type(exc).__name__
+    if isinstance(status, int):
+        head += f" (HTTP {status})"
+    return f"{model}: {head}: {detail}" if detail and detail != head else f"{model}: {head}"
+
+
+async def stream_completion(
+    settings: ModelSettings,
+    messages: Sequence[dict[str, Any]],
+    tools: Sequence[dict[str, Any]],
+    api_key: str | None,
+) -> AsyncIterator[Any]:
+    """Stream one chat completion's chunks; provider failures raise `ProviderError`.
+
+    The stream is closed on every exit (cancellation included), so the HTTP request ends too.
+    """
+    litellm = await load_litellm()
+    kwargs: dict[str, Any] = {
+        "model": settings.model,
+        "messages": list(messages),
+        "stream": True,
+        "stream_options": {"include_usage": True},
+        "max_tokens": settings.max_tokens,
+        "timeout": settings.timeout,
+        "max_retries": settings.max_retries,
+    }
+    if tools:
+        kwargs["tools"] = list(tools)
+    if settings.api_base:
+        kwargs["api_base"] = settings.api_base
+    if api_key:
+        kwargs["api_key"] = api_key
+    if settings.temperature is not None:
+        kwargs["temperature"] = settings.temperature
+    try:
+        response = await litellm.acompletion(**kwargs)
+        async with response:
+            async for chunk in response:
+                yield chunk
+    except Exception as exc:
+        raise ProviderError(describe_provider_error(settings.model, exc)) from exc
+
+
+def assemble(chunks: Sequence[Any], messages: Sequence[dict[str, Any]]) -> Any:
+    """The whole response (message, tool calls, usage) built from streamed chunks by litellm."""
+    litellm = litellm_module()
+    return litellm.stream_chunk_builder(list(chunks), messages=list(messages))
+
+
+def count_tokens(model: str, text: str) -> int:
+    """Tokens in `text` for `model`, counted offline with litellm's bundled tokenizers."""
+    return int(litellm_module().token_counter(model=model, text=text))

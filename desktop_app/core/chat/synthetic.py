@@ -1,0 +1,412 @@
+"""The client-side tools: `read_resource`, `invoke_prompt` and `search_resources`.
+
+They run in the app, never reach a server as tool calls, and need no approval (reading and
+prompt templates change nothing). Their descriptions are the model's routing logic: they
+tell it when to pull content instead of guessing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import difflib
+import importlib
+import json
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from mcp.shared.exceptions import MCPError
+from mcp.shared.uri_template import InvalidUriTemplate, UriTemplate
+from mcp_types import (
+    AudioContent,
+    EmbeddedResource,
+    GetPromptResult,
+    ImageContent,
+    ResourceLink,
+    TextContent,
+)
+
+from desktop_app.core.catalog import Catalog
+from desktop_app.core.chat.context import ContextBuilder, rank
+from desktop_app.core.chat.settings import ChatOptions
+from desktop_app.core.chat.tool_results import decode_base64, embedded_text, link_reference, media_descriptor
+from desktop_app.core.connection import ServerRequestTimeout, ServerUnavailableError, describe_error
+from desktop_app.core.content import ResourceContent, describe_for_model, from_mcp, human_size
+from desktop_app.core.host import ServerHost
+
+READ_RESOURCE: Final = "read_resource"
+INVOKE_PROMPT: Final = "invoke_prompt"
+SEARCH_RESOURCES: Final = "search_resources"
+NOT_FOUND_LIST: Final = 20
+SEARCH_RESULTS: Final = 25
+_VISION_MIMES: Final = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
+
+_READ_DESCRIPTION: Final = (
+    "Read one resource from a connected MCP server and get its whole content. Call it whenever a resource "
+    "in the catalog (or a URI the user mentions) could help answer: the catalog lists resources, it does not "
+    "contain them, so never guess what one says. `uri` must be an exact URI from the catalog, or a resource "
+    "template's URI with every {variable} filled in. Text arrives complete. {binary} Reading changes nothing "
+    "and needs no approval; read several resources by calling it several times."
+)
+_BINARY_PLAIN: Final = "Binary files (PDF, images) arrive as a short description of type and size."
+_BINARY_PDF: Final = (
+    'A PDF arrives as its extracted text; pass `pages` (like "1-3,7") to read only some pages of a long one.'
+)
+_BINARY_IMAGE: Final = "Images are attached so you can look at them."
+_PROMPT_DESCRIPTION: Final = (
+    'Use one of the servers\' prompts (listed under "Prompts" in the catalog): its messages are added to this '
+    "conversation and you then continue by following them. Use it when the user asks for a listed prompt by "
+    "name or by what it does. `arguments` maps each argument name to a string value; arguments marked * in "
+    "the catalog are required. Give `server` only when two servers offer a prompt with the same name."
+)
+_SEARCH_DESCRIPTION: Final = (
+    "Search the whole catalog of resources and resource templates, including the many that the system prompt "
+    "does not list. Returns matching URIs with their names, types and sizes, not their content; then call "
+    "read_resource on the relevant ones. `query`: a few keywords from a name, title, description or URI. "
+    "`server`: only search that server."
+)
+
+
+def synthetic_tool_specs(options: ChatOptions, *, search: bool) -> list[dict[str, Any]]:
+    """The client-side tools in OpenAI function format; `search_resources` only when the catalog is cut."""
+    binary = _BINARY_PLAIN
+    if options.pdf_text or options.images_to_model:
+        binary = " ".join(
+            x for x in (_BINARY_PDF if options.pdf_text else "", _BINARY_IMAGE if options.images_to_model else "") if x
+        )
+    read_props: dict[str, Any] = {
+        "uri": {"type": "string", "description": "The exact resource URI, e.g. one listed in the catalog."}
+    }
+    if options.pdf_text:
+        read_props["pages"] = {
+            "type": "string",
+            "description": 'PDF only, optional: 1-based pages to extract, like "2" or "1-3,7".',
+        }
+    specs = [
+        _function(
+            READ_RESOURCE,
+            _READ_DESCRIPTION.replace("{binary}", binary),
+            {"type": "object", "properties": read_props, "required": ["uri"]},
+        ),
+        _function(
+            INVOKE_PROMPT,
+            _PROMPT_DESCRIPTION,
+            {
+                "type": "object",
+                "properties": {
+                    "name": {"type": "string", "description": "The prompt's name as listed in the catalog."},
+                    "arguments": {
+                        "type": "object",
+                        "description": "Argument name to string value.",
+                        "additionalProperties": {"type": "string"},
+                    },
+                    "server": {"type": "string", "description": "Optional: the server offering the prompt."},
+                },
+                "required": ["name"],
+            },
+        ),
+    ]
+    if search:
+        specs.append(
+            _function(
+                SEARCH_RESOURCES,
+                _SEARCH_DESCRIPTION,
+                {
+                    "type": "object",
+                    "properties": {
+                        "query": {"type": "string", "description": "Keywords to look for."},
+                        "server": {"type": "string", "description": "Optional: limit the search to this server."},
+                    },
+                    "required": ["query"],
+                },
+            )
+        )
+    return specs
+
+
+def _function(name: str, description: str, parameters: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "function", "function": {"name": name, "description": description, "parameters": parameters}}
+
+
+class ToolInputError(ValueError):
+    """The model's arguments to a synthetic tool are unusable; the message is its tool result."""
+
+
+# -- read_resource --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ImagePart:
+    """An image to show a vision model, as a data URL in an extra user message."""
+
+    uri: str
+    mime_type: str
+    data: bytes
+
+
+@dataclass(frozen=True)
+class ReadOutput:
+    text: str
+    server: str | None = None
+    contents: tuple[ResourceContent, ...] = ()
+    images: tuple[ImagePart, ...] = ()
+    truncated: bool = False
+    is_error: bool = False
+
+
+def resolve_server(catalog: Catalog, uri: str) -> str | None:
+    """The server owning `uri`: an exact catalog URI, else the first whose template matches it."""
+    owner = catalog.owner_of(uri)
+    if owner is not None:
+        return owner
+    for server, template in catalog.templates():
+        try:
+            if UriTemplate.parse(template.uri_template).match(uri) is not None:
+                return server
+        except InvalidUriTemplate:
+            continue
+    return None
+
+
+def not_found_message(catalog: Catalog, uri: str, *, search_offered: bool) -> str:
+    """`Resource '<uri>' not found. Available URIs: [...]`, closest first, bounded, with a way on."""
+    uris = [r.uri for _, r in catalog.resources()]
+    close = difflib.get_close_matches(uri, uris, n=NOT_FOUND_LIST // 2, cutoff=0.5) if len(uris) <= 20_000 else []
+    shown = close + [u for u in uris if u not in close][: NOT_FOUND_LIST - len(close)]
+    text = f"Resource '{uri}' not found. Available URIs: {json.dumps(shown)}"
+    if len(uris) > len(shown):
+        text += f" (and {len(uris) - len(shown):,} more"
+        text += "; use search_resources to find others)" if search_offered else ")"
+    templates = [t.uri_template for _, t in catalog.templates()]
+    if templates:
+        text += f". Templates (fill in the variables): {json.dumps(templates[:NOT_FOUND_LIST])}"
+    return text + "."
+
+
+def parse_pages(spec: str, count: int) -> list[int]:
+    """`"1-3,7"` -> `[0, 1, 2, 6]` (0-based), checked against the document's page count."""
+    pages: list[int] = []
+    for part in spec.replace(" ", "").split(","):
+        if not part:
+            continue
+        first, dash, last = part.partition("-")
+        try:
+            start = int(first)
+            end = int(last) if dash else start
+        except ValueError:
+            raise ToolInputError(f'\'{spec}\' is not a page range like "2" or "1-3,7"') from None
+        if start < 1 or end < start or end > count:
+            raise ToolInputError(f"pages '{part}' are outside this PDF's pages 1-{count}")
+        pages.extend(range(start - 1, end))
+    if not pages:
+        raise ToolInputError('no pages given; use a range like "1-3"')
+    return pages
+
+
+def pdf_text(data: bytes, pages: str | None) -> str:
+    """The PDF's text per page, labelled, via PyMuPDF (CPU work: call it from a thread)."""
+    pymupdf: Any = importlib.import_module("pymupdf")  # imported on first use; its API is untyped
+    with pymupdf.open(stream=data, filetype="pdf") as doc:
+        count = doc.page_count
+        indices = parse_pages(pages, count) if pages else list(range(count))
+        chunks = [f"[Page {i + 1} of {count}]\n{doc[i].get_text().strip()}" for i in indices]
+    which = f"pages {pages}" if pages else f"all {count} pages"
+    return f"[PDF text extracted by MCP Desk, {which}; layout, images and charts are not included.]\n\n" + "\n\n".join(
+        chunks
+    )
+
+
+async def _render_content(
+    content: ResourceContent, options: ChatOptions, pages: str | None
+) -> tuple[str, ImagePart | None]:
+    if content.is_binary and content.data is not None:
+        essence = content.mime_essence
+        if options.pdf_text and essence == "application/pdf":
+            try:
+                return await asyncio.to_thread(pdf_text, content.data, pages), None
+            except ToolInputError:
+                raise
+            except Exception as exc:  # a damaged PDF: say so and fall back to the descriptor
+                return f"{describe_for_model(content)}\n[Text extraction failed: {exc}]", None
+        if options.images_to_model and essence in _VISION_MIMES:
+            note = "\n[The image is attached in the next message.]"
+            return describe_for_model(content) + note, ImagePart(content.uri, essence, content.data)
+    return describe_for_model(content), None
+
+
+def cap_text(text: str, cap_bytes: int) -> tuple[str, bool]:
+    """`text` whole when it fits, else the part that fits behind an explicit notice of the full size."""
+    raw = text.encode("utf-8", "surrogatepass")
+    if len(raw) <= cap_bytes:
+        return text, False
+    kept = raw[:cap_bytes].decode("utf-8", "ignore")
+    notice = (
+        f"[Truncated by MCP Desk's safety cap: the full content is {human_size(len(raw))} "
+        f"({len(text):,} characters); only the first {human_size(cap_bytes)} "
+        f"({len(kept):,} characters) follows. The rest was not sent.]"
+    )
+    return f"{notice}\n{kept}\n[End of the truncated content.]", True
+
+
+async def read_for_model(
+    host: ServerHost,
+    catalog: Catalog,
+    uri: str,
+    options: ChatOptions,
+    *,
+    pages: str | None = None,
+    search_offered: bool,
+) -> ReadOutput:
+    """Read `uri` from its server and render every content item for the model."""
+    server = resolve_server(catalog, uri)
+    if server is None:
+        return ReadOutput(not_found_message(catalog, uri, search_offered=search_offered), is_error=True)
+    try:
+        result = await host.connection(server).read_resource(uri)
+    except MCPError as exc:
+        return ReadOutput(
+            f"Error reading resource '{uri}' from server '{server}': {exc.message}", server, is_error=True
+        )
+    except (ServerUnavailableError, ServerRequestTimeout) as exc:
+        return ReadOutput(f"Error reading resource '{uri}': {exc}", server, is_error=True)
+    contents = tuple(from_mcp(item) for item in result.contents)
+    if not contents:
+        return ReadOutput(f"Resource '{uri}' is empty (the server returned no content).", server)
+    try:
+        text, images = await render_contents(contents, options, pages)
+    except ToolInputError as exc:
+        return ReadOutput(f"Cannot read '{uri}': {exc}", server, contents, is_error=True)
+    text, truncated = cap_text(text, options.read_cap_bytes)
+    return ReadOutput(text, server, contents, images, truncated)
+
+
+async def render_contents(
+    contents: tuple[ResourceContent, ...], options: ChatOptions, pages: str | None = None
+) -> tuple[str, tuple[ImagePart, ...]]:
+    """Every content item for the model; several items are each labelled with URI and type."""
+    rendered: list[str] = []
+    images: list[ImagePart] = []
+    for index, content in enumerate(contents, start=1):
+        text, image = await _render_content(content, options, pages)
+        if image is not None:
+            images.append(image)
+        if len(contents) > 1:
+            mime = content.mime_type or "unknown type"
+            text = f"[Content {index} of {len(contents)}: {content.uri} ({mime})]\n{text}"
+        rendered.append(text)
+    return "\n\n".join(rendered), tuple(images)
+
+
+def image_message(images: tuple[ImagePart, ...]) -> dict[str, Any]:
+    """A user message carrying images for a vision model (tool results must be plain strings)."""
+    parts: list[dict[str, Any]] = []
+    for image in images:
+        parts.append(
+            {"type": "text", "text": f"Image of resource {image.uri} ({image.mime_type}), read with read_resource:"}
+        )
+        url = f"data:{image.mime_type};base64,{base64.b64encode(image.data).decode('ascii')}"
+        parts.append({"type": "image_url", "image_url": {"url": url}})
+    return {"role": "user", "content": parts}
+
+
+# -- invoke_prompt --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PromptOutput:
+    text: str
+    server: str | None = None
+    name: str | None = None
+    messages: tuple[dict[str, Any], ...] = field(default_factory=tuple)
+    is_error: bool = False
+
+
+def _string_arguments(arguments: Any) -> dict[str, str]:
+    if arguments is None:
+        return {}
+    if not isinstance(arguments, dict):
+        raise ToolInputError("`arguments` must be an object mapping argument names to strings")
+    return {str(k): v if isinstance(v, str) else json.dumps(v) for k, v in arguments.items()}
+
+
+def prompt_messages(result: GetPromptResult, server: str, name: str) -> list[dict[str, Any]]:
+    """A prompt's messages as chat turns; embedded resources carry where they came from."""
+    messages: list[dict[str, Any]] = []
+    origin = f"prompt '{name}' of server '{server}'"
+    for message in result.messages:
+        block = message.content
+        if isinstance(block, TextContent):
+            text = block.text
+        elif isinstance(block, EmbeddedResource):
+            text = f"{embedded_text(from_mcp(block.resource))}\n[Provided by {origin}.]"
+        elif isinstance(block, ImageContent | AudioContent):
+            kind = "Image" if isinstance(block, ImageContent) else "Audio"
+            text = media_descriptor(kind, block.mime_type, decode_base64(block.data))
+        elif isinstance(block, ResourceLink):
+            text = link_reference(block.uri, block.name, block.mime_type, block.size)
+        else:
+            text = f"[Unsupported prompt content of type {getattr(block, 'type', '?')!r}]"
+        messages.append({"role": "assistant" if message.role == "assistant" else "user", "content": text})
+    return messages
+
+
+def _prompt_list(catalog: Catalog) -> str:
+    names = [f"{p.name} ({server})" for server, p in catalog.prompts()]
+    return json.dumps(names[:NOT_FOUND_LIST])
+
+
+async def invoke_prompt(
+    host: ServerHost, catalog: Catalog, name: str, arguments: Any, server: str | None
+) -> PromptOutput:
+    """Get a prompt from its server; its messages are what the engine injects into the conversation."""
+    matches = [(s, p) for s, p in catalog.prompts() if p.name == name and (server is None or s == server)]
+    if not matches:
+        where = f" on server '{server}'" if server else ""
+        return PromptOutput(
+            f"Prompt '{name}' not found{where}. Available prompts: {_prompt_list(catalog)}.", is_error=True
+        )
+    if len(matches) > 1:
+        servers = ", ".join(s for s, _ in matches)
+        return PromptOutput(
+            f"Several servers offer a prompt '{name}' ({servers}); say which with `server`.", is_error=True
+        )
+    owner, prompt = matches[0]
+    try:
+        values = _string_arguments(arguments)
+    except ToolInputError as exc:
+        return PromptOutput(str(exc), is_error=True)
+    missing = [a.name for a in prompt.arguments or () if a.required and not values.get(a.name)]
+    if missing:
+        return PromptOutput(f"Prompt '{name}' needs the argument(s) {json.dumps(missing)}.", is_error=True)
+    try:
+        result = await host.connection(owner).get_prompt(name, values)
+    except MCPError as exc:
+        return PromptOutput(
+            f"Server '{owner}' could not give prompt '{name}': {exc.message}", owner, name, is_error=True
+        )
+    except (ServerUnavailableError, ServerRequestTimeout) as exc:
+        return PromptOutput(f"Prompt '{name}' is unavailable: {describe_error(exc)}", owner, name, is_error=True)
+    messages = prompt_messages(result, owner, name)
+    text = (
+        f"Prompt '{name}' of server '{owner}' added {len(messages)} message(s) to the conversation, "
+        "right after this result. Continue by following them."
+    )
+    return PromptOutput(text, owner, name, tuple(messages))
+
+
+# -- search_resources -----------------------------------------------------------------------
+
+
+def search_resources(builder: ContextBuilder, catalog: Catalog, query: str, server: str | None) -> tuple[str, bool]:
+    """Catalog lines of the resources and templates matching `query`, best first; (text, is_error)."""
+    if server is not None and server not in catalog.servers:
+        return f"No server named '{server}'. Servers: {json.dumps(sorted(catalog.servers))}.", True
+    entries = [e for e in builder.entries(catalog) if e.kind != "prompt" and (server is None or e.server == server)]
+    hits = [entry for _, entry in rank(entries, query)]
+    if not hits:
+        return f"No resource or template matches '{query}'. Try other or fewer words.", False
+    shown = hits[:SEARCH_RESULTS]
+    lines = [f"{e.line} [server: {e.server}{', template' if e.kind == 'template' else ''}]" for e in shown]
+    head = f"{len(hits):,} match(es) for '{query}'"
+    head += f"; the best {len(shown)}:" if len(hits) > len(shown) else ":"
+    return head + "\n" + "\n".join(lines), False

@@ -1,0 +1,167 @@
+"""`mcp-desk run` against the real fixture server over stdio and the scripted provider."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from desktop_app.cli import run_command
+from tests.hosting import FIXTURE_SCRIPT
+from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, ToolCall, calls, failure, text, tool_messages
+from tests.servers.fixture_server import LONG_END_MARKER, long_text
+
+pytestmark = LITELLM_WARNINGS
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(autouse=True)
+def provider_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+
+
+@pytest.fixture
+def llm() -> Iterator[ScriptedLLM]:
+    with ScriptedLLM() as server:
+        yield server
+
+
+@pytest.fixture
+def config(tmp_path: Path) -> Path:
+    path = tmp_path / "servers.json"
+    path.write_text(json.dumps({"mcpServers": {"fx": {"command": sys.executable, "args": [str(FIXTURE_SCRIPT)]}}}))
+    return path
+
+
+def base_args(config: Path, llm: ScriptedLLM) -> list[str]:
+    return ["--config", str(config), "--model", "openai/scripted", "--api-base", llm.url]
+
+
+def test_end_to_end_in_a_subprocess(config: Path, llm: ScriptedLLM, tmp_path: Path) -> None:
+    llm.queue(
+        calls(ToolCall("read_resource", {"uri": "fixture://long"})),
+        text("It ends with ", "END-OF-LONG-RESOURCE."),
+    )
+    transcript = tmp_path / "transcript.json"
+    command = [sys.executable, "-m", "desktop_app.cli", *base_args(config, llm), "--transcript", str(transcript)]
+    done = subprocess.run(
+        [*command, "How does fixture://long end?"],
+        cwd=ROOT,
+        env={**os.environ, "OPENAI_API_KEY": "sk-test"},
+        capture_output=True,
+        text=True,
+        timeout=90,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "It ends with END-OF-LONG-RESOURCE.\n"
+    assert done.stderr == ""
+    document = json.loads(transcript.read_text())
+    assert document["model"] == "openai/scripted"
+    # The messages exactly as last sent: the second request's body.
+    assert document["messages"] == llm.bodies()[1]["messages"]
+    [result] = tool_messages(llm.bodies()[1])
+    assert result["content"] == long_text()
+    types = [event["type"] for event in document["events"]]
+    assert types[:3] == ["Usage", "ToolCallStarted", "ResourceRead"]
+    assert types[-1] == "TurnFinished" and document["events"][-1]["reason"] == "stop"
+    read = document["events"][2]
+    assert read["contents"][0]["uri"] == "fixture://long" and "text" not in read["contents"][0]
+
+
+def test_tool_calls_are_denied_by_default(config: Path, llm: ScriptedLLM, capsys: pytest.CaptureFixture[str]) -> None:
+    llm.queue(calls(ToolCall("fx__echo", {"text": "hi"})), text("I was not allowed."))
+    assert run_command([*base_args(config, llm), "echo hi"]) == 0
+    [result] = tool_messages(llm.bodies()[1])
+    assert result["content"].startswith("The user declined to run 'fx__echo'")
+    assert capsys.readouterr().out == "I was not allowed.\n"
+
+
+def test_allow_and_ask(
+    config: Path, llm: ScriptedLLM, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    llm.queue(calls(ToolCall("fx__add", {"a": 2, "b": 40})), text("42"))
+    assert run_command([*base_args(config, llm), "--approve", "allow", "add"]) == 0
+    assert tool_messages(llm.bodies()[1])[0]["content"] == "42"
+
+    monkeypatch.setattr(sys, "stdin", io.StringIO("y\nn\n"))
+    llm.queue(calls(ToolCall("fx__add", {"a": 1, "b": 1}), ToolCall("fx__echo", {"text": "no"})), text("done"))
+    assert run_command([*base_args(config, llm), "--approve", "ask", "add and echo"]) == 0
+    added, echoed = tool_messages(llm.bodies()[3])
+    assert added["content"] == "2"
+    assert echoed["content"].startswith("The user declined")
+    err = capsys.readouterr().err
+    assert 'Allow tool add on server fx with {"a": 1, "b": 1}? [y/N]' in err
+
+
+def test_attachment(config: Path, llm: ScriptedLLM, capsys: pytest.CaptureFixture[str]) -> None:
+    llm.queue(text("It is long."))
+    assert run_command([*base_args(config, llm), "--attach", "fixture://long", "summarize"]) == 0
+    user = llm.bodies()[0]["messages"][1]["content"]
+    assert user.startswith("summarize\n\nAttached resource fixture://long (long, text/plain):\nline 00001")
+    assert user.endswith(LONG_END_MARKER)
+
+
+def test_provider_error_exits_3(config: Path, llm: ScriptedLLM, capsys: pytest.CaptureFixture[str]) -> None:
+    llm.queue(failure(401, "invalid api key"))
+    assert run_command([*base_args(config, llm), "hi"]) == 3
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == "mcp-desk run: openai/scripted: authentication failed (HTTP 401): invalid api key\n"
+
+
+def test_unreachable_servers_exit_4(tmp_path: Path, llm: ScriptedLLM, capsys: pytest.CaptureFixture[str]) -> None:
+    config = tmp_path / "servers.json"
+    config.write_text(json.dumps({"mcpServers": {"ghost": {"command": "/nonexistent/mcp-server-xyz"}}}))
+    assert run_command([*base_args(config, llm), "hi"]) == 4
+    err = capsys.readouterr().err
+    assert err == "mcp-desk run: no server could be reached (ghost: command not found: /nonexistent/mcp-server-xyz)\n"
+    assert llm.requests == []
+
+
+def test_max_iterations_exits_1_with_the_stop_message(
+    config: Path, llm: ScriptedLLM, capsys: pytest.CaptureFixture[str]
+) -> None:
+    llm.queue(calls(ToolCall("read_resource", {"uri": "fixture://data.json"})))
+    assert run_command([*base_args(config, llm), "--max-iterations", "1", "loop"]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert "the iteration limit" in captured.err
+
+
+@pytest.mark.parametrize(
+    ("extra", "message", "expected"),
+    [
+        (["--max-iterations", "0"], "hi", "max_iterations must be at least 1"),
+        ([], "   ", "the message is empty"),
+        (["--attach", "fixture://nope"], "hi", "Cannot attach fixture://nope: Resource 'fixture://nope' not found"),
+    ],
+)
+def test_usage_errors_exit_2(
+    config: Path, llm: ScriptedLLM, capsys: pytest.CaptureFixture[str], extra: list[str], message: str, expected: str
+) -> None:
+    assert run_command([*base_args(config, llm), *extra, message]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("mcp-desk run: ") and expected in err
+    assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_config_errors_exit_2(tmp_path: Path, llm: ScriptedLLM, capsys: pytest.CaptureFixture[str]) -> None:
+    missing = tmp_path / "absent.json"
+    assert run_command([*base_args(missing, llm), "hi"]) == 2
+    assert capsys.readouterr().err == f"mcp-desk run: config file not found: {missing}\n"
+    broken = tmp_path / "servers.json"
+    broken.write_text('{"mcpServers": {"fx": {"command": 5}}}')
+    assert run_command([*base_args(broken, llm), "hi"]) == 2
+    err = capsys.readouterr().err
+    assert (
+        err
+        == "mcp-desk run: configuration error: servers.json, line 1: mcpServers.fx.command must be a non-empty string\n"
+    )
+    assert run_command(["hi"]) == 2  # --model is required
+    assert "--model" in capsys.readouterr().err
