@@ -13,9 +13,11 @@ import json
 import logging
 import sys
 import traceback
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Final
 
+from desktop_app.core.app_settings import default_settings_path, load_settings
 from desktop_app.core.chat.approval import (
     ApprovalPolicy,
     ApprovalReply,
@@ -89,7 +91,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("message", metavar="MESSAGE", help="the user message")
     parser.add_argument("--config", type=Path, help="servers.json to use (default: the user's)")
-    parser.add_argument("--model", required=True, help="litellm model string, e.g. openai/gpt-4o-mini")
+    parser.add_argument(
+        "--model", help="litellm model string, e.g. openai/gpt-4o-mini (default: the model chosen in the app)"
+    )
     parser.add_argument("--api-base", help="the provider's base URL (local or compatible servers)")
     parser.add_argument(
         "--approve",
@@ -99,8 +103,8 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--attach", action="append", default=[], metavar="URI", help="attach a resource (repeatable)")
     parser.add_argument("--transcript", type=Path, metavar="FILE", help="write the messages and events as JSON")
-    parser.add_argument("--max-iterations", type=int, default=DEFAULT_MAX_ITERATIONS, metavar="N")
-    parser.add_argument("--max-tokens", type=int, default=DEFAULT_MAX_TOKENS, metavar="N")
+    parser.add_argument("--max-iterations", type=int, metavar="N", help=f"default {DEFAULT_MAX_ITERATIONS}")
+    parser.add_argument("--max-tokens", type=int, metavar="N", help=f"default {DEFAULT_MAX_TOKENS}")
     parser.add_argument("--debug", action="store_true", help="log details and show tracebacks")
     return parser
 
@@ -134,11 +138,22 @@ def _error(message: str) -> None:
 
 
 def _settings(args: argparse.Namespace) -> tuple[ModelSettings, ChatOptions]:
+    """The app's saved model and options, overridden by whatever the flags give."""
     if not args.message.strip():
         raise UsageError("the message is empty")
+    saved = load_settings(default_settings_path()).settings
+    if args.model is None and saved.model is None:
+        raise UsageError("no model: pass --model, or choose one in the app's Settings")
     try:
-        settings = ModelSettings(args.model, api_base=args.api_base, max_tokens=args.max_tokens)
-        options = ChatOptions(max_iterations=args.max_iterations)
+        base = saved.model if args.model is None else ModelSettings(args.model)
+        assert base is not None
+        settings = replace(
+            base,
+            api_base=args.api_base or base.api_base,
+            max_tokens=base.max_tokens if args.max_tokens is None else args.max_tokens,
+        )
+        iterations = saved.chat.max_iterations if args.max_iterations is None else args.max_iterations
+        options = replace(saved.chat, max_iterations=iterations)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     return settings, options
@@ -174,7 +189,8 @@ async def _run(args: argparse.Namespace) -> int:
         servers = _servers(args.config)
     except ConfigError as exc:
         raise UsageError(f"configuration error: {exc}") from None
-    host = ServerHost(secrets=_secrets(), policy=_NO_RESTARTS)
+    secrets = _secrets()
+    host = ServerHost(secrets=secrets, policy=_NO_RESTARTS)
     host.start(servers)
     try:
         if servers:
@@ -186,7 +202,8 @@ async def _run(args: argparse.Namespace) -> int:
                 return EXIT_NO_SERVER
             for connection in failed:
                 _error(f"warning: server {connection.name} is unavailable: {connection.status.reason}")
-        engine = ChatEngine(host, settings, ApprovalPolicy(_approver(args.approve)), options=options)
+        policy = ApprovalPolicy(_approver(args.approve))
+        engine = ChatEngine(host, settings, policy, options=options, secrets=secrets)
         turn = engine.start_turn(Conversation(), args.message, [Attachment(uri) for uri in args.attach])
         events: list[ChatEvent] = []
         try:

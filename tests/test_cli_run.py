@@ -165,3 +165,33 @@ def test_config_errors_exit_2(tmp_path: Path, llm: ScriptedLLM, capsys: pytest.C
     )
     assert run_command(["hi"]) == 2  # --model is required
     assert "--model" in capsys.readouterr().err
+
+
+def test_saved_app_settings_and_stored_key_are_used(
+    config: Path, llm: ScriptedLLM, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from desktop_app import cli
+    from desktop_app.core.app_settings import AppSettings, default_settings_path, save_settings
+    from desktop_app.core.chat.settings import ModelSettings
+    from desktop_app.core.secret_store import open_secret_store
+
+    store = open_secret_store(tmp_path / "secrets", prefer="plaintext-file")
+    store.set("LLM_API_KEY_COMPATIBLE", "sk-from-the-store")
+    monkeypatch.setattr(cli, "_secrets", lambda: store)
+    monkeypatch.delenv("OPENAI_API_KEY")
+    saved = ModelSettings("openai/scripted", api_base=llm.url, api_key_secret="LLM_API_KEY_COMPATIBLE", max_tokens=77)
+    save_settings(default_settings_path(), AppSettings(saved, provider="compatible"))
+    try:
+        llm.queue(text("Saved settings work."))
+        assert run_command(["--config", str(config), "hello"]) == 0
+        assert capsys.readouterr().out == "Saved settings work.\n"
+        [request] = llm.requests
+        assert request.headers["authorization"] == "Bearer sk-from-the-store"
+        assert request.body["max_tokens"] == 77
+    finally:
+        default_settings_path().unlink()
+
+
+def test_no_model_anywhere_is_a_usage_error(config: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run_command(["--config", str(config), "hello"]) == 2
+    assert "no model: pass --model" in capsys.readouterr().err
