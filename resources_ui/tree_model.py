@@ -1,0 +1,464 @@
+"""The source model of the resource browser: server → resources and templates.
+
+Every configured server is a top-level row carrying its live status; its children are the
+resources and templates it last listed. A catalog change replaces a server's children with a
+single layout change that re-points persistent indexes by URI, so views keep selection and
+expansion; a server that goes down keeps its last-known children, greyed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any, Final, overload
+
+from mcp_types import Resource, ResourceTemplate
+from PySide6.QtCore import (
+    QAbstractItemModel,
+    QMimeData,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    Qt,
+    SignalInstance,
+)
+from PySide6.QtGui import QFont, QGuiApplication, QPalette
+
+from desktop_app.core.catalog import ServerCatalog
+from desktop_app.core.content import human_size
+from desktop_app.core.server_status import ServerState, ServerStatus
+from desktop_app.ui.bridge import CoreBridge
+from desktop_app.ui.status_icons import state_icon
+from resources_ui.drag_payload import RESOURCES_MIME, URI_LIST_MIME, ResourceRef, encode_resources
+from resources_ui.icons import ContentKind, kind_for, kind_icon
+from resources_ui.qt_compat import no_data
+
+Index = QModelIndex | QPersistentModelIndex
+
+NAME_COLUMN, URI_COLUMN, TYPE_COLUMN, SIZE_COLUMN = range(4)
+COLUMNS: Final = 4
+HEADERS: Final = ("Name", "URI", "Type", "Size")
+
+ENTRY_ROLE: Final = Qt.ItemDataRole.UserRole + 1
+"""The `Entry` behind a child row (None on server rows)."""
+SERVER_ROLE: Final = Qt.ItemDataRole.UserRole + 2
+"""The server name, on server rows and their children."""
+
+SERVER_FLAGS: Final = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+RESOURCE_FLAGS: Final = (
+    Qt.ItemFlag.ItemIsEnabled
+    | Qt.ItemFlag.ItemIsSelectable
+    | Qt.ItemFlag.ItemIsDragEnabled
+    | Qt.ItemFlag.ItemNeverHasChildren
+)
+TEMPLATE_FLAGS: Final = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemNeverHasChildren
+_NO_FLAGS: Final = Qt.ItemFlag.NoItemFlags
+_RIGHT: Final = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+_LAYOUT_SIGNATURE: Final = "QList<QPersistentModelIndex>,QAbstractItemModel::LayoutChangeHint"
+ROOT: Final = QModelIndex()
+"""The invalid index naming the root; a shared default argument (indexes are values, never mutated)."""
+_NO_HINT: Final = QAbstractItemModel.LayoutChangeHint.NoLayoutChangeHint
+
+
+class EntryKind(Enum):
+    RESOURCE = "resource"
+    TEMPLATE = "template"
+
+
+EntryKey = str
+"""An entry's identity across listings: its kind's initial and its URI (strings hash fastest)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One child row: a resource or a template, flattened for fast display and filtering."""
+
+    kind: EntryKind
+    server: str
+    uri: str
+    """The resource URI, or the RFC 6570 template of a template."""
+    name: str
+    title: str | None
+    mime_type: str | None
+    size: int | None
+    description: str | None
+    key: EntryKey = field(repr=False)
+    """Identity across listings; stored rather than computed so the filter makes no garbage per row."""
+    folded_label: str = field(repr=False)
+    folded_text: str = field(repr=False)
+    """Label, name, URI and description case-folded once, so filtering is a plain string search."""
+
+    @property
+    def label(self) -> str:
+        return self.title or self.name
+
+    @property
+    def is_template(self) -> bool:
+        return self.kind is EntryKind.TEMPLATE
+
+    def ref(self) -> ResourceRef:
+        return ResourceRef(self.server, self.uri, self.label, self.mime_type)
+
+
+def make_entry(
+    kind: EntryKind,
+    server: str,
+    uri: str,
+    name: str,
+    title: str | None = None,
+    mime_type: str | None = None,
+    size: int | None = None,
+    description: str | None = None,
+) -> Entry:
+    label = title or name
+    text = "\n".join(part for part in (label, name, uri, description) if part)
+    return Entry(
+        kind,
+        server,
+        uri,
+        name,
+        title,
+        mime_type,
+        size,
+        description,
+        f"{kind.value[0]}:{uri}",
+        label.casefold(),
+        text.casefold(),
+    )
+
+
+def entries_of(catalog: ServerCatalog) -> list[Entry]:
+    """Resources then templates, in the server's order; a URI listed twice keeps its first listing."""
+    seen: set[EntryKey] = set()
+    entries: list[Entry] = []
+    items: Iterable[Resource | ResourceTemplate] = (*catalog.resources, *catalog.templates)
+    for item in items:
+        if isinstance(item, Resource):
+            entry = make_entry(
+                EntryKind.RESOURCE,
+                catalog.server,
+                item.uri,
+                item.name,
+                item.title,
+                item.mime_type,
+                item.size,
+                item.description,
+            )
+        else:
+            entry = make_entry(
+                EntryKind.TEMPLATE,
+                catalog.server,
+                item.uri_template,
+                item.name,
+                item.title,
+                item.mime_type,
+                None,
+                item.description,
+            )
+        if entry.key not in seen:
+            seen.add(entry.key)
+            entries.append(entry)
+    return entries
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
+
+
+@dataclass
+class _Server:
+    id: int
+    name: str
+    status: ServerStatus
+    entries: list[Entry] = field(default_factory=list)
+    rows: dict[EntryKey, int] = field(default_factory=dict)
+    listed: bool = False
+    """Whether `entries` come from a live catalog (False before the first listing and after it went away)."""
+    templates: int = 0
+
+    @property
+    def live(self) -> bool:
+        return self.status.state is ServerState.READY
+
+    def counts(self) -> str:
+        if not self.listed and not self.entries:
+            return "nothing listed yet"
+        text = f"{_plural(len(self.entries) - self.templates, 'resource')} · {_plural(self.templates, 'template')}"
+        return text if self.listed else f"{text} (last known)"
+
+
+class ResourceTreeModel(QAbstractItemModel):
+    """Servers and what they offer; fed by the bridge (or directly, through the `set_*` methods)."""
+
+    def __init__(self, bridge: CoreBridge | None = None, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._servers: list[_Server] = []
+        self._by_id: dict[int, _Server] = {}
+        self._next_id = 1
+        self._bold = QFont()
+        self._bold.setBold(True)
+        if bridge is not None:
+            self._bind(bridge)
+
+    def _bind(self, bridge: CoreBridge) -> None:
+        host = bridge.host
+
+        def on_state(name: str, status: ServerStatus) -> None:
+            if name in host.connections:
+                self.set_status(name, status)
+            else:
+                self.remove_server(name)
+
+        def on_catalog(name: str, catalog: ServerCatalog | None) -> None:
+            if catalog is None and name not in host.connections:
+                self.remove_server(name)
+            else:
+                self.set_catalog(name, catalog)
+
+        for name, connection in host.connections.items():
+            self.set_status(name, connection.status)
+            if connection.catalog is not None:
+                self.set_catalog(name, connection.catalog)
+        bridge.server_state_changed.connect(on_state)
+        bridge.catalog_changed.connect(on_catalog)
+
+    # -- feeding ---------------------------------------------------------------------------
+
+    def set_status(self, name: str, status: ServerStatus) -> None:
+        server = self._server_named(name) or self._add_server(name, status)
+        was_live = server.live
+        server.status = status
+        row = self._servers.index(server)
+        self.dataChanged.emit(self.index(row, 0), self.index(row, COLUMNS - 1))
+        if was_live != server.live and server.entries:
+            parent = self.index(row, 0)
+            self.dataChanged.emit(
+                self.index(0, 0, parent),
+                self.index(len(server.entries) - 1, COLUMNS - 1, parent),
+                [Qt.ItemDataRole.ForegroundRole],
+            )
+
+    def set_catalog(self, name: str, catalog: ServerCatalog | None) -> None:
+        """Show a server's new listing; None keeps the last one, marked as no longer live."""
+        server = self._server_named(name) or self._add_server(name, ServerStatus(ServerState.STARTING))
+        row = self._servers.index(server)
+        if catalog is None:
+            server.listed = False
+        else:
+            server.listed = True
+            entries = entries_of(catalog)
+            if entries != server.entries:
+                self._replace_entries(server, entries)
+        self.dataChanged.emit(self.index(row, 0), self.index(row, COLUMNS - 1))
+
+    def remove_server(self, name: str) -> None:
+        server = self._server_named(name)
+        if server is None:
+            return
+        row = self._servers.index(server)
+        self.beginRemoveRows(QModelIndex(), row, row)
+        del self._servers[row]
+        del self._by_id[server.id]
+        self.endRemoveRows()
+
+    def _add_server(self, name: str, status: ServerStatus) -> _Server:
+        server = _Server(self._next_id, name, status)
+        self._next_id += 1
+        row = len(self._servers)
+        self.beginInsertRows(QModelIndex(), row, row)
+        self._servers.append(server)
+        self._by_id[server.id] = server
+        self.endInsertRows()
+        return server
+
+    def _replace_entries(self, server: _Server, entries: list[Entry]) -> None:
+        """Swap the children in one layout change; persistent indexes follow their URI or die."""
+        parent = QPersistentModelIndex(self.index(self._servers.index(server), 0))
+        layout_signal(self.layoutAboutToBeChanged).emit([parent], _NO_HINT)
+        old = server.entries
+        server.entries = entries
+        server.rows = {entry.key: row for row, entry in enumerate(entries)}
+        server.templates = sum(entry.is_template for entry in entries)
+        moved_from: list[QModelIndex] = []
+        moved_to: list[QModelIndex] = []
+        for index in self.persistentIndexList():
+            if index.internalId() != server.id:
+                continue
+            new_row = server.rows.get(old[index.row()].key) if index.row() < len(old) else None
+            moved_from.append(index)
+            moved_to.append(QModelIndex() if new_row is None else self.createIndex(new_row, index.column(), server.id))
+        self.changePersistentIndexList(moved_from, moved_to)
+        layout_signal(self.layoutChanged).emit([parent], _NO_HINT)
+
+    # -- lookups used by the filter proxy and the browser -----------------------------------
+
+    def _server_named(self, name: str) -> _Server | None:
+        return next((s for s in self._servers if s.name == name), None)
+
+    def server_count(self) -> int:
+        return len(self._servers)
+
+    def server_id_at(self, row: int) -> int:
+        return self._servers[row].id
+
+    def server_row(self, server_id: int) -> int:
+        return self._servers.index(self._by_id[server_id])
+
+    def server_ids(self) -> list[int]:
+        return [server.id for server in self._servers]
+
+    def server_name(self, server_id: int) -> str:
+        return self._by_id[server_id].name
+
+    def server_status(self, name: str) -> ServerStatus | None:
+        server = self._server_named(name)
+        return server.status if server is not None else None
+
+    def entries(self, server_id: int) -> Sequence[Entry]:
+        server = self._by_id.get(server_id)
+        return server.entries if server is not None else ()
+
+    def row_of(self, server_id: int, key: EntryKey) -> int | None:
+        server = self._by_id.get(server_id)
+        return server.rows.get(key) if server is not None else None
+
+    def child_index(self, server_id: int, row: int, column: int) -> QModelIndex:
+        return self.createIndex(row, column, server_id)
+
+    def entry(self, index: Index) -> Entry | None:
+        if not index.isValid() or index.internalId() == 0:
+            return None
+        entries = self.entries(index.internalId())
+        return entries[index.row()] if index.row() < len(entries) else None
+
+    def server_data(self, row: int, column: int, role: int) -> Any:
+        server = self._servers[row]
+        if role == Qt.ItemDataRole.DisplayRole:
+            if column == NAME_COLUMN:
+                return server.name
+            if column == URI_COLUMN:
+                return server.counts()
+            if column == TYPE_COLUMN:
+                return server.status.state.value
+            return no_data()
+        if role == Qt.ItemDataRole.DecorationRole and column == NAME_COLUMN:
+            return state_icon(server.status.state)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return f"{server.name}: {server.status.summary}"
+        if role == Qt.ItemDataRole.FontRole and column == NAME_COLUMN:
+            return self._bold
+        if role == Qt.ItemDataRole.ForegroundRole and not server.live:
+            return _disabled_text()
+        if role == SERVER_ROLE:
+            return server.name
+        return no_data()
+
+    def entry_data(self, server_id: int, entry: Entry, column: int, role: int) -> Any:
+        if role == Qt.ItemDataRole.DisplayRole:
+            if column == NAME_COLUMN:
+                return entry.label
+            if column == URI_COLUMN:
+                return entry.uri
+            if column == TYPE_COLUMN:
+                if entry.is_template:
+                    return f"template · {entry.mime_type}" if entry.mime_type else "template"
+                return entry.mime_type or ""
+            return human_size(entry.size) if entry.size is not None else ""
+        if role == Qt.ItemDataRole.DecorationRole and column == NAME_COLUMN:
+            return kind_icon(ContentKind.TEMPLATE if entry.is_template else kind_for(entry.mime_type, entry.uri))
+        if role == Qt.ItemDataRole.ToolTipRole:
+            lines = [entry.description or entry.label, entry.uri]
+            if entry.size is not None:
+                lines.append(f"{entry.size:,} bytes")
+            return "\n".join(lines)
+        if role == Qt.ItemDataRole.TextAlignmentRole and column == SIZE_COLUMN:
+            return _RIGHT
+        if role == Qt.ItemDataRole.ForegroundRole and not self._by_id[server_id].live:
+            return _disabled_text()
+        if role == ENTRY_ROLE:
+            return entry
+        if role == SERVER_ROLE:
+            return entry.server
+        return no_data()
+
+    # -- QAbstractItemModel ----------------------------------------------------------------
+
+    def index(self, row: int, column: int, parent: Index = ROOT) -> QModelIndex:
+        if not 0 <= column < COLUMNS or row < 0:
+            return QModelIndex()
+        if not parent.isValid():
+            return self.createIndex(row, column, 0) if row < len(self._servers) else QModelIndex()
+        if parent.internalId() != 0 or parent.column() != 0 or parent.row() >= len(self._servers):
+            return QModelIndex()
+        server = self._servers[parent.row()]
+        return self.createIndex(row, column, server.id) if row < len(server.entries) else QModelIndex()
+
+    @overload
+    def parent(self) -> QObject | None: ...
+    @overload
+    def parent(self, child: Index) -> QModelIndex: ...
+    def parent(self, child: Index | None = None) -> QObject | QModelIndex | None:
+        if child is None:
+            return super().parent()
+        if not child.isValid() or child.internalId() == 0:
+            return QModelIndex()
+        return self.createIndex(self.server_row(child.internalId()), 0, 0)
+
+    def rowCount(self, parent: Index = ROOT) -> int:
+        if not parent.isValid():
+            return len(self._servers)
+        if parent.internalId() != 0 or parent.column() != 0:
+            return 0
+        return len(self._servers[parent.row()].entries)
+
+    def columnCount(self, parent: Index = ROOT) -> int:
+        return COLUMNS
+
+    def hasChildren(self, parent: Index = ROOT) -> bool:
+        return self.rowCount(parent) > 0
+
+    def flags(self, index: Index) -> Qt.ItemFlag:
+        if not index.isValid():
+            return _NO_FLAGS
+        entry = self.entry(index)
+        if entry is None:
+            return SERVER_FLAGS
+        return TEMPLATE_FLAGS if entry.is_template else RESOURCE_FLAGS
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return no_data()
+        if index.internalId() == 0:
+            return self.server_data(index.row(), index.column(), role)
+        entry = self.entry(index)
+        return no_data() if entry is None else self.entry_data(index.internalId(), entry, index.column(), role)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole and section < COLUMNS:
+            return HEADERS[section]
+        return no_data()
+
+    def mimeTypes(self) -> list[str]:
+        return [RESOURCES_MIME, URI_LIST_MIME, "text/plain"]
+
+    def mimeData(self, indexes: Sequence[QModelIndex]) -> QMimeData:
+        return encode_resources(refs_of(self.entry(index) for index in indexes))
+
+    def supportedDragActions(self) -> Qt.DropAction:
+        return Qt.DropAction.CopyAction
+
+
+def layout_signal(signal: SignalInstance) -> SignalInstance:
+    """The overload of a layout signal that carries the changed parents (PySide also exposes none-arg ones)."""
+    overload_: SignalInstance = signal[_LAYOUT_SIGNATURE]  # type: ignore[index]
+    return overload_
+
+
+def refs_of(entries: Iterable[Entry | None]) -> list[ResourceRef]:
+    """The attachable resources among `entries` (templates are not), in order, without repeats."""
+    return list(dict.fromkeys(e.ref() for e in entries if e is not None and not e.is_template))
+
+
+def _disabled_text() -> Any:
+    return QGuiApplication.palette().color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text)

@@ -1,0 +1,1 @@
+"""Native viewers for resource content, and the pane that picks one by content."""

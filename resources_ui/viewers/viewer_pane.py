@@ -1,0 +1,334 @@
+"""One pane that reads a resource and shows it in the viewer its content calls for."""
+
+from __future__ import annotations
+
+import asyncio
+from enum import Enum
+from functools import cache
+from typing import Final
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QImageReader
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop_app.core.connection import describe_error
+from desktop_app.core.content import ResourceContent, human_size
+from desktop_app.ui.bridge import CoreBridge
+from resources_ui.drag_payload import ResourceRef
+from resources_ui.icons import ContentKind, kind_for
+from resources_ui.viewers.binary_card import BinaryCard, ErrorCard
+from resources_ui.viewers.image_viewer import ImageError, ImageViewer, decode_image
+from resources_ui.viewers.pdf_viewer import PdfError, PdfViewer
+from resources_ui.viewers.resource_cache import ResourceCache
+from resources_ui.viewers.text_viewer import MarkdownViewer, TextViewer
+
+LOADING_DELAY_MS: Final = 150
+"""Fast reads swap content directly; only slow ones flash a "Loading…" page."""
+
+
+class ViewerKind(Enum):
+    EMPTY = "empty"
+    LOADING = "loading"
+    TEXT = "text"
+    MARKDOWN = "markdown"
+    PDF = "pdf"
+    IMAGE = "image"
+    BINARY = "binary"
+    ERROR = "error"
+
+
+@cache
+def _decodable_images() -> frozenset[str]:
+    return frozenset(bytes(m.data()).decode("ascii") for m in QImageReader.supportedMimeTypes())
+
+
+def choose_viewer(content: ResourceContent) -> ViewerKind:
+    """The viewer for one content item, by what it holds and then by its (possibly sniffed) type."""
+    if content.error is not None:
+        return ViewerKind.ERROR
+    kind = kind_for(content.mime_type, content.uri)
+    if content.text is not None:
+        return ViewerKind.MARKDOWN if kind is ContentKind.MARKDOWN else ViewerKind.TEXT
+    if kind is ContentKind.PDF:
+        return ViewerKind.PDF
+    if kind is ContentKind.IMAGE and content.mime_essence in _decodable_images():
+        return ViewerKind.IMAGE
+    return ViewerKind.BINARY
+
+
+def _centered_label(text: str) -> QLabel:
+    label = QLabel(text)
+    label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+    label.setWordWrap(True)
+    label.setEnabled(False)
+    return label
+
+
+class ResourceViewerPane(QWidget):
+    """Header (name, URI, type, size, Attach) over the viewer chosen for the content."""
+
+    attach_requested = Signal(list)
+    """list[ResourceRef]: the user pressed Attach for the shown resource."""
+    content_shown = Signal(object)
+    """ViewerKind: a resource (or an error about it) is now on screen."""
+
+    def __init__(self, bridge: CoreBridge, cache: ResourceCache | None = None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("resourceViewerPane")
+        self._bridge = bridge
+        self.cache = cache or ResourceCache(bridge, parent=self)
+        self.cache.updated.connect(self._on_updated)
+        self._ref: ResourceRef | None = None
+        self._contents: list[ResourceContent] = []
+        self._generation = 0
+        self._task: asyncio.Task[None] | None = None
+        self._kind = ViewerKind.EMPTY
+
+        self.title = QLabel()
+        self.title.setObjectName("viewerTitle")
+        font = self.title.font()
+        font.setPointSizeF(font.pointSizeF() * 1.15)
+        font.setBold(True)
+        self.title.setFont(font)
+        self.meta = QLabel()
+        self.meta.setObjectName("viewerMeta")
+        self.meta.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.note = QLabel()
+        self.note.setWordWrap(True)
+        self.note.hide()
+        self.part_box = QComboBox()
+        self.part_box.hide()
+        self.part_box.activated.connect(lambda part: self._spawn_render(part, keep_view=False))
+        self.reload_button = QPushButton("Reload")
+        self.reload_button.clicked.connect(self.reload)
+        self.attach_button = QPushButton("Attach")
+        self.attach_button.setToolTip("Attach this resource to the conversation")
+        self.attach_button.clicked.connect(self._attach)
+        header = QHBoxLayout()
+        titles = QVBoxLayout()
+        titles.setSpacing(0)
+        titles.addWidget(self.title)
+        titles.addWidget(self.meta)
+        header.addLayout(titles, 1)
+        header.addWidget(self.part_box)
+        header.addWidget(self.reload_button)
+        header.addWidget(self.attach_button)
+
+        self.placeholder = _centered_label("Select a resource to see it here.\nDrag resources into the chat to attach.")
+        self.loading = _centered_label("Loading…")
+        self.text_viewer = TextViewer()
+        self.markdown_viewer = MarkdownViewer()
+        self.markdown_viewer.link_activated.connect(self._follow_link)
+        self.pdf_viewer = PdfViewer()
+        self.image_viewer = ImageViewer()
+        self.binary_card = BinaryCard()
+        self.error_card = ErrorCard()
+        self.error_card.retry_requested.connect(self.reload)
+        self._pages = {
+            ViewerKind.EMPTY: self.placeholder,
+            ViewerKind.LOADING: self.loading,
+            ViewerKind.TEXT: self.text_viewer,
+            ViewerKind.MARKDOWN: self.markdown_viewer,
+            ViewerKind.PDF: self.pdf_viewer,
+            ViewerKind.IMAGE: self.image_viewer,
+            ViewerKind.BINARY: self.binary_card,
+            ViewerKind.ERROR: self.error_card,
+        }
+        self._stack = QStackedWidget()
+        for page in self._pages.values():
+            self._stack.addWidget(page)
+        self._loading_timer = QTimer(self, singleShot=True, interval=LOADING_DELAY_MS)
+        self._loading_timer.timeout.connect(lambda: self._switch(ViewerKind.LOADING))
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addLayout(header)
+        layout.addWidget(self.note)
+        layout.addWidget(self._stack, 1)
+        self.clear()
+
+    # -- public ----------------------------------------------------------------------------
+
+    @property
+    def current_ref(self) -> ResourceRef | None:
+        return self._ref
+
+    @property
+    def current_kind(self) -> ViewerKind:
+        return self._kind
+
+    @property
+    def loading_now(self) -> bool:
+        return self._task is not None and not self._task.done()
+
+    def open(self, ref: ResourceRef) -> None:
+        """Read `ref` (through the cache) and show it; keeps it subscribed while shown."""
+        if ref == self._ref and (self._contents or self.loading_now):
+            return
+        self._set_ref(ref)
+        self._load(keep_view=False)
+
+    def reload(self) -> None:
+        if self._ref is not None:
+            self.cache.invalidate(self._ref.server, self._ref.uri)
+            self._load(keep_view=True)
+
+    def show_contents(self, ref: ResourceRef, contents: list[ResourceContent]) -> None:
+        """Show content already in hand (say, a tool result's embedded resource) without a read."""
+        self._set_ref(ref)
+        self._generation += 1
+        self._present(contents, keep_view=False)
+
+    def clear(self) -> None:
+        self._set_ref(None)
+        self._generation += 1
+        self._contents = []
+        self.title.setText("No resource selected")
+        self.meta.clear()
+        self.note.hide()
+        self.part_box.hide()
+        self._switch(ViewerKind.EMPTY)
+
+    # -- loading ---------------------------------------------------------------------------
+
+    def _set_ref(self, ref: ResourceRef | None) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            self._task = None
+        if self._ref is not None and self._ref != ref:
+            self.cache.release(self._ref.server, self._ref.uri)
+        if ref is not None and ref != self._ref:
+            self.cache.retain(ref.server, ref.uri)
+        self._ref = ref
+        self._contents = []
+        enabled = ref is not None
+        self.reload_button.setEnabled(enabled)
+        self.attach_button.setEnabled(enabled)
+        if ref is not None:
+            self.title.setText(ref.name)
+            self.meta.setText(" · ".join(part for part in (ref.uri, ref.mime_type or "") if part))
+
+    def _load(self, *, keep_view: bool) -> None:
+        ref = self._ref
+        if ref is None:
+            return
+        if self._task is not None:
+            self._task.cancel()
+        self._generation += 1
+        self._loading_timer.start()
+        self._task = self._bridge.spawn(self._fetch(ref, self._generation, keep_view), f"Reading {ref.uri}")
+
+    async def _fetch(self, ref: ResourceRef, generation: int, keep_view: bool) -> None:
+        try:
+            contents = await self.cache.read(ref.server, ref.uri)
+        except Exception as exc:
+            if generation == self._generation:
+                self._show_error("This resource could not be read.", describe_error(exc))
+            return
+        if generation == self._generation:
+            self._present(contents, keep_view=keep_view)
+
+    def _present(self, contents: list[ResourceContent], *, keep_view: bool) -> None:
+        part = self.part_box.currentIndex() if keep_view and len(contents) == len(self._contents) else 0
+        self._contents = contents
+        self.part_box.blockSignals(True)
+        self.part_box.clear()
+        for number, item in enumerate(contents, start=1):
+            self.part_box.addItem(f"Part {number} of {len(contents)} · {item.mime_essence or 'unknown type'}")
+        self.part_box.setCurrentIndex(max(0, part))
+        self.part_box.blockSignals(False)
+        self.part_box.setVisible(len(contents) > 1)
+        if not contents:
+            self._show_error("This resource is empty.", "The server returned no content for it.")
+            return
+        self._spawn_render(max(0, part), keep_view=keep_view)
+
+    def _spawn_render(self, part: int, *, keep_view: bool) -> None:
+        if 0 <= part < len(self._contents):
+            self._task = self._bridge.spawn(
+                self._render(self._contents[part], self._generation, keep_view), "Showing a resource"
+            )
+
+    async def _render(self, content: ResourceContent, generation: int, keep_view: bool) -> None:
+        kind = choose_viewer(content)
+        self._describe(content)
+        try:
+            if kind is ViewerKind.IMAGE:
+                assert content.data is not None
+                image = await asyncio.to_thread(decode_image, content.data)
+                if generation != self._generation:
+                    return
+                self.image_viewer.set_image(image)
+            elif kind is ViewerKind.PDF:
+                assert content.data is not None
+                self.pdf_viewer.load(content.data, keep_view=keep_view)
+            elif kind is ViewerKind.MARKDOWN:
+                assert content.text is not None
+                self.markdown_viewer.show_markdown(content.text, content.mime_type, content.uri)
+            elif kind is ViewerKind.TEXT:
+                assert content.text is not None
+                scroll = self.text_viewer.verticalScrollBar().value()
+                self.text_viewer.show_text(content.text, content.mime_type, content.uri)
+                if keep_view:
+                    self.text_viewer.verticalScrollBar().setValue(scroll)
+            elif kind is ViewerKind.BINARY:
+                self.binary_card.show_content(content)
+            else:
+                self._show_error("The server sent content that cannot be shown.", content.error or "")
+                return
+        except (PdfError, ImageError) as exc:
+            if generation == self._generation:
+                self._show_error("This resource cannot be displayed.", str(exc))
+            return
+        except Exception as exc:  # a viewer failing on odd content must not take the app down
+            if generation == self._generation:
+                self._show_error("This resource cannot be displayed.", describe_error(exc))
+            return
+        if generation == self._generation:
+            self._switch(kind)
+
+    def _describe(self, content: ResourceContent) -> None:
+        parts = [content.uri, content.mime_essence or "unknown type"]
+        if content.error is None:
+            parts.append(human_size(content.size))
+        self.meta.setText(" · ".join(parts))
+        self.note.setText(f"Note: {content.note}." if content.note else "")
+        self.note.setVisible(bool(content.note))
+
+    def _show_error(self, heading: str, message: str) -> None:
+        self.error_card.show_error(heading, message)
+        self._switch(ViewerKind.ERROR)
+
+    def _switch(self, kind: ViewerKind) -> None:
+        if kind is not ViewerKind.LOADING:
+            self._loading_timer.stop()
+        self._kind = kind
+        self._stack.setCurrentWidget(self._pages[kind])
+        if kind not in (ViewerKind.EMPTY, ViewerKind.LOADING):
+            self.content_shown.emit(kind)
+
+    # -- reactions -------------------------------------------------------------------------
+
+    def _on_updated(self, server: str, uri: str) -> None:
+        if self._ref is not None and (self._ref.server, self._ref.uri) == (server, uri):
+            self._load(keep_view=True)
+
+    def _attach(self) -> None:
+        if self._ref is not None:
+            self.attach_requested.emit([self._ref])
+
+    def _follow_link(self, uri: str) -> None:
+        owner = self._bridge.host.catalog.owner_of(uri)
+        server = owner or (self._ref.server if self._ref is not None else None)
+        if server is not None:
+            resource = self._bridge.host.catalog.resource(uri)
+            name = (resource.title or resource.name) if resource is not None else uri
+            self.open(ResourceRef(server, uri, name, resource.mime_type if resource is not None else None))

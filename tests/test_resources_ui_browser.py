@@ -1,0 +1,281 @@
+"""The resource browser against real servers: tree, filter, drag, keyboard and menu, live updates."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+import qasync
+from PySide6.QtCore import QMimeData, QModelIndex, Qt
+from PySide6.QtGui import QGuiApplication, QPalette
+from PySide6.QtWidgets import QApplication
+from pytestqt.qtbot import QtBot
+
+from desktop_app.core.host import ServerHost
+from desktop_app.core.server_config import ServerConfig, TransportKind
+from desktop_app.core.server_status import ServerState
+from desktop_app.demo_server import build_server as build_demo_server
+from desktop_app.ui.bridge import CoreBridge
+from resources_ui import RESOURCES_MIME, ResourceBrowser, ResourceRef, decode_resources, encode_resources
+from resources_ui.filter_proxy import CHUNK, match_rank, query_words
+from resources_ui.tree_model import ENTRY_ROLE, EntryKind, make_entry
+from tests.hosting import FAST_RESTARTS
+from tests.servers.fixture_server import RESOURCE_URIS, build_fixture_server
+from tests.servers.paginated_server import build_paginated_server
+
+
+def run(app: QApplication, scenario: Coroutine[Any, Any, None]) -> None:
+    with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(app)) as runner:
+        runner.run(scenario)
+
+
+async def until(check: Callable[[], object], timeout: float = 10.0, what: str = "condition") -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        await asyncio.sleep(0.01)
+
+
+async def start_host(servers: dict[str, Any]) -> CoreBridge:
+    """Real MCP servers in-process, one connection each, all ready."""
+    host = ServerHost(policy=FAST_RESTARTS, target_factory=lambda config, _hooks: servers[config.name])
+    bridge = CoreBridge(host)
+    host.start([ServerConfig(name=n, transport=TransportKind.STDIO, command="unused") for n in servers])
+    await host.wait_settled(15)
+    return bridge
+
+
+def children(browser: ResourceBrowser, server_row: int, column: int = 0) -> list[str]:
+    proxy = browser.proxy
+    parent = proxy.index(server_row, 0)
+    return [proxy.data(proxy.index(row, column, parent)) for row in range(proxy.rowCount(parent))]
+
+
+def test_tree_shows_servers_status_counts_and_details(qapp: QApplication, qtmodeltester: Any) -> None:
+    async def scenario() -> None:
+        bridge = await start_host({"fx": build_fixture_server(), "demo": build_demo_server()})
+        browser = ResourceBrowser(bridge)
+        qtmodeltester.check(browser.model)
+        qtmodeltester.check(browser.proxy)
+        proxy = browser.proxy
+        try:
+            assert [proxy.data(proxy.index(r, 0)) for r in range(proxy.rowCount())] == ["fx", "demo"]
+            assert proxy.data(proxy.index(0, 1)) == "6 resources · 1 template"
+            assert proxy.data(proxy.index(0, 2)) == "ready"
+            assert not proxy.data(proxy.index(0, 0), Qt.ItemDataRole.DecorationRole).isNull()
+            assert children(browser, 0, 1) == [*RESOURCE_URIS, "fixture://items/{item_id}"]
+            assert children(browser, 0) == [
+                "long",
+                "doc.pdf",
+                "image.png",
+                "data.json",
+                "corrupt.pdf",
+                "huge.png",
+                "item",
+            ]
+            assert children(browser, 0, 2)[:2] == ["text/plain", "application/pdf"]
+            assert children(browser, 0, 2)[-1] == "template · text/plain"
+            long_index = proxy.index(0, 0, proxy.index(0, 0))
+            assert "~60k chars of text" in proxy.data(long_index, Qt.ItemDataRole.ToolTipRole)
+            # The demo server reports sizes; they are shown human-readable.
+            demo_sizes = children(browser, 1, 3)
+            assert demo_sizes[0].endswith("KB")
+            assert "Getting started with MCP Desk" in children(browser, 1)
+            assert browser.view.isExpanded(proxy.index(0, 0)) and browser.view.isExpanded(proxy.index(1, 0))
+        finally:
+            await bridge.host.stop_all()
+
+    run(qapp, scenario())
+
+
+def test_match_rank_words_any_order_prefix_first() -> None:
+    entry = make_entry(
+        EntryKind.RESOURCE, "s", "docs://annual/report.pdf", "annual-report", description="Yearly numbers"
+    )
+    words = query_words
+    assert match_rank(entry, words("annual")) == 0  # the label starts with it
+    assert match_rank(entry, words("report annual")) == 1  # any order; "report" starts a word
+    assert match_rank(entry, words("NUMBERS yearly")) == 2  # case-insensitive, description counts
+    assert match_rank(entry, words("nual")) == 2  # inside a word only
+    assert match_rank(entry, words("annual missing")) is None
+
+
+def test_filter_as_you_type_ranks_prefix_matches_first(qapp: QApplication, qtbot: QtBot) -> None:
+    async def scenario() -> None:
+        bridge = await start_host({"fx": build_fixture_server(), "demo": build_demo_server()})
+        browser = ResourceBrowser(bridge)
+        qtbot.addWidget(browser)
+        try:
+            qtbot.keyClicks(browser.filter_edit, "pdf")
+            await until(lambda: browser.proxy.query == "pdf", what="filter applied")
+            assert children(browser, 0) == ["doc.pdf", "corrupt.pdf"]
+            assert browser.proxy.data(browser.proxy.index(0, 1)) == "2 of 7 match"
+            assert children(browser, 1) == ["Field report: hosting MCP servers on the desktop"]
+            browser.filter_edit.setText("report field")
+            await until(lambda: browser.proxy.query == "report field", what="words in any order")
+            assert children(browser, 0) == [] and len(children(browser, 1)) == 1
+            browser.filter_edit.setText("no")
+            await until(lambda: browser.proxy.query == "no", what="ranked filter")
+            # "Notes log" starts with "no"; "Topic note" only has a word starting with it.
+            names = children(browser, 1)
+            assert names.index("Notes log") < names.index("Topic note")
+            browser.filter_edit.clear()
+            await until(lambda: browser.proxy.query == "", what="cleared")
+            assert len(children(browser, 0)) == 7
+        finally:
+            await bridge.host.stop_all()
+
+    run(qapp, scenario())
+
+
+def test_drag_payload_round_trip(qapp: QApplication) -> None:
+    async def scenario() -> None:
+        bridge = await start_host({"fx": build_fixture_server()})
+        browser = ResourceBrowser(bridge)
+        try:
+            proxy = browser.proxy
+            server = proxy.index(0, 0)
+            rows = [proxy.index(r, c, server) for r in (1, 3, 6) for c in range(4)]  # doc.pdf, data.json, template
+            mime = proxy.mimeData(rows)
+            assert set(proxy.mimeTypes()) <= set(mime.formats()) | {"text/uri-list"}
+            refs = decode_resources(mime)
+            assert refs == [
+                ResourceRef("fx", "fixture://doc.pdf", "doc.pdf", "application/pdf"),
+                ResourceRef("fx", "fixture://data.json", "data.json", "application/json"),
+            ]
+            assert [url.toString() for url in mime.urls()] == ["fixture://doc.pdf", "fixture://data.json"]
+            assert mime.text() == "fixture://doc.pdf\nfixture://data.json"
+            assert proxy.flags(rows[0]) & Qt.ItemFlag.ItemIsDragEnabled
+            assert not proxy.flags(rows[-1]) & Qt.ItemFlag.ItemIsDragEnabled
+            assert decode_resources(encode_resources(refs)) == refs
+        finally:
+            await bridge.host.stop_all()
+
+    run(qapp, scenario())
+
+
+def test_decode_ignores_foreign_and_damaged_payloads(qapp: QApplication) -> None:
+    plain = QMimeData()
+    plain.setText("fixture://doc.pdf")
+    assert decode_resources(plain) == []
+    damaged = QMimeData()
+    damaged.setData(RESOURCES_MIME, b"{not json")
+    assert decode_resources(damaged) == []
+    partial = QMimeData()
+    partial.setData(RESOURCES_MIME, b'{"resources": [{"uri": "x://no-server"}, {"server": "s", "uri": "x://ok"}]}')
+    assert decode_resources(partial) == [ResourceRef("s", "x://ok", "x://ok", None)]
+
+
+def test_enter_menu_and_copy_paths(qapp: QApplication, qtbot: QtBot) -> None:
+    async def scenario() -> None:
+        bridge = await start_host({"fx": build_fixture_server()})
+        browser = ResourceBrowser(bridge)
+        qtbot.addWidget(browser)
+        browser.show()
+        attached: list[list[ResourceRef]] = []
+        opened: list[ResourceRef] = []
+        templates: list[object] = []
+        browser.attach_requested.connect(attached.append)
+        browser.open_requested.connect(opened.append)
+        browser.template_requested.connect(templates.append)
+        try:
+            long_index = browser.index_of("fx", "fixture://long")
+            browser.view.setCurrentIndex(long_index)
+            browser.view.setFocus()
+            qtbot.keyClick(browser.view, Qt.Key.Key_Return)
+            assert attached == [[ResourceRef("fx", "fixture://long", "long", "text/plain")]]
+            # Arrowing onto a row previews it after a short pause.
+            await until(lambda: opened, what="preview on select")
+            assert opened[-1].uri == "fixture://long"
+
+            menu = browser.context_menu()
+            actions = {action.text(): action for action in menu.actions()}
+            assert set(actions) == {"Attach to conversation", "Open", "Copy URI"}
+            actions["Open"].trigger()
+            assert opened[-1].uri == "fixture://long"
+            actions["Copy URI"].trigger()
+            assert QGuiApplication.clipboard().text() == "fixture://long"
+
+            template_index = browser.index_of("fx", "fixture://items/{item_id}")
+            browser.view.setCurrentIndex(template_index)
+            menu = browser.context_menu()
+            actions = {action.text(): action for action in menu.actions()}
+            assert not actions["Attach to conversation"].isEnabled()
+            actions["Fill in template…"].trigger()
+            assert templates and templates[-1].uri == "fixture://items/{item_id}"  # type: ignore[attr-defined]
+        finally:
+            await bridge.host.stop_all()
+
+    run(qapp, scenario())
+
+
+def test_list_changed_updates_in_place_and_down_server_greys(qapp: QApplication, qtmodeltester: Any) -> None:
+    async def scenario() -> None:
+        bridge = await start_host({"fx": build_fixture_server(), "demo": build_demo_server()})
+        browser = ResourceBrowser(bridge)
+        qtmodeltester.check(browser.proxy)
+        proxy = browser.proxy
+        try:
+            selected = browser.index_of("fx", "fixture://data.json")
+            browser.view.selectionModel().select(selected, browser.view.selectionModel().SelectionFlag.ClearAndSelect)
+            browser.view.setCurrentIndex(selected)
+            browser.view.collapse(proxy.index(1, 0))
+            await bridge.host.connection("fx").call_tool("notify_change", {})
+            await until(lambda: "fixture://added/1" in children(browser, 0, 1), what="list_changed re-list")
+            assert [e.uri for e in browser.selected_entries()] == ["fixture://data.json"]
+            assert browser.view.isExpanded(proxy.index(0, 0)) and not browser.view.isExpanded(proxy.index(1, 0))
+            assert proxy.data(proxy.index(0, 1)) == "7 resources · 1 template"
+
+            await bridge.host.connection("fx").stop()
+            status = browser.model.server_status("fx")
+            assert status is not None and status.state is ServerState.STOPPED
+            assert proxy.rowCount() == 2 and len(children(browser, 0)) == 8
+            assert proxy.data(proxy.index(0, 1)) == "7 resources · 1 template (last known)"
+            grey = QGuiApplication.palette().color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text)
+            assert proxy.data(proxy.index(0, 0, proxy.index(0, 0)), Qt.ItemDataRole.ForegroundRole) == grey
+            assert proxy.data(proxy.index(0, 0, proxy.index(1, 0)), Qt.ItemDataRole.ForegroundRole) is None
+
+            await bridge.host.remove("fx")
+            assert proxy.rowCount() == 1 and proxy.data(proxy.index(0, 0)) == "demo"
+        finally:
+            await bridge.host.stop_all()
+
+    run(qapp, scenario())
+
+
+def test_ten_thousand_resources_load_and_filter_quickly(qapp: QApplication) -> None:
+    async def scenario() -> None:
+        bridge = await start_host({"big": build_paginated_server(10, 1000)})
+        assert len(bridge.host.catalog.servers["big"].resources) == 10_000
+        started = time.perf_counter()
+        browser = ResourceBrowser(bridge)
+        browser.resize(900, 700)
+        browser.show()
+        await asyncio.sleep(0)
+        loaded = time.perf_counter() - started
+        try:
+            assert browser.proxy.match_count(0) == (20_000, 20_000)  # 10,000 resources and 10,000 templates
+            assert browser.proxy.rowCount(browser.proxy.index(0, 0)) <= 2 * CHUNK  # the view gets chunks
+            worst = 0.0
+            for text in ("r", "re", "res", "resource-00", "resource-0042", "0042 resource"):
+                started = time.perf_counter()
+                browser.proxy.set_query(text)
+                await asyncio.sleep(0)
+                worst = max(worst, time.perf_counter() - started)
+            matches = children(browser, 0)
+            assert matches == ["resource-0042"]
+            assert loaded < 0.5 and worst < 0.25, f"load {loaded:.3f} s, worst keystroke {worst:.3f} s"
+            browser.proxy.set_query("")
+            parent = browser.proxy.index(0, 0)
+            before = browser.proxy.rowCount(parent)
+            browser.proxy.fetchMore(parent)
+            assert browser.proxy.rowCount(parent) == before + CHUNK
+            last = browser.proxy.index(browser.proxy.rowCount(parent) - 1, 0, parent)
+            assert browser.proxy.data(last, ENTRY_ROLE) is not None
+            assert browser.proxy.parent(last) == parent and browser.proxy.parent(parent) == QModelIndex()
+        finally:
+            await bridge.host.stop_all()
+
+    run(qapp, scenario())
