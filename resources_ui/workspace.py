@@ -1,9 +1,13 @@
-"""The resources area ready to embed: browser on the left, template form and viewer on the right."""
+"""The resources area wired together: a browser, and a detail pane (template form over viewer).
+
+The two halves are separate widgets so the window can dock them apart (browser on the left,
+viewer on the right); this object only owns the wiring between them.
+"""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QSplitter, QVBoxLayout, QWidget
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from desktop_app.ui.bridge import CoreBridge
 from resources_ui.browser import ResourceBrowser
@@ -14,31 +18,26 @@ from resources_ui.viewers.resource_cache import ResourceCache
 from resources_ui.viewers.viewer_pane import ResourceViewerPane
 
 
-class ResourceWorkspace(QSplitter):
+class ResourceWorkspace(QObject):
     """Wires the browser to the viewer and the template form; re-emits every attach request."""
 
     attach_requested = Signal(list)
     """list[ResourceRef] from the browser, the viewer's Attach button or the template form."""
 
-    def __init__(self, bridge: CoreBridge, cache: ResourceCache | None = None, parent: QWidget | None = None) -> None:
-        super().__init__(Qt.Orientation.Horizontal, parent)
-        self.setObjectName("resourceWorkspace")
+    def __init__(self, bridge: CoreBridge, cache: ResourceCache | None = None, parent: QObject | None = None) -> None:
+        super().__init__(parent)
         self.cache = cache or ResourceCache(bridge, parent=self)
         self.browser = ResourceBrowser(bridge)
         self.template_form = TemplateForm(bridge)
         self.template_form.hide()
         self.viewer = ResourceViewerPane(bridge, self.cache)
-        right = QWidget()
-        column = QVBoxLayout(right)
+        self.detail = QWidget()
+        self.detail.setObjectName("resourceDetail")
+        column = QVBoxLayout(self.detail)
         column.setContentsMargins(0, 0, 0, 0)
         column.setSpacing(0)
         column.addWidget(self.template_form)
         column.addWidget(self.viewer, 1)
-        self.addWidget(self.browser)
-        self.addWidget(right)
-        self.setStretchFactor(0, 2)
-        self.setStretchFactor(1, 3)
-        self.setSizes([520, 780])
 
         self.browser.open_requested.connect(self.open_resource)
         self.browser.template_requested.connect(self.open_template)

@@ -292,13 +292,20 @@ async def test_fixture_crash_exits_with_code_3() -> None:
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "crash", "arguments": {}}},
     ]
-    payload = "".join(json.dumps(message) + "\n" for message in messages).encode()
+
+    def line(message: dict[str, object]) -> bytes:
+        return (json.dumps(message) + "\n").encode()
+
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, anyio.fail_after(15):
         # stdin stays open until the exit, so the server cannot stop early on EOF.
         process = await anyio.open_process([sys.executable, str(FIXTURE_SCRIPT)], stdout=out, stderr=err)
         async with process:
             assert process.stdin is not None
-            await process.stdin.send(payload)
+            await process.stdin.send(line(messages[0]) + line(messages[1]))
+            # Crash only once the handshake answer is out, so the output is deterministic.
+            while b'"id":1' not in (out.seek(0) or out.read()):  # noqa: ASYNC110 - polling a file
+                await anyio.sleep(0.02)
+            await process.stdin.send(line(messages[2]))
             returncode = await process.wait()
         out.seek(0)
         err.seek(0)

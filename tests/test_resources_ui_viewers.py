@@ -274,9 +274,10 @@ def test_template_form_completes_opens_and_attaches(qapp: QApplication, qtbot: A
     async def scenario() -> None:
         bridge = await start_host({"fx": build_fixture_server()})
         workspace = ResourceWorkspace(bridge)
-        qtbot.addWidget(workspace)
-        workspace.resize(1200, 700)
-        workspace.show()
+        qtbot.addWidget(workspace.browser)
+        qtbot.addWidget(workspace.detail)
+        workspace.detail.resize(800, 700)
+        workspace.detail.show()
         form = workspace.template_form
         attached: list[list[ResourceRef]] = []
         workspace.attach_requested.connect(attached.append)
