@@ -10,6 +10,9 @@ from pathlib import Path
 import qasync
 from PySide6.QtWidgets import QApplication
 
+from desktop_app.core.app_settings import default_settings_path, load_settings
+from desktop_app.core.chat.approval import RULES_FILENAME, AlwaysAllowRules
+from desktop_app.core.chat.conversations import ConversationStore
 from desktop_app.core.config_file import default_config_path
 from desktop_app.core.config_store import ConfigStore
 from desktop_app.core.host import ServerHost
@@ -37,7 +40,7 @@ def config_notice(store: ConfigStore) -> str | None:
     return f"Your server configuration could not be read and was left untouched:\n\n{store.error}"
 
 
-async def run_window(app: QApplication, config_path: Path) -> None:
+async def run_window(app: QApplication, config_path: Path, settings_path: Path | None = None) -> None:
     """Show the window first, then connect servers; return once everything has stopped."""
     secrets: SecretStore | None
     try:
@@ -48,21 +51,37 @@ async def run_window(app: QApplication, config_path: Path) -> None:
     host = ServerHost(secrets=secrets)
     store = ConfigStore(config_path)
     bridge = CoreBridge(host, secrets, store, fallback=[demo_server_config()])
+    settings_path = settings_path or default_settings_path()
+    loaded_settings = load_settings(settings_path)
+    conversations = ConversationStore.open_default()
     finished = asyncio.Event()
+    window: MainWindow | None = None
 
     async def shut_down() -> None:
         try:
+            if window is not None:
+                await window.chat.wait_idle()
             await host.stop_all()
         finally:
             finished.set()
 
     host.start(bridge.configured_servers())
-    window = MainWindow(bridge, on_close=lambda: bridge.spawn(shut_down(), "Stopping servers"))
+    window = MainWindow(
+        bridge,
+        on_close=lambda: bridge.spawn(shut_down(), "Stopping servers"),
+        conversations=conversations,
+        rules=AlwaysAllowRules(data_dir() / RULES_FILENAME),
+        settings=loaded_settings.settings,
+        settings_path=settings_path,
+    )
     window.show()
-    if notice := config_notice(store):
-        window.show_notice(notice)
+    for notice in (config_notice(store), loaded_settings.error):
+        if notice:
+            window.show_notice(notice)
+    window.chat.warm_up()  # litellm is imported only now, after the window is on screen
     await finished.wait()
     window.close()
+    conversations.close()
 
 
 def run_app(argv: list[str], config_path: Path | None = None) -> int:

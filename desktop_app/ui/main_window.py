@@ -1,65 +1,344 @@
-"""The MCP Desk main window."""
+"""The MCP Desk main window: servers and resources on the left, the conversation in the middle,
+the viewer on the right. Docks can be moved and hidden; their layout is remembered.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
+from pathlib import Path
 
-from PySide6.QtCore import QSettings, Qt
-from PySide6.QtGui import QCloseEvent
-from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMessageBox
+from PySide6.QtCore import QSettings, Qt, QTimer
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QDockWidget,
+    QFileDialog,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QVBoxLayout,
+    QWidget,
+)
 
+from desktop_app.core.app_settings import AppSettings, save_settings
+from desktop_app.core.chat.approval import AlwaysAllowRules
+from desktop_app.core.chat.context import SystemPrompt
+from desktop_app.core.chat.conversations import ConversationStore
+from desktop_app.core.chat.events import Usage
+from desktop_app.core.chat.synthetic import prompt_messages
+from desktop_app.core.config_file import ConfigError
+from desktop_app.core.config_import import known_sources
+from desktop_app.core.connection import describe_error
+from desktop_app.core.content import ResourceContent
 from desktop_app.core.server_status import ServerStatus
 from desktop_app.ui.bridge import CoreBridge
-from desktop_app.ui.catalog_overview import CatalogOverview
+from desktop_app.ui.chat_controller import ChatController
+from desktop_app.ui.conversation.composer import Composer
+from desktop_app.ui.conversation.conversation_view import ConversationView
+from desktop_app.ui.history_panel import HistoryPanel
+from desktop_app.ui.palette import CommandPalette, PaletteEntry
+from desktop_app.ui.prompt_form import PromptForm
 from desktop_app.ui.servers_panel import ServersPanel
+from desktop_app.ui.settings_dialog import SettingsDialog
+from resources_ui.drag_payload import ResourceRef
+from resources_ui.workspace import ResourceWorkspace
 
 
 class MainWindow(QMainWindow):
-    """Servers on the left, what they offer in the middle; closing asks the app to shut down."""
+    """Composes the widgets; closing asks the app to stop every server before quitting."""
 
-    def __init__(self, bridge: CoreBridge, on_close: Callable[[], object]) -> None:
+    def __init__(
+        self,
+        bridge: CoreBridge,
+        on_close: Callable[[], object],
+        *,
+        conversations: ConversationStore,
+        rules: AlwaysAllowRules,
+        settings: AppSettings,
+        settings_path: Path,
+    ) -> None:
         super().__init__()
         self.bridge = bridge
         self._on_close = on_close
         self._closing = False
+        self._settings_path = settings_path
         self.setWindowTitle("MCP Desk")
-        self.resize(1200, 760)
+        self.setDockOptions(QMainWindow.DockOption.AnimatedDocks | QMainWindow.DockOption.AllowTabbedDocks)
 
+        # The conversation, in the middle.
+        self.conversation = ConversationView()
+        self.prompt_form = PromptForm(bridge)
+        self.composer = Composer()
+        center = QWidget()
+        column = QVBoxLayout(center)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(0)
+        column.addWidget(self.conversation, 1)
+        column.addWidget(self.prompt_form)
+        column.addWidget(self.composer)
+        self.setCentralWidget(center)
+        self.command_palette = CommandPalette(center)
+
+        # Resources, servers and history on the left; the viewer on the right.
+        self.resources = ResourceWorkspace(bridge, parent=self)
         self.servers_panel = ServersPanel(bridge)
-        dock = QDockWidget("Servers", self)
-        dock.setObjectName("serversDock")
-        dock.setWidget(self.servers_panel)
-        dock.setMinimumWidth(380)
-        self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, dock)
-        self.catalog = CatalogOverview(bridge)
-        self.setCentralWidget(self.catalog)
+        self.history = HistoryPanel(conversations)
+        resources_dock = self._dock(
+            "Resources", "resourcesDock", self.resources.browser, Qt.DockWidgetArea.LeftDockWidgetArea
+        )
+        servers_dock = self._dock("Servers", "serversDock", self.servers_panel, Qt.DockWidgetArea.LeftDockWidgetArea)
+        history_dock = self._dock("History", "historyDock", self.history, Qt.DockWidgetArea.LeftDockWidgetArea)
+        self.tabifyDockWidget(resources_dock, servers_dock)
+        self.tabifyDockWidget(servers_dock, history_dock)
+        resources_dock.raise_()
+        self.viewer_dock = self._dock(
+            "Viewer", "viewerDock", self.resources.detail, Qt.DockWidgetArea.RightDockWidgetArea
+        )
 
+        self.chat = ChatController(bridge, self.conversation, conversations, rules, settings)
+        self._wire()
+        self._menus([resources_dock, servers_dock, history_dock, self.viewer_dock])
+        self._status_bar()
+        self.history.set_current(self.chat.conversation.id)
+        restored = QSettings()
+        geometry, state = restored.value("window/geometry"), restored.value("window/state")
+        if geometry is None or state is None or not (self.restoreGeometry(geometry) and self.restoreState(state)):
+            # First run: the conversation gets the most room, resources and viewer flank it.
+            self.resize(1480, 920)
+            # Dock sizes only take once the window is laid out: apply them on the first show.
+            QTimer.singleShot(
+                0, lambda: self.resizeDocks([resources_dock, self.viewer_dock], [380, 440], Qt.Orientation.Horizontal)
+            )
+
+    def _dock(self, title: str, name: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
+        dock = QDockWidget(title, self)
+        dock.setObjectName(name)
+        dock.setWidget(widget)
+        self.addDockWidget(area, dock)
+        return dock
+
+    # -- wiring ----------------------------------------------------------------------------
+
+    def _wire(self) -> None:
+        chat, composer = self.chat, self.composer
+        composer.send_requested.connect(self._send)
+        composer.cancel_requested.connect(chat.cancel)
+        composer.palette_requested.connect(self.open_palette)
+        chat.busy_changed.connect(composer.set_busy)
+        chat.settings_needed.connect(self.open_settings)
+        chat.draft_returned.connect(self._restore_draft)
+        chat.usage_changed.connect(self._on_usage)
+        chat.context_changed.connect(self._on_context)
+        chat.dump_measured.connect(self._on_dump)
+        chat.conversations_changed.connect(lambda: self.history.set_current(self.chat.conversation.id))
+        self.resources.attach_requested.connect(self.attach)
+        self.conversation.open_resource.connect(lambda uri, server: self.open_resource(ResourceRef(server, uri, uri)))
+        self.conversation.open_content.connect(self.show_content)
+        self.prompt_form.submitted.connect(self._use_prompt)
+        self.history.resume_requested.connect(chat.resume)
+        self.history.rename_requested.connect(chat.rename)
+        self.history.delete_requested.connect(chat.delete)
+        self.history.new_requested.connect(self.new_chat)
+        self.bridge.server_state_changed.connect(self._update_counts)
+        self.bridge.catalog_changed.connect(lambda *_: self.chat.refresh_context())
+        self.bridge.task_failed.connect(lambda message: self.statusBar().showMessage(message, 8000))
+        shortcut = QShortcut(QKeySequence("Ctrl+K"), self)
+        shortcut.activated.connect(self.open_palette)
+
+    def _menus(self, docks: list[QDockWidget]) -> None:
+        bar = self.menuBar()
+        file_menu = bar.addMenu("&File")
+        file_menu.addAction(self._action("&New chat", "Ctrl+N", self.new_chat))
+        file_menu.addAction(self._action("Command &palette…", "Ctrl+K", self.open_palette))
+        file_menu.addAction(self._action("&Settings…", "Ctrl+,", self.open_settings))
+        file_menu.addSeparator()
+        file_menu.addAction(self._action("&Quit", "Ctrl+Q", self.close))
+        servers_menu = bar.addMenu("&Servers")
+        servers_menu.addAction(self._action("&Add server…", None, lambda: self.servers_panel.open_editor(None)))
+        import_menu = servers_menu.addMenu("&Import from")
+        for source in known_sources():
+            action = import_menu.addAction(f"{source.client} ({source.path})")
+            action.setEnabled(source.exists)
+            action.triggered.connect(lambda _=False, path=source.path: self.import_servers(path))
+        import_menu.addAction("Other file…", self._import_other)
+        servers_menu.addSeparator()
+        servers_menu.addAction(self._action("&Reconnect all", None, self._reconnect_all))
+        view_menu = bar.addMenu("&View")
+        for dock in docks:
+            view_menu.addAction(dock.toggleViewAction())
+
+    def _action(self, text: str, shortcut: str | None, slot: Callable[[], object]) -> QAction:
+        action = QAction(text, self)
+        if shortcut:
+            action.setShortcut(QKeySequence(shortcut))
+        action.triggered.connect(lambda _=False: slot())
+        return action
+
+    def _status_bar(self) -> None:
         self._servers_label = QLabel()
+        self._model_label = QLabel()
+        self._context_label = QLabel()
+        self._context_label.setObjectName("contextMeter")
+        self._meter: dict[str, str] = {}
+        self._catalog_tokens = 0
         self._secrets_label = QLabel()
-        self.statusBar().addWidget(self._servers_label)
-        self.statusBar().addPermanentWidget(self._secrets_label)
-        if bridge.secrets is not None:
-            backend = bridge.secrets.backend
-            self._secrets_label.setText(f"Secrets: {backend.label}")
-        bridge.server_state_changed.connect(self._update_counts)
-        bridge.task_failed.connect(lambda message: self.statusBar().showMessage(message, 8000))
+        bar = self.statusBar()
+        bar.addWidget(self._servers_label)
+        bar.addWidget(self._model_label)
+        bar.addWidget(self._context_label)
+        bar.addPermanentWidget(self._secrets_label)
+        if self.bridge.secrets is not None:
+            backend = self.bridge.secrets.backend
+            short = {
+                "os-keyring": "system keyring",
+                "encrypted-file": "encrypted file",
+                "plaintext-file": "plaintext file, not encrypted",
+            }[backend.kind]
+            self._secrets_label.setText(f"Secrets: {short}")
+            self._secrets_label.setToolTip(backend.label)
+            if not backend.encrypted:
+                self._secrets_label.setStyleSheet("color: #c0392b;")
         self._update_counts()
-        settings = QSettings()
-        if (geometry := settings.value("window/geometry")) is not None:
-            self.restoreGeometry(geometry)
-        if (state := settings.value("window/state")) is not None:
-            self.restoreState(state)
+        self._update_model()
 
-    def show_notice(self, text: str) -> QMessageBox:
-        """Show a problem (e.g. a broken config file) without blocking the event loop."""
-        box = QMessageBox(QMessageBox.Icon.Warning, "MCP Desk", text, parent=self)
+    # -- actions ---------------------------------------------------------------------------
+
+    def new_chat(self) -> None:
+        self.chat.new_chat()
+        self.composer.editor.setFocus()
+
+    def attach(self, refs: list[ResourceRef]) -> None:
+        self.composer.attach(refs)
+        self.composer.editor.setFocus()
+
+    def open_resource(self, ref: ResourceRef) -> None:
+        self.viewer_dock.show()
+        self.resources.open_resource(ref)
+
+    def show_content(self, content: ResourceContent) -> None:
+        self.viewer_dock.show()
+        ref = ResourceRef("", content.uri or "tool result", content.uri or "tool result", content.mime_type)
+        self.resources.viewer.show_contents(ref, [content])
+
+    def open_palette(self) -> None:
+        entries = [
+            PaletteEntry("command", "New chat", "Start an empty conversation", self.new_chat),
+            PaletteEntry("command", "Settings", "Model, API key, limits, approvals", self.open_settings),
+            PaletteEntry("command", "Switch model", "Choose the provider and model", self.open_settings, "model llm"),
+            PaletteEntry(
+                "command", "Add server", "Connect a new MCP server", lambda: self.servers_panel.open_editor(None)
+            ),
+        ]
+        for name in self.bridge.host.connections:
+            restart = partial(self.bridge.restart_server, name)
+            entries.append(PaletteEntry("command", f"Reconnect {name}", "Restart this server", restart))
+        for server, prompt in self.bridge.host.catalog.prompts():
+            subtitle = f"{server} · {prompt.description or 'prompt'}"
+            entries.append(
+                PaletteEntry(
+                    "prompt", prompt.title or prompt.name, subtitle, partial(self.prompt_form.open_for, server, prompt)
+                )
+            )
+        self.command_palette.open_with(entries)
+
+    def _use_prompt(self, server: str, name: str, arguments: dict[str, str]) -> None:
+        self.bridge.spawn(self._fetch_prompt(server, name, arguments), f"Getting prompt {name}")
+
+    async def _fetch_prompt(self, server: str, name: str, arguments: dict[str, str]) -> None:
+        try:
+            result = await self.bridge.host.connection(server).get_prompt(name, arguments)
+        except Exception as exc:
+            self.conversation.add_message("notice", f"Prompt {name} from {server} failed: {describe_error(exc)}")
+            return
+        text = self.chat.insert_prompt_messages(prompt_messages(result, server, name))
+        if text:
+            self.composer.editor.setPlainText(text)
+        self.composer.editor.setFocus()
+
+    def open_settings(self) -> None:
+        dialog = SettingsDialog(self.chat.settings, self.bridge.secrets, self.chat.rules, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.saved.connect(self._apply_settings)
+        dialog.open()
+
+    def _apply_settings(self, settings: AppSettings) -> None:
+        try:
+            save_settings(self._settings_path, settings)
+        except OSError as exc:
+            self.show_notice(f"The settings could not be saved: {exc}")
+        self.chat.apply_settings(settings)
+        self._update_model()
+
+    def import_servers(self, path: Path) -> None:
+        try:
+            report = self.bridge.import_servers(path)
+        except ConfigError as exc:
+            self.show_notice(f"Nothing was imported:\n\n{exc}")
+            return
+        self.show_notice(report.summary, icon=QMessageBox.Icon.Information)
+
+    def _import_other(self) -> None:
+        dialog = QFileDialog(self, "Import servers from", str(Path.home()), "JSON files (*.json);;All files (*)")
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.fileSelected.connect(lambda path: self.import_servers(Path(path)))
+        dialog.open()
+
+    def show_notice(self, text: str, icon: QMessageBox.Icon = QMessageBox.Icon.Warning) -> QMessageBox:
+        """Tell the user something without blocking the event loop."""
+        box = QMessageBox(icon, "MCP Desk", text, parent=self)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         box.setModal(False)
         box.show()
         return box
 
+    def _reconnect_all(self) -> None:
+        for name in self.bridge.host.connections:
+            self.bridge.restart_server(name)
+
+    def _send(self, text: str, refs: list[ResourceRef]) -> None:
+        if self.chat.send(text, refs):
+            self.composer.clear()
+
+    def _restore_draft(self, text: str, refs: list[ResourceRef]) -> None:
+        if not self.composer.editor.toPlainText():
+            self.composer.editor.setPlainText(text)
+        self.composer.attach(refs)
+
+    # -- status ----------------------------------------------------------------------------
+
     def _update_counts(self, *_: str | ServerStatus) -> None:
         host = self.bridge.host
         self._servers_label.setText(f"Servers ready: {host.ready_count()}/{len(host.connections)}")
+
+    def _update_model(self) -> None:
+        model = self.chat.settings.model
+        self._model_label.setText(f"Model: {model.model}" if model else "Model: not chosen (File → Settings)")
+
+    def _on_context(self, prompt: SystemPrompt) -> None:
+        self._catalog_tokens = prompt.catalog_tokens
+        listed = f"{prompt.listed}/{prompt.total} listed" if prompt.summarized else f"{prompt.total} entries"
+        self._meter["catalog"] = f"Context: catalog {prompt.catalog_tokens:,} tokens ({listed})"
+        self._meter.pop("dump", None)
+        self._context_label.setToolTip(
+            f"System prompt {prompt.tokens:,} tokens; the full catalog would be {prompt.full_catalog_tokens:,}.\n"
+            "Resource contents are never in the prompt: the model reads them on demand."
+        )
+        self._show_meter()
+
+    def _on_dump(self, tokens: int) -> None:
+        share = f" ({self._catalog_tokens / tokens:.1%})" if tokens else ""
+        self._meter["dump"] = f"vs {tokens:,} if every resource were pasted{share}"
+        self._show_meter()
+
+    def _on_usage(self, usage: Usage) -> None:
+        self._meter["usage"] = f"last call {usage.prompt_tokens:,} in / {usage.completion_tokens:,} out"
+        self._show_meter()
+
+    def _show_meter(self) -> None:
+        order = ("catalog", "dump", "usage")
+        self._context_label.setText("  ·  ".join(self._meter[key] for key in order if key in self._meter))
+
+    # -- closing ---------------------------------------------------------------------------
 
     def closeEvent(self, event: QCloseEvent) -> None:
         """First close: ignore it and let the app stop every server, then quit."""

@@ -23,7 +23,7 @@ class PaletteEntry:
     kind: str  # "prompt" | "command"
     title: str
     subtitle: str
-    run: Callable[[], None]
+    run: Callable[[], object]
     keywords: str = ""
 
 

@@ -87,23 +87,21 @@ class PdfViewer(QWidget):
         self.zoom_label.setMinimumWidth(44)
         self.zoom_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.zoom_in_button = tool_button("+", "Zoom in (Ctrl++)", self.zoom_in)
-        self.fit_button = tool_button("Fit width", "Fit the page width to the view", self.set_fit_width)
+        self.fit_button = tool_button("Fit", "Fit the page width to the view", self.set_fit_width)
         self.fit_button.setCheckable(True)
         self.fit_button.setChecked(True)
         self.search_edit = QLineEdit()
         self.search_edit.setObjectName("pdfSearch")
         self.search_edit.setPlaceholderText("Search (Ctrl+F)")
         self.search_edit.setClearButtonEnabled(True)
-        self.search_edit.setMaximumWidth(220)
+        self.search_edit.setMaximumWidth(260)
         self.search_edit.returnPressed.connect(self._on_search_return)
         self.search_edit.textChanged.connect(lambda text: self.search(text) if not text else None)
         self.prev_hit_button = tool_button("▲", "Previous match (Shift+Enter)", self.previous_hit)
         self.next_hit_button = tool_button("▼", "Next match (Enter)", self.next_hit)
         self.hits_label = QLabel("")
-        self.hits_label.setMinimumWidth(64)
-        self.copy_button = tool_button(
-            "Copy text", "Copy the selected text, or the whole page (Ctrl+C)", self.copy_text
-        )
+        self.hits_label.setMinimumWidth(40)
+        self.copy_button = tool_button("Copy", "Copy the selected text, or the whole page (Ctrl+C)", self.copy_text)
 
         bar = QHBoxLayout()
         widget: QWidget
@@ -115,12 +113,19 @@ class PdfViewer(QWidget):
         for widget in (self.zoom_out_button, self.zoom_label, self.zoom_in_button, self.fit_button):
             bar.addWidget(widget)
         bar.addStretch(1)
-        for widget in (self.search_edit, self.prev_hit_button, self.next_hit_button, self.hits_label, self.copy_button):
-            bar.addWidget(widget)
+        bar.addWidget(self.copy_button)
+        # Search gets its own row so the viewer still fits a narrow dock.
+        search_bar = QHBoxLayout()
+        search_bar.setContentsMargins(4, 0, 4, 2)
+        search_bar.setSpacing(4)
+        for widget in (self.search_edit, self.prev_hit_button, self.next_hit_button, self.hits_label):
+            search_bar.addWidget(widget)
+        search_bar.addStretch(1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
         layout.addLayout(bar)
+        layout.addLayout(search_bar)
         layout.addWidget(self.scroll_area)
 
         self.canvas.hits_changed.connect(self._on_hits)

@@ -32,9 +32,10 @@ class ApprovalCard(QFrame):
             f"<b>Allow <code>{request.tool}</code> on <i>{request.server}</i>?</b>"
             " &nbsp;<span style='color:#8a8f98'>The model wants to run this tool.</span>"
         )
-        description = QLabel(request.description or "(the server gives no description)")
-        description.setWordWrap(True)
-        description.setStyleSheet("color: #8a8f98;")
+        self.description = QLabel(request.description or "(the server gives no description)")
+        self.description.setWordWrap(True)
+        self.description.setStyleSheet("color: #8a8f98;")
+        self.arguments_label = QLabel("Arguments:")
         self.editor = QPlainTextEdit(pretty_json(request.arguments))
         self.editor.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         fit_lines(self.editor, self.editor.toPlainText(), 10)
@@ -64,8 +65,8 @@ class ApprovalCard(QFrame):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(10, 8, 10, 8)
         layout.addWidget(title)
-        layout.addWidget(description)
-        layout.addWidget(QLabel("Arguments:"))
+        layout.addWidget(self.description)
+        layout.addWidget(self.arguments_label)
         layout.addWidget(self.editor)
         layout.addWidget(self.problem)
         layout.addLayout(buttons)
@@ -107,7 +108,12 @@ class ApprovalCard(QFrame):
         self.reply.set_result(reply)
         for widget in (self.allow_once, self.allow_chat, self.allow_always, self.deny):
             widget.setEnabled(False)
+            widget.hide()
+        # Answered: shrink to one line; the tool card above shows the arguments that ran.
         self.editor.setReadOnly(True)
+        self.editor.hide()
+        self.arguments_label.hide()
+        self.description.hide()
         self.problem.setText(summary)
         self.problem.setStyleSheet("color: #8a8f98;")
         self.problem.setVisible(True)
@@ -127,7 +133,7 @@ class ApprovalCard(QFrame):
 class CardApprover:
     """Implements the engine's `Approver` by placing an `ApprovalCard` and awaiting the answer."""
 
-    def __init__(self, place: Callable[[ApprovalCard], None]) -> None:
+    def __init__(self, place: Callable[[ApprovalCard], object]) -> None:
         self._place = place
         self.pending: list[ApprovalCard] = []
 

@@ -1,0 +1,225 @@
+"""Runs the conversation: turns on the engine, their events into the view, approvals as cards.
+
+The controller owns the chat-side core objects (engine, conversation store, approval policy)
+so the widgets stay simple: the composer asks to send, the view renders what comes back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from PySide6.QtCore import QObject, Signal
+
+from desktop_app.core.app_settings import AppSettings
+from desktop_app.core.chat.approval import AlwaysAllowRules, ApprovalPolicy, ApprovalReply, ApprovalRequest, Decision
+from desktop_app.core.chat.context import naive_dump_tokens
+from desktop_app.core.chat.conversations import DEFAULT_TITLE, Conversation, ConversationStore
+from desktop_app.core.chat.engine import Attachment, ChatEngine, Turn
+from desktop_app.core.chat.events import ApprovalNeeded, ChatError, ErrorKind, TurnFinished, Usage
+from desktop_app.core.chat.llm import count_tokens, load_litellm
+from desktop_app.ui.bridge import CoreBridge
+from desktop_app.ui.conversation.approval_card import CardApprover
+from desktop_app.ui.conversation.conversation_view import ConversationView
+from desktop_app.ui.conversation.tool_card import CallState
+from resources_ui.drag_payload import ResourceRef
+
+log = logging.getLogger(__name__)
+TITLE_LENGTH = 60
+NAIVE_DUMP_LIMIT = 300
+"""Above this many catalog entries the comparison would read too much just to show a number."""
+
+
+class _TrackingApprover(CardApprover):
+    """Cards for decisions; the matching tool card shows awaiting, then running with the final arguments."""
+
+    def __init__(self, view: ConversationView) -> None:
+        super().__init__(view.add_widget)
+        self._view = view
+
+    async def approve(self, request: ApprovalRequest) -> ApprovalReply:
+        # The engine asks before the view has drained its queue: let the tool card land first.
+        for _ in range(20):
+            if self._view.card(request.call_id) is not None:
+                break
+            await asyncio.sleep(0)
+        card = self._view.card(request.call_id)
+        if card is not None:
+            card.set_state(CallState.AWAITING)
+        reply = await super().approve(request)
+        if card is not None and reply.decision is not Decision.DENY:
+            card.set_state(CallState.RUNNING)
+            if reply.arguments is not None:
+                card.set_arguments(reply.arguments)
+        return reply
+
+
+class ChatController(QObject):
+    busy_changed = Signal(bool)
+    usage_changed = Signal(object)  # Usage of the last model call
+    context_changed = Signal(object)  # SystemPrompt figures
+    dump_measured = Signal(int)  # tokens a paste-everything host would spend on the same resources
+    settings_needed = Signal()
+    conversations_changed = Signal()
+    draft_returned = Signal(str, list)  # text, refs: the message was not sent (e.g. an unreadable attachment)
+
+    def __init__(
+        self,
+        bridge: CoreBridge,
+        view: ConversationView,
+        store: ConversationStore,
+        rules: AlwaysAllowRules,
+        settings: AppSettings,
+    ) -> None:
+        super().__init__()
+        self._bridge = bridge
+        self.view = view
+        self.store = store
+        self.rules = rules
+        self.settings = settings
+        self.approver = _TrackingApprover(view)
+        self.policy = ApprovalPolicy(self.approver, rules)
+        self.conversation = Conversation.start(store)
+        self._turn: Turn | None = None
+        self._engine: ChatEngine | None = None
+
+    # -- settings and the engine -----------------------------------------------------------
+
+    def apply_settings(self, settings: AppSettings) -> None:
+        self.settings = settings
+        if self._engine is not None and settings.model is not None:
+            self._engine.settings = settings.model
+            self._engine.options = settings.chat
+        self.refresh_context()
+
+    def engine(self) -> ChatEngine | None:
+        if self.settings.model is None:
+            return None
+        if self._engine is None:
+            self._engine = ChatEngine(
+                self._bridge.host,
+                self.settings.model,
+                self.policy,
+                options=self.settings.chat,
+                secrets=self._bridge.secrets,
+            )
+        return self._engine
+
+    def warm_up(self) -> None:
+        """Import litellm in the background after the window is up, so the first send is quick."""
+        self._bridge.spawn(load_litellm(), "Loading the model library")
+
+    def refresh_context(self) -> None:
+        """Recompute the catalog's token cost for the status bar (off the event loop)."""
+        engine = self.engine()
+        if engine is not None:
+            self._bridge.spawn(self._measure(engine), "Measuring the context")
+
+    async def _measure(self, engine: ChatEngine) -> None:
+        prompt = await engine.system_prompt()
+        self.context_changed.emit(prompt)
+        if prompt.total <= NAIVE_DUMP_LIMIT:
+            model = engine.settings.model
+            self.dump_measured.emit(await naive_dump_tokens(self._bridge.host, lambda t: count_tokens(model, t)))
+
+    # -- turns -----------------------------------------------------------------------------
+
+    @property
+    def busy(self) -> bool:
+        return self._turn is not None and not self._turn.done
+
+    def send(self, text: str, refs: list[ResourceRef]) -> bool:
+        """Start a turn; False (nothing sent) while another runs or no model is chosen yet."""
+        if self.busy:
+            return False
+        engine = self.engine()
+        if engine is None:
+            self.settings_needed.emit()
+            return False
+        attachments = [Attachment(ref.uri) for ref in refs]
+        shown = text + "".join(f"\n\n📎 {ref.name} ({ref.uri})" for ref in refs)
+        self.view.add_message("user", shown)
+        self._title_from(text or (refs[0].name if refs else ""))
+        self._turn = engine.start_turn(self.conversation, text, attachments)
+        self.busy_changed.emit(True)
+        self._bridge.spawn(self._follow(self._turn, text, refs), "The chat turn")
+        return True
+
+    async def _follow(self, turn: Turn, text: str, refs: list[ResourceRef]) -> None:
+        try:
+            async for event in turn:
+                if isinstance(event, ApprovalNeeded):
+                    continue  # the approver shows its own card
+                self.view.apply(event)
+                if isinstance(event, Usage):
+                    self.usage_changed.emit(event)
+                elif isinstance(event, ChatError) and event.kind is ErrorKind.INPUT:
+                    self.draft_returned.emit(text, refs)  # nothing was sent: give the draft back
+                elif isinstance(event, TurnFinished):
+                    break
+        finally:
+            self.busy_changed.emit(False)
+            self.conversations_changed.emit()
+
+    def cancel(self) -> None:
+        if self._turn is not None and not self._turn.done:
+            self._turn.cancel()
+        for card in list(self.approver.pending):
+            card.cancel()
+
+    async def wait_idle(self) -> None:
+        """Let a running turn finish its cancellation (used when quitting)."""
+        if self._turn is not None and not self._turn.done:
+            self._turn.cancel()
+            await asyncio.gather(self._turn.wait(), return_exceptions=True)
+
+    # -- conversations ---------------------------------------------------------------------
+
+    def new_chat(self) -> None:
+        if self.busy:
+            self.cancel()
+        self.policy.forget_chat(self.conversation.id)
+        self.conversation = Conversation.start(self.store)
+        self.view.clear()
+        self.conversations_changed.emit()
+
+    def resume(self, conversation_id: str) -> None:
+        if self.busy:
+            self.cancel()
+        self.conversation = Conversation.resume(self.store, conversation_id)
+        self.view.show_history(self.conversation.messages)
+        self.conversations_changed.emit()
+
+    def rename(self, conversation_id: str, title: str) -> None:
+        self.store.rename(conversation_id, title)
+        self.conversations_changed.emit()
+
+    def delete(self, conversation_id: str) -> None:
+        self.store.delete(conversation_id)
+        if conversation_id == self.conversation.id:
+            self.new_chat()
+        self.conversations_changed.emit()
+
+    def insert_prompt_messages(self, messages: list[dict[str, Any]]) -> str:
+        """A prompt the user invoked: earlier turns join the conversation, the last user text is returned.
+
+        Per the spec a prompt is the user's own invocation, so its final user message goes to the
+        composer for the user to edit and send; any turns before it are part of the history now.
+        """
+        last_user = ""
+        if messages and messages[-1].get("role") == "user":
+            last_user = str(messages[-1].get("content", ""))
+            messages = messages[:-1]
+        for message in messages:
+            self.conversation.append(message)
+            self.view.add_message("prompt" if message.get("role") == "user" else "assistant", str(message["content"]))
+        return last_user
+
+    def _title_from(self, text: str) -> None:
+        if self.conversation.store is None or self.conversation.messages:
+            return
+        info = self.store.info(self.conversation.id)
+        if info.title == DEFAULT_TITLE and text.strip():
+            title = " ".join(text.split())
+            self.store.rename(self.conversation.id, title[:TITLE_LENGTH] + ("…" if len(title) > TITLE_LENGTH else ""))
