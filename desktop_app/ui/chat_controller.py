@@ -39,12 +39,15 @@ class _TrackingApprover(CardApprover):
         self._view = view
 
     async def approve(self, request: ApprovalRequest) -> ApprovalReply:
-        # The engine asks before the view has drained its queue: let the tool card land first.
+        # The engine asks before the view has drained its queue: let this call's card land first
+        # (a fresh card is "running"; a finished one with the same id belongs to an earlier call).
         for _ in range(20):
-            if self._view.card(request.call_id) is not None:
+            card = self._view.card(request.call_id)
+            if card is not None and card.state is CallState.RUNNING:
                 break
             await asyncio.sleep(0)
-        card = self._view.card(request.call_id)
+        else:
+            card = None
         if card is not None:
             card.set_state(CallState.AWAITING)
         reply = await super().approve(request)

@@ -9,7 +9,7 @@ from functools import partial
 from pathlib import Path
 
 from PySide6.QtCore import QSettings, Qt, QTimer
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShortcut
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QDockWidget,
     QFileDialog,
@@ -142,8 +142,6 @@ class MainWindow(QMainWindow):
         self.bridge.server_state_changed.connect(self._update_counts)
         self.bridge.catalog_changed.connect(lambda *_: self.chat.refresh_context())
         self.bridge.task_failed.connect(lambda message: self.statusBar().showMessage(message, 8000))
-        shortcut = QShortcut(QKeySequence("Ctrl+K"), self)
-        shortcut.activated.connect(self.open_palette)
 
     def _menus(self, docks: list[QDockWidget]) -> None:
         bar = self.menuBar()

@@ -1,0 +1,189 @@
+"""The whole window end to end: real MCP servers over stdio, a scripted provider over HTTP, Qt offscreen."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import qasync
+from PySide6.QtCore import QPointF, Qt
+from PySide6.QtGui import QDropEvent
+from PySide6.QtWidgets import QApplication
+from pytestqt.qtbot import QtBot
+
+from desktop_app.app import run_window
+from desktop_app.core.app_settings import AppSettings, save_settings
+from desktop_app.core.chat.settings import ModelSettings
+from desktop_app.ui.conversation.approval_card import ApprovalCard
+from desktop_app.ui.conversation.message_bubble import MessageBubble
+from desktop_app.ui.conversation.tool_card import CallState, ToolCard
+from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.settings_dialog import SettingsDialog
+from tests.hosting import FIXTURE_SCRIPT, live_children
+from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, ToolCall, calls, text, tool_messages
+from tests.servers.fixture_server import LONG_END_MARKER
+
+pytestmark = LITELLM_WARNINGS
+Scenario = Callable[[MainWindow, ScriptedLLM], Awaitable[None]]
+
+
+@pytest.fixture
+def llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[ScriptedLLM]:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    with ScriptedLLM() as server:
+        yield server
+
+
+async def until(check: Callable[[], object], timeout: float = 20.0, what: str = "condition") -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await asyncio.sleep(0.02)
+
+
+def run_app(qapp: QApplication, tmp_path: Path, llm: ScriptedLLM | None, scenario: Scenario) -> None:
+    """Run the real composition root with the fixture server and `scenario`, then quit as a user would."""
+    config = tmp_path / "servers.json"
+    config.write_text(json.dumps({"mcpServers": {"fx": {"command": sys.executable, "args": [str(FIXTURE_SCRIPT)]}}}))
+    settings_path = tmp_path / "settings.json"
+    if llm is not None:
+        save_settings(
+            settings_path, AppSettings(ModelSettings("openai/scripted", api_base=llm.url), provider="compatible")
+        )
+
+    async def main() -> None:
+        running = asyncio.ensure_future(run_window(qapp, config, settings_path))
+        await until(lambda: any(isinstance(w, MainWindow) and w.isVisible() for w in qapp.topLevelWidgets()))
+        window = next(w for w in qapp.topLevelWidgets() if isinstance(w, MainWindow) and w.isVisible())
+        await until(lambda: window.bridge.host.ready_count() == 1, what="fixture server ready")
+        try:
+            await scenario(window, llm)  # type: ignore[arg-type]
+        finally:
+            started = time.monotonic()
+            window.close()
+            await asyncio.wait_for(running, 10)
+            assert time.monotonic() - started < 2.0, "quitting must stop every server within two seconds"
+
+    with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(qapp)) as runner:
+        runner.run(main())
+    assert live_children() == []
+
+
+def bubbles(window: MainWindow, role: str) -> list[MessageBubble]:
+    return [b for b in window.conversation.findChildren(MessageBubble) if b.role == role]
+
+
+def test_dragged_resource_is_sent_with_provenance_and_the_answer_streams(
+    qapp: QApplication, tmp_path: Path, llm: ScriptedLLM
+) -> None:
+    async def scenario(window: MainWindow, llm: ScriptedLLM) -> None:
+        llm.queue(text("It ", "ends ", "with ", "the ", "marker."))
+        browser = window.resources.browser
+        await until(lambda: browser.index_of("fx", "fixture://long").isValid(), what="resource in the browser")
+        # Exactly what dragging the row produces.
+        payload = browser.proxy.mimeData([browser.index_of("fx", "fixture://long")])
+        drop = QDropEvent(
+            QPointF(4, 4), Qt.DropAction.CopyAction, payload, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier
+        )
+        window.composer.dropEvent(drop)
+        assert [ref.uri for ref in window.composer.attachments] == ["fixture://long"]
+        window.composer.editor.setPlainText("How does it end?")
+        window.composer.send()
+        assert window.composer.attachments == [] and window.composer.editor.toPlainText() == ""
+        await until(lambda: not window.chat.busy, what="the turn")
+        [request] = llm.bodies()
+        user = request["messages"][-1]["content"]
+        text_of = user if isinstance(user, str) else "".join(p.get("text", "") for p in user)
+        assert "Attached resource fixture://long" in text_of
+        assert LONG_END_MARKER in text_of, "the attachment arrives whole"
+        assert bubbles(window, "assistant")[-1].text == "It ends with the marker."
+        assert window.history.list.count() >= 1
+
+    run_app(qapp, tmp_path, llm, scenario)
+
+
+def test_approval_card_allow_edit_and_deny(qapp: QApplication, tmp_path: Path, llm: ScriptedLLM) -> None:
+    async def scenario(window: MainWindow, llm: ScriptedLLM) -> None:
+        llm.queue(
+            calls(ToolCall("fx__echo", {"text": "first"})),
+            calls(ToolCall("fx__echo", {"text": "second"})),
+            text("Done."),
+        )
+        window.composer.editor.setPlainText("Echo twice")
+        window.composer.send()
+        await until(lambda: len(window.findChildren(ApprovalCard)) == 1, what="first approval card")
+        first = window.findChildren(ApprovalCard)[0]
+        assert first.request.tool == "echo" and json.loads(first.editor.toPlainText()) == {"text": "first"}
+        first.editor.setPlainText('{"text": "edited by the user"}')
+        first.allow_once.click()
+        await until(lambda: len(window.findChildren(ApprovalCard)) == 2, what="second approval card")
+        second = next(c for c in window.findChildren(ApprovalCard) if c is not first)
+        second.deny.click()
+        await until(lambda: not window.chat.busy, what="the turn")
+        results = [m["content"] for m in tool_messages(llm.bodies()[2])]
+        assert "edited by the user" in results[0]
+        assert "declined" in results[1].lower()
+        cards = window.conversation.findChildren(ToolCard)
+        assert [c.state for c in cards] == [CallState.DONE, CallState.DENIED]
+        assert "edited by the user" in cards[0].arguments.toPlainText(), "the card shows what really ran"
+        assert bubbles(window, "assistant")[-1].text == "Done."
+
+    run_app(qapp, tmp_path, llm, scenario)
+
+
+def test_palette_runs_a_prompt_with_arguments(
+    qapp: QApplication, qtbot: QtBot, tmp_path: Path, llm: ScriptedLLM
+) -> None:
+    async def scenario(window: MainWindow, llm: ScriptedLLM) -> None:
+        qtbot.keyClick(window.composer.editor, Qt.Key.Key_K, Qt.KeyboardModifier.ControlModifier)
+        palette = window.command_palette
+        assert palette.isVisibleTo(window)
+        qtbot.keyClicks(palette.query, "greet")
+        assert palette.visible_entries()[0].kind == "prompt"
+        qtbot.keyClick(palette.query, Qt.Key.Key_Return)
+        form = window.prompt_form
+        assert form.isVisibleTo(window) and form.fields.names() == ["name"]
+        form.submit()
+        assert "Fill in: name" in form.problem.text()
+        form.fields.field("name").setText("Ada")
+        qtbot.keyClick(form.fields.field("name"), Qt.Key.Key_Return)
+        await until(lambda: window.composer.editor.toPlainText(), what="prompt text in the composer")
+        assert window.composer.editor.toPlainText() == "Please greet Ada warmly."
+
+    run_app(qapp, tmp_path, llm, scenario)
+
+
+def test_escape_cancels_a_streaming_answer(qapp: QApplication, qtbot: QtBot, tmp_path: Path, llm: ScriptedLLM) -> None:
+    async def scenario(window: MainWindow, llm: ScriptedLLM) -> None:
+        llm.queue(text(*[f"word{i} " for i in range(400)], delay=0.05))
+        window.composer.editor.setPlainText("Talk for a long time")
+        window.composer.send()
+        await until(lambda: bubbles(window, "assistant") and bubbles(window, "assistant")[-1].text, what="streaming")
+        assert window.composer.stop_button.isVisibleTo(window)
+        qtbot.keyClick(window.composer.editor, Qt.Key.Key_Escape)
+        await until(lambda: not window.chat.busy, timeout=5, what="cancellation")
+        assert bubbles(window, "notice")[-1].text == "Stopped."
+        partial = bubbles(window, "assistant")[-1].text
+        assert partial.startswith("word0 ") and "word399" not in partial
+        assert window.composer.send_button.isVisibleTo(window)
+
+    run_app(qapp, tmp_path, llm, scenario)
+
+
+def test_first_send_without_a_model_opens_settings(qapp: QApplication, tmp_path: Path) -> None:
+    async def scenario(window: MainWindow, _llm: Any) -> None:
+        window.composer.editor.setPlainText("Hello?")
+        window.composer.send()
+        await until(lambda: window.findChildren(SettingsDialog), what="the settings dialog")
+        assert window.composer.editor.toPlainText() == "Hello?", "the draft is kept"
+        for dialog in window.findChildren(SettingsDialog):
+            dialog.reject()
+
+    run_app(qapp, tmp_path, None, scenario)
