@@ -28,6 +28,7 @@ from desktop_app.core.chat.events import (
     ResourceRead,
     TextDelta,
     ToolCallStarted,
+    ToolProgress,
     ToolResult,
     TurnFinished,
     Usage,
@@ -583,3 +584,15 @@ async def test_a_stalled_provider_times_out_clearly(host: ServerHost, llm: Scrip
     assert error.kind is ErrorKind.PROVIDER and "timed out" in error.message
     assert finished(events).reason == "error"
     assert conversation.messages == [{"role": "user", "content": "hi"}]
+
+
+async def test_server_progress_reaches_the_ui_as_events(host: ServerHost, llm: ScriptedLLM) -> None:
+    approver = RecordingApprover()
+    approver.replies.append(ApprovalReply(Decision.ALLOW_ONCE))
+    llm.queue(calls(ToolCall("fx__slow", {"seconds": 0.2})), text("Slept."))
+    events = await run(make_engine(host, llm, approver), "sleep a little")
+    progress = of_type(events, ToolProgress)
+    assert [(p.progress, p.total) for p in progress] == [(0, 4), (1, 4), (2, 4), (3, 4), (4, 4)]
+    call_id = of_type(events, ToolCallStarted)[0].call_id
+    assert {p.call_id for p in progress} == {call_id}
+    assert events.index(progress[-1]) < events.index(of_type(events, ToolResult)[0])

@@ -17,6 +17,7 @@ from desktop_app.core.chat.events import (
     ResourceRead,
     TextDelta,
     ToolCallStarted,
+    ToolProgress,
     ToolResult,
     TurnFinished,
 )
@@ -58,6 +59,8 @@ def test_events_become_messages_cards_and_chips(qtbot: QtBot) -> None:
     view.apply(ToolCallStarted("c1", "demo__add_note", {"title": "t"}, "demo", "add_note"))
     card = view.card("c1")
     assert card is not None and card.state is CallState.RUNNING
+    view.apply(ToolProgress("c1", 1, 4, "indexing"))
+    assert card.progress.text() == "25% indexing"
     assert '"title": "t"' in card.arguments.toPlainText()
     view.apply(ToolResult("c1", "demo__add_note", "Added", structured={"ok": True}))
     assert card.state is CallState.DONE and not card.result_toggle.isHidden()

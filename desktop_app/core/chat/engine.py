@@ -31,6 +31,7 @@ from desktop_app.core.chat.events import (
     ResourceRead,
     TextDelta,
     ToolCallStarted,
+    ToolProgress,
     ToolResult,
     TurnFinished,
     Usage,
@@ -382,8 +383,12 @@ class Turn:
         note = ""
         if verdict.arguments != arguments:
             note = f"[The user changed the arguments before allowing the call: {json.dumps(verdict.arguments)}]\n"
+
+        async def progress(done: float, total: float | None, message: str | None) -> None:
+            self._emit(ToolProgress(call_id, done, total, message))
+
         try:
-            result = await engine.host.connection(server).call_tool(tool, verdict.arguments)
+            result = await engine.host.connection(server).call_tool(tool, verdict.arguments, progress)
         except (ServerUnavailableError, ServerRequestTimeout) as exc:
             self._emit(ChatError(ErrorKind.SERVER, str(exc)))
             return self._result(call_id, name, f"{note}The tool call failed: {exc}", is_error=True)

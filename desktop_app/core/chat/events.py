@@ -43,6 +43,16 @@ class ApprovalNeeded:
 
 
 @dataclass(frozen=True)
+class ToolProgress:
+    """A running server tool reported progress (`total` is None when the server does not know it)."""
+
+    call_id: str
+    progress: float
+    total: float | None
+    message: str | None
+
+
+@dataclass(frozen=True)
 class ToolBinary:
     """Bytes a tool returned (an image, an embedded file), kept for the UI; the model gets a descriptor."""
 
@@ -124,6 +134,7 @@ ChatEvent = (
     TextDelta
     | ToolCallStarted
     | ApprovalNeeded
+    | ToolProgress
     | ToolResult
     | ResourceRead
     | PromptInjected

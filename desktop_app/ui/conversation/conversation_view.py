@@ -14,6 +14,7 @@ from desktop_app.core.chat.events import (
     ResourceRead,
     TextDelta,
     ToolCallStarted,
+    ToolProgress,
     ToolResult,
     TurnFinished,
     Usage,
@@ -123,6 +124,10 @@ class ConversationView(QScrollArea):
                 card.open_content.connect(self.open_content)
                 self._cards[event.call_id] = card
                 self.add_widget(card)
+        elif isinstance(event, ToolProgress):
+            if (running := self._cards.get(event.call_id)) is not None:
+                share = f"{event.progress / event.total:.0%}" if event.total else f"{event.progress:g}"
+                running.set_progress(f"{share} {event.message or ''}".strip())
         elif isinstance(event, ToolResult):
             result_card = self._cards.get(event.call_id)
             if result_card is not None:
