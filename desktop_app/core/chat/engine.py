@@ -384,11 +384,11 @@ class Turn:
         if verdict.arguments != arguments:
             note = f"[The user changed the arguments before allowing the call: {json.dumps(verdict.arguments)}]\n"
 
-        async def progress(done: float, total: float | None, message: str | None) -> None:
-            self._emit(ToolProgress(call_id, done, total, message))
+        async def report(progress: float, total: float | None, message: str | None) -> None:
+            self._emit(ToolProgress(call_id, progress, total, message))
 
         try:
-            result = await engine.host.connection(server).call_tool(tool, verdict.arguments, progress)
+            result = await engine.host.connection(server).call_tool(tool, verdict.arguments, report)
         except (ServerUnavailableError, ServerRequestTimeout) as exc:
             self._emit(ChatError(ErrorKind.SERVER, str(exc)))
             return self._result(call_id, name, f"{note}The tool call failed: {exc}", is_error=True)
