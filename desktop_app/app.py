@@ -17,7 +17,7 @@ from desktop_app.core.config_file import default_config_path
 from desktop_app.core.config_store import ConfigStore
 from desktop_app.core.host import ServerHost
 from desktop_app.core.paths import data_dir
-from desktop_app.core.secret_store import SecretStore, open_secret_store
+from desktop_app.core.secret_store import PasswordRequiredError, SecretStore, SecretStoreError, open_secret_store
 from desktop_app.core.server_config import ServerConfig, TransportKind
 from desktop_app.demo_server import demo_server_command
 from desktop_app.ui.app_icon import app_icon
@@ -42,12 +42,14 @@ def config_notice(store: ConfigStore) -> str | None:
 
 async def run_window(app: QApplication, config_path: Path, settings_path: Path | None = None) -> None:
     """Show the window first, then connect servers; return once everything has stopped."""
-    secrets: SecretStore | None
+    secrets: SecretStore | None = None
+    locked = False
     try:
         secrets = open_secret_store(data_dir())
-    except Exception as exc:
+    except PasswordRequiredError:
+        locked = True  # asked for once the window is up
+    except SecretStoreError as exc:
         log.warning("No secret store: %s", exc)
-        secrets = None
     host = ServerHost(secrets=secrets)
     store = ConfigStore(config_path)
     bridge = CoreBridge(host, secrets, store, fallback=[demo_server_config()])
@@ -65,7 +67,6 @@ async def run_window(app: QApplication, config_path: Path, settings_path: Path |
         finally:
             finished.set()
 
-    host.start(bridge.configured_servers())
     window = MainWindow(
         bridge,
         on_close=lambda: bridge.spawn(shut_down(), "Stopping servers"),
@@ -78,6 +79,9 @@ async def run_window(app: QApplication, config_path: Path, settings_path: Path |
     for notice in (config_notice(store), loaded_settings.error):
         if notice:
             window.show_notice(notice)
+    if locked:
+        await window.unlock_secrets()  # servers may need secrets: connect once this is answered
+    host.start(bridge.configured_servers())
     window.chat.warm_up()  # litellm is imported only now, after the window is on screen
     await finished.wait()
     window.close()

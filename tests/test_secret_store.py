@@ -198,3 +198,21 @@ def test_invalid_secret_names_are_refused(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="invalid secret name"):
         store.set("has space", SECRET)
     assert store.names() == []
+
+
+def test_plaintext_secrets_move_into_an_encrypted_file(tmp_path: Path) -> None:
+    from desktop_app.core.secret_store import encrypt_plaintext_store
+
+    plain = open_secret_store(tmp_path, prefer="plaintext-file")
+    plain.set("GITHUB_TOKEN", SECRET)
+    plain.set("OTHER", "value-two")
+    encrypted = encrypt_plaintext_store(plain, tmp_path, "correct horse")
+    assert encrypted.backend.kind == "encrypted-file" and encrypted.backend.encrypted
+    assert not (tmp_path / PLAINTEXT_FILENAME).exists()
+    assert SECRET not in (tmp_path / ENCRYPTED_FILENAME).read_text(errors="replace")
+    reopened = open_secret_store(tmp_path, password="correct horse")
+    assert reopened.get("GITHUB_TOKEN") == SECRET and reopened.get("OTHER") == "value-two"
+    with pytest.raises(PasswordRequiredError):
+        open_secret_store(tmp_path)
+    with pytest.raises(SecretStoreError):
+        encrypt_plaintext_store(reopened, tmp_path, "again")

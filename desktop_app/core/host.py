@@ -26,6 +26,17 @@ from desktop_app.core.server_status import ServerState
 from desktop_app.core.transports import open_transport
 
 
+class _CurrentSecrets:
+    """Reads through to whatever store the host has when a server connects."""
+
+    def __init__(self, host: ServerHost) -> None:
+        self._host = host
+
+    def get(self, name: str) -> str | None:
+        store = self._host.secrets
+        return None if store is None else store.get(name)
+
+
 class UnknownResourceError(LookupError):
     """No connected server lists this URI."""
 
@@ -43,7 +54,8 @@ class ServerHost:
         target_factory: TargetFactory = open_transport,
     ) -> None:
         self.bus = bus or EventBus()
-        self._secrets = secrets
+        self.secrets = secrets
+        """The store `${secret:NAME}` is read from at connect time; replaceable (e.g. once unlocked)."""
         self._environ = environ
         self._policy = policy
         self._target_factory = target_factory
@@ -115,7 +127,7 @@ class ServerHost:
         connection = ServerConnection(
             config,
             self.bus,
-            secrets=self._secrets,
+            secrets=_CurrentSecrets(self),
             environ=self._environ,
             policy=self._policy,
             target_factory=self._target_factory,

@@ -237,3 +237,23 @@ def _open_plaintext(path: Path) -> SecretStore:
     ring.file_path = str(path)
     label = f"Plaintext file — NOT encrypted ({path})"
     return SecretStore(ring, SecretBackend("plaintext-file", label, encrypted=False))
+
+
+def encrypt_plaintext_store(plain: SecretStore, data_dir: Path, password: str) -> SecretStore:
+    """Move every secret of a plaintext store into a new encrypted file, then delete the plaintext.
+
+    The plaintext file is removed only after every value reads back from the encrypted one, so a
+    failure midway loses nothing.
+    """
+    if plain.backend.kind != "plaintext-file":
+        raise SecretStoreError("only a plaintext secrets file can be moved into an encrypted one")
+    encrypted = open_secret_store(data_dir, prefer="encrypted-file", password=password)
+    names = plain.names()
+    for name in names:
+        value = plain.get(name)
+        if value is not None:
+            encrypted.set(name, value)
+    if any(encrypted.get(name) != plain.get(name) for name in names):
+        raise SecretStoreError("the encrypted copy did not read back; the plaintext file was kept")
+    (data_dir / PLAINTEXT_FILENAME).unlink(missing_ok=True)
+    return encrypted

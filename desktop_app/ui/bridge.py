@@ -29,6 +29,7 @@ class CoreBridge(QObject):
     resource_updated = Signal(str, str)  # server, uri
     log_line = Signal(str, object)  # server, LogEntry
     task_failed = Signal(str)  # a user-facing error from background work
+    secrets_changed = Signal(object)  # SecretStore | None: unlocked, or moved to another backend
 
     def __init__(
         self,
@@ -39,7 +40,7 @@ class CoreBridge(QObject):
     ) -> None:
         super().__init__()
         self.host = host
-        self.secrets = secrets
+        self.host.secrets = secrets
         self.store = store
         self._fallback = fallback or []
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -62,6 +63,16 @@ class CoreBridge(QObject):
 
         task.add_done_callback(done)
         return task
+
+    @property
+    def secrets(self) -> SecretStore | None:
+        store = self.host.secrets
+        return store if isinstance(store, SecretStore) else None
+
+    def set_secrets(self, store: SecretStore | None) -> None:
+        """Use another secret store from now on (servers read it when they next connect)."""
+        self.host.secrets = store
+        self.secrets_changed.emit(store)
 
     def configured_servers(self) -> list[ServerConfig]:
         """What should run: the user's servers, or the embedded demo while there are none."""

@@ -30,6 +30,14 @@ from desktop_app.core.config_file import ConfigError
 from desktop_app.core.config_import import known_sources
 from desktop_app.core.connection import describe_error
 from desktop_app.core.content import ResourceContent
+from desktop_app.core.paths import data_dir
+from desktop_app.core.secret_store import (
+    SecretStore,
+    SecretStoreError,
+    WrongPasswordError,
+    encrypt_plaintext_store,
+    open_secret_store,
+)
 from desktop_app.core.server_status import ServerStatus
 from desktop_app.ui.bridge import CoreBridge
 from desktop_app.ui.chat_controller import ChatController
@@ -37,6 +45,7 @@ from desktop_app.ui.conversation.composer import Composer
 from desktop_app.ui.conversation.conversation_view import ConversationView
 from desktop_app.ui.history_panel import HistoryPanel
 from desktop_app.ui.palette import CommandPalette, PaletteEntry
+from desktop_app.ui.password_dialog import PasswordDialog
 from desktop_app.ui.prompt_form import PromptForm
 from desktop_app.ui.servers_panel import ServersPanel
 from desktop_app.ui.settings_dialog import SettingsDialog
@@ -172,6 +181,23 @@ class MainWindow(QMainWindow):
         action.triggered.connect(lambda _=False: slot())
         return action
 
+    def _show_secrets_backend(self, store: SecretStore | None = None) -> None:
+        store = store or self.bridge.secrets
+        if store is None:
+            self._secrets_label.setText("Secrets: unavailable")
+            self._secrets_label.setToolTip("No secret store could be opened (or it is locked).")
+            self._secrets_label.setStyleSheet("color: #c0392b;")
+            return
+        backend = store.backend
+        short = {
+            "os-keyring": "system keyring",
+            "encrypted-file": "encrypted file",
+            "plaintext-file": "plaintext file, not encrypted",
+        }[backend.kind]
+        self._secrets_label.setText(f"Secrets: {short}")
+        self._secrets_label.setToolTip(backend.label)
+        self._secrets_label.setStyleSheet("" if backend.encrypted else "color: #c0392b;")
+
     def _status_bar(self) -> None:
         self._servers_label = QLabel()
         self._model_label = QLabel()
@@ -185,17 +211,8 @@ class MainWindow(QMainWindow):
         bar.addWidget(self._model_label)
         bar.addWidget(self._context_label)
         bar.addPermanentWidget(self._secrets_label)
-        if self.bridge.secrets is not None:
-            backend = self.bridge.secrets.backend
-            short = {
-                "os-keyring": "system keyring",
-                "encrypted-file": "encrypted file",
-                "plaintext-file": "plaintext file, not encrypted",
-            }[backend.kind]
-            self._secrets_label.setText(f"Secrets: {short}")
-            self._secrets_label.setToolTip(backend.label)
-            if not backend.encrypted:
-                self._secrets_label.setStyleSheet("color: #c0392b;")
+        self._show_secrets_backend()
+        self.bridge.secrets_changed.connect(self._show_secrets_backend)
         self._update_counts()
         self._update_model()
 
@@ -257,7 +274,55 @@ class MainWindow(QMainWindow):
         dialog = SettingsDialog(self.chat.settings, self.bridge.secrets, self.chat.rules, self)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.saved.connect(self._apply_settings)
+        dialog.encrypt_requested.connect(lambda: self.bridge.spawn(self.encrypt_secrets(), "Encrypting secrets"))
+        self.bridge.secrets_changed.connect(dialog.set_secrets)
         dialog.open()
+
+    async def unlock_secrets(self) -> None:
+        """The encrypted secrets file needs its password; without it servers start with no secrets."""
+        opened: list[SecretStore] = []
+
+        def check(password: str) -> str | None:
+            try:
+                opened.append(open_secret_store(data_dir(), password=password))
+            except WrongPasswordError:
+                return "That password does not open the secrets file."
+            except SecretStoreError as exc:
+                return str(exc)
+            return None
+
+        dialog = PasswordDialog(
+            self, "Unlock secrets", "Your API keys and server secrets are in an encrypted file. Enter its password."
+        )
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        if await dialog.ask(check) is not None and opened:
+            self.bridge.set_secrets(opened[-1])
+        else:
+            self.show_notice("The secrets stay locked: servers and models that need them will fail to connect.")
+
+    async def encrypt_secrets(self) -> None:
+        """Move plaintext secrets into an encrypted file protected by a new password."""
+        plain = self.bridge.secrets
+        if plain is None or plain.backend.kind != "plaintext-file":
+            return
+        moved: list[SecretStore] = []
+
+        def check(password: str) -> str | None:
+            try:
+                moved.append(encrypt_plaintext_store(plain, data_dir(), password))
+            except SecretStoreError as exc:
+                return str(exc)
+            return None
+
+        dialog = PasswordDialog(
+            self,
+            "Protect secrets with a password",
+            "Secrets will be kept in an encrypted file; you will enter this password when MCP Desk starts.",
+            confirm=True,
+        )
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        if await dialog.ask(check) is not None and moved:
+            self.bridge.set_secrets(moved[-1])
 
     def _apply_settings(self, settings: AppSettings) -> None:
         try:

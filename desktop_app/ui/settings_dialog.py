@@ -36,6 +36,7 @@ from desktop_app.core.secret_store import SecretStore, SecretStoreError
 
 class SettingsDialog(QDialog):
     saved = Signal(object)  # AppSettings
+    encrypt_requested = Signal()  # move plaintext secrets into a password-protected file
 
     def __init__(
         self,
@@ -65,6 +66,8 @@ class SettingsDialog(QDialog):
         self.key_note.setWordWrap(True)
         self.clear_key = QPushButton("Forget stored key")
         self.clear_key.clicked.connect(self._forget_key)
+        self.encrypt = QPushButton("Protect secrets with a password…")
+        self.encrypt.clicked.connect(self.encrypt_requested)
         self.max_tokens = QSpinBox()
         self.max_tokens.setRange(16, 1_000_000)
         self.max_tokens.setSingleStep(256)
@@ -97,6 +100,7 @@ class SettingsDialog(QDialog):
         model_layout = QVBoxLayout(model_box)
         model_layout.addLayout(model_form)
         model_layout.addWidget(self.key_note)
+        model_layout.addWidget(self.encrypt, 0, Qt.AlignmentFlag.AlignLeft)
         model_layout.addLayout(limits_form)
 
         chat_box = QGroupBox("Conversation")
@@ -176,7 +180,13 @@ class SettingsDialog(QDialog):
     def _all_suggestions() -> set[str]:
         return {name for preset in PROVIDERS for name in preset.suggestions}
 
+    def set_secrets(self, secrets: SecretStore | None) -> None:
+        """The store changed (e.g. now encrypted): keys typed from now on go there."""
+        self._secrets = secrets
+        self._describe_key(self.preset())
+
     def _describe_key(self, preset: Provider) -> None:
+        self.encrypt.setVisible(self._secrets is not None and self._secrets.backend.kind == "plaintext-file")
         self.key.clear()
         self.key.setEnabled(preset.needs_key or preset.id == "compatible")
         if self._secrets is None:

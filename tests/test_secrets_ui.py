@@ -1,0 +1,116 @@
+"""Secrets in the window: unlocking an encrypted file at start-up, and encrypting a plaintext one."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+import qasync
+from PySide6.QtWidgets import QApplication
+
+from desktop_app.app import run_window
+from desktop_app.core.paths import data_dir
+from desktop_app.core.secret_store import ENCRYPTED_FILENAME, PLAINTEXT_FILENAME, open_secret_store
+from desktop_app.core.server_status import ServerState
+from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.password_dialog import PasswordDialog
+from desktop_app.ui.settings_dialog import SettingsDialog
+from tests.hosting import FIXTURE_SCRIPT
+
+TOKEN = "tok-0123456789-never-shown"
+
+
+@pytest.fixture(autouse=True)
+def own_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A secrets file of this test's own, so no other test ever meets its password prompt."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+
+
+async def until(check: Callable[[], object], timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, "condition not reached"
+        await asyncio.sleep(0.02)
+
+
+def visible(qapp: QApplication, kind: type) -> list:  # type: ignore[type-arg]
+    return [w for w in qapp.topLevelWidgets() if isinstance(w, kind) and w.isVisible()]
+
+
+def test_encrypted_secrets_are_unlocked_before_servers_connect(qapp: QApplication, tmp_path: Path) -> None:
+    open_secret_store(data_dir(), prefer="encrypted-file", password="right").set("TOKEN", TOKEN)
+    config = tmp_path / "servers.json"
+    server = {
+        "command": sys.executable,
+        "args": [str(FIXTURE_SCRIPT), "--secret-echo"],
+        "env": {"FIXTURE_TOKEN": "${secret:TOKEN}"},
+    }
+    config.write_text(json.dumps({"mcpServers": {"fx": server}}))
+
+    async def scenario() -> None:
+        running = asyncio.ensure_future(run_window(qapp, config, tmp_path / "settings.json"))
+        await until(lambda: visible(qapp, MainWindow) and window_dialogs())
+        window = visible(qapp, MainWindow)[0]
+        assert window.bridge.host.connections == {}, "no server starts before the secrets are unlocked"
+        dialog = window_dialogs()[0]
+        dialog.password.setText("wrong")
+        dialog.buttons.accepted.emit()
+        assert "does not open" in dialog.error.text()
+        dialog.password.setText("right")
+        dialog.buttons.accepted.emit()
+        await until(lambda: window.bridge.host.ready_count() == 1)
+        connection = window.bridge.host.connection("fx")
+        await until(lambda: any(line.startswith("FIXTURE_TOKEN=") for line in connection.stderr))
+        assert "FIXTURE_TOKEN=***" in connection.stderr, "the secret reached the server and was redacted"
+        assert connection.status.state is ServerState.READY
+        assert window._secrets_label.text() == "Secrets: encrypted file"
+        window.close()
+        await asyncio.wait_for(running, 10)
+
+    def window_dialogs() -> list[PasswordDialog]:
+        return [d for w in visible(qapp, MainWindow) for d in w.findChildren(PasswordDialog) if d.isVisible()]
+
+    with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(qapp)) as runner:
+        runner.run(scenario())
+
+
+def test_plaintext_secrets_can_be_encrypted_from_settings(qapp: QApplication, tmp_path: Path) -> None:
+    plain = open_secret_store(data_dir(), prefer="plaintext-file")
+    plain.set("LLM_API_KEY_OPENAI", TOKEN)
+    config = tmp_path / "servers.json"
+    config.write_text(json.dumps({"mcpServers": {}}))
+
+    async def scenario() -> None:
+        running = asyncio.ensure_future(run_window(qapp, config, tmp_path / "settings.json"))
+        await until(lambda: visible(qapp, MainWindow))
+        window = visible(qapp, MainWindow)[0]
+        assert window._secrets_label.text() == "Secrets: plaintext file, not encrypted"
+        window.open_settings()
+        settings = window.findChildren(SettingsDialog)[0]
+        assert not settings.encrypt.isHidden()
+        settings.encrypt.click()
+        await until(lambda: [d for d in window.findChildren(PasswordDialog) if d.isVisible()])
+        dialog = next(d for d in window.findChildren(PasswordDialog) if d.isVisible())
+        dialog.password.setText("new password")
+        dialog.repeat.setText("typo")
+        dialog.buttons.accepted.emit()
+        assert "differ" in dialog.error.text()
+        dialog.repeat.setText("new password")
+        dialog.buttons.accepted.emit()
+        await until(lambda: window.bridge.secrets is not None and window.bridge.secrets.backend.encrypted)
+        assert window._secrets_label.text() == "Secrets: encrypted file"
+        assert settings.encrypt.isHidden()
+        assert not (data_dir() / PLAINTEXT_FILENAME).exists() and (data_dir() / ENCRYPTED_FILENAME).exists()
+        assert open_secret_store(data_dir(), password="new password").get("LLM_API_KEY_OPENAI") == TOKEN
+        settings.reject()
+        window.close()
+        await asyncio.wait_for(running, 10)
+
+    with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(qapp)) as runner:
+        runner.run(scenario())
