@@ -6,11 +6,17 @@ import asyncio
 import os
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from pathlib import Path
+from typing import Any
+
+import qasync
+from PySide6.QtWidgets import QApplication
 
 from desktop_app.core.connection import RestartPolicy
+from desktop_app.core.host import ServerHost
 from desktop_app.core.server_config import ServerConfig, TransportKind
+from desktop_app.ui.bridge import CoreBridge
 
 FIXTURE_SCRIPT = Path(__file__).parent / "servers" / "fixture_server.py"
 FAST_RESTARTS = RestartPolicy(first_delay=0.05, max_delay=0.2, max_attempts=3, healthy_after=60.0)
@@ -51,3 +57,18 @@ def live_children() -> list[int]:
         if fields[1] == me:
             children.append(int(entry.name))
     return children
+
+
+def run_in_qt(app: QApplication, scenario: Coroutine[Any, Any, Any]) -> Any:
+    """Run a coroutine on a qasync loop over the test's QApplication (widgets and servers together)."""
+    with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(app)) as runner:
+        return runner.run(scenario)
+
+
+async def inprocess_bridge(servers: dict[str, Any]) -> CoreBridge:
+    """Real MCP servers in-process, one connection each, all ready, behind the UI bridge."""
+    host = ServerHost(policy=FAST_RESTARTS, target_factory=lambda config, _hooks: servers[config.name])
+    bridge = CoreBridge(host)
+    host.start([ServerConfig(name=n, transport=TransportKind.STDIO, command="unused") for n in servers])
+    await host.wait_settled(15)
+    return bridge

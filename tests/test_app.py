@@ -8,19 +8,13 @@ import sys
 import time
 from pathlib import Path
 
-import qasync
 from PySide6.QtWidgets import QApplication, QLabel, QMessageBox
 
 from desktop_app.app import config_notice, run_window
 from desktop_app.core.config_store import ConfigStore
 from desktop_app.core.server_status import ServerState
 from desktop_app.ui.main_window import MainWindow
-from tests.hosting import FIXTURE_SCRIPT, live_children
-
-
-def _run(app: QApplication, scenario: object) -> None:
-    with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(app)) as runner:
-        runner.run(scenario)  # type: ignore[arg-type]
+from tests.hosting import FIXTURE_SCRIPT, live_children, run_in_qt
 
 
 async def _window(timeout: float = 10.0) -> MainWindow:
@@ -63,7 +57,7 @@ def test_window_shows_servers_and_quits_cleanly(qapp: QApplication, tmp_path: Pa
         assert host.connection("fixture").status.state is ServerState.STOPPED
         assert not window.isVisible()
 
-    _run(qapp, scenario())
+    run_in_qt(qapp, scenario())
     assert live_children() == []
 
 
@@ -86,5 +80,5 @@ def test_broken_config_keeps_the_file_and_starts_the_demo(qapp: QApplication, tm
         window.close()
         await asyncio.wait_for(running, 5)
 
-    _run(qapp, scenario())
+    run_in_qt(qapp, scenario())
     assert config.read_text() == broken

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-import qasync
 from PySide6.QtCore import QPointF, Qt, QUrl
 from PySide6.QtGui import QDropEvent, QGuiApplication
 from PySide6.QtWidgets import QApplication
@@ -29,11 +28,7 @@ from desktop_app.ui.conversation.markdown_html import render_markdown
 from desktop_app.ui.conversation.message_bubble import MessageBubble
 from desktop_app.ui.conversation.tool_card import CallState, ResourceChip
 from resources_ui.drag_payload import ResourceRef, encode_resources
-
-
-def run(app: QApplication, coro: Any) -> Any:
-    with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(app)) as runner:
-        return runner.run(coro)
+from tests.hosting import run_in_qt
 
 
 def test_markdown_escapes_html_and_numbers_code_blocks() -> None:
@@ -133,7 +128,7 @@ def test_approval_card_validates_edits_and_answers(qapp: QApplication, qtbot: Qt
         await asyncio.gather(waiting, return_exceptions=True)
         assert placed[1].problem.text() == "Cancelled" and not placed[1].allow_once.isEnabled()
 
-    run(qapp, scenario())
+    run_in_qt(qapp, scenario())
 
 
 def test_composer_keys_and_resource_drops(qtbot: QtBot) -> None:

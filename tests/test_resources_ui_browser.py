@@ -4,47 +4,21 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Coroutine
 from typing import Any
 
-import qasync
 from PySide6.QtCore import QMimeData, QModelIndex, Qt
 from PySide6.QtGui import QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
-from desktop_app.core.host import ServerHost
-from desktop_app.core.server_config import ServerConfig, TransportKind
 from desktop_app.core.server_status import ServerState
 from desktop_app.demo_server import build_server as build_demo_server
-from desktop_app.ui.bridge import CoreBridge
 from resources_ui import RESOURCES_MIME, ResourceBrowser, ResourceRef, decode_resources, encode_resources
 from resources_ui.filter_proxy import CHUNK, match_rank, query_words
 from resources_ui.tree_model import ENTRY_ROLE, EntryKind, make_entry
-from tests.hosting import FAST_RESTARTS
+from tests.hosting import eventually, inprocess_bridge, run_in_qt
 from tests.servers.fixture_server import RESOURCE_URIS, build_fixture_server
 from tests.servers.paginated_server import build_paginated_server
-
-
-def run(app: QApplication, scenario: Coroutine[Any, Any, None]) -> None:
-    with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(app)) as runner:
-        runner.run(scenario)
-
-
-async def until(check: Callable[[], object], timeout: float = 10.0, what: str = "condition") -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        await asyncio.sleep(0.01)
-
-
-async def start_host(servers: dict[str, Any]) -> CoreBridge:
-    """Real MCP servers in-process, one connection each, all ready."""
-    host = ServerHost(policy=FAST_RESTARTS, target_factory=lambda config, _hooks: servers[config.name])
-    bridge = CoreBridge(host)
-    host.start([ServerConfig(name=n, transport=TransportKind.STDIO, command="unused") for n in servers])
-    await host.wait_settled(15)
-    return bridge
 
 
 def children(browser: ResourceBrowser, server_row: int, column: int = 0) -> list[str]:
@@ -55,7 +29,7 @@ def children(browser: ResourceBrowser, server_row: int, column: int = 0) -> list
 
 def test_tree_shows_servers_status_counts_and_details(qapp: QApplication, qtmodeltester: Any) -> None:
     async def scenario() -> None:
-        bridge = await start_host({"fx": build_fixture_server(), "demo": build_demo_server()})
+        bridge = await inprocess_bridge({"fx": build_fixture_server(), "demo": build_demo_server()})
         browser = ResourceBrowser(bridge)
         qtmodeltester.check(browser.model)
         qtmodeltester.check(browser.proxy)
@@ -87,7 +61,7 @@ def test_tree_shows_servers_status_counts_and_details(qapp: QApplication, qtmode
         finally:
             await bridge.host.stop_all()
 
-    run(qapp, scenario())
+    run_in_qt(qapp, scenario())
 
 
 def test_match_rank_words_any_order_prefix_first() -> None:
@@ -104,35 +78,35 @@ def test_match_rank_words_any_order_prefix_first() -> None:
 
 def test_filter_as_you_type_ranks_prefix_matches_first(qapp: QApplication, qtbot: QtBot) -> None:
     async def scenario() -> None:
-        bridge = await start_host({"fx": build_fixture_server(), "demo": build_demo_server()})
+        bridge = await inprocess_bridge({"fx": build_fixture_server(), "demo": build_demo_server()})
         browser = ResourceBrowser(bridge)
         qtbot.addWidget(browser)
         try:
             qtbot.keyClicks(browser.filter_edit, "pdf")
-            await until(lambda: browser.proxy.query == "pdf", what="filter applied")
+            await eventually(lambda: browser.proxy.query == "pdf", what="filter applied")
             assert children(browser, 0) == ["doc.pdf", "corrupt.pdf"]
             assert browser.proxy.data(browser.proxy.index(0, 1)) == "2 of 7 match"
             assert children(browser, 1) == ["Field report: hosting MCP servers on the desktop"]
             browser.filter_edit.setText("report field")
-            await until(lambda: browser.proxy.query == "report field", what="words in any order")
+            await eventually(lambda: browser.proxy.query == "report field", what="words in any order")
             assert children(browser, 0) == [] and len(children(browser, 1)) == 1
             browser.filter_edit.setText("no")
-            await until(lambda: browser.proxy.query == "no", what="ranked filter")
+            await eventually(lambda: browser.proxy.query == "no", what="ranked filter")
             # "Notes log" starts with "no"; "Topic note" only has a word starting with it.
             names = children(browser, 1)
             assert names.index("Notes log") < names.index("Topic note")
             browser.filter_edit.clear()
-            await until(lambda: browser.proxy.query == "", what="cleared")
+            await eventually(lambda: browser.proxy.query == "", what="cleared")
             assert len(children(browser, 0)) == 7
         finally:
             await bridge.host.stop_all()
 
-    run(qapp, scenario())
+    run_in_qt(qapp, scenario())
 
 
 def test_drag_payload_round_trip(qapp: QApplication) -> None:
     async def scenario() -> None:
-        bridge = await start_host({"fx": build_fixture_server()})
+        bridge = await inprocess_bridge({"fx": build_fixture_server()})
         browser = ResourceBrowser(bridge)
         try:
             proxy = browser.proxy
@@ -153,7 +127,7 @@ def test_drag_payload_round_trip(qapp: QApplication) -> None:
         finally:
             await bridge.host.stop_all()
 
-    run(qapp, scenario())
+    run_in_qt(qapp, scenario())
 
 
 def test_decode_ignores_foreign_and_damaged_payloads(qapp: QApplication) -> None:
@@ -170,7 +144,7 @@ def test_decode_ignores_foreign_and_damaged_payloads(qapp: QApplication) -> None
 
 def test_enter_menu_and_copy_paths(qapp: QApplication, qtbot: QtBot) -> None:
     async def scenario() -> None:
-        bridge = await start_host({"fx": build_fixture_server()})
+        bridge = await inprocess_bridge({"fx": build_fixture_server()})
         browser = ResourceBrowser(bridge)
         qtbot.addWidget(browser)
         browser.show()
@@ -187,7 +161,7 @@ def test_enter_menu_and_copy_paths(qapp: QApplication, qtbot: QtBot) -> None:
             qtbot.keyClick(browser.view, Qt.Key.Key_Return)
             assert attached == [[ResourceRef("fx", "fixture://long", "long", "text/plain")]]
             # Arrowing onto a row previews it after a short pause.
-            await until(lambda: opened, what="preview on select")
+            await eventually(lambda: opened, what="preview on select")
             assert opened[-1].uri == "fixture://long"
 
             menu = browser.context_menu()
@@ -208,12 +182,12 @@ def test_enter_menu_and_copy_paths(qapp: QApplication, qtbot: QtBot) -> None:
         finally:
             await bridge.host.stop_all()
 
-    run(qapp, scenario())
+    run_in_qt(qapp, scenario())
 
 
 def test_list_changed_updates_in_place_and_down_server_greys(qapp: QApplication, qtmodeltester: Any) -> None:
     async def scenario() -> None:
-        bridge = await start_host({"fx": build_fixture_server(), "demo": build_demo_server()})
+        bridge = await inprocess_bridge({"fx": build_fixture_server(), "demo": build_demo_server()})
         browser = ResourceBrowser(bridge)
         qtmodeltester.check(browser.proxy)
         proxy = browser.proxy
@@ -223,7 +197,7 @@ def test_list_changed_updates_in_place_and_down_server_greys(qapp: QApplication,
             browser.view.setCurrentIndex(selected)
             browser.view.collapse(proxy.index(1, 0))
             await bridge.host.connection("fx").call_tool("notify_change", {})
-            await until(lambda: "fixture://added/1" in children(browser, 0, 1), what="list_changed re-list")
+            await eventually(lambda: "fixture://added/1" in children(browser, 0, 1), what="list_changed re-list")
             assert [e.uri for e in browser.selected_entries()] == ["fixture://data.json"]
             assert browser.view.isExpanded(proxy.index(0, 0)) and not browser.view.isExpanded(proxy.index(1, 0))
             assert proxy.data(proxy.index(0, 1)) == "7 resources · 1 template"
@@ -242,12 +216,12 @@ def test_list_changed_updates_in_place_and_down_server_greys(qapp: QApplication,
         finally:
             await bridge.host.stop_all()
 
-    run(qapp, scenario())
+    run_in_qt(qapp, scenario())
 
 
 def test_ten_thousand_resources_load_and_filter_quickly(qapp: QApplication) -> None:
     async def scenario() -> None:
-        bridge = await start_host({"big": build_paginated_server(10, 1000)})
+        bridge = await inprocess_bridge({"big": build_paginated_server(10, 1000)})
         assert len(bridge.host.catalog.servers["big"].resources) == 10_000
         started = time.perf_counter()
         browser = ResourceBrowser(bridge)
@@ -278,4 +252,4 @@ def test_ten_thousand_resources_load_and_filter_quickly(qapp: QApplication) -> N
         finally:
             await bridge.host.stop_all()
 
-    run(qapp, scenario())
+    run_in_qt(qapp, scenario())

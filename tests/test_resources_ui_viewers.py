@@ -4,49 +4,24 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
 import pymupdf
 import pytest
-import qasync
 from PySide6.QtCore import QRectF
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication
 
 from desktop_app.core.content import ResourceContent
-from desktop_app.core.host import ServerHost
-from desktop_app.core.server_config import ServerConfig, TransportKind
 from desktop_app.demo_server import build_server as build_demo_server
-from desktop_app.ui.bridge import CoreBridge
 from resources_ui import ResourceRef, ResourceViewerPane, ResourceWorkspace, ViewerKind
 from resources_ui.template_form import expand_template, template_variables
 from resources_ui.tree_model import EntryKind, make_entry
 from resources_ui.viewers.image_viewer import ImageError, decode_image
 from resources_ui.viewers.viewer_pane import choose_viewer
-from tests.hosting import FAST_RESTARTS
+from tests.hosting import eventually, inprocess_bridge, run_in_qt
 from tests.servers.fixture_server import LONG_END_MARKER, build_fixture_server, huge_png_bytes
-
-
-def run(app: QApplication, scenario: Coroutine[Any, Any, None]) -> None:
-    with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(app)) as runner:
-        runner.run(scenario)
-
-
-async def until(check: Callable[[], object], timeout: float = 10.0, what: str = "condition") -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        await asyncio.sleep(0.01)
-
-
-async def start_host(servers: dict[str, Any]) -> CoreBridge:
-    host = ServerHost(policy=FAST_RESTARTS, target_factory=lambda config, _hooks: servers[config.name])
-    bridge = CoreBridge(host)
-    host.start([ServerConfig(name=n, transport=TransportKind.STDIO, command="unused") for n in servers])
-    await host.wait_settled(15)
-    return bridge
 
 
 async def show(pane: ResourceViewerPane, server: str, uri: str) -> ViewerKind:
@@ -54,7 +29,7 @@ async def show(pane: ResourceViewerPane, server: str, uri: str) -> ViewerKind:
     shown: list[ViewerKind] = []
     pane.content_shown.connect(shown.append)
     pane.open(ResourceRef(server, uri, uri))
-    await until(lambda: shown, what=f"{uri} shown")
+    await eventually(lambda: shown, what=f"{uri} shown")
     pane.content_shown.disconnect(shown.append)
     return shown[-1]
 
@@ -74,7 +49,7 @@ def test_viewer_choice_by_content() -> None:
 
 def test_each_fixture_resource_gets_its_viewer(qapp: QApplication) -> None:
     async def scenario() -> None:
-        bridge = await start_host({"fx": build_fixture_server(), "demo": build_demo_server()})
+        bridge = await inprocess_bridge({"fx": build_fixture_server(), "demo": build_demo_server()})
         pane = ResourceViewerPane(bridge)
         pane.resize(900, 700)
         pane.show()
@@ -85,7 +60,9 @@ def test_each_fixture_resource_gets_its_viewer(qapp: QApplication) -> None:
 
             assert await show(pane, "fx", "fixture://data.json") is ViewerKind.TEXT
             assert pane.text_viewer.highlighted
-            await until(lambda: pane.text_viewer.document().findBlockByNumber(1).layout().formats(), what="colours")
+            await eventually(
+                lambda: pane.text_viewer.document().findBlockByNumber(1).layout().formats(), what="colours"
+            )
 
             assert await show(pane, "demo", "demo://guide") is ViewerKind.MARKDOWN
             markdown = pane.markdown_viewer
@@ -109,12 +86,12 @@ def test_each_fixture_resource_gets_its_viewer(qapp: QApplication) -> None:
         finally:
             await bridge.host.stop_all()
 
-    run(qapp, scenario())
+    run_in_qt(qapp, scenario())
 
 
 def test_pdf_navigation_zoom_search_and_copy(qapp: QApplication) -> None:
     async def scenario() -> None:
-        bridge = await start_host({"fx": build_fixture_server()})
+        bridge = await inprocess_bridge({"fx": build_fixture_server()})
         pane = ResourceViewerPane(bridge)
         pane.resize(900, 700)
         pane.show()
@@ -122,7 +99,7 @@ def test_pdf_navigation_zoom_search_and_copy(qapp: QApplication) -> None:
         try:
             assert await show(pane, "fx", "fixture://doc.pdf") is ViewerKind.PDF
             assert pdf.page_count == 3 and pdf.current_page == 0 and pdf.fit_width
-            await until(lambda: 0 in pdf.canvas.rendered_pages(), what="first page rendered")
+            await eventually(lambda: 0 in pdf.canvas.rendered_pages(), what="first page rendered")
             pdf.next_page()
             assert pdf.current_page == 1 and pdf.page_box.value() == 2
             pdf.go_to_page(2)
@@ -141,12 +118,12 @@ def test_pdf_navigation_zoom_search_and_copy(qapp: QApplication) -> None:
 
             pdf.search_edit.setText("omega")
             pdf.search("omega")
-            await until(lambda: not pdf.canvas.searching, what="search done")
+            await eventually(lambda: not pdf.canvas.searching, what="search done")
             assert [hit.page for hit in pdf.canvas.hits] == [2]
             assert pdf.canvas.current_hit == 0 and pdf.current_page == 2
             assert pdf.hits_label.text() == "1 of 1"
             pdf.search("page")
-            await until(lambda: not pdf.canvas.searching, what="second search done")
+            await eventually(lambda: not pdf.canvas.searching, what="second search done")
             assert len(pdf.canvas.hits) == 6  # "page" twice on each of three pages
             pdf.next_hit()
             assert pdf.canvas.current_hit in range(6)
@@ -161,7 +138,7 @@ def test_pdf_navigation_zoom_search_and_copy(qapp: QApplication) -> None:
         finally:
             await bridge.host.stop_all()
 
-    run(qapp, scenario())
+    run_in_qt(qapp, scenario())
 
 
 def test_long_pdf_renders_on_demand(qapp: QApplication) -> None:
@@ -171,7 +148,7 @@ def test_long_pdf_renders_on_demand(qapp: QApplication) -> None:
     data = doc.tobytes()
 
     async def scenario() -> None:
-        bridge = await start_host({"fx": build_fixture_server()})
+        bridge = await inprocess_bridge({"fx": build_fixture_server()})
         pane = ResourceViewerPane(bridge)
         pane.resize(900, 700)
         pane.show()
@@ -183,16 +160,16 @@ def test_long_pdf_renders_on_demand(qapp: QApplication) -> None:
                 ResourceRef("fx", "x://long.pdf", "long.pdf", "application/pdf"),
                 [ResourceContent("x://long.pdf", "application/pdf", data=data)],
             )
-            await until(lambda: first, what="first page")
+            await eventually(lambda: first, what="first page")
             assert first[0] - started < 0.5
-            await until(lambda: not pane.pdf_viewer.canvas.busy, what="idle")
+            await eventually(lambda: not pane.pdf_viewer.canvas.busy, what="idle")
             assert set(pane.pdf_viewer.canvas.rendered_pages()) <= {0, 1, 2}
             pane.pdf_viewer.go_to_page(150)
-            await until(lambda: 150 in pane.pdf_viewer.canvas.rendered_pages(), what="page 151 rendered")
+            await eventually(lambda: 150 in pane.pdf_viewer.canvas.rendered_pages(), what="page 151 rendered")
         finally:
             await bridge.host.stop_all()
 
-    run(qapp, scenario())
+    run_in_qt(qapp, scenario())
 
 
 def test_corrupt_pdf_and_huge_png_show_errors_and_the_app_carries_on(qapp: QApplication) -> None:
@@ -202,7 +179,7 @@ def test_corrupt_pdf_and_huge_png_show_errors_and_the_app_carries_on(qapp: QAppl
     assert time.perf_counter() - started < 0.1
 
     async def scenario() -> None:
-        bridge = await start_host({"fx": build_fixture_server()})
+        bridge = await inprocess_bridge({"fx": build_fixture_server()})
         pane = ResourceViewerPane(bridge)
         pane.show()
         try:
@@ -217,19 +194,19 @@ def test_corrupt_pdf_and_huge_png_show_errors_and_the_app_carries_on(qapp: QAppl
         finally:
             await bridge.host.stop_all()
 
-    run(qapp, scenario())
+    run_in_qt(qapp, scenario())
 
 
 def test_binary_card_saves_the_bytes(qapp: QApplication, tmp_path: Path) -> None:
     async def scenario() -> None:
-        bridge = await start_host({"fx": build_fixture_server()})
+        bridge = await inprocess_bridge({"fx": build_fixture_server()})
         pane = ResourceViewerPane(bridge)
         try:
             blob = ResourceContent("x://archive.zip", "application/zip", data=b"PK\x03\x04 zipped")
             shown: list[ViewerKind] = []
             pane.content_shown.connect(shown.append)
             pane.show_contents(ResourceRef("fx", blob.uri, "archive.zip", "application/zip"), [blob])
-            await until(lambda: shown, what="card")
+            await eventually(lambda: shown, what="card")
             assert shown == [ViewerKind.BINARY]
             assert pane.binary_card.title.text() == "application/zip"
             assert "11 B (11 bytes)" in pane.binary_card.details.text()
@@ -239,12 +216,12 @@ def test_binary_card_saves_the_bytes(qapp: QApplication, tmp_path: Path) -> None
         finally:
             await bridge.host.stop_all()
 
-    run(qapp, scenario())
+    run_in_qt(qapp, scenario())
 
 
 def test_updated_resource_rerenders_and_subscription_follows_the_view(qapp: QApplication) -> None:
     async def scenario() -> None:
-        bridge = await start_host({"demo": build_demo_server()})
+        bridge = await inprocess_bridge({"demo": build_demo_server()})
         pane = ResourceViewerPane(bridge)
         pane.show()
         try:
@@ -253,13 +230,13 @@ def test_updated_resource_rerenders_and_subscription_follows_the_view(qapp: QApp
             assert pane.cache.cached("demo", "demo://notes-log") is not None
             await asyncio.sleep(0.2)  # the subscription is in place
             await bridge.host.connection("demo").call_tool("add_note", {"title": "Fresh", "text": "Seen live"})
-            await until(lambda: "Seen live" in pane.markdown_viewer.rendered.toPlainText(), what="re-render")
+            await eventually(lambda: "Seen live" in pane.markdown_viewer.rendered.toPlainText(), what="re-render")
             assert await show(pane, "demo", "demo://guide") is ViewerKind.MARKDOWN
             assert pane.cache.retained() == [("demo", "demo://guide")]
         finally:
             await bridge.host.stop_all()
 
-    run(qapp, scenario())
+    run_in_qt(qapp, scenario())
 
 
 def test_template_variables_and_expansion() -> None:
@@ -272,7 +249,7 @@ def test_template_variables_and_expansion() -> None:
 @pytest.mark.qt_log_ignore("This plugin does not support (raise|grabbing)")
 def test_template_form_completes_opens_and_attaches(qapp: QApplication, qtbot: Any) -> None:
     async def scenario() -> None:
-        bridge = await start_host({"fx": build_fixture_server()})
+        bridge = await inprocess_bridge({"fx": build_fixture_server()})
         workspace = ResourceWorkspace(bridge)
         qtbot.addWidget(workspace.browser)
         qtbot.addWidget(workspace.detail)
@@ -290,11 +267,11 @@ def test_template_form_completes_opens_and_attaches(qapp: QApplication, qtbot: A
             assert not form.open_button.isEnabled()
             field = form.field("item_id")
             field.setFocus()
-            await until(lambda: completions, what="completions on focus")
+            await eventually(lambda: completions, what="completions on focus")
             assert completions[-1] == ("item_id", ["apple", "apricot", "banana"])
             started = time.monotonic()
             qtbot.keyClicks(field, "ap")
-            await until(lambda: completions[-1][1] == ["apple", "apricot"], what="debounced completions")
+            await eventually(lambda: completions[-1][1] == ["apple", "apricot"], what="debounced completions")
             assert time.monotonic() - started >= 0.2  # debounced, not per keystroke
             assert form.suggestions("item_id") == ["apple", "apricot"]
             field.setText("apple")
@@ -302,11 +279,11 @@ def test_template_form_completes_opens_and_attaches(qapp: QApplication, qtbot: A
             shown: list[ViewerKind] = []
             workspace.viewer.content_shown.connect(shown.append)
             form.open_button.click()
-            await until(lambda: shown, what="expanded URI previewed")
+            await eventually(lambda: shown, what="expanded URI previewed")
             assert workspace.viewer.text_viewer.toPlainText().startswith("Item apple:")
             form.attach_button.click()
             assert attached == [[ResourceRef("fx", "fixture://items/apple", "item (apple)", "text/plain")]]
         finally:
             await bridge.host.stop_all()
 
-    run(qapp, scenario())
+    run_in_qt(qapp, scenario())

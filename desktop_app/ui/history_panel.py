@@ -10,13 +10,13 @@ from PySide6.QtWidgets import (
     QListWidget,
     QListWidgetItem,
     QMenu,
-    QMessageBox,
     QPushButton,
     QVBoxLayout,
     QWidget,
 )
 
 from desktop_app.core.chat.conversations import ConversationStore
+from desktop_app.ui.confirm import confirm
 
 _ID = Qt.ItemDataRole.UserRole
 
@@ -92,13 +92,9 @@ class HistoryPanel(QWidget):
 
     def _confirm_delete(self, item: QListWidgetItem) -> None:
         conversation_id = item.data(_ID)
-        box = QMessageBox(
-            QMessageBox.Icon.Question,
+        confirm(
+            self,
             "Delete conversation",
             f"Delete “{item.text()}”? This cannot be undone.",
-            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
-            self,
+            lambda: self.delete_requested.emit(conversation_id),
         )
-        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        box.accepted.connect(lambda: self.delete_requested.emit(conversation_id))
-        box.open()

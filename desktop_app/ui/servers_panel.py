@@ -11,7 +11,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QListWidget,
     QListWidgetItem,
-    QMessageBox,
     QPlainTextEdit,
     QPushButton,
     QSplitter,
@@ -25,6 +24,7 @@ from desktop_app.core.events import LogEntry
 from desktop_app.core.server_config import ServerConfig
 from desktop_app.core.server_status import ServerState, ServerStatus
 from desktop_app.ui.bridge import CoreBridge
+from desktop_app.ui.confirm import confirm
 from desktop_app.ui.server_editor import ServerEditor
 from desktop_app.ui.status_icons import state_icon
 
@@ -229,13 +229,9 @@ class ServersPanel(QWidget):
         name = self.selected()
         if name is None:
             return
-        box = QMessageBox(
-            QMessageBox.Icon.Question,
+        confirm(
+            self,
             "Remove server",
             f"Remove '{name}' from your servers? Its stored secrets are kept.",
-            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
-            self,
+            lambda: self._bridge.remove_server(name),
         )
-        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        box.accepted.connect(lambda: self._bridge.remove_server(name))
-        box.open()
