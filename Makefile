@@ -41,7 +41,7 @@ pytest: $(STAMP_DEV) $(NPM_STAMP)
 test: lint typecheck pytest
 
 bench: $(STAMP_DEV) $(NPM_STAMP)
-	for b in bench/*.py; do $(BIN)/python $$b || exit 1; done
+	for b in bench/*.py; do QT_QPA_PLATFORM=offscreen $(BIN)/python $$b || status=1; done; exit $${status:-0}
 
 clean:
 	rm -rf $(VENV) $(NPM_DIR)/node_modules build dist

@@ -26,9 +26,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="mcp-desk", description="A desktop host for MCP servers.")
     parser.add_argument("--config", type=Path, help="servers.json to use instead of the user's")
     options = parser.parse_args(args)
+    from PySide6.QtWidgets import QApplication
+
+    from desktop_app.splash import show_splash
+
+    app = QApplication.instance() or QApplication([sys.argv[0]])
+    assert isinstance(app, QApplication)
+    splash = show_splash(app)  # on screen before the heavy imports below
     from desktop_app.app import run_app
 
-    return run_app([sys.argv[0]], options.config)
+    return run_app(app, options.config, splash)
 
 
 if __name__ == "__main__":

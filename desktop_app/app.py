@@ -20,6 +20,7 @@ from desktop_app.core.paths import data_dir
 from desktop_app.core.secret_store import PasswordRequiredError, SecretStore, SecretStoreError, open_secret_store
 from desktop_app.core.server_config import ServerConfig, TransportKind
 from desktop_app.demo_server import demo_server_command
+from desktop_app.splash import Splash
 from desktop_app.ui.app_icon import app_icon
 from desktop_app.ui.bridge import CoreBridge
 from desktop_app.ui.main_window import MainWindow
@@ -40,7 +41,9 @@ def config_notice(store: ConfigStore) -> str | None:
     return f"Your server configuration could not be read and was left untouched:\n\n{store.error}"
 
 
-async def run_window(app: QApplication, config_path: Path, settings_path: Path | None = None) -> None:
+async def run_window(
+    app: QApplication, config_path: Path, settings_path: Path | None = None, splash: Splash | None = None
+) -> None:
     """Show the window first, then connect servers; return once everything has stopped."""
     secrets: SecretStore | None = None
     locked = False
@@ -76,6 +79,8 @@ async def run_window(app: QApplication, config_path: Path, settings_path: Path |
         settings_path=settings_path,
     )
     window.show()
+    if splash is not None:
+        splash.finish(window)
     for notice in (config_notice(store), loaded_settings.error):
         if notice:
             window.show_notice(notice)
@@ -88,18 +93,16 @@ async def run_window(app: QApplication, config_path: Path, settings_path: Path |
     conversations.close()
 
 
-def run_app(argv: list[str], config_path: Path | None = None) -> int:
-    app = QApplication.instance() or QApplication(argv)
-    assert isinstance(app, QApplication)
+def run_app(app: QApplication, config_path: Path | None = None, splash: Splash | None = None) -> int:
     app.setApplicationName("MCP Desk")
     app.setOrganizationName("MCP Desk")
     app.setDesktopFileName("mcp-desk")
     app.setWindowIcon(app_icon())
     app.setQuitOnLastWindowClosed(False)  # quitting waits until every server has stopped
     with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(app)) as runner:
-        runner.run(run_window(app, config_path or default_config_path()))
+        runner.run(run_window(app, config_path or default_config_path(), splash=splash))
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(run_app(sys.argv))
+    sys.exit(run_app(QApplication(sys.argv)))

@@ -7,6 +7,7 @@ so the widgets stay simple: the composer asks to send, the view renders what com
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 from typing import Any
 
@@ -18,10 +19,11 @@ from desktop_app.core.chat.context import naive_dump_tokens
 from desktop_app.core.chat.conversations import DEFAULT_TITLE, Conversation, ConversationStore
 from desktop_app.core.chat.engine import Attachment, ChatEngine, Turn
 from desktop_app.core.chat.events import ApprovalNeeded, ChatError, ErrorKind, TurnFinished, Usage
-from desktop_app.core.chat.llm import count_tokens, load_litellm
+from desktop_app.core.chat.llm import count_tokens, warm_up
 from desktop_app.ui.bridge import CoreBridge
 from desktop_app.ui.conversation.approval_card import CardApprover
 from desktop_app.ui.conversation.conversation_view import ConversationView
+from desktop_app.ui.conversation.markdown_html import preload_highlighting
 from desktop_app.ui.conversation.tool_card import CallState
 from resources_ui.drag_payload import ResourceRef
 
@@ -110,8 +112,14 @@ class ChatController(QObject):
         return self._engine
 
     def warm_up(self) -> None:
-        """Import litellm in the background after the window is up, so the first send is quick."""
-        self._bridge.spawn(load_litellm(), "Loading the model library")
+        """Load litellm and the highlighters in the background after the window is up."""
+        self._bridge.spawn(self._warm(), "Loading the model library")
+
+    async def _warm(self) -> None:
+        await warm_up()
+        await asyncio.to_thread(preload_highlighting)
+        # litellm brings ~600k long-lived objects: freeze them so full collections skip them.
+        gc.freeze()
 
     def refresh_context(self) -> None:
         """Recompute the catalog's token cost for the status bar (off the event loop)."""
@@ -120,6 +128,7 @@ class ChatController(QObject):
             self._bridge.spawn(self._measure(engine), "Measuring the context")
 
     async def _measure(self, engine: ChatEngine) -> None:
+        gc.freeze()  # a new catalog is long-lived: keep full collections from walking it again
         prompt = await engine.system_prompt()
         self.context_changed.emit(prompt)
         if prompt.total <= NAIVE_DUMP_LIMIT:

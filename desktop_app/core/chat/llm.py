@@ -12,11 +12,13 @@ import logging
 import os
 import re
 import threading
+import warnings
 from collections.abc import AsyncIterator, Sequence
 from typing import Any, Final
 
 from desktop_app.core.chat.settings import ModelSettings
 
+log = logging.getLogger(__name__)
 _lock = threading.Lock()
 _module: Any = None
 
@@ -48,6 +50,8 @@ def litellm_module() -> Any:
     with _lock:
         if _module is None:
             os.environ["LITELLM_OFFLINE_MODE"] = "true"
+            # litellm's typed dicts make pydantic warn at import; it is not the user's concern.
+            warnings.filterwarnings("ignore", r"Items? .* on TypedDict class .* `ReadOnly` qualifier", UserWarning)
             import litellm
 
             litellm.suppress_debug_info = True
@@ -63,6 +67,35 @@ async def load_litellm() -> Any:
     if _module is not None:
         return _module
     return await asyncio.to_thread(litellm_module)
+
+
+_WARM_TOOL: Final = {
+    "type": "function",
+    "function": {"name": "warm_up", "description": "-", "parameters": {"type": "object", "properties": {}}},
+}
+
+
+def _exercise_offline() -> None:
+    """One mocked streamed call with a tool, in a private loop: litellm imports the rest of itself
+    (dozens of modules on the first real call) here, in a worker thread, not on the UI's loop."""
+    litellm = litellm_module()
+    messages = [{"role": "user", "content": "warm up"}]
+
+    async def call() -> list[Any]:
+        kwargs = {"stream": True, "mock_response": "ok", "tools": [_WARM_TOOL], "max_tokens": 4}
+        response = await litellm.acompletion(model="openai/gpt-4o-mini", messages=messages, **kwargs)
+        return [chunk async for chunk in response]
+
+    litellm.stream_chunk_builder(asyncio.run(call()), messages=messages)
+
+
+async def warm_up() -> None:
+    """Import litellm and everything its first streamed call needs, off the event loop."""
+    await load_litellm()
+    try:
+        await asyncio.to_thread(_exercise_offline)
+    except Exception as exc:  # only a speed-up: a failure here must not stop the app
+        log.info("litellm warm-up call failed: %s", exc)
 
 
 def describe_provider_error(model: str, exc: BaseException) -> str:

@@ -9,11 +9,13 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass
 from functools import cache
+from typing import Final
 
 from markdown_it import MarkdownIt
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
-from pygments.lexers import get_lexer_by_name, guess_lexer
+from pygments.lexer import Lexer
+from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 
 
@@ -34,12 +36,31 @@ def _formatter(dark: bool) -> HtmlFormatter:
     return HtmlFormatter(noclasses=True, nowrap=True, style="monokai" if dark else "friendly")
 
 
-def _highlight(code: str, language: str, dark: bool) -> str:
+@cache
+def _lexer(language: str) -> Lexer | None:
+    """The lexer for a fence's language, looked up once; unknown or half-streamed names give None."""
     try:
-        lexer = get_lexer_by_name(language) if language else guess_lexer(code)
+        return get_lexer_by_name(language)
     except ClassNotFound:
+        return None
+
+
+def _highlight(code: str, language: str, dark: bool) -> str:
+    # No guessing for unlabelled code: guess_lexer imports hundreds of lexers mid-stream.
+    lexer = _lexer(language.lower()) if language else None
+    if lexer is None:
         return html.escape(code)
     return str(highlight(code, lexer, _formatter(dark)))
+
+
+PRELOADED_LANGUAGES: Final = ("python", "json", "bash", "javascript", "typescript", "yaml", "markdown", "sql")
+
+
+def preload_highlighting() -> None:
+    """Import the common lexers and the formatter ahead of time (call it from a worker thread)."""
+    for language in PRELOADED_LANGUAGES:
+        if (lexer := _lexer(language)) is not None:
+            highlight("x = 1", lexer, _formatter(False))
 
 
 def render_markdown(text: str, *, dark: bool = False) -> RenderedMarkdown:

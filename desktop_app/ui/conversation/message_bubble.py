@@ -54,6 +54,7 @@ class MessageBubble(QFrame):
         self.setObjectName(f"{role}Message")
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self._text = text
+        self._rendered: str | None = None
         self._code: tuple[str, ...] = ()
         self.header = QLabel(_TITLES[role])
         header_font = self.header.font()
@@ -106,6 +107,9 @@ class MessageBubble(QFrame):
         self._render()
 
     def _render(self) -> None:
+        if self._rendered == self._text:
+            return  # e.g. the end-of-stream flush right after a throttled render
+        self._rendered = self._text
         rendered = render_markdown(self._text, dark=is_dark(self))
         self._code = rendered.code_blocks
         self.body.setHtml(rendered.html)
