@@ -15,6 +15,9 @@ from desktop_app.core.config_store import ConfigStore
 from desktop_app.core.server_status import ServerState
 from desktop_app.ui.main_window import MainWindow
 from tests.hosting import FIXTURE_SCRIPT, live_children, run_in_qt
+from tests.llm_server import LITELLM_WARNINGS
+
+pytestmark = LITELLM_WARNINGS  # the app warms litellm up in the background
 
 
 async def _window(timeout: float = 10.0) -> MainWindow:
