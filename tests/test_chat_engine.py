@@ -596,3 +596,37 @@ async def test_server_progress_reaches_the_ui_as_events(host: ServerHost, llm: S
     call_id = of_type(events, ToolCallStarted)[0].call_id
     assert {p.call_id for p in progress} == {call_id}
     assert events.index(progress[-1]) < events.index(of_type(events, ToolResult)[0])
+
+
+async def test_many_tools_are_offered_within_a_budget_and_found_by_search(llm: ScriptedLLM) -> None:
+    from tests.servers.paginated_server import build_paginated_server
+
+    server = build_paginated_server(3, 50)  # 150 tools: more than the budget below
+    host = ServerHost(policy=FAST_RESTARTS, target_factory=lambda _config, _hooks: server)
+    host.start([ServerConfig(name="paged", transport=TransportKind.STDIO, command="unused", protocol="legacy")])
+    await host.wait_settled(15)
+    try:
+        assert len(list(host.catalog.tools())) == 150
+        approver = RecordingApprover()
+        approver.replies.append(ApprovalReply(Decision.ALLOW_ONCE))
+        llm.queue(
+            calls(ToolCall("search_tools", {"query": "generated tool 149"})),
+            calls(ToolCall("paged__tool_0149", {})),
+            text("Called it."),
+        )
+        events = await run(make_engine(host, llm, approver, max_tools=20), "use generated tool 149")
+        assert finished(events).reason == "stop"
+        first, second, third = llm.bodies()
+        names = [[t["function"]["name"] for t in body["tools"]] for body in (first, second, third)]
+        assert "search_tools" in names[0] and len(names[0]) == 20 + 4  # the budget plus the client-side tools
+        found = tool_messages(second)[0]["content"]
+        assert "paged__tool_0149" in found.splitlines()[1]
+        assert "paged__tool_0149" in names[1] and "paged__tool_0149" in names[2]
+        assert tool_messages(third)[-1]["content"] == "tool_0149 called"
+    finally:
+        await host.stop_all()
+
+
+def test_tool_budget_is_validated() -> None:
+    with pytest.raises(ValueError, match="max_tools"):
+        ChatOptions(max_tools=500)

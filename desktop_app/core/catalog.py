@@ -10,7 +10,7 @@ from mcp_types import Implementation, Prompt, Resource, ResourceTemplate, Tool
 
 from desktop_app.core.tool_names import ToolNameMap, build_tool_names
 
-SYNTHETIC_TOOL_NAMES: Final = frozenset({"read_resource", "invoke_prompt", "search_resources"})
+SYNTHETIC_TOOL_NAMES: Final = frozenset({"read_resource", "invoke_prompt", "search_resources", "search_tools"})
 """Client-side tools; no server tool may be exposed to a model under one of these names."""
 
 

@@ -6,6 +6,7 @@ Non-modal (`open()`); saving emits `saved(AppSettings)` and the window applies i
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -29,7 +30,7 @@ from PySide6.QtWidgets import (
 
 from desktop_app.core.app_settings import AppSettings
 from desktop_app.core.chat.approval import AlwaysAllowRules
-from desktop_app.core.chat.settings import ChatOptions, ModelSettings
+from desktop_app.core.chat.settings import ModelSettings
 from desktop_app.core.providers import PROVIDERS, PROVIDERS_BY_ID, Provider, key_secret_name, ollama_models
 from desktop_app.core.secret_store import SecretStore, SecretStoreError
 
@@ -270,9 +271,8 @@ class SettingsDialog(QDialog):
             max_tokens=self.max_tokens.value(),
             temperature=self.temperature.value() if self.use_temperature.isChecked() else None,
         )
-        chat = ChatOptions(
-            catalog_budget=self._chat.catalog_budget,
-            read_cap_bytes=self._chat.read_cap_bytes,
+        chat = replace(
+            self._chat,
             max_iterations=self.max_iterations.value(),
             pdf_text=self.pdf_text.isChecked(),
             images_to_model=self.images.isChecked(),

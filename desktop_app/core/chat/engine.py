@@ -42,14 +42,16 @@ from desktop_app.core.chat.synthetic import (
     INVOKE_PROMPT,
     READ_RESOURCE,
     SEARCH_RESOURCES,
+    SEARCH_TOOLS,
     image_message,
     invoke_prompt,
     read_for_model,
     search_resources,
+    search_tools,
     synthetic_tool_specs,
 )
 from desktop_app.core.chat.tool_results import convert_tool_result
-from desktop_app.core.chat.tool_specs import server_tool_specs
+from desktop_app.core.chat.tool_specs import ToolOffer
 from desktop_app.core.connection import ServerRequestTimeout, ServerUnavailableError, describe_error
 from desktop_app.core.expansion import SecretLookup
 from desktop_app.core.host import ServerHost
@@ -97,6 +99,15 @@ class ChatEngine:
         self.secrets = secrets
         self._builder: ContextBuilder | None = None
         self._builder_key: tuple[str, int] | None = None
+        self._offer: ToolOffer | None = None
+        self.loaded_tools: dict[str, list[str]] = {}
+        """Per conversation: tools found with `search_tools`, most recent and relevant first, offered from then on."""
+
+    def tool_offer(self) -> ToolOffer:
+        """The server tools each call carries, within the options' tool budget (specs cached per catalog)."""
+        if self._offer is None or self._offer.budget != self.options.max_tools:
+            self._offer = ToolOffer(self.options.max_tools)
+        return self._offer
 
     def context_builder(self) -> ContextBuilder:
         """The prompt builder for the current model's tokenizer and budget (litellm must be loaded)."""
@@ -205,7 +216,13 @@ class Turn:
             self._iterations = iteration
             catalog = engine.host.catalog
             system = await engine.system_prompt(self._text, catalog)
-            tools = synthetic_tool_specs(engine.options, search=system.summarized) + server_tool_specs(catalog)
+            offer = engine.tool_offer()
+            loaded = list(engine.loaded_tools.get(self.conversation.id, []))
+            # Off the loop: the first call on a new catalog builds every tool's spec.
+            server_tools = await asyncio.to_thread(offer.specs, catalog, self._text, loaded)
+            tool_search = offer.cut(catalog)
+            tools = synthetic_tool_specs(engine.options, search=system.summarized, tool_search=tool_search)
+            tools += server_tools
             messages = [{"role": "system", "content": system.text}, *self.conversation.messages]
             self.sent_messages = messages
             try:
@@ -222,7 +239,7 @@ class Turn:
             self._pending = [call["id"] for call in calls]
             extra: list[dict[str, Any]] = []
             for call in calls:
-                text, more = await self._run_tool(call, search_offered=system.summarized)
+                text, more = await self._run_tool(call, search_offered=system.summarized, tool_search=tool_search)
                 self.conversation.append({"role": "tool", "tool_call_id": call["id"], "content": text})
                 self._pending.remove(call["id"])
                 extra.extend(more)
@@ -291,7 +308,9 @@ class Turn:
 
     # -- tools --------------------------------------------------------------------------
 
-    async def _run_tool(self, call: dict[str, Any], *, search_offered: bool) -> tuple[str, list[dict[str, Any]]]:
+    async def _run_tool(
+        self, call: dict[str, Any], *, search_offered: bool, tool_search: bool = False
+    ) -> tuple[str, list[dict[str, Any]]]:
         """Run one tool call; returns the tool result text and messages to add after all results."""
         call_id, name = call["id"], call["function"]["name"]
         raw = call["function"]["arguments"]
@@ -303,7 +322,11 @@ class Turn:
             problem = f"the arguments are not valid JSON ({exc})"
         if problem is None and not isinstance(arguments, dict):
             problem = "the arguments must be a JSON object"
-        synthetic = name in (READ_RESOURCE, INVOKE_PROMPT) or (name == SEARCH_RESOURCES and search_offered)
+        synthetic = (
+            name in (READ_RESOURCE, INVOKE_PROMPT)
+            or (name == SEARCH_RESOURCES and search_offered)
+            or (name == SEARCH_TOOLS and tool_search)
+        )
         target = None if synthetic else self._engine.host.catalog.tool(name)
         server = target.server if target is not None else None
         tool = target.tool.name if target is not None else None
@@ -356,7 +379,14 @@ class Turn:
             return self._result(call_id, name, result.text, is_error=result.is_error), list(result.messages)
         query, server = arguments.get("query"), arguments.get("server")
         if not isinstance(query, str) or not query.strip():
-            return self._result(call_id, name, "search_resources needs a `query` string.", is_error=True), []
+            return self._result(call_id, name, f"{name} needs a `query` string.", is_error=True), []
+        if name == SEARCH_TOOLS:
+            text, found, is_error = await asyncio.to_thread(
+                search_tools, engine.tool_offer(), catalog, query, server if isinstance(server, str) else None
+            )
+            earlier = engine.loaded_tools.get(self.conversation.id, [])
+            engine.loaded_tools[self.conversation.id] = found + [t for t in earlier if t not in found]
+            return self._result(call_id, name, text, is_error=is_error), []
         builder = engine.context_builder()
         text, is_error = await asyncio.to_thread(
             search_resources, builder, catalog, query, server if isinstance(server, str) else None

@@ -11,6 +11,8 @@ DEFAULT_MAX_TOKENS: Final = 4096
 DEFAULT_CATALOG_BUDGET: Final = 1500
 DEFAULT_READ_CAP_BYTES: Final = 2 * 1024 * 1024
 DEFAULT_MAX_ITERATIONS: Final = 20
+DEFAULT_MAX_TOOLS: Final = 100
+"""Server tools per model call; OpenAI refuses more than 128 in all, and each costs context."""
 
 
 @dataclass(frozen=True)
@@ -57,8 +59,11 @@ class ChatOptions:
     max_iterations: int = DEFAULT_MAX_ITERATIONS
     pdf_text: bool = False
     images_to_model: bool = False
+    max_tools: int = DEFAULT_MAX_TOOLS
 
     def __post_init__(self) -> None:
+        if not 1 <= self.max_tools <= 120:
+            raise ValueError(f"max_tools must be between 1 and 120, not {self.max_tools}")
         if self.max_iterations < 1:
             raise ValueError(f"max_iterations must be at least 1, not {self.max_iterations}")
         if self.catalog_budget < 100:

@@ -30,6 +30,7 @@ from desktop_app.core.catalog import Catalog
 from desktop_app.core.chat.context import ContextBuilder, rank
 from desktop_app.core.chat.settings import ChatOptions
 from desktop_app.core.chat.tool_results import decode_base64, embedded_text, link_reference, media_descriptor
+from desktop_app.core.chat.tool_specs import ToolOffer
 from desktop_app.core.connection import ServerRequestTimeout, ServerUnavailableError, describe_error
 from desktop_app.core.content import ResourceContent, describe_for_model, from_mcp, human_size
 from desktop_app.core.host import ServerHost
@@ -37,6 +38,7 @@ from desktop_app.core.host import ServerHost
 READ_RESOURCE: Final = "read_resource"
 INVOKE_PROMPT: Final = "invoke_prompt"
 SEARCH_RESOURCES: Final = "search_resources"
+SEARCH_TOOLS: Final = "search_tools"
 NOT_FOUND_LIST: Final = 20
 SEARCH_RESULTS: Final = 25
 _VISION_MIMES: Final = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
@@ -67,8 +69,16 @@ _SEARCH_DESCRIPTION: Final = (
 )
 
 
-def synthetic_tool_specs(options: ChatOptions, *, search: bool) -> list[dict[str, Any]]:
-    """The client-side tools in OpenAI function format; `search_resources` only when the catalog is cut."""
+_SEARCH_TOOLS_DESCRIPTION: Final = (
+    "The connected servers have more tools than can be offered at once; only some are in your tool list. "
+    "Search all of them by what you want to do: this returns matching tools' names, servers and descriptions, "
+    "and the tools it finds become callable in your next step. `query`: a few keywords for the action you need. "
+    "`server`: only search that server."
+)
+
+
+def synthetic_tool_specs(options: ChatOptions, *, search: bool, tool_search: bool = False) -> list[dict[str, Any]]:
+    """The client-side tools in OpenAI function format; the searches only when the catalog or tools are cut."""
     binary = _BINARY_PLAIN
     if options.pdf_text or options.images_to_model:
         binary = " ".join(
@@ -121,7 +131,36 @@ def synthetic_tool_specs(options: ChatOptions, *, search: bool) -> list[dict[str
                 },
             )
         )
+    if tool_search:
+        specs.append(
+            _function(
+                SEARCH_TOOLS,
+                _SEARCH_TOOLS_DESCRIPTION,
+                {
+                    "type": "object",
+                    "properties": {
+                        "query": {"type": "string", "description": "Keywords for the action you need."},
+                        "server": {"type": "string", "description": "Optional: limit the search to this server."},
+                    },
+                    "required": ["query"],
+                },
+            )
+        )
     return specs
+
+
+def search_tools(offer: ToolOffer, catalog: Catalog, query: str, server: str | None) -> tuple[str, list[str], bool]:
+    """Tools matching `query`, best first: (text for the model, exposed names found, is_error)."""
+    if server is not None and server not in catalog.servers:
+        return f"No server named '{server}'. Servers: {json.dumps(sorted(catalog.servers))}.", [], True
+    hits = offer.rank(catalog, query, server)[:SEARCH_RESULTS]
+    if not hits:
+        return f"No tool matches '{query}'. Try other or fewer words.", [], False
+    lines = [
+        f"- {t.exposed_name} [server: {t.server}]: {' '.join((t.tool.description or '').split())[:200]}" for t in hits
+    ]
+    text = f"{len(hits)} tool(s) for '{query}'; they are callable from your next step:\n" + "\n".join(lines)
+    return text, [t.exposed_name for t in hits], False
 
 
 def _function(name: str, description: str, parameters: dict[str, Any]) -> dict[str, Any]:
