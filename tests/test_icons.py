@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
-from PySide6.QtGui import QImage
+from PySide6.QtGui import QImage, QImageReader
 from PySide6.QtWidgets import QApplication
 
 from desktop_app.ui.app_icon import app_icon
@@ -26,6 +26,11 @@ def test_render_writes_every_size(qapp: QApplication, tmp_path: Path) -> None:
     # The corner is transparent, the middle is not: the SVG really rendered.
     assert image.pixelColor(0, 0).alpha() == 0
     assert image.pixelColor(64, 64).alpha() == 255
+    # Qt reads back every size of the multi-size Windows and macOS icons.
+    for name, count in (("mcp-desk.ico", 7), ("mcp-desk.icns", 7)):
+        reader = QImageReader(str(tmp_path / name))
+        assert reader.imageCount() == count, name
+        assert not reader.read().isNull()
 
 
 def test_app_icon_is_found(qapp: QApplication) -> None:
