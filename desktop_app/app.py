@@ -17,7 +17,7 @@ from desktop_app.core.config_file import default_config_path
 from desktop_app.core.config_store import ConfigStore
 from desktop_app.core.host import ServerHost
 from desktop_app.core.paths import data_dir
-from desktop_app.core.secret_store import PasswordRequiredError, SecretStore, SecretStoreError, open_secret_store
+from desktop_app.core.secret_store import PasswordRequiredError, SecretStoreError, open_secret_store
 from desktop_app.core.server_config import ServerConfig, TransportKind
 from desktop_app.demo_server import demo_server_command
 from desktop_app.splash import Splash
@@ -45,25 +45,21 @@ async def run_window(
     app: QApplication, config_path: Path, settings_path: Path | None = None, splash: Splash | None = None
 ) -> None:
     """Show the window first, then connect servers; return once everything has stopped."""
-    secrets: SecretStore | None = None
-    locked = False
-    try:
-        secrets = open_secret_store(data_dir())
-    except PasswordRequiredError:
-        locked = True  # asked for once the window is up
-    except SecretStoreError as exc:
-        log.warning("No secret store: %s", exc)
-    host = ServerHost(secrets=secrets)
+    host = ServerHost()
     store = ConfigStore(config_path)
-    bridge = CoreBridge(host, secrets, store, fallback=[demo_server_config()])
+    bridge = CoreBridge(host, None, store, fallback=[demo_server_config()])
     settings_path = settings_path or default_settings_path()
     loaded_settings = load_settings(settings_path)
     conversations = ConversationStore.open_default()
     finished = asyncio.Event()
     window: MainWindow | None = None
+    starting: asyncio.Task[None] | None = None
 
     async def shut_down() -> None:
         try:
+            if starting is not None and not starting.done():
+                starting.cancel()  # e.g. closed while the secrets password was being asked for
+                await asyncio.gather(starting, return_exceptions=True)
             if window is not None:
                 await window.chat.wait_idle()
             await host.stop_all()
@@ -84,13 +80,25 @@ async def run_window(
     for notice in (config_notice(store), loaded_settings.error):
         if notice:
             window.show_notice(notice)
-    if locked:
-        await window.unlock_secrets()  # servers may need secrets: connect once this is answered
-    host.start(bridge.configured_servers())
-    window.chat.warm_up()  # litellm is imported only now, after the window is on screen
+    starting = asyncio.ensure_future(_connect(window, bridge))
     await finished.wait()
     window.close()
     conversations.close()
+
+
+async def _connect(window: MainWindow, bridge: CoreBridge) -> None:
+    """After the window is up: open the secret store (asking for its password if it has one), then
+    connect every server and warm the model library."""
+    # Finding the OS keyring takes ~100 ms: off the event loop.
+    try:
+        bridge.set_secrets(await asyncio.to_thread(open_secret_store, data_dir()))
+    except PasswordRequiredError:
+        await window.unlock_secrets()  # servers may need secrets: connect once this is answered
+    except SecretStoreError as exc:
+        log.warning("No secret store: %s", exc)
+        window.show_notice(f"Secrets cannot be stored or read: {exc}")
+    bridge.host.start(bridge.configured_servers())
+    window.chat.warm_up()  # litellm is imported only now, after the window is on screen
 
 
 def run_app(app: QApplication, config_path: Path | None = None, splash: Splash | None = None) -> int:

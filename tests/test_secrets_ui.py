@@ -90,7 +90,8 @@ def test_plaintext_secrets_can_be_encrypted_from_settings(qapp: QApplication, tm
         running = asyncio.ensure_future(run_window(qapp, config, tmp_path / "settings.json"))
         await until(lambda: visible(qapp, MainWindow))
         window = visible(qapp, MainWindow)[0]
-        assert window._secrets_label.text() == "Secrets: plaintext file, not encrypted"
+        # The store opens just after the window shows, off the event loop.
+        await until(lambda: window._secrets_label.text() == "Secrets: plaintext file, not encrypted")
         window.open_settings()
         settings = window.findChildren(SettingsDialog)[0]
         assert not settings.encrypt.isHidden()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import importlib
 import logging
 from typing import Any
 
@@ -118,6 +119,7 @@ class ChatController(QObject):
     async def _warm(self) -> None:
         await warm_up()
         await asyncio.to_thread(preload_highlighting)
+        await asyncio.to_thread(importlib.import_module, "pymupdf")  # the first PDF opens at full speed
         # litellm brings ~600k long-lived objects: freeze them so full collections skip them.
         gc.freeze()
 

@@ -8,17 +8,26 @@ sharp replacement is done.
 
 from __future__ import annotations
 
+import importlib
 from bisect import bisect_right
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
-import pymupdf
 from PySide6.QtCore import QPoint, QRect, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QImage, QMouseEvent, QPainter, QPaintEvent
 from PySide6.QtWidgets import QWidget
 
 from resources_ui.viewers.slices import SliceRunner
+
+if TYPE_CHECKING:
+    pass
+
+
+def mupdf() -> Any:
+    """PyMuPDF, imported on first use (it costs ~70 ms): the window shows before any PDF is opened."""
+    return importlib.import_module("pymupdf")
+
 
 GAP: Final = 12
 BAND_PIXELS: Final = 600_000
@@ -207,8 +216,8 @@ class PdfCanvas(QWidget):
         band = max(16, BAND_PIXELS // image.width())
         y0, y1 = build.next_y, min(image.height(), build.next_y + band)
         scale = build.scale
-        clip = pymupdf.Rect(0, y0 / scale, image.width() / scale, y1 / scale)
-        pix = build.display_list.get_pixmap(matrix=pymupdf.Matrix(scale, scale), clip=clip, alpha=False)
+        clip = mupdf().Rect(0, y0 / scale, image.width() / scale, y1 / scale)
+        pix = build.display_list.get_pixmap(matrix=mupdf().Matrix(scale, scale), clip=clip, alpha=False)
         # The QImage only borrows the pixmap's buffer: drawing it copies before `pix` goes away.
         band_image = QImage(pix.samples_mv, pix.width, pix.height, pix.stride, QImage.Format.Format_RGB888)
         painter = QPainter(image)

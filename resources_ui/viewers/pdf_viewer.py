@@ -6,9 +6,8 @@ toolbar and the scrolling around it.
 
 from __future__ import annotations
 
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
-import pymupdf
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QGuiApplication, QKeySequence, QPalette, QShortcut, QWheelEvent
 from PySide6.QtWidgets import (
@@ -21,8 +20,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from resources_ui.viewers.pdf_canvas import GAP, PdfCanvas
+from resources_ui.viewers.pdf_canvas import GAP, PdfCanvas, mupdf
 from resources_ui.viewers.toolbar import tool_button
+
+if TYPE_CHECKING:
+    import pymupdf
+
 
 ZOOM_STEP: Final = 1.25
 MIN_ZOOM: Final = 0.25
@@ -36,7 +39,7 @@ class PdfError(ValueError):
 def open_pdf(data: bytes) -> pymupdf.Document:
     """Open PDF bytes, turning every way it can fail into a `PdfError` with a readable reason."""
     try:
-        doc = pymupdf.open(stream=data, filetype="pdf")
+        doc: pymupdf.Document = mupdf().open(stream=data, filetype="pdf")
     except Exception as exc:
         raise PdfError(f"This PDF could not be opened: {exc}") from exc
     if doc.needs_pass:
