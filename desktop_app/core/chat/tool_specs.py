@@ -45,11 +45,6 @@ def tool_spec(entry: CatalogTool) -> dict[str, Any]:
     return {"type": "function", "function": function}
 
 
-def server_tool_specs(catalog: Catalog) -> list[dict[str, Any]]:
-    """Every ready server's tools in OpenAI function format, sorted by exposed name."""
-    return [tool_spec(entry) for entry in sorted(catalog.tools(), key=lambda t: t.exposed_name)]
-
-
 class ToolOffer:
     """Which server tools a model call carries: all of them while they fit the budget, else the ones
     found with `search_tools`, then the most relevant to the message, then the rest up to the budget.
