@@ -117,35 +117,9 @@ def synthetic_tool_specs(options: ChatOptions, *, search: bool, tool_search: boo
         ),
     ]
     if search:
-        specs.append(
-            _function(
-                SEARCH_RESOURCES,
-                _SEARCH_DESCRIPTION,
-                {
-                    "type": "object",
-                    "properties": {
-                        "query": {"type": "string", "description": "Keywords to look for."},
-                        "server": {"type": "string", "description": "Optional: limit the search to this server."},
-                    },
-                    "required": ["query"],
-                },
-            )
-        )
+        specs.append(_search(SEARCH_RESOURCES, _SEARCH_DESCRIPTION, "Keywords to look for."))
     if tool_search:
-        specs.append(
-            _function(
-                SEARCH_TOOLS,
-                _SEARCH_TOOLS_DESCRIPTION,
-                {
-                    "type": "object",
-                    "properties": {
-                        "query": {"type": "string", "description": "Keywords for the action you need."},
-                        "server": {"type": "string", "description": "Optional: limit the search to this server."},
-                    },
-                    "required": ["query"],
-                },
-            )
-        )
+        specs.append(_search(SEARCH_TOOLS, _SEARCH_TOOLS_DESCRIPTION, "Keywords for the action you need."))
     return specs
 
 
@@ -161,6 +135,19 @@ def search_tools(offer: ToolOffer, catalog: Catalog, query: str, server: str | N
     ]
     text = f"{len(hits)} tool(s) for '{query}'; they are callable from your next step:\n" + "\n".join(lines)
     return text, [t.exposed_name for t in hits], False
+
+
+def _search(name: str, description: str, query: str) -> dict[str, Any]:
+    """A search tool: a keyword `query`, optionally limited to one server."""
+    parameters = {
+        "type": "object",
+        "properties": {
+            "query": {"type": "string", "description": query},
+            "server": {"type": "string", "description": "Optional: limit the search to this server."},
+        },
+        "required": ["query"],
+    }
+    return _function(name, description, parameters)
 
 
 def _function(name: str, description: str, parameters: dict[str, Any]) -> dict[str, Any]:
