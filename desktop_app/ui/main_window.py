@@ -49,6 +49,7 @@ from desktop_app.ui.password_dialog import PasswordDialog
 from desktop_app.ui.prompt_form import PromptForm
 from desktop_app.ui.servers_panel import ServersPanel
 from desktop_app.ui.settings_dialog import SettingsDialog
+from desktop_app.ui.style import ERROR_STYLE
 from resources_ui.drag_payload import ResourceRef
 from resources_ui.workspace import ResourceWorkspace
 
@@ -186,7 +187,7 @@ class MainWindow(QMainWindow):
         if store is None:
             self._secrets_label.setText("Secrets: unavailable")
             self._secrets_label.setToolTip("No secret store could be opened (or it is locked).")
-            self._secrets_label.setStyleSheet("color: #c0392b;")
+            self._secrets_label.setStyleSheet(ERROR_STYLE)
             return
         backend = store.backend
         short = {
@@ -196,7 +197,7 @@ class MainWindow(QMainWindow):
         }[backend.kind]
         self._secrets_label.setText(f"Secrets: {short}")
         self._secrets_label.setToolTip(backend.label)
-        self._secrets_label.setStyleSheet("" if backend.encrypted else "color: #c0392b;")
+        self._secrets_label.setStyleSheet("" if backend.encrypted else ERROR_STYLE)
 
     def _status_bar(self) -> None:
         self._servers_label = QLabel()

@@ -11,6 +11,8 @@ from collections.abc import Callable
 
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QFormLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
 
+from desktop_app.ui.style import error_label
+
 
 class PasswordDialog(QDialog):
     def __init__(self, parent: QWidget | None, title: str, text: str, *, confirm: bool = False) -> None:
@@ -21,9 +23,7 @@ class PasswordDialog(QDialog):
         self.password.setEchoMode(QLineEdit.EchoMode.Password)
         self.repeat = QLineEdit()
         self.repeat.setEchoMode(QLineEdit.EchoMode.Password)
-        self.error = QLabel()
-        self.error.setStyleSheet("color: #c0392b;")
-        self.error.setWordWrap(True)
+        self.error = error_label()
         message = QLabel(text)
         message.setWordWrap(True)
         form = QFormLayout()

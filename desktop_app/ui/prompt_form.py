@@ -8,6 +8,7 @@ from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from desktop_app.ui.bridge import CoreBridge
+from desktop_app.ui.style import error_label
 from resources_ui.completing_fields import CompletingFields, FieldSpec
 
 
@@ -29,8 +30,7 @@ class PromptForm(QFrame):
         self.description.setStyleSheet("color: #8a8f98;")
         self.fields = CompletingFields(bridge)
         self.fields.submitted.connect(self.submit)
-        self.problem = QLabel()
-        self.problem.setStyleSheet("color: #d64545;")
+        self.problem = error_label()
         self.insert = QPushButton("Use prompt")
         self.insert.setDefault(True)
         self.insert.clicked.connect(self.submit)

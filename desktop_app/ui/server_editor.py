@@ -36,6 +36,7 @@ from desktop_app.core.config_file import ConfigError, parse_pasted
 from desktop_app.core.expansion import secret_placeholder
 from desktop_app.core.secret_store import SecretStore
 from desktop_app.core.server_config import DEFAULT_TIMEOUT_S, PROTOCOL_MODES, ServerConfig, TransportKind
+from desktop_app.ui.style import error_label
 
 _SECRET_REF = re.compile(r"^\$\{secret:([^}]+)\}$")
 _KEEP = "(stored in the secret store — leave empty to keep)"
@@ -160,10 +161,8 @@ class ServerEditor(QDialog):
         fill = QPushButton("Fill in from JSON")
         fill.clicked.connect(self._fill_from_json)
 
-        self.error = QLabel()
+        self.error = error_label()
         self.error.setObjectName("editorError")
-        self.error.setStyleSheet("color: #c0392b;")
-        self.error.setWordWrap(True)
         store_note = f"Secrets are kept in: {secrets.backend.label}" if secrets else "No secret store is available."
 
         top = QFormLayout()

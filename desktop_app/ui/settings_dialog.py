@@ -33,6 +33,7 @@ from desktop_app.core.chat.approval import AlwaysAllowRules
 from desktop_app.core.chat.settings import ModelSettings
 from desktop_app.core.providers import PROVIDERS, PROVIDERS_BY_ID, Provider, key_secret_name, ollama_models
 from desktop_app.core.secret_store import SecretStore, SecretStoreError
+from desktop_app.ui.style import ERROR_COLOUR, error_label
 
 
 class SettingsDialog(QDialog):
@@ -119,9 +120,7 @@ class SettingsDialog(QDialog):
         rules_layout.addWidget(self.rules_list)
         rules_layout.addWidget(revoke, 0, Qt.AlignmentFlag.AlignLeft)
 
-        self.error = QLabel()
-        self.error.setStyleSheet("color: #c0392b;")
-        self.error.setWordWrap(True)
+        self.error = error_label()
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self._save)
         buttons.rejected.connect(self.reject)
@@ -201,7 +200,7 @@ class SettingsDialog(QDialog):
         backend = self._secrets.backend
         where = f"Kept in: {backend.label}."
         if not backend.encrypted:
-            where = f"<span style='color:#c0392b'>Kept in: {backend.label}.</span>"
+            where = f"<span style='color:{ERROR_COLOUR}'>Kept in: {backend.label}.</span>"
         env = f" Without one, {preset.env_var} from the environment is used." if preset.env_var else ""
         self.key_note.setText(where + env)
 

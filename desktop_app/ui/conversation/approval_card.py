@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPlainTextEdit, QPush
 
 from desktop_app.core.chat.approval import ApprovalReply, ApprovalRequest, Decision, validate_arguments
 from desktop_app.ui.conversation.tool_card import fit_lines, pretty_json
+from desktop_app.ui.style import ERROR_STYLE
 
 
 class ApprovalCard(QFrame):
@@ -42,7 +43,7 @@ class ApprovalCard(QFrame):
         self.editor.setToolTip("You may edit the arguments before allowing; they are checked against the schema.")
         self.problem = QLabel(request.problem or "")
         self.problem.setWordWrap(True)
-        self.problem.setStyleSheet("color: #d64545;")
+        self.problem.setStyleSheet(ERROR_STYLE)
         self.problem.setVisible(bool(request.problem))
 
         self.allow_once = QPushButton("&Allow once")
