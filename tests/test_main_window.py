@@ -187,3 +187,20 @@ def test_first_send_without_a_model_opens_settings(qapp: QApplication, tmp_path:
             dialog.reject()
 
     run_app(qapp, tmp_path, None, scenario)
+
+
+def test_context_meter_compares_the_catalog_with_a_naive_dump(
+    qapp: QApplication, tmp_path: Path, llm: ScriptedLLM
+) -> None:
+    async def scenario(window: MainWindow, llm: ScriptedLLM) -> None:
+        meter = window._context_label
+        await until(lambda: "if every resource were pasted" in meter.text(), timeout=30, what="the dump figure")
+        assert meter.text().startswith("Context: catalog ")
+        measured = window.chat._dump
+        window.chat.refresh_context()  # same resources: the figure is reused, nothing is read again
+        await until(lambda: "if every resource were pasted" in meter.text())
+        assert window.chat._dump is measured
+        await window.bridge.host.connection("fx").call_tool("notify_change", {})
+        await until(lambda: window.chat._dump is not measured, what="a new figure for the new resource")
+
+    run_app(qapp, tmp_path, llm, scenario)

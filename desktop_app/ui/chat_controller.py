@@ -89,6 +89,7 @@ class ChatController(QObject):
         self.conversation = Conversation.start(store)
         self._turn: Turn | None = None
         self._engine: ChatEngine | None = None
+        self._dump: tuple[tuple[str, frozenset[tuple[str, str]]], int] | None = None
 
     # -- settings and the engine -----------------------------------------------------------
 
@@ -133,9 +134,15 @@ class ChatController(QObject):
         gc.freeze()  # a new catalog is long-lived: keep full collections from walking it again
         prompt = await engine.system_prompt()
         self.context_changed.emit(prompt)
-        if prompt.total <= NAIVE_DUMP_LIMIT:
-            model = engine.settings.model
-            self.dump_measured.emit(await naive_dump_tokens(self._bridge.host, lambda t: count_tokens(model, t)))
+        if prompt.total > NAIVE_DUMP_LIMIT:
+            return
+        # Reading every resource again is only worth it when the set of resources (or the tokenizer) changed.
+        model = engine.settings.model
+        key = (model, frozenset((server, r.uri) for server, r in self._bridge.host.catalog.resources()))
+        if self._dump is None or self._dump[0] != key:
+            tokens = await naive_dump_tokens(self._bridge.host, lambda t: count_tokens(model, t))
+            self._dump = (key, tokens)
+        self.dump_measured.emit(self._dump[1])
 
     # -- turns -----------------------------------------------------------------------------
 
