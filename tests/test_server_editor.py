@@ -116,3 +116,27 @@ def test_panel_adds_edits_and_removes_servers(qapp: QApplication, tmp_path: Path
 
     with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(qapp)) as runner:
         runner.run(scenario())
+
+
+def test_panel_built_before_servers_start_shows_the_first(qapp: QApplication, tmp_path: Path) -> None:
+    host = ServerHost(policy=FAST_RESTARTS)
+    bridge = CoreBridge(host, None, ConfigStore(tmp_path / "servers.json"))
+
+    async def scenario() -> None:
+        panel = ServersPanel(bridge)
+        assert panel.selected() is None and not panel._restart.isEnabled()
+        assert panel._title.text() == "No server selected"
+        host.start(
+            [
+                ServerConfig(
+                    name="fx", transport=TransportKind.STDIO, command=sys.executable, args=(str(FIXTURE_SCRIPT),)
+                )
+            ]
+        )
+        await eventually(lambda: host.ready_count() == 1)
+        assert panel.selected() == "fx" and panel._title.text().startswith("fx")
+        assert panel._restart.isEnabled()
+        await host.stop_all()
+
+    with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(qapp)) as runner:
+        runner.run(scenario())

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QFrame, QLineEdit, QListWidget, QListWidgetItem, Q
 from rapidfuzz import fuzz, utils
 
 MIN_SCORE = 55.0
+MAX_ROWS = 12
 
 
 @dataclass(frozen=True)
@@ -66,6 +67,8 @@ class CommandPalette(QFrame):
         self.query.setClearButtonEnabled(True)
         self.list = QListWidget()
         self.list.setUniformItemSizes(True)
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.list.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.list.itemActivated.connect(lambda _item: self.run_current())
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 8, 8, 8)
@@ -74,6 +77,7 @@ class CommandPalette(QFrame):
         self.query.textChanged.connect(self._refilter)
         self.query.installEventFilter(self)
         self._entries: list[PaletteEntry] = []
+        self._width = 480
         self.hide()
 
     def open_with(self, entries: Sequence[PaletteEntry]) -> None:
@@ -82,9 +86,9 @@ class CommandPalette(QFrame):
         self._refilter()
         parent = self.parentWidget()
         assert parent is not None
-        width = min(640, max(360, parent.width() - 80))
-        self.setGeometry(0, 0, width, min(420, parent.height() - 60))
-        self.move(QPoint((parent.width() - width) // 2, 48))
+        self._width = min(640, max(360, parent.width() - 80))
+        self._fit()
+        self.move(QPoint((parent.width() - self._width) // 2, 48))
         self.show()
         self.raise_()
         self.query.setFocus()
@@ -111,6 +115,15 @@ class CommandPalette(QFrame):
             self.list.addItem(item)
         if self.list.count():
             self.list.setCurrentRow(0)
+        if self.isVisible():
+            self._fit()
+
+    def _fit(self) -> None:
+        """As tall as the matches need (up to twelve rows), so a short list is a short box."""
+        row = self.list.sizeHintForRow(0) if self.list.count() else self.query.sizeHint().height()
+        rows = min(max(self.list.count(), 1), MAX_ROWS)
+        self.list.setFixedHeight(rows * row + 2 * self.list.frameWidth())
+        self.resize(self._width, self.sizeHint().height())
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if watched is self.query and event.type() == QEvent.Type.KeyPress:

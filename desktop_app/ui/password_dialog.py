@@ -19,6 +19,7 @@ class PasswordDialog(QDialog):
         super().__init__(parent)
         self.setObjectName("passwordDialog")
         self.setWindowTitle(title)
+        self.setMinimumWidth(420)
         self.password = QLineEdit()
         self.password.setEchoMode(QLineEdit.EchoMode.Password)
         self.repeat = QLineEdit()

@@ -123,8 +123,7 @@ class ServersPanel(QWidget):
         bridge.log_line.connect(self._on_log)
         for name in bridge.host.connections:
             self._item(name)
-        if self._list.count():
-            self._list.setCurrentRow(0)
+        self._show_selected()
 
     def selected(self) -> str | None:
         item = self._list.currentItem()
@@ -138,6 +137,8 @@ class ServersPanel(QWidget):
         item = QListWidgetItem(name)
         item.setData(_NAME_ROLE, name)
         self._list.addItem(item)
+        if self._list.currentItem() is None:
+            self._list.setCurrentItem(item)  # servers usually arrive after the panel: show the first
         self._refresh(name)
         return item
 
@@ -164,7 +165,13 @@ class ServersPanel(QWidget):
     def _show_selected(self) -> None:
         name = self.selected()
         connection = None if name is None else self._bridge.host.connections.get(name)
+        for button in (self._restart, self._toggle, self._edit, self._remove):
+            button.setEnabled(connection is not None)
         if connection is None:
+            self._title.setText("No server selected")
+            self._state.clear()
+            self._offer.clear()
+            self._log.clear()
             return
         status: ServerStatus = connection.status
         info = connection.catalog.server_info if connection.catalog else None
