@@ -55,7 +55,7 @@ from tests.servers.fixture_server import (
 )
 from tests.servers.paginated_server import build_paginated_server, resource_uri
 
-FIXTURE_SCRIPT = Path(__file__).resolve().parent / "servers" / "fixture_server.py"
+FIXTURE_SCRIPT = Path(__file__).resolve().parents[1] / "servers" / "fixture_server.py"
 PAGINATED_SCRIPT = FIXTURE_SCRIPT.with_name("paginated_server.py")
 TOOL_NAMES = {"echo", "add", "slow", "crash", "read_resource", "rich", "fail", "notify_change", "log"}
 

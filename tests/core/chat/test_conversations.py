@@ -14,7 +14,7 @@ import pytest
 from desktop_app.core.chat.conversations import Conversation, ConversationNotFoundError, ConversationStore
 from tests.llm_server import ScriptedLLM, ToolCall, calls, text
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_create_append_list_resume_rename_delete(tmp_path: Path) -> None:

@@ -30,7 +30,7 @@ from mcp.types import (
 
 from desktop_app.demo_server import DEMO_SERVER_FLAG, build_server, demo_server_command
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 
 EXPECTED_RESOURCES = {
     "demo://guide": "text/markdown",
