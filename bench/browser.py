@@ -105,9 +105,9 @@ class StallMonitor:
 async def measure() -> None:
     from PySide6.QtWidgets import QApplication
 
+    from desktop_app.bridge import CoreBridge
     from desktop_app.core.host import ServerHost
     from desktop_app.core.server_config import ServerConfig, TransportKind
-    from desktop_app.ui.bridge import CoreBridge
     from resources_ui import ResourceRef, ResourceWorkspace
 
     fixture = ROOT / "tests" / "servers" / "fixture_server.py"

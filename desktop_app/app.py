@@ -10,6 +10,7 @@ from pathlib import Path
 import qasync
 from PySide6.QtWidgets import QApplication
 
+from desktop_app.bridge import CoreBridge
 from desktop_app.core.app_settings import default_settings_path, load_settings
 from desktop_app.core.chat.approval import RULES_FILENAME, AlwaysAllowRules
 from desktop_app.core.chat.conversations import ConversationStore
@@ -22,7 +23,6 @@ from desktop_app.core.server_config import ServerConfig, TransportKind
 from desktop_app.demo_server import demo_server_command
 from desktop_app.splash import Splash
 from desktop_app.ui.app_icon import app_icon
-from desktop_app.ui.bridge import CoreBridge
 from desktop_app.ui.main_window import MainWindow
 
 log = logging.getLogger(__name__)

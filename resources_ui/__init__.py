@@ -1,6 +1,6 @@
 """The user's half of MCP resources: browse every server's offer, view content natively, attach it.
 
-All Qt; data comes from the Qt-free core through `desktop_app.ui.bridge.CoreBridge`.
+All Qt; data comes from the Qt-free core through `desktop_app.bridge.CoreBridge`.
 """
 
 from resources_ui.browser import ResourceBrowser

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_app.ui.bridge import CoreBridge
+from desktop_app.bridge import CoreBridge
 from resources_ui.drag_payload import ResourceRef
 from resources_ui.filter_proxy import ResourceFilterProxy
 from resources_ui.tree_model import NAME_COLUMN, SIZE_COLUMN, TYPE_COLUMN, URI_COLUMN, Entry, ResourceTreeModel, refs_of

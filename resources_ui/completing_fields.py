@@ -15,8 +15,8 @@ from mcp_types import PromptReference, ResourceTemplateReference
 from PySide6.QtCore import QEvent, QObject, QStringListModel, Qt, QTimer, Signal
 from PySide6.QtWidgets import QCompleter, QFormLayout, QLineEdit, QWidget
 
+from desktop_app.bridge import CoreBridge
 from desktop_app.core.connection import describe_error
-from desktop_app.ui.bridge import CoreBridge
 
 log = logging.getLogger(__name__)
 

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
 )
 from uritemplate import URITemplate
 
-from desktop_app.ui.bridge import CoreBridge
+from desktop_app.bridge import CoreBridge
 from resources_ui.completing_fields import CompletingFields, FieldSpec
 from resources_ui.drag_payload import ResourceRef
 from resources_ui.tree_model import Entry

@@ -25,14 +25,14 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QFont, QGuiApplication, QPalette
 
+from desktop_app.bridge import CoreBridge
 from desktop_app.core.catalog import ServerCatalog
 from desktop_app.core.content import human_size
 from desktop_app.core.server_status import ServerState, ServerStatus
-from desktop_app.ui.bridge import CoreBridge
-from desktop_app.ui.status_icons import state_icon
 from resources_ui.drag_payload import RESOURCES_MIME, URI_LIST_MIME, ResourceRef, encode_resources
 from resources_ui.icons import ContentKind, kind_for, kind_icon
 from resources_ui.qt_compat import no_data
+from resources_ui.status_icons import state_icon
 
 Index = QModelIndex | QPersistentModelIndex
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
-from desktop_app.ui.bridge import CoreBridge
+from desktop_app.bridge import CoreBridge
 from resources_ui.browser import ResourceBrowser
 from resources_ui.drag_payload import ResourceRef
 from resources_ui.template_form import TemplateForm

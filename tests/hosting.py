@@ -13,10 +13,10 @@ from typing import Any
 import qasync
 from PySide6.QtWidgets import QApplication
 
+from desktop_app.bridge import CoreBridge
 from desktop_app.core.connection import RestartPolicy
 from desktop_app.core.host import ServerHost
 from desktop_app.core.server_config import ServerConfig, TransportKind
-from desktop_app.ui.bridge import CoreBridge
 
 FIXTURE_SCRIPT = Path(__file__).parent / "servers" / "fixture_server.py"
 FAST_RESTARTS = RestartPolicy(first_delay=0.05, max_delay=0.2, max_attempts=3, healthy_after=60.0)

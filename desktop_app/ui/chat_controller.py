@@ -14,6 +14,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
+from desktop_app.bridge import CoreBridge
 from desktop_app.core.app_settings import AppSettings
 from desktop_app.core.chat.approval import AlwaysAllowRules, ApprovalPolicy, ApprovalReply, ApprovalRequest, Decision
 from desktop_app.core.chat.context import naive_dump_tokens
@@ -21,7 +22,6 @@ from desktop_app.core.chat.conversations import DEFAULT_TITLE, Conversation, Con
 from desktop_app.core.chat.engine import Attachment, ChatEngine, Turn
 from desktop_app.core.chat.events import ApprovalNeeded, ChatError, ErrorKind, TurnFinished, Usage
 from desktop_app.core.chat.llm import count_tokens, warm_up
-from desktop_app.ui.bridge import CoreBridge
 from desktop_app.ui.conversation.approval_card import CardApprover
 from desktop_app.ui.conversation.conversation_view import ConversationView
 from desktop_app.ui.conversation.markdown_html import preload_highlighting

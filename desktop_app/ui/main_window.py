@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop_app.bridge import CoreBridge
 from desktop_app.core.app_settings import AppSettings, save_settings
 from desktop_app.core.chat.approval import AlwaysAllowRules
 from desktop_app.core.chat.context import SystemPrompt
@@ -39,7 +40,6 @@ from desktop_app.core.secret_store import (
     open_secret_store,
 )
 from desktop_app.core.server_status import ServerStatus
-from desktop_app.ui.bridge import CoreBridge
 from desktop_app.ui.chat_controller import ChatController
 from desktop_app.ui.conversation.composer import Composer
 from desktop_app.ui.conversation.conversation_view import ConversationView

@@ -7,7 +7,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from desktop_app.ui.bridge import CoreBridge
+from desktop_app.bridge import CoreBridge
 from desktop_app.ui.style import error_label
 from resources_ui.completing_fields import CompletingFields, FieldSpec
 

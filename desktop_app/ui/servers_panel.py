@@ -18,15 +18,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop_app.bridge import CoreBridge
 from desktop_app.core.catalog import ServerCatalog
 from desktop_app.core.config_file import ConfigError
 from desktop_app.core.events import LogEntry
 from desktop_app.core.server_config import ServerConfig
 from desktop_app.core.server_status import ServerState, ServerStatus
-from desktop_app.ui.bridge import CoreBridge
 from desktop_app.ui.confirm import confirm
 from desktop_app.ui.server_editor import ServerEditor
-from desktop_app.ui.status_icons import state_icon
+from resources_ui.status_icons import state_icon
 
 _NAME_ROLE = Qt.ItemDataRole.UserRole
 

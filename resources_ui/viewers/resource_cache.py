@@ -12,9 +12,9 @@ from typing import Final
 
 from PySide6.QtCore import QObject, Signal
 
+from desktop_app.bridge import CoreBridge
 from desktop_app.core.content import ResourceContent
 from desktop_app.core.server_status import ServerState, ServerStatus
-from desktop_app.ui.bridge import CoreBridge
 
 MAX_CACHED_BYTES: Final = 64 * 1024 * 1024
 Key = tuple[str, str]

@@ -11,13 +11,13 @@ import qasync
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
+from desktop_app.bridge import CoreBridge
 from desktop_app.core.config_file import load_config
 from desktop_app.core.config_store import ConfigStore
 from desktop_app.core.host import ServerHost
 from desktop_app.core.secret_store import SecretStore, open_secret_store
 from desktop_app.core.server_config import ServerConfig, TransportKind
 from desktop_app.core.server_status import ServerState
-from desktop_app.ui.bridge import CoreBridge
 from desktop_app.ui.server_editor import ServerEditor
 from desktop_app.ui.servers_panel import ServersPanel
 from tests.hosting import FAST_RESTARTS, FIXTURE_SCRIPT, eventually

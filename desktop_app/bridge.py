@@ -1,4 +1,7 @@
-"""The one door between the Qt-free core and the widgets: core events become Qt signals."""
+"""The one door between the Qt-free core and the widgets: core events become Qt signals.
+
+It sits below both `resources_ui` and `ui` (and imports neither), so either may use it.
+"""
 
 from __future__ import annotations
 
