@@ -53,6 +53,7 @@ class ConversationView(QScrollArea):
         self.setWidget(self._inner)
         self._assistant: MessageBubble | None = None
         self._cards: dict[str, ToolCard] = {}
+        self._below: dict[str, list[QWidget]] = {}
         self._follow = True
         self.verticalScrollBar().valueChanged.connect(self._on_scrolled)
         self.verticalScrollBar().rangeChanged.connect(self._on_range)
@@ -75,6 +76,23 @@ class ConversationView(QScrollArea):
         self._layout.insertWidget(self._layout.count() - 1, widget, 0, alignment)
         return widget
 
+    def add_below(self, call_id: str, widget: QWidget) -> QWidget:
+        """Put `widget` under the tool card of `call_id` (after what is already there for that call).
+
+        Questions a server asks while its tool runs belong to that call, not to the end of the
+        stream; with no such card the widget is appended.
+        """
+        card = self._cards.get(call_id)
+        index = self._layout.indexOf(card) if card is not None else -1
+        if index < 0:
+            return self.add_widget(widget)
+        self.empty_hint.hide()
+        below = [w for w in self._below.get(call_id, []) if self._layout.indexOf(w) >= 0]
+        anchor: QWidget = below[-1] if below else card  # type: ignore[assignment]
+        self._layout.insertWidget(self._layout.indexOf(anchor) + 1, widget)
+        self._below[call_id] = [*below, widget]
+        return widget
+
     def add_message(self, role: Role, text: str) -> MessageBubble:
         self._assistant = None
         bubble = MessageBubble(role, text)
@@ -88,6 +106,7 @@ class ConversationView(QScrollArea):
                 widget.deleteLater()
         self._assistant = None
         self._cards.clear()
+        self._below.clear()
         self._layout.insertWidget(0, self.empty_hint)
         self.empty_hint.show()
 
