@@ -16,7 +16,7 @@ def main(argv: list[str] | None = None) -> int:
         run()
         return 0
     if args[:1] == ["run"]:
-        from desktop_app.cli import run_command
+        from desktop_app.cli.run import run_command
 
         return run_command(args[1:])
     if args[:1] == ["--self-test"]:

@@ -16,7 +16,7 @@ from PySide6.QtCore import QEvent, QObject, QStringListModel, Qt, QTimer, Signal
 from PySide6.QtWidgets import QCompleter, QFormLayout, QLineEdit, QWidget
 
 from desktop_app.bridge import CoreBridge
-from desktop_app.core.connection import describe_error
+from desktop_app.core.server_errors import describe_error
 
 log = logging.getLogger(__name__)
 

@@ -14,8 +14,8 @@ import qasync
 from PySide6.QtWidgets import QApplication
 
 from desktop_app.bridge import CoreBridge
-from desktop_app.core.connection import RestartPolicy
 from desktop_app.core.host import ServerHost
+from desktop_app.core.restart_policy import RestartPolicy
 from desktop_app.core.server_config import ServerConfig, TransportKind
 
 FIXTURE_SCRIPT = Path(__file__).parent / "servers" / "fixture_server.py"

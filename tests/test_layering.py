@@ -12,6 +12,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # Each layer, and the packages it may never import (its callers).
 FORBIDDEN = {
     "desktop_app/core": ("PySide6", "qasync", "desktop_app.bridge", "desktop_app.ui", "resources_ui"),
+    "desktop_app/cli": ("PySide6", "qasync", "desktop_app.bridge", "desktop_app.ui", "resources_ui"),
     "desktop_app/bridge.py": ("desktop_app.ui", "resources_ui"),
     "resources_ui": ("desktop_app.ui",),
 }

@@ -14,10 +14,8 @@ import time
 import warnings
 from collections import Counter, deque
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
 from typing import Any, Final, TypeVar
 
-import httpx2
 from mcp import Client
 from mcp.client.subscriptions import ResourceUpdated as ListenResourceUpdated
 from mcp.shared.dispatcher import ProgressFnT
@@ -54,7 +52,15 @@ from desktop_app.core.events import (
     ServerStateChanged,
 )
 from desktop_app.core.expansion import SecretLookup, redact, resolve_server
+from desktop_app.core.restart_policy import RestartPolicy
 from desktop_app.core.server_config import ServerConfig
+from desktop_app.core.server_errors import (
+    ConnectionLost,
+    ServerRequestTimeout,
+    ServerUnavailableError,
+    describe_error,
+    is_connection_loss,
+)
 from desktop_app.core.server_status import ServerState, ServerStatus
 from desktop_app.core.transports import TransportHooks, open_transport
 
@@ -68,63 +74,6 @@ STDERR_LINES: Final = 500
 LOG_LINES: Final = 2000
 MAX_PAGES: Final = 1000
 CLIENT_INFO: Final = Implementation(name="mcp-desk", title="MCP Desk", version=__version__)
-
-
-class ServerUnavailableError(RuntimeError):
-    """The server cannot take requests now: not ready, or its connection died mid-request."""
-
-
-class ServerRequestTimeout(TimeoutError):
-    """The server did not answer within its configured timeout."""
-
-
-@dataclass(frozen=True)
-class RestartPolicy:
-    """Backoff for restarting a dead server: 1 s doubling to 60 s, reset after a healthy minute."""
-
-    first_delay: float = 1.0
-    max_delay: float = 60.0
-    max_attempts: int = 8
-    healthy_after: float = 60.0
-
-    def delay(self, attempt: int) -> float:
-        return float(min(self.first_delay * 2 ** (attempt - 1), self.max_delay))
-
-
-class _ConnectionLost(Exception):
-    """Raised inside the owner task when the transport ended under a live session."""
-
-
-def describe_error(exc: BaseException) -> str:
-    """A one-line, user-facing reason, reaching through anyio's exception groups."""
-    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        exc = exc.exceptions[0]
-    if isinstance(exc, _ConnectionLost):
-        return str(exc)
-    if isinstance(exc, FileNotFoundError):
-        return f"command not found: {exc.filename or exc}"
-    if isinstance(exc, MCPError):
-        if exc.code == CONNECTION_CLOSED:
-            return "the server closed the connection"
-        if exc.code == REQUEST_TIMEOUT:
-            return exc.message
-        return f"server error {exc.code}: {exc.message}"
-    if isinstance(exc, httpx2.HTTPStatusError):
-        return f"HTTP {exc.response.status_code} from {exc.request.url}"
-    if isinstance(exc, httpx2.TransportError):
-        return f"cannot reach the server: {exc or type(exc).__name__}"
-    if isinstance(exc, TimeoutError):
-        return str(exc) or "timed out"
-    text = str(exc)
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-
-
-def _is_connection_loss(exc: BaseException) -> bool:
-    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        exc = exc.exceptions[0]
-    if isinstance(exc, MCPError):
-        return exc.code == CONNECTION_CLOSED
-    return isinstance(exc, httpx2.TransportError | ConnectionError | BrokenPipeError)
 
 
 class ServerConnection:
@@ -266,7 +215,7 @@ class ServerConnection:
             self._dead.set()
             raise ServerUnavailableError(f"Server '{self.name}' closed the connection during {what}") from exc
         except Exception as exc:
-            if not _is_connection_loss(exc):
+            if not is_connection_loss(exc):
                 raise
             self._dead.set()
             raise ServerUnavailableError(
@@ -363,7 +312,7 @@ class ServerConnection:
                     if self._stop.is_set():
                         return
                     if self._dead.is_set():
-                        raise _ConnectionLost("the server closed the connection")
+                        raise ConnectionLost("the server closed the connection")
                     if self._relist.is_set():
                         self._relist.clear()
                         self._set_catalog(await self._list_catalog(client))

@@ -12,16 +12,13 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 
 from desktop_app.core.catalog import Catalog
-from desktop_app.core.connection import (
-    RestartPolicy,
-    ServerConnection,
-    ServerUnavailableError,
-    TargetFactory,
-)
+from desktop_app.core.connection import ServerConnection, TargetFactory
 from desktop_app.core.content import ResourceContent, from_mcp
 from desktop_app.core.events import CatalogChanged, EventBus
 from desktop_app.core.expansion import SecretLookup
+from desktop_app.core.restart_policy import RestartPolicy
 from desktop_app.core.server_config import ServerConfig
+from desktop_app.core.server_errors import ServerUnavailableError
 from desktop_app.core.server_status import ServerState
 from desktop_app.core.transports import open_transport
 

@@ -29,7 +29,6 @@ from desktop_app.core.chat.events import Usage
 from desktop_app.core.chat.synthetic import prompt_messages
 from desktop_app.core.config_file import ConfigError
 from desktop_app.core.config_import import known_sources
-from desktop_app.core.connection import describe_error
 from desktop_app.core.content import ResourceContent
 from desktop_app.core.paths import data_dir
 from desktop_app.core.secret_store import (
@@ -39,6 +38,7 @@ from desktop_app.core.secret_store import (
     encrypt_plaintext_store,
     open_secret_store,
 )
+from desktop_app.core.server_errors import describe_error
 from desktop_app.core.server_status import ServerStatus
 from desktop_app.ui.chat_controller import ChatController
 from desktop_app.ui.conversation.composer import Composer

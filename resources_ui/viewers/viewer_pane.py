@@ -20,8 +20,8 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app.bridge import CoreBridge
-from desktop_app.core.connection import describe_error
 from desktop_app.core.content import ResourceContent, human_size
+from desktop_app.core.server_errors import describe_error
 from resources_ui.drag_payload import ResourceRef
 from resources_ui.icons import ContentKind, kind_for
 from resources_ui.viewers.binary_card import BinaryCard, ErrorCard

@@ -8,10 +8,11 @@ import time
 import pytest
 from mcp.server.mcpserver import MCPServer
 
-from desktop_app.core.connection import RestartPolicy, ServerRequestTimeout, ServerUnavailableError
 from desktop_app.core.events import CatalogChanged, EventBus, LogLine, ResourceUpdated, ServerStateChanged
 from desktop_app.core.host import ServerHost, UnknownResourceError
+from desktop_app.core.restart_policy import RestartPolicy
 from desktop_app.core.server_config import ServerConfig, TransportKind
+from desktop_app.core.server_errors import ServerRequestTimeout, ServerUnavailableError
 from desktop_app.core.server_status import ServerState
 from desktop_app.demo_server import build_server
 from tests.hosting import FAST_RESTARTS, eventually, fixture_config, live_children

@@ -52,9 +52,9 @@ from desktop_app.core.chat.synthetic import (
 )
 from desktop_app.core.chat.tool_results import convert_tool_result
 from desktop_app.core.chat.tool_specs import ToolOffer
-from desktop_app.core.connection import ServerRequestTimeout, ServerUnavailableError, describe_error
 from desktop_app.core.expansion import SecretLookup
 from desktop_app.core.host import ServerHost
+from desktop_app.core.server_errors import ServerRequestTimeout, ServerUnavailableError, describe_error
 
 log = logging.getLogger(__name__)
 

@@ -31,9 +31,9 @@ from desktop_app.core.chat.context import ContextBuilder, rank
 from desktop_app.core.chat.settings import ChatOptions
 from desktop_app.core.chat.tool_results import decode_base64, embedded_text, link_reference, media_descriptor
 from desktop_app.core.chat.tool_specs import ToolOffer
-from desktop_app.core.connection import ServerRequestTimeout, ServerUnavailableError, describe_error
 from desktop_app.core.content import ResourceContent, describe_for_model, from_mcp, human_size
 from desktop_app.core.host import ServerHost
+from desktop_app.core.server_errors import ServerRequestTimeout, ServerUnavailableError, describe_error
 
 READ_RESOURCE: Final = "read_resource"
 INVOKE_PROMPT: Final = "invoke_prompt"

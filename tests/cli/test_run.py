@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from desktop_app.cli import run_command
+from desktop_app.cli.run import run_command
 from tests.hosting import FIXTURE_SCRIPT
 from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, ToolCall, calls, failure, text, tool_messages
 from tests.servers.fixture_server import LONG_END_MARKER, long_text
 
 pytestmark = LITELLM_WARNINGS
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(autouse=True)
@@ -49,7 +49,7 @@ def test_end_to_end_in_a_subprocess(config: Path, llm: ScriptedLLM, tmp_path: Pa
         text("It ends with ", "END-OF-LONG-RESOURCE."),
     )
     transcript = tmp_path / "transcript.json"
-    command = [sys.executable, "-m", "desktop_app.cli", *base_args(config, llm), "--transcript", str(transcript)]
+    command = [sys.executable, "-m", "desktop_app.cli.run", *base_args(config, llm), "--transcript", str(transcript)]
     done = subprocess.run(
         [*command, "How does fixture://long end?"],
         cwd=ROOT,
@@ -170,7 +170,7 @@ def test_config_errors_exit_2(tmp_path: Path, llm: ScriptedLLM, capsys: pytest.C
 def test_saved_app_settings_and_stored_key_are_used(
     config: Path, llm: ScriptedLLM, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from desktop_app import cli
+    from desktop_app.cli import run as cli
     from desktop_app.core.app_settings import AppSettings, default_settings_path, save_settings
     from desktop_app.core.chat.settings import ModelSettings
     from desktop_app.core.secret_store import open_secret_store

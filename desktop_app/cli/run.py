@@ -31,10 +31,10 @@ from desktop_app.core.chat.engine import Attachment, ChatEngine
 from desktop_app.core.chat.events import ChatError, ChatEvent, ErrorKind, TurnFinished, event_to_dict
 from desktop_app.core.chat.settings import DEFAULT_MAX_ITERATIONS, DEFAULT_MAX_TOKENS, ChatOptions, ModelSettings
 from desktop_app.core.config_file import ConfigError, default_config_path, load_config
-from desktop_app.core.connection import RestartPolicy
 from desktop_app.core.expansion import SecretLookup
 from desktop_app.core.host import ServerHost
 from desktop_app.core.paths import data_dir
+from desktop_app.core.restart_policy import RestartPolicy
 from desktop_app.core.secret_store import SecretStoreError, open_secret_store
 from desktop_app.core.server_status import ServerState
 
