@@ -11,6 +11,7 @@ import asyncio
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 
+from desktop_app.core.asks.question import FallbackAsker, QuestionGate
 from desktop_app.core.catalog import Catalog
 from desktop_app.core.connection import ServerConnection, TargetFactory
 from desktop_app.core.content import ResourceContent, from_mcp
@@ -58,6 +59,8 @@ class ServerHost:
         self._target_factory = target_factory
         self._connections: dict[str, ServerConnection] = {}
         self.catalog = Catalog()
+        self.questions = QuestionGate(FallbackAsker())
+        """Where servers' questions to the user go, one open per server; the window sets `questions.asker`."""
         self.bus.subscribe(CatalogChanged, self._on_catalog)
 
     @property

@@ -7,10 +7,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
+    QApplication,
     QDockWidget,
     QFileDialog,
     QLabel,
@@ -40,6 +42,8 @@ from desktop_app.core.secret_store import (
 )
 from desktop_app.core.server_errors import describe_error
 from desktop_app.core.server_status import ServerStatus
+from desktop_app.ui.asks.card import AskCard
+from desktop_app.ui.asks.card_asker import CardAsker
 from desktop_app.ui.chat_controller import ChatController
 from desktop_app.ui.conversation.composer import Composer
 from desktop_app.ui.conversation.conversation_view import ConversationView
@@ -106,6 +110,9 @@ class MainWindow(QMainWindow):
         )
 
         self.chat = ChatController(bridge, self.conversation, conversations, rules, settings)
+        self.asker = CardAsker(self._place_card, self)
+        bridge.host.questions.asker = self.asker
+        self._servers_dock = servers_dock
         self._wire()
         self._menus([resources_dock, servers_dock, history_dock, self.viewer_dock])
         self._status_bar()
@@ -216,6 +223,20 @@ class MainWindow(QMainWindow):
         self.bridge.secrets_changed.connect(self._show_secrets_backend)
         self._update_counts()
         self._update_model()
+
+    # -- questions -------------------------------------------------------------------------
+
+    def _place_card(self, card: AskCard[Any]) -> None:
+        """Under the tool call that caused the question, else on its server's panel; flash if unseen."""
+        call_id = card.question.call_id
+        if call_id is not None and self.conversation.card(call_id) is not None:
+            self.conversation.add_below(call_id, card)
+        else:
+            self._servers_dock.show()
+            self._servers_dock.raise_()
+            self.servers_panel.add_card(card)
+        if not self.isActiveWindow():
+            QApplication.alert(self)
 
     # -- actions ---------------------------------------------------------------------------
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import time
+from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QFont, QFontDatabase
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -24,11 +25,13 @@ from desktop_app.core.config_file import ConfigError
 from desktop_app.core.events import LogEntry
 from desktop_app.core.server_config import ServerConfig
 from desktop_app.core.server_status import ServerState, ServerStatus
+from desktop_app.ui.asks.card import AskCard
 from desktop_app.ui.confirm import confirm
 from desktop_app.ui.server_editor import ServerEditor
 from resources_ui.status_icons import state_icon
 
 _NAME_ROLE = Qt.ItemDataRole.UserRole
+CARD_LINGER_MS = 4000
 
 
 def _counts(catalog: ServerCatalog | None) -> str:
@@ -92,6 +95,9 @@ class ServersPanel(QWidget):
         details_layout.addWidget(self._state)
         details_layout.addWidget(self._offer)
         details_layout.addLayout(buttons)
+        self._cards = QVBoxLayout()
+        self._cards.setContentsMargins(0, 0, 0, 0)
+        details_layout.addLayout(self._cards)
         details_layout.addWidget(QLabel("Log (stderr, server messages, host notes)"))
         details_layout.addWidget(self._log, 1)
 
@@ -124,6 +130,17 @@ class ServersPanel(QWidget):
         for name in bridge.host.connections:
             self._item(name)
         self._show_selected()
+
+    def add_card(self, card: AskCard[Any]) -> None:
+        """Show a server's question outside a turn: above the log, with the server selected."""
+        self._cards.addWidget(card)
+        self._list.setCurrentItem(self._item(card.question.server))
+        card.sig_answered.connect(lambda _reply: self._retire(card))
+        card.sig_withdrawn.connect(lambda _why: self._retire(card))
+
+    def _retire(self, card: AskCard[Any]) -> None:
+        # The outcome stays readable for a moment, then the card leaves the panel.
+        QTimer.singleShot(CARD_LINGER_MS, card.deleteLater)
 
     def selected(self) -> str | None:
         item = self._list.currentItem()

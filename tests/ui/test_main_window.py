@@ -204,3 +204,40 @@ def test_context_meter_compares_the_catalog_with_a_naive_dump(
         await until(lambda: window.chat._dump is not measured, what="a new figure for the new resource")
 
     run_app(qapp, tmp_path, llm, scenario)
+
+
+def test_questions_go_under_their_tool_call_or_to_the_servers_panel(qapp: QApplication, tmp_path: Path) -> None:
+    from desktop_app.core.asks.question import Question
+    from desktop_app.ui.asks.card import AskCard
+
+    class Proceed(Question[bool]):
+        def fallback(self) -> bool:
+            return False
+
+    class ProceedCard(AskCard[bool]):
+        def __init__(self, question: Proceed) -> None:
+            super().__init__(question, "Go ahead?")
+            self.yes = self.add_button("Yes", True, default=True)
+
+    async def scenario(window: MainWindow, _llm: ScriptedLLM) -> None:
+        window.asker.register(Proceed, ProceedCard)
+        card = ToolCard("call-1", "fx", "echo", {"text": "hi"})
+        window.conversation.add_widget(card)
+        window.conversation._cards["call-1"] = card  # as a started tool call would register it
+        questions = window.bridge.host.questions
+        during = asyncio.ensure_future(questions.ask(Proceed(server="fx", call_id="call-1")))
+        outside = asyncio.ensure_future(questions.ask(Proceed(server="fx")))
+        await until(lambda: len(window.asker.pending) == 1, what="the first question's card")
+        first = window.asker.pending[0]
+        layout = window.conversation._layout
+        assert layout.indexOf(first) == layout.indexOf(card) + 1  # right under its tool call
+        first.yes.click()  # type: ignore[attr-defined]
+        assert await during is True
+        await until(lambda: len(window.asker.pending) == 1, what="the second question's card")
+        second = window.asker.pending[0]
+        await until(lambda: second.isVisibleTo(window.servers_panel), what="the card on the servers panel")
+        assert window.servers_panel.selected() == "fx"
+        second.yes.click()  # type: ignore[attr-defined]
+        assert await outside is True
+
+    run_app(qapp, tmp_path, None, scenario)
