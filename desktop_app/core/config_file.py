@@ -37,7 +37,7 @@ _TYPE_ALIASES: Final[Mapping[str, TransportKind]] = {
 _STDIO_KEYS: Final = ("command", "args", "env", "cwd")
 _REMOTE_KEYS: Final = ("url", "headers")
 # Everything we read; other per-server keys are kept verbatim when the file is rewritten.
-KNOWN_SERVER_KEYS: Final = frozenset({*_STDIO_KEYS, *_REMOTE_KEYS, "type", "disabled", "protocol", "timeout"})
+KNOWN_SERVER_KEYS: Final = frozenset({*_STDIO_KEYS, *_REMOTE_KEYS, "type", "disabled", "protocol", "timeout", "origin"})
 
 
 class ConfigError(Exception):
@@ -182,6 +182,7 @@ def _server_from_dict(name: str, data: object, at: KeyPath) -> ServerConfig:
         "disabled": disabled,
         "protocol": protocol,
         "timeout": float(timeout),
+        "origin": _str_map(data.get("origin", {}), (*at, "origin")),
     }
     if transport is TransportKind.STDIO:
         cwd = data.get("cwd")
@@ -221,6 +222,8 @@ def server_to_dict(cfg: ServerConfig) -> dict[str, Any]:
         out["protocol"] = cfg.protocol
     if cfg.timeout != DEFAULT_TIMEOUT_S:
         out["timeout"] = int(cfg.timeout) if cfg.timeout.is_integer() else cfg.timeout
+    if cfg.origin:
+        out["origin"] = dict(cfg.origin)
     return out
 
 

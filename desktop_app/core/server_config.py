@@ -35,6 +35,8 @@ class ServerConfig:
     disabled: bool = False
     protocol: str = "auto"
     timeout: float = DEFAULT_TIMEOUT_S
+    origin: dict[str, str] = field(default_factory=dict)
+    """Where an installed server came from (registry, name, version, package; a bundle's folder)."""
 
     @property
     def is_stdio(self) -> bool:

@@ -111,6 +111,7 @@ class ServerEditor(QDialog):
         self.setObjectName("serverEditor")
         self._secrets = secrets
         self._previous = config.name if config else None
+        self._origin = dict(config.origin) if config else {}  # kept: updates and uninstall need it
         self.resize(640, 560)
 
         self.name = QLineEdit()
@@ -254,6 +255,7 @@ class ServerEditor(QDialog):
             "protocol": self.protocol.currentText(),
             "timeout": self.timeout.value(),
             "disabled": self.disabled.isChecked(),
+            "origin": self._origin,
         }
         if kind is TransportKind.STDIO:
             command = self.command.text().strip()

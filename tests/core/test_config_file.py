@@ -39,6 +39,12 @@ REMOTE = ServerConfig(
     disabled=True,
 )
 PLAIN = ServerConfig(name="plain", transport=TransportKind.HTTP, url="http://127.0.0.1:3001/mcp")
+INSTALLED = ServerConfig(
+    name="installed",
+    transport=TransportKind.STDIO,
+    command="npx",
+    origin={"registry": "https://registry.example", "name": "io.github.acme/weather", "version": "1.0.0"},
+)
 
 
 def _mode(path: Path) -> int:
@@ -53,12 +59,13 @@ def test_default_config_path_is_per_user_app_dir() -> None:
 
 def test_round_trip_keeps_every_field(tmp_path: Path) -> None:
     path = tmp_path / "servers.json"
-    servers = {s.name: s for s in (GITHUB, REMOTE, PLAIN)}
+    servers = {s.name: s for s in (GITHUB, REMOTE, PLAIN, INSTALLED)}
     save_config(path, servers)
     loaded = load_config(path)
     assert loaded.error is None
     assert loaded.servers == servers
-    assert list(loaded.servers) == ["github", "remote", "plain"]
+    assert list(loaded.servers) == ["github", "remote", "plain", "installed"]
+    assert json.loads(path.read_text())["mcpServers"]["installed"]["origin"]["version"] == "1.0.0"
 
 
 def test_saved_file_is_claude_shape_without_defaults(tmp_path: Path) -> None:
@@ -148,6 +155,7 @@ def test_schema_error_names_line_and_field() -> None:
             "true or false",
         ),
         (['"s": ["x"]'], 3, "mcpServers.s", "must be an object"),
+        (['"s": {', '"command": "x",', '"origin": {"version": 2}', "}"], 5, "mcpServers.s.origin.version", "string"),
     ],
 )
 def test_schema_errors(entry_lines: list[str], line: int, field: str, words: str) -> None:
