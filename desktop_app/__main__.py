@@ -19,6 +19,14 @@ def main(argv: list[str] | None = None) -> int:
         from desktop_app.cli.run import run_command
 
         return run_command(args[1:])
+    if args[:1] == ["search"]:
+        from desktop_app.cli.search import search_command
+
+        return search_command(args[1:])
+    if args[:1] == ["install"]:
+        from desktop_app.cli.install import install_command
+
+        return install_command(args[1:])
     if args[:1] == ["--self-test"]:
         from desktop_app.self_test import run_self_test
 

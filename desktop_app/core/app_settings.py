@@ -15,6 +15,7 @@ from typing import Any, Final
 from desktop_app.core.chat.settings import ChatOptions, ModelSettings
 from desktop_app.core.config_file import atomic_write
 from desktop_app.core.paths import config_dir
+from desktop_app.core.registry import DEFAULT_REGISTRY_URL
 
 SETTINGS_FILENAME: Final = "settings.json"
 
@@ -31,6 +32,8 @@ class AppSettings:
     chat: ChatOptions = field(default_factory=ChatOptions)
     provider: str = ""
     """The settings page's provider preset, remembered so the page reopens as it was left."""
+    registry_url: str = DEFAULT_REGISTRY_URL
+    """The MCP Registry the gallery and `mcp-desk search/install` read (an organisation's own, maybe)."""
 
 
 @dataclass(frozen=True)
@@ -61,7 +64,15 @@ def load_settings(path: Path) -> SettingsLoad:
     except (TypeError, ValueError) as exc:
         return SettingsLoad(AppSettings(), f"{path.name} has an invalid value ({exc}); using defaults")
     provider = data.get("provider")
-    return SettingsLoad(AppSettings(model, chat, provider if isinstance(provider, str) else ""))
+    registry = data.get("registry_url")
+    return SettingsLoad(
+        AppSettings(
+            model,
+            chat,
+            provider if isinstance(provider, str) else "",
+            registry if isinstance(registry, str) and registry.strip() else DEFAULT_REGISTRY_URL,
+        )
+    )
 
 
 def save_settings(path: Path, settings: AppSettings) -> None:
@@ -70,6 +81,7 @@ def save_settings(path: Path, settings: AppSettings) -> None:
         "provider": settings.provider,
         "model": asdict(settings.model) if settings.model else None,
         "chat": asdict(settings.chat),
+        "registry_url": settings.registry_url,
     }
     path.parent.mkdir(parents=True, exist_ok=True)
     if path.exists():

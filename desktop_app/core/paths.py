@@ -15,3 +15,8 @@ def config_dir() -> Path:
 
 def data_dir() -> Path:
     return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
+
+
+def cache_dir() -> Path:
+    """Files that can be fetched again (the registry's last lists); safe to delete."""
+    return Path(platformdirs.user_cache_dir(APP_NAME, appauthor=False))

@@ -32,6 +32,8 @@ from desktop_app.core.app_settings import AppSettings
 from desktop_app.core.chat.approval import AlwaysAllowRules
 from desktop_app.core.chat.settings import ModelSettings
 from desktop_app.core.providers import PROVIDERS, PROVIDERS_BY_ID, Provider, key_secret_name, ollama_models
+from desktop_app.core.registry import DEFAULT_REGISTRY_URL
+from desktop_app.core.registry.client import RegistryError, normalise_registry_url
 from desktop_app.core.secret_store import SecretStore, SecretStoreError
 from desktop_app.ui.style import ERROR_COLOUR, error_label
 
@@ -82,6 +84,9 @@ class SettingsDialog(QDialog):
         self.images = QCheckBox("Send images to the model as image parts (vision models only)")
         self.max_iterations = QSpinBox()
         self.max_iterations.setRange(1, 200)
+        self.registry = QLineEdit()
+        self.registry.setPlaceholderText(DEFAULT_REGISTRY_URL)
+        self.registry.setToolTip("The MCP Registry that Find servers… searches (your organisation's own, maybe)")
 
         model_box = QGroupBox("Model")
         model_form = QFormLayout()
@@ -110,6 +115,7 @@ class SettingsDialog(QDialog):
         chat_form.addRow("PDFs", self.pdf_text)
         chat_form.addRow("Images", self.images)
         chat_form.addRow("Max tool rounds per answer", self.max_iterations)
+        chat_form.addRow("Server registry", self.registry)
 
         rules_box = QGroupBox("Tools you always allow")
         self.rules_list = QListWidget()
@@ -155,6 +161,7 @@ class SettingsDialog(QDialog):
         self.pdf_text.setChecked(settings.chat.pdf_text)
         self.images.setChecked(settings.chat.images_to_model)
         self.max_iterations.setValue(settings.chat.max_iterations)
+        self.registry.setText("" if settings.registry_url == DEFAULT_REGISTRY_URL else settings.registry_url)
         self._chat = settings.chat
         self._fill_rules()
 
@@ -276,7 +283,11 @@ class SettingsDialog(QDialog):
             pdf_text=self.pdf_text.isChecked(),
             images_to_model=self.images.isChecked(),
         )
-        return AppSettings(model, chat, preset.id)
+        try:
+            registry = normalise_registry_url(self.registry.text())
+        except RegistryError as exc:
+            raise ValueError(f"Server registry: {exc}") from None
+        return AppSettings(model, chat, preset.id, registry)
 
     def _save(self) -> None:
         try:

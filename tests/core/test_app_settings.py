@@ -15,6 +15,7 @@ def test_round_trip_keeps_everything_but_secrets(tmp_path: Path) -> None:
         ModelSettings("anthropic/claude-sonnet-4-5", api_key_secret="LLM_ANTHROPIC", max_tokens=2048, temperature=0.2),
         ChatOptions(pdf_text=True, max_iterations=7),
         provider="anthropic",
+        registry_url="https://registry.example.org",
     )
     save_settings(path, settings)
     assert load_settings(path).settings == settings

@@ -1,0 +1,233 @@
+"""`mcp-desk install NAME | FILE.mcpb`: add a server from the MCP Registry or a bundle to servers.json.
+
+It prints the exact command (or URL) the entry will run, with a warning, and asks before writing
+anything unless `--yes`. Values come from `--set KEY=VALUE` (repeat a key for repeated arguments);
+secret ones go to the secret store. Installing a server that is already installed from the same
+source updates its entry. Errors are one line on stderr with exit code 2; a declined install
+exits 1; nothing is written unless everything succeeds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import shlex
+import sys
+from pathlib import Path
+from typing import Final
+
+from desktop_app.cli.search import registry_url
+from desktop_app.core.asks.question import Asker, Question, R, ScriptedAsker
+from desktop_app.core.config_file import ConfigError, default_config_path
+from desktop_app.core.config_store import ConfigStore
+from desktop_app.core.paths import data_dir
+from desktop_app.core.registry.bundle import Bundle, open_bundle_file, plan_bundle
+from desktop_app.core.registry.choices import choices, download_bundle, pick
+from desktop_app.core.registry.client import RegistryClient, RegistryError
+from desktop_app.core.registry.install import InstallConsent, InstallError, install
+from desktop_app.core.registry.manifest import BundleError
+from desktop_app.core.registry.plan import InstallPlan, PlanError, entry_name_for, plan_package, plan_remote
+from desktop_app.core.registry.updates import find_installed
+from desktop_app.core.secret_store import SecretStore, SecretStoreError, open_secret_store
+from desktop_app.core.server_config import ServerConfig
+
+PROG: Final = "mcp-desk install"
+EXIT_OK: Final = 0
+EXIT_DECLINED: Final = 1
+EXIT_ERROR: Final = 2
+
+
+class UsageError(Exception):
+    """Exit 2 with this one-line message."""
+
+
+class TerminalConsent:
+    """Prints the consent and reads y/N from the terminal; end of input declines."""
+
+    async def ask(self, question: Question[R]) -> R:
+        assert isinstance(question, InstallConsent)
+        sys.stdout.write(describe_consent(question))
+        sys.stdout.write("Add it to servers.json? [y/N] ")
+        sys.stdout.flush()
+        answer = await asyncio.to_thread(sys.stdin.readline)
+        return answer.strip().lower() in ("y", "yes")  # type: ignore[return-value]
+
+
+class PrintingYes:
+    """`--yes`: prints what is installed, then agrees."""
+
+    async def ask(self, question: Question[R]) -> R:
+        if isinstance(question, InstallConsent):
+            sys.stdout.write(describe_consent(question))
+        return await ScriptedAsker(lambda _q: True).ask(question)
+
+
+def describe_consent(consent: InstallConsent) -> str:
+    """The consent as terminal text: what, the whole command or URL, environment, headers, warning."""
+    update = f" (update from {consent.update_from})" if consent.update_from else ""
+    lines = [f"Install '{consent.server}': {consent.source}{update}"]
+    if consent.command:
+        lines.append(f"Command: {shlex.join(consent.command)}")
+    if consent.url:
+        lines.append(f"URL: {consent.url}")
+    lines += [f"Environment: {name}={value}" for name, value in consent.env]
+    lines += [f"Header: {name}: {value}" for name, value in consent.headers]
+    if consent.secrets:
+        lines.append(f"Secrets stored: {', '.join(consent.secrets)}")
+    lines += [f"Note: {note}" for note in consent.notes]
+    lines.append(f"Warning: {consent.warning}")
+    return "\n".join(lines) + "\n"
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG, description="Install a server from the MCP Registry, or an .mcpb bundle, into servers.json."
+    )
+    parser.add_argument("target", metavar="NAME|FILE.mcpb", help="a registry name (io.github.acme/weather) or a file")
+    parser.add_argument("--version", help="the registry version to install (default: the latest)")
+    parser.add_argument("--registry", metavar="URL", help="the registry to use (default: the one in Settings)")
+    parser.add_argument(
+        "--set", action="append", default=[], metavar="KEY=VALUE", help="a value the server asks for (repeatable)"
+    )
+    parser.add_argument("--package", metavar="KIND", help="npm, pypi, oci, mcpb or remote (default: the first usable)")
+    parser.add_argument("--name", help="the entry's name in servers.json (default: from the server's name)")
+    parser.add_argument("--config", type=Path, help="servers.json to change (default: the user's)")
+    parser.add_argument("--yes", action="store_true", help="do not ask for confirmation")
+    return parser
+
+
+def install_command(argv: list[str]) -> int:
+    try:
+        args = _parser().parse_args(argv)
+    except SystemExit as exc:
+        return EXIT_ERROR if exc.code not in (0, None) else EXIT_OK
+    try:
+        done = asyncio.run(_install(args))
+    except (UsageError, RegistryError, PlanError, BundleError, InstallError, ConfigError) as exc:
+        print(f"{PROG}: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted; nothing was installed", file=sys.stderr)
+        return 130
+    if not done:
+        print("Nothing was installed.", file=sys.stderr)
+        return EXIT_DECLINED
+    return EXIT_OK
+
+
+def parse_settings(pairs: list[str]) -> dict[str, tuple[str, ...]]:
+    """`["KEY=a", "KEY=b", "X=1"]` -> `{"KEY": ("a", "b"), "X": ("1",)}`."""
+    answers: dict[str, tuple[str, ...]] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise UsageError(f"--set needs KEY=VALUE, got {pair!r}")
+        answers[key.strip()] = (*answers.get(key.strip(), ()), value)
+    return answers
+
+
+def _secrets(needed: bool) -> SecretStore | None:
+    try:
+        return open_secret_store(data_dir())
+    except SecretStoreError as exc:
+        if needed:
+            raise UsageError(f"secrets cannot be stored: {exc}") from None
+        return None
+
+
+async def _install(args: argparse.Namespace) -> bool:
+    store = ConfigStore(args.config or default_config_path())
+    if store.error is not None:
+        raise UsageError(f"fix servers.json first: {store.error}")
+    answers = parse_settings(args.set)
+    if args.target.lower().endswith(".mcpb"):
+        bundle = open_bundle_file(Path(args.target))
+        plan, previous = _bundle_plan(store, bundle, answers, args.name, origin={"name": bundle.manifest.name})
+    else:
+        plan, previous = await _registry_plan(store, args, answers)
+    if plan.config.name in store.servers and plan.config.name != plan.replaces:
+        raise UsageError(f"a server named '{plan.config.name}' already exists: choose another with --name")
+    secrets = _secrets(bool(plan.secrets))
+    asker: Asker = PrintingYes() if args.yes else TerminalConsent()
+
+    def save(config: ServerConfig, previous_name: str | None) -> None:
+        store.upsert(config, previous_name=previous_name)
+
+    update_from = previous.origin.get("version") if previous is not None else None
+    done = await install(plan, asker=asker, save=save, secrets=secrets, update_from=update_from, previous=previous)
+    if done:
+        print(f"Added '{plan.config.name}' to {store.path}.")
+    return done
+
+
+def _stored_names(needed: bool) -> list[str]:
+    store = _secrets(False) if needed else None
+    return store.names() if store is not None else []
+
+
+def _bundle_plan(
+    store: ConfigStore, bundle: Bundle, answers: dict[str, tuple[str, ...]], name: str | None, origin: dict[str, str]
+) -> tuple[InstallPlan, ServerConfig | None]:
+    previous = next(
+        (
+            c
+            for c in store.servers.values()
+            if c.origin.get("package") == "mcpb"
+            and c.origin.get("name") == origin["name"]
+            and c.origin.get("registry") == origin.get("registry")
+        ),
+        None,
+    )
+    entry_name = name or (previous.name if previous else entry_name_for(bundle.manifest.name, store.servers))
+    plan = plan_bundle(
+        bundle,
+        answers,
+        entry_name=entry_name,
+        origin=origin,
+        stored=_stored_names(previous is not None),
+        replaces=previous.name if previous else None,
+    )
+    return plan, previous
+
+
+async def _registry_plan(
+    store: ConfigStore, args: argparse.Namespace, answers: dict[str, tuple[str, ...]]
+) -> tuple[InstallPlan, ServerConfig | None]:
+    client = RegistryClient(registry_url(args.registry))
+    entry = await client.get(args.target, args.version or "latest")
+    choice = pick(choices(entry), args.package)
+    if choice.kind == "mcpb":
+        assert choice.package is not None
+        bundle = await download_bundle(client, choice.package)
+        origin = {"registry": client.base_url, "name": entry.server.name, "version": entry.server.version}
+        return _bundle_plan(store, bundle, answers, args.name, origin)
+    previous = find_installed(store.servers.values(), client.base_url, entry.server.name)
+    entry_name = args.name or (previous.name if previous else entry_name_for(entry.server.name, store.servers))
+    stored = _stored_names(previous is not None)
+    replaces = previous.name if previous else None
+    if choice.package is not None:
+        plan = plan_package(
+            entry,
+            choice.package,
+            answers,
+            entry_name=entry_name,
+            registry_url=client.base_url,
+            stored=stored,
+            replaces=replaces,
+        )
+    else:
+        assert choice.remote is not None
+        plan = plan_remote(
+            entry,
+            choice.remote,
+            answers,
+            entry_name=entry_name,
+            registry_url=client.base_url,
+            stored=stored,
+            replaces=replaces,
+        )
+    return plan, previous
+
+
+if __name__ == "__main__":
+    sys.exit(install_command(sys.argv[1:]))

@@ -1,0 +1,140 @@
+"""Carrying out an install plan: ask for consent, then secrets, files and the entry, or nothing at all.
+
+The consent is a `Question` of the ask family, so the window answers it with a card, the command
+line with `--yes` or a terminal prompt, tests with a script. It carries the whole command (never
+shortened) and the warning that it will run on this computer. After a yes, secrets are stored,
+bundle files unpacked and the entry saved; if any step fails, the earlier ones are undone, so
+`servers.json`, the secret store and the bundles folder are as they were.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from desktop_app.core.asks.question import Asker, Question, ask_user
+from desktop_app.core.registry.bundle import remove_bundle_files
+from desktop_app.core.registry.plan import InstallPlan, command_line
+from desktop_app.core.secret_store import SecretStore, SecretStoreError
+from desktop_app.core.server_config import ServerConfig
+
+log = logging.getLogger(__name__)
+
+SaveEntry = Callable[[ServerConfig, str | None], None]
+"""Writes the entry (replacing `previous_name` on updates); raises `ConfigError` when it cannot."""
+
+LOCAL_WARNING = "This command will run on your computer with your permissions. Install only servers you trust."
+REMOTE_WARNING = "MCP Desk will connect to this address and send it the headers below."
+
+
+class InstallError(Exception):
+    """The install failed after consent; everything it did was undone."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class InstallConsent(Question[bool]):
+    """May MCP Desk add this server? Shows exactly what will run or be contacted; no answer is no."""
+
+    source: str
+    """What is installed and from where, one line."""
+    command: tuple[str, ...] = ()
+    """The program and every argument, exactly as started (empty for remote servers)."""
+    url: str | None = None
+    env: tuple[tuple[str, str], ...] = ()
+    headers: tuple[tuple[str, str], ...] = ()
+    secrets: tuple[str, ...] = ()
+    """Names of the secrets that will be stored (their values are never shown again)."""
+    notes: tuple[str, ...] = ()
+    update_from: str | None = None
+    """The version being replaced, when this is an update."""
+
+    @property
+    def warning(self) -> str:
+        return REMOTE_WARNING if self.url else LOCAL_WARNING
+
+    def fallback(self) -> bool:
+        return False
+
+
+def consent_for(plan: InstallPlan, *, update_from: str | None = None) -> InstallConsent:
+    config = plan.config
+    return InstallConsent(
+        server=config.name,
+        source=plan.source,
+        command=tuple(command_line(config)) if config.is_stdio else (),
+        url=None if config.is_stdio else config.url,
+        env=tuple(config.env.items()),
+        headers=tuple(config.headers.items()),
+        secrets=tuple(sorted(plan.secrets)),
+        notes=plan.notes,
+        update_from=update_from,
+    )
+
+
+async def install(
+    plan: InstallPlan,
+    *,
+    asker: Asker,
+    save: SaveEntry,
+    secrets: SecretStore | None,
+    update_from: str | None = None,
+    previous: ServerConfig | None = None,
+) -> bool:
+    """Ask, then commit; False when the user declined (nothing was done). Raises `InstallError`."""
+    if not await ask_user(asker, consent_for(plan, update_from=update_from)):
+        if plan.staged is not None:
+            plan.staged.discard()
+        return False
+    commit(plan, save=save, secrets=secrets, previous=previous)
+    return True
+
+
+def commit(
+    plan: InstallPlan, *, save: SaveEntry, secrets: SecretStore | None, previous: ServerConfig | None = None
+) -> None:
+    """Store the secrets, unpack, write the entry; on any failure undo all of it and raise `InstallError`."""
+    restore: dict[str, str | None] = {}
+    unpacked = False
+    try:
+        if plan.secrets and secrets is None:
+            raise InstallError("no secret store is available to keep this server's secrets; nothing was installed")
+        for name, value in plan.secrets.items():
+            assert secrets is not None
+            restore[name] = secrets.get(name)
+            secrets.set(name, value)
+        if plan.staged is not None:
+            plan.staged.commit()
+            unpacked = True
+        save(plan.config, plan.replaces)
+    except Exception as exc:
+        if unpacked and plan.staged is not None:
+            plan.staged.discard()
+        _restore_secrets(secrets, restore)
+        if isinstance(exc, InstallError):
+            raise
+        raise InstallError(f"{exc}; nothing was installed") from exc
+    if previous is not None:
+        _forget_old_files(previous, plan.config)
+
+
+def _restore_secrets(secrets: SecretStore | None, restore: dict[str, str | None]) -> None:
+    if secrets is None:
+        return
+    for name, old in restore.items():
+        try:
+            if old is None:
+                secrets.delete(name)
+            else:
+                secrets.set(name, old)
+        except SecretStoreError as exc:  # the store broke midway: say so in the log, keep undoing
+            log.warning("could not restore secret %s: %s", name, exc)
+
+
+def _forget_old_files(previous: ServerConfig, current: ServerConfig) -> None:
+    """An updated bundle leaves its old folder behind once the new entry is saved."""
+    old, new = previous.origin.get("bundle"), current.origin.get("bundle")
+    if old and old != new:
+        # Only ever inside the folder the new version went to: an origin is text anyone can edit.
+        remove_bundle_files(previous, Path(new).parent if new else None)

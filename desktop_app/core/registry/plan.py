@@ -1,0 +1,294 @@
+"""From a registry entry and the user's answers to the exact `servers.json` entry an install writes.
+
+npm runs as `npx -y pkg@version`, PyPI as `uvx pkg==version` (or `pipx run` where uv is absent),
+OCI as `docker run -i --rm image`; remotes become URL entries with their headers. Secrets become
+`${secret:NAME}` placeholders and travel separately to the secret store. Nothing here runs or
+writes anything: the plan is what the consent step shows, whole, before anything happens.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass, field
+from typing import Final, Protocol
+
+from desktop_app.core.expansion import secret_placeholder
+from desktop_app.core.registry.fields import Answers, Field, argument_key, package_fields, remote_fields
+from desktop_app.core.registry.model import Argument, Input, KeyValue, Package, ServerEntry, Transport
+from desktop_app.core.server_config import ServerConfig, TransportKind
+
+NPM_REGISTRY: Final = "https://registry.npmjs.org"
+PYPI_REGISTRY: Final = "https://pypi.org"
+_PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+Which = Callable[[str], str | None]
+
+
+class PlanError(Exception):
+    """The install cannot go ahead as asked; the message says what to change."""
+
+
+class Staged(Protocol):
+    """Files an install puts in place only once the user agreed (an unpacked bundle)."""
+
+    def commit(self) -> None: ...
+
+    def discard(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class InstallPlan:
+    """Everything an install will do: the entry to write, the secrets to store, what it came from."""
+
+    config: ServerConfig
+    source: str
+    """One line: what is installed, e.g. "npm package @scope/pkg 1.2.0"."""
+    secrets: Mapping[str, str] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+    """Warnings to show with the consent (a deprecated server, …)."""
+    replaces: str | None = None
+    """The entry this install updates (same name, new command)."""
+    staged: Staged | None = None
+
+
+def command_line(config: ServerConfig) -> list[str]:
+    """The program and its arguments exactly as the entry starts them (no shell is involved)."""
+    return [config.command or "", *config.args]
+
+
+def secret_name(entry: str, key: str) -> str:
+    """The secret-store name for one value of one installed server, e.g. WEATHER_API_KEY."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", f"{entry}_{key}").strip("_").upper() or "SECRET"
+
+
+def entry_name_for(server_name: str, taken: Collection[str]) -> str:
+    """`io.github.acme/weather` -> `weather` (or `weather-2`, … when that name is in use)."""
+    base = re.sub(r"[^A-Za-z0-9_.-]+", "-", server_name.rpartition("/")[2]).strip("-").lower() or "server"
+    name, counter = base, 2
+    while name in taken:
+        name, counter = f"{base}-{counter}", counter + 1
+    return name
+
+
+def check_answers(fields: list[Field], answers: Answers) -> None:
+    """Refuse answers to questions the server does not ask (a typo in `--set` must not pass silently)."""
+    known = {f.key for f in fields}
+    unknown = sorted(set(answers) - known)
+    if unknown:
+        offered = ", ".join(f.key for f in fields) or "nothing"
+        raise PlanError(f"unknown setting {unknown[0]} (this server takes: {offered})")
+
+
+def _escape(text: str) -> str:
+    """User and publisher text is literal: keep `${` from being read as a placeholder at connect time."""
+    return text.replace("${", "$${")
+
+
+class _Values:
+    """Turns answers into entry text: defaults, checks, secrets swapped for placeholders."""
+
+    def __init__(self, entry: str, answers: Answers, stored: Collection[str]) -> None:
+        self._entry = entry
+        self._answers = answers
+        self._stored = stored
+        self.secrets: dict[str, str] = {}
+
+    def asked(self, key: str, label: str, spec: Input) -> list[str]:
+        given = [v for v in self._answers.get(key, ()) if v.strip()]
+        if not given and spec.default is not None:
+            given = [spec.default]
+        name = secret_name(self._entry, key)
+        if not given:
+            if spec.is_secret and name in self._stored:
+                return [secret_placeholder(name)]  # an update keeps the stored secret
+            if spec.is_required:
+                raise PlanError(f"{label} is required")
+            return []
+        values = [self._checked(label, spec, value) for value in given]
+        if spec.is_secret:
+            self.secrets[name] = values[0]
+            return [secret_placeholder(name)]
+        return [_escape(v) for v in values]
+
+    def fixed(self, spec: Input) -> str:
+        """A publisher's `value`, with its `{variables}` filled (unknown ones stay, as the schema says)."""
+        assert spec.value is not None
+
+        def fill(match: re.Match[str]) -> str:
+            variable = spec.variables.get(match.group(1))
+            if variable is None:
+                return match.group(0)
+            values = self.asked(match.group(1), match.group(1), variable)
+            return values[0] if values else match.group(0)
+
+        out, last = [], 0
+        for match in _PLACEHOLDER.finditer(spec.value):
+            out += [_escape(spec.value[last : match.start()]), fill(match)]
+            last = match.end()
+        return "".join([*out, _escape(spec.value[last:])])
+
+    @staticmethod
+    def _checked(label: str, spec: Input, value: str) -> str:
+        if spec.choices and value not in spec.choices:
+            raise PlanError(f"{label} must be one of: {', '.join(spec.choices)}")
+        if spec.format == "number":
+            try:
+                float(value)
+            except ValueError:
+                raise PlanError(f"{label} must be a number") from None
+        if spec.format == "boolean":
+            lowered = value.strip().lower()
+            if lowered not in ("true", "false"):
+                raise PlanError(f"{label} must be true or false")
+            return lowered
+        return value
+
+
+def _arguments(arguments: tuple[Argument, ...], values: _Values) -> list[str]:
+    argv: list[str] = []
+    for argument in arguments:
+        if argument.value is not None:
+            given = [values.fixed(argument)]
+        else:
+            label = argument.name if argument.type == "named" and argument.name else argument_key(argument)
+            given = values.asked(argument_key(argument), label or "argument", argument)
+        for value in given:
+            if argument.type == "positional":
+                argv.append(value)
+            elif argument.name and argument.name.endswith("="):
+                argv.append(argument.name + value)
+            elif argument.name:
+                # The schema's prose says `--flag={value}` in one version and `--flag {value}` in another;
+                # published servers use the separate form, which every argument parser accepts.
+                argv.extend([argument.name, value] if value else [argument.name])
+    return argv
+
+
+def _key_values(items: tuple[KeyValue, ...], values: _Values) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for item in items:
+        given = [values.fixed(item)] if item.value is not None else values.asked(item.name, item.name, item)
+        if given:
+            out[item.name] = given[0]
+    return out
+
+
+def _origin(entry: ServerEntry, registry_url: str, package: str) -> dict[str, str]:
+    return {"registry": registry_url, "name": entry.server.name, "version": entry.server.version, "package": package}
+
+
+def _notes(entry: ServerEntry) -> tuple[str, ...]:
+    meta = entry.official
+    why = f": {meta.status_message}" if meta.status_message else ""
+    if meta.status == "deleted":
+        raise PlanError(f"the registry marks {entry.server.name} as deleted{why}")
+    if meta.status == "deprecated":
+        return (f"The registry marks this server as deprecated{why or '.'}",)
+    return ()
+
+
+def runner_for(package: Package, which: Which) -> list[str]:
+    """The program that fetches and starts the package, and its own options before the package."""
+    kind = package.registry_type.lower()
+    base = (package.registry_base_url or "").rstrip("/")
+    if kind == "npm":
+        if which("npx") is None:
+            raise PlanError("npx was not found: install Node.js (with npm) to run npm packages")
+        return ["npx", "-y", *(["--registry", base] if base and base != NPM_REGISTRY else [])]
+    if kind == "pypi":
+        index = ["--index-url", f"{base}/simple"] if base and base != PYPI_REGISTRY else []
+        if which("uvx") is not None:
+            return ["uvx", *index]
+        if which("pipx") is not None:
+            if package.runtime_arguments:
+                raise PlanError("this package passes options meant for uvx: install uv to run it")
+            return ["pipx", "run", *index]
+        raise PlanError("neither uv nor pipx was found: install uv (or pipx) to run PyPI packages")
+    if kind == "oci":
+        if which("docker") is None:
+            raise PlanError("docker was not found: install Docker to run container images")
+        return ["docker", "run", "-i", "--rm"]
+    if kind == "mcpb":
+        raise PlanError("bundles are installed with their own steps (download, check, unpack)")
+    raise PlanError(f"MCP Desk cannot run {package.registry_type} packages (it runs npm, PyPI, OCI and .mcpb)")
+
+
+def _spec(package: Package, runner: str) -> list[str]:
+    """The package as the runner names it, version pinned."""
+    name, version = package.identifier, package.version
+    if runner == "npx":
+        return [f"{name}@{version}" if version else name]
+    if runner == "uvx":
+        return [f"{name}=={version}" if version else name]
+    if runner == "pipx":
+        return ["--spec", f"{name}=={version}" if version else name, name]
+    # OCI: the identifier carries the tag (or digest) since 2025-10-11; older entries give `version`.
+    tail = name.rpartition("/")[2]
+    return [name if ":" in tail or "@" in tail or not version else f"{name}:{version}"]
+
+
+def plan_package(
+    entry: ServerEntry,
+    package: Package,
+    answers: Answers,
+    *,
+    entry_name: str,
+    registry_url: str,
+    stored: Collection[str] = (),
+    replaces: str | None = None,
+    which: Which = shutil.which,
+) -> InstallPlan:
+    """The stdio entry that runs `package` with the user's answers."""
+    check_answers(package_fields(package), answers)
+    notes = _notes(entry)
+    if package.transport.type != "stdio":
+        raise PlanError("this package serves HTTP itself; MCP Desk starts packages that speak stdio")
+    runner = runner_for(package, which)
+    values = _Values(entry_name, answers, stored)
+    runtime_args = _arguments(package.runtime_arguments, values)
+    package_args = _arguments(package.package_arguments, values)
+    env = _key_values(package.environment_variables, values)
+    passed_env = [flag for name in env for flag in ("-e", name)] if runner[0] == "docker" else []
+    argv = [*runner, *runtime_args, *passed_env, *_spec(package, runner[0]), *package_args]
+    version = f" {package.version}" if package.version else ""
+    config = ServerConfig(
+        name=entry_name,
+        transport=TransportKind.STDIO,
+        command=argv[0],
+        args=tuple(argv[1:]),
+        env=env,
+        origin=_origin(entry, registry_url, package.registry_type.lower()),
+    )
+    source = f"{package.registry_type} package {package.identifier}{version}"
+    return InstallPlan(config, source, values.secrets, notes, replaces)
+
+
+def plan_remote(
+    entry: ServerEntry,
+    remote: Transport,
+    answers: Answers,
+    *,
+    entry_name: str,
+    registry_url: str,
+    stored: Collection[str] = (),
+    replaces: str | None = None,
+) -> InstallPlan:
+    """The URL entry for a hosted server; sign-in, if the server asks for it, happens on connect."""
+    check_answers(remote_fields(remote), answers)
+    notes = _notes(entry)
+    values = _Values(entry_name, answers, stored)
+    assert remote.url is not None
+    url = values.fixed(Input(value=remote.url, variables=remote.variables))
+    if not url.startswith(("https://", "http://")) or "{" in url:
+        raise PlanError(f"the server's URL is incomplete: {url}")
+    headers = _key_values(remote.headers, values)
+    config = ServerConfig(
+        name=entry_name,
+        transport=TransportKind.SSE if remote.type == "sse" else TransportKind.HTTP,
+        url=url,
+        headers=headers,
+        origin=_origin(entry, registry_url, "remote"),
+    )
+    return InstallPlan(config, f"remote server at {url}", values.secrets, notes, replaces)

@@ -1,0 +1,256 @@
+"""`mcp-desk install` against a real registry on 127.0.0.1 and bundles built here.
+
+What is checked: the exact command is printed whole with the warning, the prompt (or `--yes`)
+decides, `--set` answers the server's questions, secrets reach the store and not the file, and
+every failure is one line with exit 2 and leaves servers.json as it was.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from desktop_app.cli.install import install_command
+from desktop_app.core.paths import data_dir
+from desktop_app.core.secret_store import open_secret_store
+from tests.servers.registry_documents import (
+    build_mcpb,
+    bundle_entry,
+    fixture_python_bundle,
+    populate,
+    python_bundle_manifest,
+)
+from tests.servers.registry_fixture import RegistryFixture, response, running_registry
+
+ROOT = Path(__file__).resolve().parents[2]
+HELLO = "io.github.mcp-desk-tests/hello"
+
+
+@pytest.fixture
+def registry() -> Iterator[RegistryFixture]:
+    with running_registry() as fixture:
+        populate(fixture)
+        yield fixture
+
+
+@pytest.fixture
+def config(home: Path) -> Path:
+    return home / "servers.json"
+
+
+def entries(config: Path) -> dict[str, dict[str, object]]:
+    return json.loads(config.read_text())["mcpServers"]  # type: ignore[no-any-return]
+
+
+def run(*args: str, stdin: str = "") -> tuple[int, str, str]:
+    """The real entry point in a subprocess, so exit codes and the terminal prompt are real."""
+    done = subprocess.run(
+        [sys.executable, "-m", "desktop_app", "install", *args],
+        cwd=ROOT,
+        env=dict(os.environ),
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=90,
+    )
+    return done.returncode, done.stdout, done.stderr
+
+
+def test_yes_installs_with_the_whole_command_printed(
+    registry: RegistryFixture, config: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = install_command(
+        [
+            HELLO,
+            "--registry",
+            registry.url,
+            "--config",
+            str(config),
+            "--set",
+            "HELLO_TOKEN=tok-123",
+            "--set",
+            "audience=Grace Hopper",
+            "--yes",
+        ]
+    )
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert out.splitlines() == [
+        "Install 'hello': npm package @mcp-desk-tests/hello 1.0.0",
+        f"Command: npx -y --registry {registry.npm_url} @mcp-desk-tests/hello@1.0.0 'Grace Hopper'",
+        "Environment: HELLO_GREETING=hello",
+        "Environment: HELLO_TOKEN=${secret:HELLO_HELLO_TOKEN}",
+        "Secrets stored: HELLO_HELLO_TOKEN",
+        "Warning: This command will run on your computer with your permissions. Install only servers you trust.",
+        f"Added 'hello' to {config}.",
+    ]
+    entry = entries(config)["hello"]
+    assert entry["args"] == ["-y", "--registry", registry.npm_url, "@mcp-desk-tests/hello@1.0.0", "Grace Hopper"]
+    assert "tok-123" not in config.read_text()
+    assert open_secret_store(data_dir()).get("HELLO_HELLO_TOKEN") == "tok-123"
+
+
+def test_prompt_decides(registry: RegistryFixture, config: Path) -> None:
+    base = [HELLO, "--registry", registry.url, "--config", str(config), "--set", "HELLO_TOKEN=t"]
+    code, out, err = run(*base, stdin="n\n")
+    assert code == 1 and "Add it to servers.json? [y/N]" in out and err == "Nothing was installed.\n"
+    assert not config.exists()
+    code, out, _ = run(*base, stdin="")  # no answer at all declines too
+    assert code == 1 and not config.exists()
+    code, out, err = run(*base, stdin="y\n")
+    assert code == 0, err
+    assert "Command: npx -y" in out and "Warning:" in out and list(entries(config)) == ["hello"]
+
+
+def test_remote_install(registry: RegistryFixture, config: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = install_command(
+        [
+            "io.github.acme/weather",
+            "--registry",
+            registry.url,
+            "--config",
+            str(config),
+            "--package",
+            "remote",
+            "--set",
+            "tenant=acme",
+            "--set",
+            "token=abc",
+            "--yes",
+        ]
+    )
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "URL: https://acme.weather.example/mcp" in out
+    assert "Header: Authorization: Bearer ${secret:WEATHER_TOKEN}" in out
+    assert entries(config)["weather"] == {
+        "type": "http",
+        "url": "https://acme.weather.example/mcp",
+        "headers": {"Authorization": "Bearer ${secret:WEATHER_TOKEN}", "X-Region": "eu-west-1"},
+        "origin": {"registry": registry.url, "name": "io.github.acme/weather", "version": "0.5.0", "package": "remote"},
+    }
+
+
+def test_updates_reuse_the_entry_and_its_secret(
+    registry: RegistryFixture, config: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base = [HELLO, "--registry", registry.url, "--config", str(config), "--yes"]
+    assert install_command([*base, "--version", "0.9.0", "--set", "HELLO_TOKEN=t"]) == 0
+    assert entries(config)["hello"]["origin"]["version"] == "0.9.0"  # type: ignore[index]
+    capsys.readouterr()
+    assert install_command(base) == 0  # the stored secret is kept; no --set needed
+    out = capsys.readouterr().out
+    assert out.startswith("Install 'hello': npm package @mcp-desk-tests/hello 1.0.0 (update from 0.9.0)")
+    assert list(entries(config)) == ["hello"] and entries(config)["hello"]["origin"]["version"] == "1.0.0"  # type: ignore[index]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ([HELLO], "mcp-desk install: HELLO_TOKEN is required\n"),
+        (
+            [HELLO, "--set", "HELO_TOKEN=x"],
+            "mcp-desk install: unknown setting HELO_TOKEN (this server takes: audience, HELLO_GREETING, HELLO_TOKEN)\n",
+        ),
+        ([HELLO, "--set", "novalue"], "mcp-desk install: --set needs KEY=VALUE, got 'novalue'\n"),
+        (["io.github.nobody/nothing"], "mcp-desk install: io.github.nobody/nothing is not in the registry at "),
+        (["io.github.acme/gone"], "mcp-desk install: io.github.acme/gone is not in the registry at "),
+        (
+            ["io.github.acme/broken"],
+            "mcp-desk install: the registry's entry for io.github.acme/broken is malformed:"
+            " server.description is missing\n",
+        ),
+        ([HELLO, "--package", "oci"], "mcp-desk install: this server offers no oci install (it offers: npm)\n"),
+    ],
+)
+def test_errors_exit_2_with_one_line_and_touch_nothing(
+    registry: RegistryFixture, config: Path, capsys: pytest.CaptureFixture[str], args: list[str], message: str
+) -> None:
+    config.write_text('{"mcpServers": {}}\n')
+    assert install_command([*args, "--registry", registry.url, "--config", str(config), "--yes"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(message) and err.count("\n") == 1
+    assert config.read_text() == '{"mcpServers": {}}\n'
+
+
+def test_registry_down_or_slow(registry: RegistryFixture, config: Path) -> None:
+    registry.down = True
+    code, out, err = run(HELLO, "--registry", registry.url, "--config", str(config), "--yes")
+    path = "/v0.1/servers/io.github.mcp-desk-tests%2Fhello/versions/latest"
+    assert (code, out) == (2, "")
+    assert err == f"mcp-desk install: the registry at {registry.url} answered HTTP 503 for {path}\n"
+    assert not config.exists()
+
+
+def test_broken_servers_json_is_left_alone(
+    registry: RegistryFixture, config: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config.write_text('{"mcpServers": ')
+    assert install_command([HELLO, "--registry", registry.url, "--config", str(config), "--yes"]) == 2
+    assert capsys.readouterr().err.startswith("mcp-desk install: fix servers.json first: servers.json, line 1")
+    assert config.read_text() == '{"mcpServers": '
+
+
+def test_bundle_file(
+    config: Path, home: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
+    path = home / "fixture.mcpb"
+    path.write_bytes(fixture_python_bundle())
+    assert install_command([str(path), "--config", str(config), "--set", "token=s3", "--yes"]) == 0
+    out = capsys.readouterr().out
+    folder = data_dir() / "bundles" / "fixture-bundle-1.0.0"
+    assert f"Command: python {folder}/server/fixture_server.py --secret-echo" in out
+    entry = entries(config)["fixture-bundle"]
+    assert entry["origin"]["bundle"] == str(folder) and (folder / "server" / "fixture_server.py").is_file()  # type: ignore[index]
+    assert entry["env"] == {"FIXTURE_TOKEN": "${secret:FIXTURE-BUNDLE_TOKEN}", "FIXTURE_HOME": str(Path.home())}
+
+
+@pytest.mark.parametrize(
+    ("files", "message"),
+    [
+        ({"../escape.txt": b"x"}, "the bundle is unsafe: '../escape.txt' would be written outside its folder"),
+        ({}, "this bundle needs a 'deno' runtime, which MCP Desk cannot run"),
+    ],
+)
+def test_bad_bundle_files(
+    config: Path, home: Path, capsys: pytest.CaptureFixture[str], files: dict[str, bytes], message: str
+) -> None:
+    doc = python_bundle_manifest()
+    if not files:
+        doc["server"]["type"] = "deno"
+    path = home / "bad.mcpb"
+    path.write_bytes(build_mcpb(doc, {"server/fixture_server.py": b"", **files}))
+    assert install_command([str(path), "--config", str(config), "--set", "token=x", "--yes"]) == 2
+    assert capsys.readouterr().err.startswith(f"mcp-desk install: {message}")
+    assert not config.exists() and not (data_dir() / "bundles").exists()
+
+
+def test_registry_bundle_with_a_wrong_checksum(
+    registry: RegistryFixture, config: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = fixture_python_bundle()
+    registry.add(response(bundle_entry(registry, data, sha=hashlib.sha256(b"other").hexdigest())))
+    args = ["io.github.mcp-desk-tests/fixture-bundle", "--registry", registry.url, "--config", str(config)]
+    assert install_command([*args, "--set", "token=x", "--yes"]) == 2
+    assert "does not match the registry's checksum" in capsys.readouterr().err
+    assert not config.exists() and not (data_dir() / "bundles").exists()
+
+
+def test_registry_bundle(
+    registry: RegistryFixture, config: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
+    registry.add(response(bundle_entry(registry, fixture_python_bundle())))
+    args = ["io.github.mcp-desk-tests/fixture-bundle", "--registry", registry.url, "--config", str(config)]
+    assert install_command([*args, "--set", "token=x", "--yes"]) == 0, capsys.readouterr().err
+    origin = entries(config)["fixture-bundle"]["origin"]
+    assert origin["registry"] == registry.url and origin["name"] == "io.github.mcp-desk-tests/fixture-bundle"  # type: ignore[index]
+    assert origin["package"] == "mcpb" and len(origin["sha256"]) == 64  # type: ignore[index]

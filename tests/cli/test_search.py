@@ -1,0 +1,95 @@
+"""`mcp-desk search` against a real registry on 127.0.0.1: listing, the cache when it is down, errors."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from desktop_app.cli.search import search_command
+from tests.servers.registry_documents import populate
+from tests.servers.registry_fixture import RegistryFixture, running_registry
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def registry() -> Iterator[RegistryFixture]:
+    with running_registry() as fixture:
+        populate(fixture)
+        yield fixture
+
+
+def test_lists_matches_aligned(registry: RegistryFixture, home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert search_command(["weather", "--registry", registry.url]) == 0
+    out, err = capsys.readouterr()
+    assert out.splitlines() == [
+        "io.github.acme/weather      0.5.0  Forecasts and current conditions from OpenWeather",
+        "io.github.acme/old-weather  0.1.0  The old forecasts (deprecated)",
+    ]
+    assert err == ""
+    assert "search=weather" in registry.requests[-1] and "version=latest" in registry.requests[-1]
+
+
+def test_malformed_entries_are_named_on_stderr(
+    registry: RegistryFixture, home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert search_command(["io.github", "--registry", registry.url]) == 0
+    out, err = capsys.readouterr()
+    assert "io.github.mcp-desk-tests/hello" in out and "broken" not in out
+    assert err == "mcp-desk search: warning: left out io.github.acme/broken: server.description is missing\n"
+
+
+def test_follows_cursors_up_to_the_limit(
+    registry: RegistryFixture, home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for index in range(40):
+        registry.add(
+            {
+                **registry.versions["io.github.acme/weather"][0],
+                "server": {
+                    **registry.versions["io.github.acme/weather"][0]["server"],
+                    "name": f"io.github.many/s{index:02d}",
+                },
+            }
+        )
+    assert search_command(["many", "--registry", registry.url, "--limit", "35"]) == 0
+    assert len(capsys.readouterr().out.splitlines()) == 35
+    assert any("cursor=30" in r for r in registry.requests)
+
+
+def test_registry_down_shows_the_cached_list(
+    registry: RegistryFixture, home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert search_command(["weather", "--registry", registry.url]) == 0
+    first = capsys.readouterr().out
+    registry.down = True
+    assert search_command(["weather", "--registry", registry.url]) == 0
+    out, err = capsys.readouterr()
+    assert out == first
+    assert err.startswith("mcp-desk search: warning: the registry at http://127.0.0.1:")
+    assert "answered HTTP 503" in err and "showing the list cached on" in err
+    assert search_command(["other", "--registry", registry.url]) == 2
+    assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_errors_are_one_line_and_exit_2(home: Path) -> None:
+    for args, words in [
+        (["x", "--registry", "http://127.0.0.1:9"], "cannot be reached"),
+        (["x", "--registry", "ftp://example.com"], "must start with https://"),
+    ]:
+        done = subprocess.run(
+            [sys.executable, "-m", "desktop_app", "search", *args],
+            cwd=ROOT,
+            env=dict(os.environ),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 2, done
+        assert done.stdout == ""
+        assert done.stderr.startswith("mcp-desk search: ") and done.stderr.count("\n") == 1 and words in done.stderr

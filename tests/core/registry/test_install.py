@@ -1,0 +1,206 @@
+"""Installs end to end: consent, secrets, files and the entry, or nothing; then the server really runs."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from desktop_app.core.asks.question import ScriptedAsker
+from desktop_app.core.config_store import ConfigStore
+from desktop_app.core.host import ServerHost
+from desktop_app.core.registry.bundle import plan_bundle, read_bundle, remove_bundle_files
+from desktop_app.core.registry.choices import choices, download_bundle, pick
+from desktop_app.core.registry.client import RegistryClient
+from desktop_app.core.registry.install import InstallConsent, InstallError, install
+from desktop_app.core.registry.manifest import BundleError
+from desktop_app.core.registry.plan import InstallPlan, plan_package
+from desktop_app.core.secret_store import SecretStore, open_secret_store
+from desktop_app.core.server_config import ServerConfig
+from desktop_app.core.server_status import ServerState
+from tests.hosting import FAST_RESTARTS
+from tests.servers.fixture_server import LONG_END_MARKER
+from tests.servers.registry_documents import bundle_entry, fixture_binary_bundle, fixture_python_bundle
+from tests.servers.registry_fixture import RegistryFixture, response
+
+pytestmark = pytest.mark.anyio
+HELLO = "io.github.mcp-desk-tests/hello"
+
+
+@pytest.fixture
+def secrets(tmp_path: Path) -> SecretStore:
+    return open_secret_store(tmp_path / "data", prefer="plaintext-file")
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> ConfigStore:
+    return ConfigStore(tmp_path / "servers.json")
+
+
+@pytest.fixture
+def venv_python_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Bundles run `python`: let it be this interpreter, which has the fixture server's packages."""
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
+
+
+def gone(path: str | Path) -> bool:
+    return not Path(path).exists()
+
+
+async def hello_plan(registry: RegistryFixture, **answers: str) -> InstallPlan:
+    client = RegistryClient(registry.url)
+    entry = await client.get(HELLO)
+    choice = pick(choices(entry), "npm")
+    assert choice.package is not None
+    given = {k: (v,) for k, v in answers.items()}
+    return plan_package(entry, choice.package, given, entry_name="hello", registry_url=client.base_url)
+
+
+def saver(store: ConfigStore):  # type: ignore[no-untyped-def]
+    return lambda config, previous: store.upsert(config, previous_name=previous)
+
+
+async def run_host(config: ServerConfig, secrets: SecretStore) -> ServerHost:
+    host = ServerHost(secrets=secrets, policy=FAST_RESTARTS)
+    host.start([config])
+    await host.wait_settled(90)
+    return host
+
+
+async def test_declined_installs_nothing(registry: RegistryFixture, store: ConfigStore, secrets: SecretStore) -> None:
+    plan = await hello_plan(registry, HELLO_TOKEN="tok")
+    asker = ScriptedAsker(lambda _q: False)
+    assert not await install(plan, asker=asker, save=saver(store), secrets=secrets)
+    [consent] = asker.asked
+    assert isinstance(consent, InstallConsent)
+    assert consent.command[:4] == ("npx", "-y", "--registry", registry.npm_url)
+    assert consent.secrets == ("HELLO_HELLO_TOKEN",) and "run on your computer" in consent.warning
+    assert not store.path.exists() and secrets.names() == []
+
+
+async def test_no_answer_is_no(registry: RegistryFixture, store: ConfigStore, secrets: SecretStore) -> None:
+    plan = await hello_plan(registry, HELLO_TOKEN="tok")
+    assert not await install(plan, asker=ScriptedAsker(), save=saver(store), secrets=secrets)  # the fallback
+    assert not store.path.exists()
+
+
+async def test_npm_install_starts_and_serves_its_resource(
+    registry: RegistryFixture, store: ConfigStore, secrets: SecretStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))  # npx's cache, away from the real one
+    plan = await hello_plan(registry, audience="Ada", HELLO_GREETING="Bonjour", HELLO_TOKEN="tok")
+    assert await install(plan, asker=ScriptedAsker(lambda _q: True), save=saver(store), secrets=secrets)
+    written = json.loads(store.path.read_text())["mcpServers"]["hello"]
+    assert written["command"] == "npx" and written["args"][-2:] == ["@mcp-desk-tests/hello@1.0.0", "Ada"]
+    assert written["env"]["HELLO_TOKEN"] == "${secret:HELLO_HELLO_TOKEN}" and "tok" not in store.path.read_text()
+    assert written["origin"] == {"registry": registry.url, "name": HELLO, "version": "1.0.0", "package": "npm"}
+    assert secrets.get("HELLO_HELLO_TOKEN") == "tok"
+    host = await run_host(ConfigStore(store.path).servers["hello"], secrets)
+    try:
+        assert host.connection("hello").status.state is ServerState.READY, host.connection("hello").status.reason
+        [content] = await host.read_resource("hello://greeting")
+        assert content.text == "Bonjour, Ada"
+    finally:
+        await host.stop_all()
+    assert any(r.startswith("/npm/-/hello-1.0.0.tgz") for r in registry.requests)
+
+
+async def test_failed_save_undoes_secrets_and_files(
+    registry: RegistryFixture, tmp_path: Path, secrets: SecretStore, venv_python_on_path: None
+) -> None:
+    broken = tmp_path / "servers.json"
+    broken.write_text('{"mcpServers": {"x": ')  # a hand edit in progress
+    store = ConfigStore(broken)
+    secrets.set("FIXTURE_TOKEN", "old value")
+    plan = plan_bundle(
+        read_bundle(fixture_python_bundle()), {"token": ("new",)}, entry_name="fixture", root=tmp_path / "b"
+    )
+    with pytest.raises(InstallError, match=r"not saving: the file has an error to fix first.*nothing was installed"):
+        await install(plan, asker=ScriptedAsker(lambda _q: True), save=saver(store), secrets=secrets)
+    assert broken.read_text() == '{"mcpServers": {"x": '
+    assert secrets.get("FIXTURE_TOKEN") == "old value"
+    assert not (tmp_path / "b").exists() or not any((tmp_path / "b").iterdir())
+
+
+async def test_missing_secret_store_refuses_before_writing(registry: RegistryFixture, store: ConfigStore) -> None:
+    plan = await hello_plan(registry, HELLO_TOKEN="tok")
+    with pytest.raises(InstallError, match=r"no secret store is available"):
+        await install(plan, asker=ScriptedAsker(lambda _q: True), save=saver(store), secrets=None)
+    assert not store.path.exists()
+
+
+@pytest.mark.parametrize("make", [fixture_python_bundle, fixture_binary_bundle])
+async def test_bundle_installs_runs_and_uninstalls(
+    make: object, store: ConfigStore, secrets: SecretStore, tmp_path: Path, venv_python_on_path: None
+) -> None:
+    assert callable(make)
+    bundle = read_bundle(make())
+    answers = {"token": ("t0k3n-value",)} if bundle.manifest.user_config else {}
+    plan = plan_bundle(bundle, answers, entry_name="fixture", root=tmp_path / "bundles")
+    assert await install(plan, asker=ScriptedAsker(lambda _q: True), save=saver(store), secrets=secrets)
+    config = ConfigStore(store.path).servers["fixture"]
+    folder = Path(config.origin["bundle"])
+    assert (folder / "manifest.json").is_file()
+    host = await run_host(config, secrets)
+    try:
+        connection = host.connection("fixture")
+        assert connection.status.state is ServerState.READY, connection.status.reason
+        [long] = await host.read_resource("fixture://long")
+        assert long.text is not None and long.text.endswith(LONG_END_MARKER)
+        if answers:  # the secret reached the server (and was redacted from its log)
+            assert any("FIXTURE_TOKEN=***" in entry.text for entry in connection.log)
+    finally:
+        await host.stop_all()
+    assert remove_bundle_files(config, tmp_path / "bundles") and gone(folder)
+
+
+async def test_registry_bundle_is_verified_before_use(registry: RegistryFixture) -> None:
+    data = fixture_python_bundle()
+    registry.add(response(bundle_entry(registry, data)))
+    client = RegistryClient(registry.url)
+    entry = await client.get("io.github.mcp-desk-tests/fixture-bundle")
+    choice = pick(choices(entry))
+    assert choice.kind == "mcpb" and choice.package is not None
+    bundle = await download_bundle(client, choice.package)
+    assert bundle.manifest.name == "fixture-bundle"
+    registry.files["fixture.mcpb"] = data + b"tampered"
+    with pytest.raises(BundleError, match=r"does not match the registry's checksum"):
+        await download_bundle(client, choice.package)
+
+
+async def test_update_replaces_the_entry_and_old_files(
+    store: ConfigStore, secrets: SecretStore, tmp_path: Path, venv_python_on_path: None
+) -> None:
+    root = tmp_path / "bundles"
+    bundle = read_bundle(fixture_python_bundle())
+    first = plan_bundle(bundle, {"token": ("one",)}, entry_name="fixture", root=root)
+    await install(first, asker=ScriptedAsker(lambda _q: True), save=saver(store), secrets=secrets)
+    old = ConfigStore(store.path).servers["fixture"]
+    second = plan_bundle(bundle, {}, entry_name="fixture", root=root, stored=secrets.names(), replaces="fixture")
+    asker = ScriptedAsker(lambda _q: True)
+    await install(second, asker=asker, save=saver(store), secrets=secrets, update_from="1.0.0", previous=old)
+    [consent] = asker.asked
+    assert isinstance(consent, InstallConsent) and consent.update_from == "1.0.0"
+    new = ConfigStore(store.path).servers["fixture"]
+    assert list(ConfigStore(store.path).servers) == ["fixture"]
+    assert new.origin["bundle"] != old.origin["bundle"] and gone(old.origin["bundle"])
+    assert secrets.get("FIXTURE_TOKEN") == "one"  # kept: the update left it empty
+
+
+async def test_command_gone_after_install_is_reported(secrets: SecretStore) -> None:
+    config = ServerConfig(
+        name="gone",
+        transport=__import__("desktop_app.core.server_config").core.server_config.TransportKind.STDIO,
+        command="mcp-desk-no-such-command",
+    )
+    host = await run_host(config, secrets)
+    try:
+        status = host.connection("gone").status
+        assert status.state is ServerState.FAILED and "command not found: mcp-desk-no-such-command" in (
+            status.reason or ""
+        )
+    finally:
+        await host.stop_all()
