@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import time
 from typing import Any
 
 from PySide6.QtCore import QMimeData, QModelIndex, Qt
@@ -219,28 +218,23 @@ def test_list_changed_updates_in_place_and_down_server_greys(qapp: QApplication,
     run_in_qt(qapp, scenario())
 
 
-def test_ten_thousand_resources_load_and_filter_quickly(qapp: QApplication) -> None:
+def test_ten_thousand_resources_load_in_chunks_and_filter(qapp: QApplication) -> None:
+    """Correctness at scale; how fast it is lives in bench/browser.py, not in a timed assertion."""
+
     async def scenario() -> None:
         bridge = await inprocess_bridge({"big": build_paginated_server(10, 1000)})
         assert len(bridge.host.catalog.servers["big"].resources) == 10_000
-        started = time.perf_counter()
         browser = ResourceBrowser(bridge)
         browser.resize(900, 700)
         browser.show()
         await asyncio.sleep(0)
-        loaded = time.perf_counter() - started
         try:
             assert browser.proxy.match_count(0) == (20_000, 20_000)  # 10,000 resources and 10,000 templates
             assert browser.proxy.rowCount(browser.proxy.index(0, 0)) <= 2 * CHUNK  # the view gets chunks
-            worst = 0.0
             for text in ("r", "re", "res", "resource-00", "resource-0042", "0042 resource"):
-                started = time.perf_counter()
                 browser.proxy.set_query(text)
                 await asyncio.sleep(0)
-                worst = max(worst, time.perf_counter() - started)
-            matches = children(browser, 0)
-            assert matches == ["resource-0042"]
-            assert loaded < 0.5 and worst < 0.25, f"load {loaded:.3f} s, worst keystroke {worst:.3f} s"
+            assert children(browser, 0) == ["resource-0042"]
             browser.proxy.set_query("")
             parent = browser.proxy.index(0, 0)
             before = browser.proxy.rowCount(parent)
