@@ -1,39 +1,67 @@
-"""`mcp-desk` entry point: the window by default, or a helper mode chosen by flag."""
+"""`mcp-desk` entry point: the window by default, or one of the commands in `COMMANDS`.
+
+Each command is one row of the table: the word that selects it, the function that runs it
+(imported only when chosen, so the window's start-up pays for none of them) and its help line.
+`mcp-desk --help` lists every row.
+"""
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Final
+
+from desktop_app import __version__
+
+
+@dataclass(frozen=True)
+class Command:
+    word: str
+    """What follows `mcp-desk` on the command line: a subcommand (`run`) or a mode flag (`--self-test`)."""
+    entry: str
+    """`module:function`; the function takes the remaining arguments and returns the exit code."""
+    help: str
+
+    def load(self) -> Callable[[list[str]], int]:
+        module, _, function = self.entry.partition(":")
+        runner: Callable[[list[str]], int] = getattr(importlib.import_module(module), function)
+        return runner
+
+
+COMMANDS: Final = (
+    Command("run", "desktop_app.cli.run:run_command", "run one chat turn without a window (mcp-desk run --help)"),
+    Command("search", "desktop_app.cli.search:search_command", "search the MCP Registry for servers"),
+    Command("install", "desktop_app.cli.install:install_command", "add a server from the MCP Registry or an .mcpb"),
+    Command("--self-test", "desktop_app.self_test:main", "check this installation offline and print a report"),
+    Command("--demo-server", "desktop_app.demo_server:main", "serve the embedded demo MCP server over stdio"),
+)
+
+
+def _parser() -> argparse.ArgumentParser:
+    width = max(len(command.word) for command in COMMANDS) + 2
+    listing = "\n".join(f"  {command.word:<{width}}{command.help}" for command in COMMANDS)
+    parser = argparse.ArgumentParser(
+        prog="mcp-desk",
+        usage="mcp-desk [--config FILE]\n       mcp-desk COMMAND [ARGS ...]",
+        description="A desktop host for MCP servers. With no command, opens the window.",
+        epilog=f"commands:\n{listing}",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--config", type=Path, metavar="FILE", help="servers.json to use instead of the user's")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    if args[:1] == ["--demo-server"]:
-        # A frozen bundle has no `python`: the app's own executable serves the demo over stdio.
-        from desktop_app.demo_server import run
-
-        run()
-        return 0
-    if args[:1] == ["run"]:
-        from desktop_app.cli.run import run_command
-
-        return run_command(args[1:])
-    if args[:1] == ["search"]:
-        from desktop_app.cli.search import search_command
-
-        return search_command(args[1:])
-    if args[:1] == ["install"]:
-        from desktop_app.cli.install import install_command
-
-        return install_command(args[1:])
-    if args[:1] == ["--self-test"]:
-        from desktop_app.self_test import run_self_test
-
-        return run_self_test()
-    parser = argparse.ArgumentParser(prog="mcp-desk", description="A desktop host for MCP servers.")
-    parser.add_argument("--config", type=Path, help="servers.json to use instead of the user's")
-    options = parser.parse_args(args)
+    for command in COMMANDS:
+        if args[:1] == [command.word]:
+            return command.load()(args[1:])
+    options = _parser().parse_args(args)
     from PySide6.QtWidgets import QApplication
 
     from desktop_app.splash import show_splash

@@ -132,7 +132,11 @@ class SelfTest:
         return outcomes
 
 
-def run_self_test() -> int:
+def main(argv: list[str]) -> int:
+    """`mcp-desk --self-test` (it takes no arguments)."""
+    if argv:
+        print(f"mcp-desk --self-test: unexpected arguments: {' '.join(argv)}", file=sys.stderr)
+        return 2
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     outcomes = asyncio.run(SelfTest().run())
     for outcome in outcomes:
@@ -144,4 +148,4 @@ def run_self_test() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(run_self_test())
+    sys.exit(main(sys.argv[1:]))

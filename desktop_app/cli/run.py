@@ -65,6 +65,19 @@ class UsageError(Exception):
     """Bad arguments or configuration: exit 2 with this message."""
 
 
+class RefusingApprover:
+    """`--approve deny`: refuses every server tool call and says so on stderr, one line each."""
+
+    async def approve(self, request: ApprovalRequest) -> ApprovalReply:
+        arguments = _shorten(json.dumps(request.arguments, ensure_ascii=False), 200)
+        _error(f"refused tool {request.tool} on server {request.server} with {arguments} (--approve deny)")
+        return ApprovalReply(Decision.DENY)
+
+
+def _shorten(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 class TerminalApprover:
     """Asks y/n on the terminal for each server tool call (`--approve ask`)."""
 
@@ -180,7 +193,7 @@ def _secrets() -> SecretLookup | None:
 def _approver(choice: str) -> Approver:
     if choice == "ask":
         return TerminalApprover()
-    return StaticApprover(Decision.ALLOW_ONCE if choice == "allow" else Decision.DENY)
+    return StaticApprover(Decision.ALLOW_ONCE) if choice == "allow" else RefusingApprover()
 
 
 async def _run(args: argparse.Namespace) -> int:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from desktop_app.demo_server.server import DemoServer
 
-__all__ = ["DEMO_SERVER_FLAG", "build_server", "demo_server_command", "run"]
+__all__ = ["DEMO_SERVER_FLAG", "build_server", "demo_server_command", "main", "run"]
 
 DEMO_SERVER_FLAG = "--demo-server"
 """Frozen builds have no `-m`: the app's own executable serves the demo when given this flag."""
@@ -35,3 +35,9 @@ def build_server() -> DemoServer:
 def run() -> None:
     """Serve the demo over stdio until the client closes the pipe."""
     build_server().run("stdio")
+
+
+def main(argv: list[str]) -> int:
+    """`mcp-desk --demo-server`: what a frozen build runs instead of `python -m desktop_app.demo_server`."""
+    run()
+    return 0

@@ -79,7 +79,9 @@ def test_tool_calls_are_denied_by_default(config: Path, llm: ScriptedLLM, capsys
     assert run_command([*base_args(config, llm), "echo hi"]) == 0
     [result] = tool_messages(llm.bodies()[1])
     assert result["content"].startswith("The user declined to run 'fx__echo'")
-    assert capsys.readouterr().out == "I was not allowed.\n"
+    captured = capsys.readouterr()
+    assert captured.out == "I was not allowed.\n"
+    assert captured.err == 'mcp-desk run: refused tool echo on server fx with {"text": "hi"} (--approve deny)\n'
 
 
 def test_allow_and_ask(
