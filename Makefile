@@ -6,27 +6,34 @@ STAMP_RUN := $(VENV)/.installed-run
 STAMP_DEV := $(VENV)/.installed-dev
 NPM_DIR := tests/npm
 NPM_STAMP := $(NPM_DIR)/node_modules/.installed
+UV_INSTALL := $(BIN)/uv pip install --python $(BIN)/python
 
 .PHONY: run test lint typecheck pytest bench bundle bundle-test clean
 
-$(BIN)/python:
+# First run: a venv with uv in it (pip installs uv in seconds; uv installs the app ~10x faster than pip).
+$(BIN)/uv:
+	@echo "==> First run: creating $(VENV) and installing the uv installer into it"
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check uv
 
-$(STAMP_RUN): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e .
-	touch $@
+$(STAMP_RUN): pyproject.toml | $(BIN)/uv
+	@echo "==> Installing MCP Desk and its dependencies into $(VENV)"
+	$(UV_INSTALL) -e .
+	@touch $@
 
-$(STAMP_DEV): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
-	touch $(STAMP_RUN) $@
+$(STAMP_DEV): pyproject.toml | $(BIN)/uv
+	@echo "==> Installing MCP Desk with its development tools into $(VENV)"
+	$(UV_INSTALL) -e '.[dev]'
+	@touch $(STAMP_RUN) $@
 
 $(NPM_STAMP): $(NPM_DIR)/package.json $(NPM_DIR)/package-lock.json
+	@echo "==> Installing the npm test servers into $(NPM_DIR)/node_modules"
 	cd $(NPM_DIR) && npm ci --no-audit --no-fund --loglevel=error
-	touch $@
+	@touch $@
 
 run: $(STAMP_RUN)
-	$(BIN)/mcp-desk
+	@echo "==> Starting MCP Desk"
+	@$(BIN)/mcp-desk
 
 lint: $(STAMP_DEV)
 	$(BIN)/ruff check .
