@@ -16,7 +16,7 @@ from PySide6.QtCore import QObject, Signal
 from desktop_app.core.config_file import ConfigError
 from desktop_app.core.config_import import ImportReport
 from desktop_app.core.config_store import ConfigStore
-from desktop_app.core.events import CatalogChanged, LogLine, ResourceUpdated, ServerStateChanged
+from desktop_app.core.events import CatalogChanged, LogLine, ResourceUpdated, ServerRemoved, ServerStateChanged
 from desktop_app.core.host import ServerHost
 from desktop_app.core.secret_store import SecretStore
 from desktop_app.core.server_config import ServerConfig
@@ -28,6 +28,7 @@ class CoreBridge(QObject):
     """Re-emits host events as signals and runs UI-initiated core work as background tasks."""
 
     server_state_changed = Signal(str, object)  # name, ServerStatus
+    server_removed = Signal(str)  # name: the server left the host; drop it from every view
     catalog_changed = Signal(str, object)  # name, ServerCatalog | None
     resource_updated = Signal(str, str)  # server, uri
     log_line = Signal(str, object)  # server, LogEntry
@@ -49,6 +50,7 @@ class CoreBridge(QObject):
         self._tasks: set[asyncio.Task[Any]] = set()
         bus = host.bus
         bus.subscribe(ServerStateChanged, lambda e: self.server_state_changed.emit(e.server, e.status))
+        bus.subscribe(ServerRemoved, lambda e: self.server_removed.emit(e.server))
         bus.subscribe(CatalogChanged, lambda e: self.catalog_changed.emit(e.server, e.catalog))
         bus.subscribe(ResourceUpdated, lambda e: self.resource_updated.emit(e.server, e.uri))
         bus.subscribe(LogLine, lambda e: self.log_line.emit(e.server, e.entry))

@@ -222,6 +222,7 @@ class ResourceTreeModel(QAbstractItemModel):
                 self.set_catalog(name, connection.catalog)
         bridge.server_state_changed.connect(on_state)
         bridge.catalog_changed.connect(on_catalog)
+        bridge.server_removed.connect(self.remove_server)
 
     # -- feeding ---------------------------------------------------------------------------
 

@@ -45,6 +45,13 @@ class CatalogChanged:
 
 
 @dataclass(frozen=True)
+class ServerRemoved:
+    """A server left the host (removed, renamed or replaced): every view drops it, whatever its last state."""
+
+    server: str
+
+
+@dataclass(frozen=True)
 class ResourceUpdated:
     server: str
     uri: str
@@ -56,8 +63,8 @@ class LogLine:
     entry: LogEntry
 
 
-Event = ServerStateChanged | CatalogChanged | ResourceUpdated | LogLine
-E = TypeVar("E", ServerStateChanged, CatalogChanged, ResourceUpdated, LogLine)
+Event = ServerStateChanged | ServerRemoved | CatalogChanged | ResourceUpdated | LogLine
+E = TypeVar("E", ServerStateChanged, ServerRemoved, CatalogChanged, ResourceUpdated, LogLine)
 Unsubscribe = Callable[[], None]
 
 

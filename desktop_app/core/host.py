@@ -15,7 +15,7 @@ from desktop_app.core.asks.question import FallbackAsker, QuestionGate
 from desktop_app.core.catalog import Catalog
 from desktop_app.core.connection import ServerConnection, TargetFactory
 from desktop_app.core.content import ResourceContent, from_mcp
-from desktop_app.core.events import CatalogChanged, EventBus
+from desktop_app.core.events import CatalogChanged, EventBus, ServerRemoved
 from desktop_app.core.expansion import SecretLookup
 from desktop_app.core.restart_policy import RestartPolicy
 from desktop_app.core.server_config import ServerConfig
@@ -58,6 +58,7 @@ class ServerHost:
         self._policy = policy
         self._target_factory = target_factory
         self._connections: dict[str, ServerConnection] = {}
+        self._applying = asyncio.Lock()
         self.catalog = Catalog()
         self.questions = QuestionGate(FallbackAsker())
         """Where servers' questions to the user go, one open per server; the window sets `questions.asker`."""
@@ -81,14 +82,15 @@ class ServerHost:
     async def apply(self, configs: Iterable[ServerConfig]) -> None:
         """Bring the running set in line with a new configuration, touching only what changed."""
         wanted = {config.name: config for config in configs}
-        for name in [n for n in self._connections if n not in wanted]:
-            await self.remove(name)
-        for name, config in wanted.items():
-            current = self._connections.get(name)
-            if current is None:
-                self._add(config).start()
-            elif current.config != config:
-                await current.restart(config)
+        async with self._applying:  # one change at a time: the last configuration wins
+            for name in [n for n in self._connections if n not in wanted]:
+                await self.remove(name)
+            for name, config in wanted.items():
+                current = self._connections.get(name)
+                if current is None:
+                    self._add(config).start()
+                elif current.config != config:
+                    await current.restart(config)
 
     async def set_enabled(self, name: str, enabled: bool) -> None:
         connection = self.connection(name)
@@ -98,9 +100,12 @@ class ServerHost:
         await self.connection(name).restart()
 
     async def remove(self, name: str) -> None:
+        """Stop the server and forget it; `ServerRemoved` is the last word views hear about it."""
         connection = self._connections.pop(name, None)
         if connection is not None:
             await connection.stop()
+            if name not in self._connections:  # not meanwhile re-added under the same name
+                self.bus.publish(ServerRemoved(name))
 
     async def wait_settled(self, timeout: float | None = None) -> None:
         """Wait until no server is mid-connect (each is ready, failed, disabled or stopped)."""

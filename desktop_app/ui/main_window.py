@@ -157,6 +157,7 @@ class MainWindow(QMainWindow):
         self.history.delete_requested.connect(chat.delete)
         self.history.new_requested.connect(self.new_chat)
         self.bridge.server_state_changed.connect(self._update_counts)
+        self.bridge.server_removed.connect(self._update_counts)
         self.bridge.catalog_changed.connect(lambda *_: self.chat.refresh_context())
         self.bridge.task_failed.connect(lambda message: self.statusBar().showMessage(message, 8000))
 

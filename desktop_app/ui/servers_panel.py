@@ -125,6 +125,7 @@ class ServersPanel(QWidget):
         self._remove.clicked.connect(self._on_remove)
         self._add.clicked.connect(lambda: self.open_editor(None))
         bridge.server_state_changed.connect(self._on_state)
+        bridge.server_removed.connect(lambda _name: self._sync_items())
         bridge.catalog_changed.connect(lambda name, _c: self._refresh(name))
         bridge.log_line.connect(self._on_log)
         for name in bridge.host.connections:

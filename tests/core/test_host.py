@@ -4,11 +4,19 @@ from __future__ import annotations
 
 import asyncio
 import time
+from dataclasses import replace
 
 import pytest
 from mcp.server.mcpserver import MCPServer
 
-from desktop_app.core.events import CatalogChanged, EventBus, LogLine, ResourceUpdated, ServerStateChanged
+from desktop_app.core.events import (
+    CatalogChanged,
+    EventBus,
+    LogLine,
+    ResourceUpdated,
+    ServerRemoved,
+    ServerStateChanged,
+)
 from desktop_app.core.host import ServerHost, UnknownResourceError
 from desktop_app.core.restart_policy import RestartPolicy
 from desktop_app.core.server_config import ServerConfig, TransportKind
@@ -143,11 +151,12 @@ async def test_in_flight_request_fails_at_once_when_the_server_dies() -> None:
 
 
 async def test_request_timeout_is_clear() -> None:
-    host = ServerHost(policy=FAST_RESTARTS)
-    host.start([fixture_config("fx", timeout=3)])
+    # In-process, so a busy machine cannot make the handshake itself overrun the short timeout.
+    host = inprocess_host(build_fixture_server())
+    host.start([replace(inprocess_config(), timeout=1)])
     try:
         await host.wait_settled(20)
-        with pytest.raises(ServerRequestTimeout, match=r"did not answer tools/call slow within 3 s"):
+        with pytest.raises(ServerRequestTimeout, match=r"did not answer tools/call slow within 1 s"):
             await host.connection("fx").call_tool("slow", {"seconds": 10})
         assert host.connection("fx").status.state is ServerState.READY
     finally:
@@ -190,6 +199,25 @@ async def test_missing_command_fails_clearly_without_retrying() -> None:
         status = await host.connection("ghost").wait_settled(10)
         assert status.state is ServerState.FAILED
         assert status.reason == "command not found: /nonexistent/mcp-server-xyz"
+    finally:
+        await host.stop_all()
+
+
+async def test_removing_a_failed_server_announces_it() -> None:
+    bus = EventBus()
+    removed: list[str] = []
+    bus.subscribe(ServerRemoved, lambda e: removed.append(e.server))
+    host = ServerHost(bus, policy=FAST_RESTARTS)
+    ghost = ServerConfig(name="ghost", transport=TransportKind.STDIO, command="/nonexistent/mcp-server-xyz")
+    host.start([ghost])
+    try:
+        assert (await host.connection("ghost").wait_settled(10)).state is ServerState.FAILED
+        # Renamed, then removed: each old name is announced once, whatever state it was in.
+        await host.apply([replace(ghost, name="renamed")])
+        assert removed == ["ghost"] and list(host.connections) == ["renamed"]
+        await host.wait_settled(10)
+        await host.apply([])
+        assert removed == ["ghost", "renamed"] and not host.connections
     finally:
         await host.stop_all()
 

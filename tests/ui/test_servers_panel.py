@@ -1,0 +1,116 @@
+"""The servers panel in the real window: removing, renaming and disabling reach every view at once."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from desktop_app.app import run_window
+from desktop_app.core.server_config import ServerConfig, TransportKind
+from desktop_app.core.server_status import ServerState
+from desktop_app.ui.main_window import MainWindow
+from tests.hosting import FIXTURE_SCRIPT, live_children, run_in_qt
+from tests.llm_server import LITELLM_WARNINGS
+
+pytestmark = LITELLM_WARNINGS  # the app warms litellm up in the background
+MISSING = "/nonexistent/mcp-server-xyz"
+
+
+async def until(check: Callable[[], object], timeout: float = 20.0, what: str = "condition") -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await asyncio.sleep(0.02)
+
+
+def panel_rows(window: MainWindow) -> list[str]:
+    rows = window.servers_panel._list
+    return [rows.item(row).text().split()[0] for row in range(rows.count())]
+
+
+def tree_servers(window: MainWindow) -> list[str]:
+    model = window.resources.browser.model
+    return [model.server_name(server_id) for server_id in model.server_ids()]
+
+
+def servers_label(window: MainWindow) -> str:
+    return window._servers_label.text()
+
+
+def reconnect_offers(window: MainWindow) -> list[str]:
+    window.open_palette()
+    titles = [entry.title for entry in window.command_palette._entries if entry.title.startswith("Reconnect ")]
+    window.command_palette.hide()
+    return titles
+
+
+def test_a_failed_server_can_be_removed_renamed_and_disabled(qapp: QApplication, tmp_path: Path) -> None:
+    config = tmp_path / "servers.json"
+    config.write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "fx": {"command": sys.executable, "args": [str(FIXTURE_SCRIPT)]},
+                    "ghost": {"command": MISSING},
+                }
+            }
+        )
+    )
+
+    async def scenario() -> None:
+        running = asyncio.ensure_future(run_window(qapp, config, tmp_path / "settings.json"))
+        await until(lambda: any(isinstance(w, MainWindow) and w.isVisible() for w in qapp.topLevelWidgets()))
+        window = next(w for w in qapp.topLevelWidgets() if isinstance(w, MainWindow) and w.isVisible())
+        host, panel = window.bridge.host, window.servers_panel
+        try:
+            await until(lambda: servers_label(window) == "Servers ready: 1/2", what="fx ready, ghost failed")
+            assert host.connection("ghost").status.state is ServerState.FAILED
+            assert panel_rows(window) == ["fx", "ghost"] and tree_servers(window) == ["fx", "ghost"]
+
+            # Remove the failed server as a user does: select it, Remove, Yes.
+            panel._list.setCurrentRow(1)
+            panel._remove.click()
+            box = next(b for b in window.findChildren(QMessageBox) if b.isVisible())
+            box.button(QMessageBox.StandardButton.Yes).click()
+            await until(lambda: panel_rows(window) == ["fx"], what="the ghost row to leave the servers panel")
+            assert servers_label(window) == "Servers ready: 1/1"
+            assert tree_servers(window) == ["fx"]
+            assert reconnect_offers(window) == ["Reconnect fx"]
+            assert "ghost" not in json.loads(config.read_text())["mcpServers"]
+
+            # Rename a failed server: the old name leaves every view, the new one arrives.
+            broken = ServerConfig(name="broken", transport=TransportKind.STDIO, command=MISSING)
+            window.bridge.save_server(broken, None)
+            await until(lambda: servers_label(window) == "Servers ready: 1/2", what="the broken server to fail")
+            await until(lambda: host.connection("broken").status.state is ServerState.FAILED)
+            window.bridge.save_server(replace(broken, name="renamed"), "broken")
+            await until(lambda: panel_rows(window) == ["fx", "renamed"], what="the renamed row")
+            await until(lambda: tree_servers(window) == ["fx", "renamed"], what="the renamed tree row")
+            assert servers_label(window) == "Servers ready: 1/2"
+            assert reconnect_offers(window) == ["Reconnect fx", "Reconnect renamed"]
+
+            # Disable the failed server from the panel: every view shows it disabled.
+            await until(lambda: host.connection("renamed").status.state is ServerState.FAILED)
+            panel._list.setCurrentRow(1)
+            assert panel._toggle.text() == "Disable"
+            panel._toggle.click()
+            await until(lambda: host.connection("renamed").status.state is ServerState.DISABLED, what="disabled")
+            model = window.resources.browser.model
+            assert model.server_status("renamed").state is ServerState.DISABLED  # type: ignore[union-attr]
+            assert panel._list.item(1).text() == "renamed  —  disabled"
+            assert panel._toggle.text() == "Enable"
+            assert json.loads(config.read_text())["mcpServers"]["renamed"]["disabled"] is True
+        finally:
+            window.close()
+            await asyncio.wait_for(running, 10)
+
+    run_in_qt(qapp, scenario())
+    assert live_children() == []
