@@ -34,6 +34,7 @@ from desktop_app.core.config_file import ConfigError, default_config_path, load_
 from desktop_app.core.expansion import SecretLookup
 from desktop_app.core.host import ServerHost
 from desktop_app.core.paths import data_dir
+from desktop_app.core.providers import key_secret_name, provider_for
 from desktop_app.core.restart_policy import RestartPolicy
 from desktop_app.core.secret_store import SecretStoreError, open_secret_store
 from desktop_app.core.server_status import ServerState
@@ -56,7 +57,9 @@ exit codes:
   3  provider error (authentication, network, HTTP error, timeout)
   4  no configured server could be reached
 
-The API key comes from the provider's usual environment variable (OPENAI_API_KEY, ANTHROPIC_API_KEY, ...).
+The API key is the one saved in the app for the model's provider; without one, the provider's usual
+environment variable (OPENAI_API_KEY, ANTHROPIC_API_KEY, ...). A server at --api-base needs neither:
+local OpenAI-compatible servers (llama.cpp, vLLM, LM Studio, Ollama) work without a key.
 --approve decides every server tool call; rules saved in the app ("always allow") are not used here.
 """
 
@@ -158,13 +161,14 @@ def _settings(args: argparse.Namespace) -> tuple[ModelSettings, ChatOptions]:
     if args.model is None and saved.model is None:
         raise UsageError("no model: pass --model, or choose one in the app's Settings")
     try:
-        base = saved.model if args.model is None else ModelSettings(args.model)
-        assert base is not None
-        settings = replace(
-            base,
-            api_base=args.api_base or base.api_base,
-            max_tokens=base.max_tokens if args.max_tokens is None else args.max_tokens,
-        )
+        if args.model is None:
+            assert saved.model is not None
+            base = replace(saved.model, api_base=args.api_base or saved.model.api_base)
+        else:
+            # The key the app saved for the preset these flags describe, if it has one.
+            preset = provider_for(args.model, args.api_base)
+            base = ModelSettings(args.model, api_base=args.api_base, api_key_secret=key_secret_name(preset))
+        settings = base if args.max_tokens is None else replace(base, max_tokens=args.max_tokens)
         iterations = saved.chat.max_iterations if args.max_iterations is None else args.max_iterations
         options = replace(saved.chat, max_iterations=iterations)
     except ValueError as exc:

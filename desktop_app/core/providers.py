@@ -53,6 +53,12 @@ def provider_for_model(model: str) -> Provider:
     return PROVIDERS_BY_ID["compatible"]
 
 
+def provider_for(model: str, api_base: str | None) -> Provider:
+    """The preset a model string and base URL describe: an `openai/` model at a base URL is a compatible server."""
+    provider = provider_for_model(model)
+    return PROVIDERS_BY_ID["compatible"] if api_base and provider.id == "openai" else provider
+
+
 def key_secret_name(provider: Provider) -> str:
     """Where a provider's API key lives in the secret store."""
     return f"LLM_API_KEY_{provider.id.upper()}"

@@ -203,7 +203,8 @@ class SettingsDialog(QDialog):
             return
         stored = self._secrets.get(key_secret_name(preset)) is not None
         self.clear_key.setEnabled(stored)
-        self.key.setPlaceholderText("stored — leave empty to keep" if stored else "paste the API key")
+        wanted = "optional: local servers need none" if preset.id == "compatible" else "paste the API key"
+        self.key.setPlaceholderText("stored — leave empty to keep" if stored else wanted)
         backend = self._secrets.backend
         where = f"Kept in: {backend.label}."
         if not backend.encrypted:

@@ -194,6 +194,27 @@ def test_saved_app_settings_and_stored_key_are_used(
         default_settings_path().unlink()
 
 
+def test_a_local_server_needs_no_key_and_the_apps_key_is_used_when_saved(
+    config: Path, llm: ScriptedLLM, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from desktop_app.cli import run as cli
+    from desktop_app.core.chat.settings import NO_KEY_PLACEHOLDER
+    from desktop_app.core.secret_store import open_secret_store
+
+    store = open_secret_store(tmp_path / "secrets", prefer="plaintext-file")
+    monkeypatch.setattr(cli, "_secrets", lambda: store)
+    monkeypatch.delenv("OPENAI_API_KEY")
+    llm.queue(text("No key needed."), text("Saved key used."))
+    assert run_command([*base_args(config, llm), "hello"]) == 0
+    store.set("LLM_API_KEY_COMPATIBLE", "sk-saved-for-compatible")
+    assert run_command([*base_args(config, llm), "hello"]) == 0
+    assert capsys.readouterr().out == "No key needed.\nSaved key used.\n"
+    assert [r.headers["authorization"] for r in llm.requests] == [
+        f"Bearer {NO_KEY_PLACEHOLDER}",
+        "Bearer sk-saved-for-compatible",
+    ]
+
+
 def test_no_model_anywhere_is_a_usage_error(config: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert run_command(["--config", str(config), "hello"]) == 2
     assert "no model: pass --model" in capsys.readouterr().err

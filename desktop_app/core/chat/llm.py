@@ -38,6 +38,10 @@ _KINDS: Final = {
     "ServiceUnavailableError": "the provider is unavailable",
     "InternalServerError": "the provider failed",
 }
+_ANSWERED: Final = frozenset({"HTTPStatusError", "APIStatusError"})
+"""Raised (by httpx, or the OpenAI SDK) only for a response that came back with an error status."""
+_NETWORK: Final = frozenset({"TransportError", "ClientConnectionError", "APIConnectionError", "OSError"})
+"""Failures of the connection itself (httpx, aiohttp, the OpenAI SDK, the socket)."""
 
 
 class ProviderError(Exception):
@@ -98,10 +102,34 @@ async def warm_up() -> None:
         log.info("litellm warm-up call failed: %s", exc)
 
 
-def describe_provider_error(model: str, exc: BaseException) -> str:
-    """`openai/gpt-x: authentication failed (HTTP 401): bad key`, from any litellm exception."""
+def _cause_classes(exc: BaseException) -> set[str]:
+    """Names of the classes along what caused `exc` (litellm wraps the SDK, which wraps httpx).
+
+    `exc` itself is left out: litellm's exception classes derive from the OpenAI SDK's, status or not.
+    """
+    names: set[str] = set()
+    current, depth = exc.__cause__ or exc.__context__, 0
+    while current is not None and depth < 50:
+        names.update(cls.__name__ for cls in type(current).__mro__)
+        current, depth = current.__cause__ or current.__context__, depth + 1
+    return names
+
+
+def describe_provider_error(model: str, exc: BaseException, *, streaming: bool = False) -> str:
+    """`openai/gpt-x: authentication failed (HTTP 401): bad key`, from any litellm exception.
+
+    litellm gives every failure a status code, even one raised before a request was sent (a missing
+    key, a refused connection); an HTTP status is shown only when a response really carried it.
+    `streaming` says whether the answer had begun to arrive.
+    """
     kind = next((_KINDS[c.__name__] for c in type(exc).__mro__ if c.__name__ in _KINDS), None)
-    status = getattr(exc, "status_code", None)
+    causes = _cause_classes(exc)
+    status = getattr(exc, "status_code", None) if causes & _ANSWERED else None
+    if status is None and kind != "timed out":
+        if causes & _NETWORK:
+            kind = "cannot reach the provider" if not streaming else "the connection to the provider broke"
+        elif not streaming:
+            kind = "the request was not sent"
     detail = str(getattr(exc, "message", None) or exc or type(exc).__name__)
     detail = _PREFIXES.sub("", detail.strip().splitlines()[0] if detail.strip() else "").strip()
     for prefix in ("litellm.", "Error:"):
@@ -144,11 +172,14 @@ async def stream_completion(
         kwargs["temperature"] = settings.temperature
     try:
         response = await litellm.acompletion(**kwargs)
+    except Exception as exc:
+        raise ProviderError(describe_provider_error(settings.model, exc)) from exc
+    try:
         async with response:
             async for chunk in response:
                 yield chunk
     except Exception as exc:
-        raise ProviderError(describe_provider_error(settings.model, exc)) from exc
+        raise ProviderError(describe_provider_error(settings.model, exc, streaming=True)) from exc
 
 
 def assemble(chunks: Sequence[Any], messages: Sequence[dict[str, Any]]) -> Any:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final
 
 from desktop_app.core.expansion import SecretLookup
+from desktop_app.core.providers import provider_for_model
 
 DEFAULT_MAX_TOKENS: Final = 4096
 DEFAULT_CATALOG_BUDGET: Final = 1500
@@ -21,7 +24,8 @@ class ModelSettings:
 
     `max_tokens` is always sent: some providers otherwise reserve 64k+ tokens of output.
     `api_key_secret` names a secret in the app's store; without it (or when it is not stored)
-    litellm reads the provider's usual environment variable (`OPENAI_API_KEY`, …).
+    litellm reads the provider's usual environment variable (`OPENAI_API_KEY`, …); a server at
+    `api_base` with neither gets a placeholder (`resolve_api_key`).
     """
 
     model: str
@@ -72,8 +76,20 @@ class ChatOptions:
             raise ValueError(f"the read cap must be at least 1024 bytes, not {self.read_cap_bytes}")
 
 
-def resolve_api_key(settings: ModelSettings, secrets: SecretLookup | None) -> str | None:
-    """The key from the secret store, or None to let litellm use the provider's environment variable."""
-    if settings.api_key_secret and secrets is not None:
-        return secrets.get(settings.api_key_secret)
-    return None
+NO_KEY_PLACEHOLDER: Final = "no-key-required"
+"""Sent to a server at a base URL when no key exists anywhere: OpenAI-style clients refuse to send a
+request without one, while local servers (llama.cpp, vLLM, LM Studio, Ollama's OpenAI endpoint) need none."""
+
+
+def resolve_api_key(
+    settings: ModelSettings, secrets: SecretLookup | None, environ: Mapping[str, str] | None = None
+) -> str | None:
+    """The key to send: the one stored in the app, else None so litellm reads the provider's
+    environment variable; a server at a base URL with neither gets `NO_KEY_PLACEHOLDER`."""
+    if settings.api_key_secret and secrets is not None and (stored := secrets.get(settings.api_key_secret)):
+        return stored
+    provider = provider_for_model(settings.model)
+    environ = os.environ if environ is None else environ
+    if not settings.api_base or not provider.needs_key or (provider.env_var and environ.get(provider.env_var)):
+        return None
+    return NO_KEY_PLACEHOLDER

@@ -1,0 +1,85 @@
+"""Which key reaches the provider, and how failures read: real litellm against a real local HTTP server."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from desktop_app.core.chat.approval import ApprovalPolicy
+from desktop_app.core.chat.conversations import Conversation
+from desktop_app.core.chat.engine import ChatEngine
+from desktop_app.core.chat.events import ChatError, ChatEvent, TurnFinished
+from desktop_app.core.chat.settings import NO_KEY_PLACEHOLDER, ModelSettings, resolve_api_key
+from desktop_app.core.host import ServerHost
+from tests.llm_server import LITELLM_WARNINGS, RecordingApprover, ScriptedLLM, failure, text
+from tests.servers.everything import free_port
+
+pytestmark = [pytest.mark.anyio, *LITELLM_WARNINGS]
+
+
+class Secrets(dict[str, str]):
+    """The secret store's lookup side."""
+
+
+@pytest.fixture(autouse=True)
+def no_key_in_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_ADMIN_KEY"):
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture
+def llm() -> Iterator[ScriptedLLM]:
+    with ScriptedLLM() as server:
+        yield server
+
+
+async def turn(settings: ModelSettings, secrets: Secrets | None = None) -> list[ChatEvent]:
+    engine = ChatEngine(ServerHost(), settings, ApprovalPolicy(RecordingApprover()), secrets=secrets)
+    return [event async for event in engine.start_turn(Conversation(), "hi")]
+
+
+def answer(events: list[ChatEvent]) -> str:
+    final = events[-1]
+    assert isinstance(final, TurnFinished) and final.reason == "stop", events
+    return final.text
+
+
+def error(events: list[ChatEvent]) -> str:
+    [problem] = [e for e in events if isinstance(e, ChatError)]
+    return problem.message
+
+
+async def test_a_local_server_works_without_any_key(llm: ScriptedLLM) -> None:
+    llm.queue(text("Hello from a local model."))
+    settings = ModelSettings("openai/local-model", api_base=llm.url, api_key_secret="LLM_API_KEY_COMPATIBLE")
+    assert answer(await turn(settings, Secrets())) == "Hello from a local model."
+    assert llm.requests[0].headers["authorization"] == f"Bearer {NO_KEY_PLACEHOLDER}"
+
+
+async def test_a_stored_key_then_the_environment_are_used_before_the_placeholder(
+    llm: ScriptedLLM, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings = ModelSettings("openai/local-model", api_base=llm.url, api_key_secret="LLM_API_KEY_COMPATIBLE")
+    llm.queue(text("one"), text("two"))
+    assert answer(await turn(settings, Secrets(LLM_API_KEY_COMPATIBLE="sk-stored"))) == "one"
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-from-env")
+    assert answer(await turn(settings, Secrets())) == "two"
+    assert [r.headers["authorization"] for r in llm.requests] == ["Bearer sk-stored", "Bearer sk-from-env"]
+
+
+def test_no_placeholder_where_a_key_is_really_needed_or_none_is_used() -> None:
+    assert resolve_api_key(ModelSettings("openai/gpt-4.1"), None, {}) is None  # litellm says the key is missing
+    assert resolve_api_key(ModelSettings("ollama/llama3", api_base="http://localhost:11434"), None, {}) is None
+    assert resolve_api_key(ModelSettings("hosted_vllm/m", api_base="http://h/v1"), None, {}) == NO_KEY_PLACEHOLDER
+
+
+async def test_failures_before_any_answer_carry_no_http_status(llm: ScriptedLLM) -> None:
+    missing_key = error(await turn(ModelSettings("openai/gpt-4.1", max_retries=0)))
+    assert missing_key.startswith("openai/gpt-4.1: the request was not sent: Missing credentials")
+    refused = ModelSettings("openai/local-model", api_base=f"http://127.0.0.1:{free_port()}/v1", max_retries=0)
+    assert error(await turn(refused)) == "openai/local-model: cannot reach the provider: Connection error."
+    # A status the server really sent is still shown.
+    llm.queue(failure(401, "invalid api key"))
+    answered = error(await turn(ModelSettings("openai/local-model", api_base=llm.url, max_retries=0)))
+    assert answered == "openai/local-model: authentication failed (HTTP 401): invalid api key"
