@@ -64,14 +64,21 @@ def main(argv: list[str] | None = None) -> int:
     options = _parser().parse_args(args)
     from PySide6.QtWidgets import QApplication
 
+    from desktop_app.core.config_file import default_config_path
+    from desktop_app.single_instance import claim
     from desktop_app.splash import show_splash
 
     app = QApplication.instance() or QApplication([sys.argv[0]])
     assert isinstance(app, QApplication)
+    config = options.config or default_config_path()
+    instance = claim(config)
+    if instance is None:
+        print(f"MCP Desk is already running with {config}: its window was brought to the front.", file=sys.stderr)
+        return 0
     splash = show_splash(app)  # on screen before the heavy imports below
     from desktop_app.app import run_app
 
-    return run_app(app, options.config, splash)
+    return run_app(app, config, splash, instance)
 
 
 if __name__ == "__main__":

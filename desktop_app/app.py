@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import signal
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import qasync
@@ -21,6 +23,7 @@ from desktop_app.core.paths import data_dir
 from desktop_app.core.secret_store import PasswordRequiredError, SecretStoreError, open_secret_store
 from desktop_app.core.server_config import ServerConfig, TransportKind
 from desktop_app.demo_server import demo_server_command
+from desktop_app.single_instance import PrimaryInstance
 from desktop_app.splash import Splash
 from desktop_app.ui.app_icon import app_icon
 from desktop_app.ui.main_window import MainWindow
@@ -42,7 +45,11 @@ def config_notice(store: ConfigStore) -> str | None:
 
 
 async def run_window(
-    app: QApplication, config_path: Path, settings_path: Path | None = None, splash: Splash | None = None
+    app: QApplication,
+    config_path: Path,
+    settings_path: Path | None = None,
+    splash: Splash | None = None,
+    instance: PrimaryInstance | None = None,
 ) -> None:
     """Show the window first, then connect servers; return once everything has stopped."""
     host = ServerHost()
@@ -56,6 +63,8 @@ async def run_window(
     starting: asyncio.Task[None] | None = None
 
     async def shut_down() -> None:
+        if instance is not None:
+            instance.release()  # a new launch may start while this one finishes stopping
         try:
             if starting is not None and not starting.done():
                 starting.cancel()  # e.g. closed while the secrets password was being asked for
@@ -77,13 +86,43 @@ async def run_window(
     window.show()
     if splash is not None:
         splash.finish(window)
+    if instance is not None:
+        instance.sig_show_requested.connect(window.bring_to_front)
     for notice in (config_notice(store), loaded_settings.error):
         if notice:
             window.show_notice(notice)
     starting = asyncio.ensure_future(_connect(window, bridge))
-    await finished.wait()
+    restore_signals = _close_on_signals(window)
+    try:
+        await finished.wait()
+    finally:
+        restore_signals()
     window.close()
     conversations.close()
+
+
+def _close_on_signals(window: MainWindow) -> Callable[[], None]:
+    """SIGTERM, SIGHUP and Ctrl+C close the window, so they stop every server the same orderly way.
+
+    asyncio's handlers wake the loop through its self-pipe, which qasync watches with a socket
+    notifier: the signal is seen at once even while Qt is idle. Returns the undo.
+    """
+    loop = asyncio.get_running_loop()
+    installed: list[signal.Signals] = []
+    for number in (signal.SIGINT, signal.SIGTERM, getattr(signal, "SIGHUP", None)):
+        if number is None:
+            continue
+        try:
+            loop.add_signal_handler(number, window.close)
+        except (NotImplementedError, RuntimeError, ValueError):
+            continue  # Windows' loops have no signal handlers; Ctrl+C keeps Python's default there
+        installed.append(number)
+
+    def restore() -> None:
+        for number in installed:
+            loop.remove_signal_handler(number)
+
+    return restore
 
 
 async def _connect(window: MainWindow, bridge: CoreBridge) -> None:
@@ -101,14 +140,19 @@ async def _connect(window: MainWindow, bridge: CoreBridge) -> None:
     window.chat.warm_up()  # litellm is imported only now, after the window is on screen
 
 
-def run_app(app: QApplication, config_path: Path | None = None, splash: Splash | None = None) -> int:
+def run_app(
+    app: QApplication,
+    config_path: Path | None = None,
+    splash: Splash | None = None,
+    instance: PrimaryInstance | None = None,
+) -> int:
     app.setApplicationName("MCP Desk")
     app.setOrganizationName("MCP Desk")
     app.setDesktopFileName("mcp-desk")
     app.setWindowIcon(app_icon())
     app.setQuitOnLastWindowClosed(False)  # quitting waits until every server has stopped
     with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(app)) as runner:
-        runner.run(run_window(app, config_path or default_config_path(), splash=splash))
+        runner.run(run_window(app, config_path or default_config_path(), splash=splash, instance=instance))
     return 0
 
 

@@ -41,9 +41,9 @@ async def eventually(check: Callable[[], bool], timeout: float = 15.0, what: str
         await asyncio.sleep(0.02)
 
 
-def live_children() -> list[int]:
-    """PIDs of this process's children that still exist (zombies included: they leaked too)."""
-    me = str(os.getpid())
+def live_children(parent: int | None = None) -> list[int]:
+    """PIDs of the children of `parent` (default: this process) that still exist (zombies included: they leaked too)."""
+    me = str(os.getpid() if parent is None else parent)
     children = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():

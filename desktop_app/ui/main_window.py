@@ -241,6 +241,14 @@ class MainWindow(QMainWindow):
 
     # -- actions ---------------------------------------------------------------------------
 
+    def bring_to_front(self) -> None:
+        """Another launch asked for this window: restore, raise and focus it (or flash it)."""
+        self.setWindowState(self.windowState() & ~Qt.WindowState.WindowMinimized)
+        self.show()
+        self.raise_()
+        self.activateWindow()
+        QApplication.alert(self)
+
     def new_chat(self) -> None:
         self.chat.new_chat()
         self.composer.editor.setFocus()

@@ -8,17 +8,20 @@ worker thread to keep the event loop (and the window) responsive.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import re
 import threading
 import warnings
-from collections.abc import AsyncIterator, Sequence
-from typing import Any, Final
+from collections.abc import AsyncIterator, Callable, Sequence
+from functools import partial
+from typing import Any, Final, TypeVar
 
 from desktop_app.core.chat.settings import ModelSettings
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 _lock = threading.Lock()
 _module: Any = None
 
@@ -66,11 +69,35 @@ def litellm_module() -> Any:
         return _module
 
 
+async def _in_daemon_thread(work: Callable[[], T]) -> T:
+    """Run `work` off the event loop in a daemon thread: quitting never waits for the model
+    library's import (seconds, tens on a busy machine), as it would for the loop's executor."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[T] = loop.create_future()
+
+    def settle(outcome: Callable[[], None]) -> None:
+        if not future.done():
+            outcome()
+
+    def run() -> None:
+        try:
+            result = work()
+        except BaseException as exc:
+            settle_soon = partial(settle, partial(future.set_exception, exc))
+        else:
+            settle_soon = partial(settle, partial(future.set_result, result))
+        with contextlib.suppress(RuntimeError):  # the loop is closed: the app quit meanwhile
+            loop.call_soon_threadsafe(settle_soon)
+
+    threading.Thread(target=run, name="model-library", daemon=True).start()
+    return await future
+
+
 async def load_litellm() -> Any:
     """litellm without blocking the event loop on its first, slow import."""
     if _module is not None:
         return _module
-    return await asyncio.to_thread(litellm_module)
+    return await _in_daemon_thread(litellm_module)
 
 
 _WARM_TOOL: Final = {
@@ -97,7 +124,7 @@ async def warm_up() -> None:
     """Import litellm and everything its first streamed call needs, off the event loop."""
     await load_litellm()
     try:
-        await asyncio.to_thread(_exercise_offline)
+        await _in_daemon_thread(_exercise_offline)
     except Exception as exc:  # only a speed-up: a failure here must not stop the app
         log.info("litellm warm-up call failed: %s", exc)
 
