@@ -16,6 +16,8 @@ STATE_COLOURS = {
     ServerState.FAILED: "#d64545",
     ServerState.STOPPED: "#8a8f98",
     ServerState.DISABLED: "#b5b9c0",
+    ServerState.NEEDS_SIGN_IN: "#4f6cf7",
+    ServerState.SIGNING_IN: "#8fa2f9",
 }
 
 

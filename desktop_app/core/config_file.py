@@ -19,7 +19,16 @@ from pathlib import Path
 from typing import Any, Final
 
 from desktop_app.core.paths import config_dir
-from desktop_app.core.server_config import DEFAULT_TIMEOUT_S, PROTOCOL_MODES, ServerConfig, TransportKind
+from desktop_app.core.server_config import (
+    DEFAULT_TIMEOUT_S,
+    JWT_SIGNING_ALGORITHMS,
+    OAUTH_GRANTS,
+    PROTOCOL_MODES,
+    TOKEN_ENDPOINT_AUTH_METHODS,
+    OAuthSettings,
+    ServerConfig,
+    TransportKind,
+)
 
 CONFIG_FILENAME: Final = "servers.json"
 SERVERS_KEY: Final = "mcpServers"
@@ -35,9 +44,22 @@ _TYPE_ALIASES: Final[Mapping[str, TransportKind]] = {
     "sse": TransportKind.SSE,
 }
 _STDIO_KEYS: Final = ("command", "args", "env", "cwd")
-_REMOTE_KEYS: Final = ("url", "headers")
+_REMOTE_KEYS: Final = ("url", "headers", "oauth")
 # Everything we read; other per-server keys are kept verbatim when the file is rewritten.
 KNOWN_SERVER_KEYS: Final = frozenset({*_STDIO_KEYS, *_REMOTE_KEYS, "type", "disabled", "protocol", "timeout", "origin"})
+# The `oauth` object's keys (JSON spelling -> OAuthSettings field); unknown ones are refused, as typos.
+OAUTH_KEYS: Final[Mapping[str, str]] = {
+    "clientId": "client_id",
+    "clientSecret": "client_secret",
+    "scopes": "scopes",
+    "grant": "grant",
+    "tokenEndpointAuthMethod": "token_endpoint_auth_method",
+    "privateKey": "private_key",
+    "signingAlgorithm": "signing_algorithm",
+    "issuer": "issuer",
+    "clientMetadataUrl": "client_metadata_url",
+    "callbackPort": "callback_port",
+}
 
 
 class ConfigError(Exception):
@@ -193,11 +215,107 @@ def _server_from_dict(name: str, data: object, at: KeyPath) -> ServerConfig:
             cwd=None if cwd is None else _nonempty_str(cwd, (*at, "cwd")),
             **common,
         )
+    oauth = data.get("oauth")
     return ServerConfig(
         url=_nonempty_str(data.get("url"), (*at, "url")),
         headers=_str_map(data.get("headers", {}), (*at, "headers")),
+        oauth=None if oauth is None else _oauth(oauth, (*at, "oauth")),
         **common,
     )
+
+
+def _choice(value: object, path: KeyPath, choices: tuple[str, ...]) -> str:
+    if not isinstance(value, str) or value not in choices:
+        raise _schema_error(path, "must be one of " + ", ".join(f'"{c}"' for c in choices))
+    return value
+
+
+def _url(value: object, path: KeyPath, *, https_path: bool = False) -> str:
+    text = _nonempty_str(value, path)
+    if https_path:
+        if not re.fullmatch(r"https://[^/?#]+/[^?#]*[^/?#][^?#]*", text):
+            raise _schema_error(path, "must be an https:// URL with a path (where the document is served)")
+    elif not re.match(r"https?://[^/?#]+", text) and "${" not in text:
+        raise _schema_error(path, "must be an http:// or https:// URL")
+    return text
+
+
+def _oauth(value: object, at: KeyPath) -> OAuthSettings:
+    """The `oauth` entry: `false`, or an object of the known keys, checked together."""
+    if value is False:
+        return OAuthSettings(enabled=False)
+    if not isinstance(value, dict):
+        raise _schema_error(at, "must be an object (or false to never sign in)")
+    for key in value:
+        if key not in OAUTH_KEYS:
+            known = ", ".join(OAUTH_KEYS)
+            raise _schema_error((*at, key), f"is not an oauth setting (known: {known})")
+    fields: dict[str, Any] = {}
+    for key in ("clientId", "clientSecret", "privateKey"):
+        if key in value:
+            fields[OAUTH_KEYS[key]] = _nonempty_str(value[key], (*at, key))
+    if "scopes" in value:
+        scopes = _str_list(value["scopes"], (*at, "scopes"))
+        for index, scope in enumerate(scopes):
+            if not scope or any(ch.isspace() for ch in scope):
+                raise _schema_error((*at, "scopes", index), "must be one scope without spaces")
+        fields["scopes"] = scopes
+    if "grant" in value:
+        fields["grant"] = _choice(value["grant"], (*at, "grant"), OAUTH_GRANTS)
+    if "tokenEndpointAuthMethod" in value:
+        method_path = (*at, "tokenEndpointAuthMethod")
+        fields["token_endpoint_auth_method"] = _choice(
+            value["tokenEndpointAuthMethod"], method_path, TOKEN_ENDPOINT_AUTH_METHODS
+        )
+    if "signingAlgorithm" in value:
+        algorithm_path = (*at, "signingAlgorithm")
+        fields["signing_algorithm"] = _choice(value["signingAlgorithm"], algorithm_path, JWT_SIGNING_ALGORITHMS)
+    if "issuer" in value:
+        fields["issuer"] = _url(value["issuer"], (*at, "issuer"))
+    if "clientMetadataUrl" in value:
+        fields["client_metadata_url"] = _url(value["clientMetadataUrl"], (*at, "clientMetadataUrl"), https_path=True)
+    if "callbackPort" in value:
+        port = value["callbackPort"]
+        if isinstance(port, bool) or not isinstance(port, int) or not 1 <= port <= 65535:
+            raise _schema_error((*at, "callbackPort"), "must be a port number from 1 to 65535")
+        fields["callback_port"] = port
+    settings = OAuthSettings(**fields)
+    _check_oauth(settings, value, at)
+    return settings
+
+
+def _check_oauth(settings: OAuthSettings, value: Mapping[str, object], at: KeyPath) -> None:
+    """The combinations that cannot work, named at the key that makes them so."""
+    method = settings.token_endpoint_auth_method
+    if settings.client_secret is not None and settings.client_id is None:
+        raise _schema_error((*at, "clientSecret"), 'needs "clientId" (the client this secret belongs to)')
+    if settings.machine_to_machine:
+        if settings.client_id is None:
+            raise _schema_error((*at, "grant"), 'needs "clientId" with "client_credentials"')
+        if settings.client_secret is None and settings.private_key is None:
+            raise _schema_error((*at, "grant"), 'needs "clientSecret" or "privateKey" with "client_credentials"')
+        if method == "none":
+            raise _schema_error((*at, "tokenEndpointAuthMethod"), 'cannot be "none" with "client_credentials"')
+    elif settings.private_key is not None or method == "private_key_jwt":
+        key = "privateKey" if "privateKey" in value else "tokenEndpointAuthMethod"
+        raise _schema_error((*at, key), 'is only used with "grant": "client_credentials"')
+    if method == "private_key_jwt" and settings.private_key is None:
+        raise _schema_error((*at, "tokenEndpointAuthMethod"), 'needs "privateKey" with "private_key_jwt"')
+    if method in ("client_secret_basic", "client_secret_post") and settings.client_secret is None:
+        raise _schema_error((*at, "tokenEndpointAuthMethod"), f'needs "clientSecret" with "{method}"')
+
+
+def oauth_to_dict(settings: OAuthSettings) -> dict[str, Any] | bool:
+    """The JSON spelling of an `oauth` entry, defaults left out."""
+    if not settings.enabled:
+        return False
+    defaults = OAuthSettings()
+    out: dict[str, Any] = {}
+    for key, name in OAUTH_KEYS.items():
+        item = getattr(settings, name)
+        if item != getattr(defaults, name):
+            out[key] = list(item) if isinstance(item, tuple) else item
+    return out
 
 
 def server_to_dict(cfg: ServerConfig) -> dict[str, Any]:
@@ -216,6 +334,8 @@ def server_to_dict(cfg: ServerConfig) -> dict[str, Any]:
         out["url"] = cfg.url
         if cfg.headers:
             out["headers"] = dict(cfg.headers)
+        if cfg.oauth is not None:
+            out["oauth"] = oauth_to_dict(cfg.oauth)
     if cfg.disabled:
         out["disabled"] = True
     if cfg.protocol != "auto":

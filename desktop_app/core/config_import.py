@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Literal
 
-from desktop_app.core.config_file import SERVERS_KEY, ConfigError, KeyPath, load_json, servers_from_mapping
+from desktop_app.core.config_file import OAUTH_KEYS, SERVERS_KEY, ConfigError, KeyPath, load_json, servers_from_mapping
 from desktop_app.core.expansion import SECRET_PREFIX, placeholders
 from desktop_app.core.server_config import ServerConfig
 
@@ -170,7 +170,10 @@ def import_servers(
 
     workspace = source_path.parent.parent if source_path.parent.name == ".vscode" else None
     warnings: list[str] = []
-    imported = servers_from_mapping(_convert(mapping, workspace, warnings), text=text, source=source, at=at)
+    converted = _convert(mapping, workspace, warnings)
+    if isinstance(converted, dict):
+        converted = {name: _adapt_sign_in(name, entry, warnings) for name, entry in converted.items()}
+    imported = servers_from_mapping(converted, text=text, source=source, at=at)
     if isinstance(mapping, dict):
         warnings += [
             f"{name}: envFile is not supported; copy its variables into env."
@@ -256,6 +259,31 @@ def _convert(value: Any, workspace: Path | None, warnings: list[str]) -> Any:
     if isinstance(value, dict):
         return {k: _convert(v, workspace, warnings) for k, v in value.items()}
     return value
+
+
+def _adapt_sign_in(name: str, entry: Any, warnings: list[str]) -> Any:
+    """A remote entry's sign-in settings in MCP Desk's `oauth` spelling.
+
+    Cursor writes `"auth": {"CLIENT_ID", "CLIENT_SECRET", "scopes"}`; Claude Code writes `"oauth"`
+    with `clientId` and `callbackPort` as we do, plus keys of its own, which are left behind.
+    """
+    if not isinstance(entry, dict) or "url" not in entry:
+        return entry
+    entry = dict(entry)
+    cursor = entry.pop("auth", None)
+    if isinstance(cursor, dict) and "oauth" not in entry:
+        spelled = {"CLIENT_ID": "clientId", "CLIENT_SECRET": "clientSecret", "scopes": "scopes"}
+        entry["oauth"] = {spelled[key]: value for key, value in cursor.items() if key in spelled}
+    oauth = entry.get("oauth")
+    if isinstance(oauth, dict):
+        dropped = sorted(key for key in oauth if key not in OAUTH_KEYS)
+        if dropped:
+            warnings.append(f"{name}: sign-in settings {', '.join(dropped)} are not used by MCP Desk.")
+        entry["oauth"] = {key: value for key, value in oauth.items() if key in OAUTH_KEYS}
+        secret = entry["oauth"].get("clientSecret")
+        if isinstance(secret, str) and "${" not in secret:
+            warnings.append(f"{name}: its client secret is written in the file; keep it as ${{secret:NAME}} instead.")
+    return entry
 
 
 def _input_descriptions(inputs: object) -> dict[str, str]:

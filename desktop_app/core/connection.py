@@ -40,6 +40,8 @@ from mcp_types import (
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from desktop_app import __version__
+from desktop_app.core.auth.credentials import CredentialStore
+from desktop_app.core.auth.server_auth import ServerAuth, SignInServices
 from desktop_app.core.catalog import ServerCatalog
 from desktop_app.core.config_file import ConfigError
 from desktop_app.core.events import (
@@ -89,6 +91,7 @@ class ServerConnection:
         policy: RestartPolicy | None = None,
         target_factory: TargetFactory = open_transport,
         log_level: str = "info",
+        sign_in: SignInServices | None = None,
     ) -> None:
         self.config = config
         self._bus = bus
@@ -110,6 +113,15 @@ class ServerConnection:
         self._settled = asyncio.Event()
         self._subscriptions: Counter[str] = Counter()
         self._secret_values: frozenset[str] = frozenset()
+        self.auth = ServerAuth(
+            lambda: self.name,
+            sign_in or SignInServices(CredentialStore(lambda: None)),
+            status=lambda: self.status,
+            set_status=self._set_status,
+            note=self._note,
+            lost=lambda: self._dead.set(),
+        )
+        """The server's sign-in (remote servers that answer 401); idle for the others."""
 
     @property
     def name(self) -> str:
@@ -139,6 +151,7 @@ class ServerConnection:
                 self._set_status(ServerStatus(ServerState.STOPPED))
             return
         self._stop.set()
+        await self.auth.close()
         if self.status.state is ServerState.STARTING:
             task.cancel()  # mid-handshake nobody watches the stop event; cancelling unwinds it now
         done, _ = await asyncio.wait({task}, timeout=timeout)
@@ -201,11 +214,14 @@ class ServerConnection:
 
     async def _request(self, what: str, send: Callable[[Client], Awaitable[T]]) -> T:
         client = self._client
-        if client is None or self.status.state is not ServerState.READY:
-            raise ServerUnavailableError(f"Server '{self.name}' is {self.status.summary}")
+        if client is None or self.status.state not in (ServerState.READY, ServerState.SIGNING_IN):
+            raise self.auth.unavailable() or ServerUnavailableError(f"Server '{self.name}' is {self.status.summary}")
+        generation = self.auth.generation
         try:
             return await send(client)
         except MCPError as exc:
+            if (refused := self.auth.refusal(generation)) is not None:
+                raise refused from exc
             if exc.code == REQUEST_TIMEOUT:
                 raise ServerRequestTimeout(
                     f"Server '{self.name}' did not answer {what} within {self.config.timeout:g} s"
@@ -215,6 +231,8 @@ class ServerConnection:
             self._dead.set()
             raise ServerUnavailableError(f"Server '{self.name}' closed the connection during {what}") from exc
         except Exception as exc:
+            if (refused := self.auth.refusal(generation)) is not None:
+                raise refused from exc
             if not is_connection_loss(exc):
                 raise
             self._dead.set()
@@ -246,6 +264,11 @@ class ServerConnection:
                     if self._stop.is_set():
                         break
                     reason = "the server closed the connection"
+                if self.auth.needs_sign_in:  # a 401: wait for the user to sign in, not for backoff
+                    if not await self.auth.wait_for_sign_in(self._stop):
+                        break
+                    attempt = 0
+                    continue
                 if ready_since and time.monotonic() - ready_since[0] >= self._policy.healthy_after:
                     attempt = 0
                 attempt += 1
@@ -278,7 +301,12 @@ class ServerConnection:
         self._secret_values = resolved.secret_values
         config = resolved.config
         self._dead = asyncio.Event()
-        hooks = TransportHooks(on_stderr=self._on_stderr, on_garbage=self._on_garbage, on_closed=self._dead.set)
+        hooks = TransportHooks(
+            on_stderr=self._on_stderr,
+            on_garbage=self._on_garbage,
+            on_closed=self._dead.set,
+            auth=self.auth.session_auth(config),
+        )
         client = Client(
             self._target_factory(config, hooks),
             mode=config.protocol,
@@ -463,7 +491,7 @@ class ServerConnection:
 
     def _set_status(self, status: ServerStatus) -> None:
         self.status = status
-        if status.state in (ServerState.STARTING, ServerState.RESTARTING):
+        if status.state in (ServerState.STARTING, ServerState.RESTARTING, ServerState.SIGNING_IN):
             self._settled.clear()
         else:
             self._settled.set()

@@ -162,6 +162,19 @@ def resolve_server(
 
 def _map_fields(cfg: ServerConfig, fn: Callable[[str, str], str]) -> ServerConfig:
     """Apply `fn(field label, text)` to every expandable value: the one list of such fields."""
+
+    def optional(label: str, text: str | None) -> str | None:
+        return None if text is None else fn(label, text)
+
+    oauth = cfg.oauth
+    if oauth is not None:
+        oauth = dataclasses.replace(
+            oauth,
+            client_id=optional("oauth.clientId", oauth.client_id),
+            client_secret=optional("oauth.clientSecret", oauth.client_secret),
+            private_key=optional("oauth.privateKey", oauth.private_key),
+            issuer=optional("oauth.issuer", oauth.issuer),
+        )
     return dataclasses.replace(
         cfg,
         command=None if cfg.command is None else fn("command", cfg.command),
@@ -170,6 +183,7 @@ def _map_fields(cfg: ServerConfig, fn: Callable[[str, str], str]) -> ServerConfi
         cwd=None if cfg.cwd is None else fn("cwd", cfg.cwd),
         url=None if cfg.url is None else fn("url", cfg.url),
         headers={k: fn(f"headers.{k}", v) for k, v in cfg.headers.items()},
+        oauth=oauth,
     )
 
 

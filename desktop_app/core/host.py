@@ -12,6 +12,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 
 from desktop_app.core.asks.question import FallbackAsker, QuestionGate
+from desktop_app.core.auth.credentials import CredentialStore
+from desktop_app.core.auth.server_auth import SignInServices
 from desktop_app.core.catalog import Catalog
 from desktop_app.core.connection import ServerConnection, TargetFactory
 from desktop_app.core.content import ResourceContent, from_mcp
@@ -62,6 +64,8 @@ class ServerHost:
         self.catalog = Catalog()
         self.questions = QuestionGate(FallbackAsker())
         """Where servers' questions to the user go, one open per server; the window sets `questions.asker`."""
+        self.sign_in = SignInServices(CredentialStore(lambda: self.secrets))
+        """Sign-in to remote servers: tokens in the current secret store; the window sets `sign_in.opener`."""
         self.bus.subscribe(CatalogChanged, self._on_catalog)
 
     @property
@@ -136,6 +140,7 @@ class ServerHost:
             environ=self._environ,
             policy=self._policy,
             target_factory=self._target_factory,
+            sign_in=self.sign_in,
         )
         self._connections[config.name] = connection
         return connection

@@ -8,12 +8,49 @@ from typing import Final
 
 DEFAULT_TIMEOUT_S: Final = 30.0
 PROTOCOL_MODES: Final = ("auto", "legacy", "2026-07-28")
+OAUTH_GRANTS: Final = ("authorization_code", "client_credentials")
+TOKEN_ENDPOINT_AUTH_METHODS: Final = ("client_secret_basic", "client_secret_post", "private_key_jwt", "none")
+JWT_SIGNING_ALGORITHMS: Final = ("RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512")
 
 
 class TransportKind(StrEnum):
     STDIO = "stdio"
     HTTP = "http"
     SSE = "sse"
+
+
+@dataclass(frozen=True)
+class OAuthSettings:
+    """A remote server's `"oauth"` entry: how MCP Desk identifies itself when signing in.
+
+    Everything is optional: without it a server that answers 401 gets the standard discovery,
+    a Client ID Metadata Document where the authorization server supports one, else dynamic
+    registration. `client_id` (and `client_secret`, usually `${secret:NAME}`) is a client the
+    user registered beforehand; `grant="client_credentials"` signs in as that client itself,
+    with a secret or a private key (`private_key_jwt`), and never opens a browser.
+    """
+
+    enabled: bool = True
+    """False (written `"oauth": false`): never sign in; a 401 is an ordinary failure."""
+    client_id: str | None = None
+    client_secret: str | None = None
+    scopes: tuple[str, ...] = ()
+    grant: str = "authorization_code"
+    token_endpoint_auth_method: str | None = None
+    """None: negotiated from the authorization server's metadata."""
+    private_key: str | None = None
+    """PEM private key for `private_key_jwt` (client credentials only)."""
+    signing_algorithm: str = "RS256"
+    issuer: str | None = None
+    """The authorization server the pre-registered client belongs to; its credentials go nowhere else."""
+    client_metadata_url: str | None = None
+    """This server's Client ID Metadata Document URL (overrides the app-wide setting)."""
+    callback_port: int | None = None
+    """A fixed loopback port for the redirect (for clients registered with one exact redirect URI)."""
+
+    @property
+    def machine_to_machine(self) -> bool:
+        return self.grant == "client_credentials"
 
 
 @dataclass(frozen=True)
@@ -37,6 +74,8 @@ class ServerConfig:
     timeout: float = DEFAULT_TIMEOUT_S
     origin: dict[str, str] = field(default_factory=dict)
     """Where an installed server came from (registry, name, version, package; a bundle's folder)."""
+    oauth: OAuthSettings | None = None
+    """Sign-in options for a remote server; None means the defaults (sign in when asked to)."""
 
     @property
     def is_stdio(self) -> bool:

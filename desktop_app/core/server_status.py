@@ -13,6 +13,10 @@ class ServerState(StrEnum):
     FAILED = "failed"
     RESTARTING = "restarting"
     STOPPED = "stopped"
+    NEEDS_SIGN_IN = "needs sign-in"
+    """The server answered 401: it waits for the user to sign in (no restart backoff)."""
+    SIGNING_IN = "waiting for browser…"
+    """A sign-in is open in the browser; it can be cancelled."""
 
 
 @dataclass(frozen=True)

@@ -37,11 +37,13 @@ _CLOSED_ERRORS = (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenReso
 
 @dataclass(frozen=True)
 class TransportHooks:
-    """Where a transport reports what the session does not: stderr lines, garbage, the end."""
+    """Where a transport reports what the session does not (stderr lines, garbage, the end), and the
+    auth an HTTP or SSE transport sends with each request (the sign-in's, see `core.auth`)."""
 
     on_stderr: Callable[[str], None]
     on_garbage: Callable[[Exception], None]
     on_closed: Callable[[], None]
+    auth: httpx2.Auth | None = None
 
 
 class _WatchedReadStream:
@@ -141,7 +143,7 @@ async def _http(config: ServerConfig, hooks: TransportHooks) -> AsyncIterator[An
         raise ValueError(f"server '{config.name}' has no url")
     timeout = httpx2.Timeout(config.timeout, read=300.0)
     async with (
-        create_mcp_http_client(headers=dict(config.headers) or None, timeout=timeout) as http,
+        create_mcp_http_client(headers=dict(config.headers) or None, timeout=timeout, auth=hooks.auth) as http,
         streamable_http_client(config.url, http_client=http) as (read, write),
     ):
         yield _WatchedReadStream(read, hooks), write
@@ -151,10 +153,9 @@ async def _http(config: ServerConfig, hooks: TransportHooks) -> AsyncIterator[An
 async def _sse(config: ServerConfig, hooks: TransportHooks) -> AsyncIterator[Any]:
     if not config.url:
         raise ValueError(f"server '{config.name}' has no url")
-    async with sse_client(config.url, headers=dict(config.headers) or None, timeout=config.timeout) as (
-        read,
-        write,
-    ):
+    async with sse_client(
+        config.url, headers=dict(config.headers) or None, timeout=config.timeout, auth=hooks.auth
+    ) as (read, write):
         yield _WatchedReadStream(read, hooks), write
 
 

@@ -35,7 +35,7 @@ from PySide6.QtWidgets import (
 from desktop_app.core.config_file import ConfigError, parse_pasted
 from desktop_app.core.expansion import secret_placeholder
 from desktop_app.core.secret_store import SecretStore
-from desktop_app.core.server_config import DEFAULT_TIMEOUT_S, PROTOCOL_MODES, ServerConfig, TransportKind
+from desktop_app.core.server_config import DEFAULT_TIMEOUT_S, PROTOCOL_MODES, OAuthSettings, ServerConfig, TransportKind
 from desktop_app.ui.style import error_label
 
 _SECRET_REF = re.compile(r"^\$\{secret:([^}]+)\}$")
@@ -112,6 +112,7 @@ class ServerEditor(QDialog):
         self._secrets = secrets
         self._previous = config.name if config else None
         self._origin = dict(config.origin) if config else {}  # kept: updates and uninstall need it
+        self._oauth: OAuthSettings | None = None
         self.resize(640, 560)
 
         self.name = QLineEdit()
@@ -216,6 +217,7 @@ class ServerEditor(QDialog):
         return TransportKind(self.transport.currentData())
 
     def load(self, config: ServerConfig) -> None:
+        self._oauth = config.oauth  # sign-in settings have no fields here; kept as written
         self.name.setText(config.name)
         self.transport.setCurrentIndex(self.transport.findData(config.transport.value))
         self.command.setText(config.command or "")
@@ -283,6 +285,7 @@ class ServerEditor(QDialog):
             transport=kind,
             url=url,
             headers=self._values(name, self.headers),
+            oauth=self._oauth,
             **common,  # type: ignore[arg-type]
         )
 

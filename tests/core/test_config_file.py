@@ -19,7 +19,7 @@ from desktop_app.core.config_file import (
     server_from_dict,
     server_to_dict,
 )
-from desktop_app.core.server_config import ServerConfig, TransportKind
+from desktop_app.core.server_config import OAuthSettings, ServerConfig, TransportKind
 
 GITHUB = ServerConfig(
     name="github",
@@ -248,3 +248,94 @@ def test_parse_pasted_errors_point_into_the_paste() -> None:
         parse_pasted('{"command": "npx"}')
     with pytest.raises(ConfigError, match="line 1"):
         parse_pasted("[1, 2]")
+
+
+# -- the "oauth" entry of remote servers -----------------------------------------------------
+
+SIGNED = ServerConfig(
+    name="tracker",
+    transport=TransportKind.HTTP,
+    url="https://tracker.example/mcp",
+    oauth=OAuthSettings(
+        client_id="desk",
+        client_secret="${secret:TRACKER_SECRET}",
+        scopes=("issues:read", "issues:write"),
+        issuer="https://auth.tracker.example",
+        client_metadata_url="https://desk.example/client.json",
+        callback_port=8765,
+    ),
+)
+ROBOT = ServerConfig(
+    name="robot",
+    transport=TransportKind.HTTP,
+    url="https://api.example/mcp",
+    oauth=OAuthSettings(
+        grant="client_credentials",
+        client_id="robot",
+        private_key="${secret:ROBOT_KEY}",
+        token_endpoint_auth_method="private_key_jwt",
+        signing_algorithm="ES256",
+    ),
+)
+NO_SIGN_IN = ServerConfig(
+    name="static", transport=TransportKind.HTTP, url="https://static.example/mcp", oauth=OAuthSettings(enabled=False)
+)
+
+
+def test_oauth_round_trip_in_the_documented_spelling(tmp_path: Path) -> None:
+    path = tmp_path / "servers.json"
+    servers = {s.name: s for s in (SIGNED, ROBOT, NO_SIGN_IN)}
+    save_config(path, servers)
+    assert load_config(path).servers == servers
+    written = json.loads(path.read_text())["mcpServers"]
+    assert written["tracker"]["oauth"] == {
+        "clientId": "desk",
+        "clientSecret": "${secret:TRACKER_SECRET}",
+        "scopes": ["issues:read", "issues:write"],
+        "issuer": "https://auth.tracker.example",
+        "clientMetadataUrl": "https://desk.example/client.json",
+        "callbackPort": 8765,
+    }
+    assert written["static"]["oauth"] is False
+    assert server_to_dict(PLAIN) == {"type": "http", "url": "http://127.0.0.1:3001/mcp"}  # no oauth: none written
+
+
+@pytest.mark.parametrize(
+    ("oauth", "field", "words"),
+    [
+        ('"yes"', "oauth", "must be an object"),
+        ('{"client_id": "x"}', "oauth.client_id", "is not an oauth setting"),
+        ('{"clientId": ""}', "oauth.clientId", "non-empty"),
+        ('{"scopes": "a b"}', "oauth.scopes", "list of strings"),
+        ('{"scopes": ["a b"]}', "oauth.scopes[0]", "without spaces"),
+        ('{"grant": "password"}', "oauth.grant", '"client_credentials"'),
+        ('{"clientSecret": "s"}', "oauth.clientSecret", 'needs "clientId"'),
+        ('{"grant": "client_credentials"}', "oauth.grant", 'needs "clientId"'),
+        ('{"grant": "client_credentials", "clientId": "r"}', "oauth.grant", '"clientSecret" or "privateKey"'),
+        ('{"clientId": "r", "privateKey": "k"}', "oauth.privateKey", '"client_credentials"'),
+        ('{"tokenEndpointAuthMethod": "client_secret_jwt"}', "oauth.tokenEndpointAuthMethod", "one of"),
+        (
+            '{"clientId": "r", "tokenEndpointAuthMethod": "client_secret_post"}',
+            "oauth.tokenEndpointAuthMethod",
+            "needs",
+        ),
+        ('{"clientMetadataUrl": "http://desk.example/c.json"}', "oauth.clientMetadataUrl", "https:// URL with a path"),
+        ('{"clientMetadataUrl": "https://desk.example/"}', "oauth.clientMetadataUrl", "with a path"),
+        ('{"issuer": "auth.example"}', "oauth.issuer", "http:// or https://"),
+        ('{"callbackPort": 70000}', "oauth.callbackPort", "1 to 65535"),
+        ('{"signingAlgorithm": "HS256"}', "oauth.signingAlgorithm", "one of"),
+    ],
+)
+def test_oauth_errors_name_line_and_field(oauth: str, field: str, words: str) -> None:
+    text = '{\n"mcpServers": {\n"s": {\n"url": "https://x/mcp",\n"oauth": ' + oauth + "\n}\n}\n}\n"
+    with pytest.raises(ConfigError) as info:
+        parse_config(text, "servers.json")
+    assert info.value.field == f"mcpServers.s.{field}"
+    assert info.value.line == 5
+    assert words in str(info.value)
+
+
+def test_oauth_does_not_apply_to_a_stdio_server() -> None:
+    with pytest.raises(ConfigError, match="does not apply to a stdio server") as info:
+        parse_config('{"mcpServers": {"s": {"command": "x", "oauth": {"clientId": "c"}}}}', "servers.json")
+    assert info.value.field == "mcpServers.s.oauth"

@@ -9,7 +9,7 @@ import pytest
 
 from desktop_app.core.config_file import ConfigError
 from desktop_app.core.config_import import SecretNeeded, import_servers, known_sources, strip_jsonc
-from desktop_app.core.server_config import ServerConfig, TransportKind
+from desktop_app.core.server_config import OAuthSettings, ServerConfig, TransportKind
 
 CLAUDE_DOC = {
     "globalShortcut": "Ctrl+Space",
@@ -208,3 +208,46 @@ def test_empty_import_says_so(tmp_path: Path) -> None:
     path = _write(tmp_path / "c.json", '{"mcpServers": {}}')
     report = import_servers({}, path)
     assert report.added == [] and report.summary.startswith("No servers found")
+
+
+def test_imported_remote_sign_in_settings(tmp_path: Path) -> None:
+    cursor = tmp_path / ".cursor" / "mcp.json"
+    cursor.parent.mkdir()
+    cursor.write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "tracker": {
+                        "url": "https://tracker.example/mcp",
+                        "auth": {"CLIENT_ID": "desk", "CLIENT_SECRET": "${env:TRACKER_SECRET}", "scopes": ["read"]},
+                    },
+                    "wiki": {"url": "https://wiki.example/mcp"},
+                }
+            }
+        )
+    )
+    report = import_servers({}, cursor)
+    assert report.servers["tracker"].oauth == OAuthSettings(
+        client_id="desk", client_secret="${TRACKER_SECRET}", scopes=("read",)
+    )
+    assert report.servers["wiki"].oauth is None  # signs in on its 401 like any remote server
+    claude_code = tmp_path / "claude.json"
+    claude_code.write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "calendar": {
+                        "type": "http",
+                        "url": "https://calendar.example/mcp",
+                        "oauth": {"clientId": "desk", "callbackPort": 8765, "clientSecret": "plain", "extra": 1},
+                    }
+                }
+            }
+        )
+    )
+    report = import_servers({}, claude_code)
+    assert report.servers["calendar"].oauth == OAuthSettings(
+        client_id="desk", client_secret="plain", callback_port=8765
+    )
+    assert "calendar: sign-in settings extra are not used by MCP Desk." in report.warnings
+    assert any("client secret is written in the file" in w for w in report.warnings)

@@ -18,7 +18,7 @@ from desktop_app.core.expansion import (
     secret_placeholder,
 )
 from desktop_app.core.secret_store import open_secret_store
-from desktop_app.core.server_config import ServerConfig, TransportKind
+from desktop_app.core.server_config import OAuthSettings, ServerConfig, TransportKind
 
 TOKEN = "ghp_s3cr3t-value-123"
 
@@ -139,3 +139,18 @@ def test_secret_values_never_land_in_servers_json(tmp_path: Path) -> None:
     assert TOKEN not in text
     assert "${secret:X}" in text
     assert load_config(path).servers["remote"] == cfg
+
+
+def test_oauth_client_secret_and_key_are_placeholders_too() -> None:
+    cfg = ServerConfig(
+        name="tracker",
+        transport=TransportKind.HTTP,
+        url="https://tracker.example/mcp",
+        oauth=OAuthSettings(client_id="${TRACKER_CLIENT}", client_secret="${secret:TRACKER_SECRET}"),
+    )
+    assert placeholders(cfg) == {"TRACKER_SECRET"}
+    resolved = resolve_server(cfg, DictSecrets({"TRACKER_SECRET": TOKEN}), {"TRACKER_CLIENT": "desk"})
+    assert resolved.config.oauth == OAuthSettings(client_id="desk", client_secret=TOKEN)
+    assert resolved.secret_values == {TOKEN}
+    with pytest.raises(MissingSecretError, match=r"oauth\.clientSecret uses secret 'TRACKER_SECRET'"):
+        resolve_server(cfg, DictSecrets({}), {"TRACKER_CLIENT": "desk"})

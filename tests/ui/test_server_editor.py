@@ -16,7 +16,7 @@ from desktop_app.core.config_file import load_config
 from desktop_app.core.config_store import ConfigStore
 from desktop_app.core.host import ServerHost
 from desktop_app.core.secret_store import SecretStore, open_secret_store
-from desktop_app.core.server_config import ServerConfig, TransportKind
+from desktop_app.core.server_config import OAuthSettings, ServerConfig, TransportKind
 from desktop_app.core.server_status import ServerState
 from desktop_app.ui.server_editor import ServerEditor
 from desktop_app.ui.servers_panel import ServersPanel
@@ -44,6 +44,18 @@ def test_secret_fields_go_to_the_store_not_the_config(qapp: QApplication, tmp_pa
     assert again.headers.item(0, 1).text() == ""
     assert again.headers.item(0, 2).checkState() == Qt.CheckState.Checked
     assert again.build().headers["Authorization"] == "${secret:GITHUB_AUTHORIZATION}"
+
+
+def test_editing_keeps_the_sign_in_settings(qapp: QApplication, tmp_path: Path) -> None:
+    signed = ServerConfig(
+        name="tracker",
+        transport=TransportKind.HTTP,
+        url="https://tracker.example/mcp",
+        oauth=OAuthSettings(client_id="desk", client_secret="${secret:TRACKER_SECRET}", scopes=("read",)),
+    )
+    editor = ServerEditor(_secrets(tmp_path), signed)
+    editor.timeout.setValue(45)
+    assert editor.build().oauth == signed.oauth
 
 
 def test_stdio_form_and_paste(qapp: QApplication, tmp_path: Path) -> None:

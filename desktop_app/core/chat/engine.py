@@ -18,6 +18,7 @@ from typing import Any, Final
 
 from mcp.shared.exceptions import MCPError
 
+from desktop_app.core.auth.in_turn import call_with_sign_in
 from desktop_app.core.catalog import Catalog, CatalogTool
 from desktop_app.core.chat.approval import ApprovalPolicy, ApprovalRequest, validate_arguments
 from desktop_app.core.chat.context import ContextBuilder, SystemPrompt
@@ -418,7 +419,10 @@ class Turn:
             self._emit(ToolProgress(call_id, progress, total, message))
 
         try:
-            result = await engine.host.connection(server).call_tool(tool, verdict.arguments, report)
+            connection = engine.host.connection(server)
+            result = await call_with_sign_in(
+                engine.host, server, call_id, lambda: connection.call_tool(tool, verdict.arguments, report)
+            )
         except (ServerUnavailableError, ServerRequestTimeout) as exc:
             self._emit(ChatError(ErrorKind.SERVER, str(exc)))
             return self._result(call_id, name, f"{note}The tool call failed: {exc}", is_error=True)

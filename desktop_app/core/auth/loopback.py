@@ -1,0 +1,161 @@
+"""Where the browser lands after signing in: a one-shot HTTP listener on 127.0.0.1.
+
+RFC 8252 loopback redirect: an ephemeral port (or a fixed one for clients registered with an
+exact redirect URI), the first request to the callback path is taken as the authorization
+response, and the browser gets a small page saying it can be closed. The task that signs in
+opens the listener with `async with` and closes it, however the sign-in ends.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import errno
+import html
+import logging
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Final, Self
+from urllib.parse import parse_qs, urlsplit
+
+import h11
+
+from desktop_app.core.auth.errors import SignInCancelled, SignInError
+
+log = logging.getLogger(__name__)
+
+LOOPBACK: Final = "127.0.0.1"
+CALLBACK_PATH: Final = "/callback"
+_MAX_REQUEST_BYTES: Final = 64 * 1024
+_READ_TIMEOUT_S: Final = 10.0
+
+_PAGE: Final = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>MCP Desk</title>
+<style>
+ body {{ font: 15px/1.5 system-ui, -apple-system, "Segoe UI", sans-serif; color: #1f2328;
+        background: #f6f7f9; display: flex; min-height: 90vh; align-items: center; justify-content: center; }}
+ main {{ background: #fff; border: 1px solid #d8dce2; border-radius: 10px; padding: 28px 36px; max-width: 420px; }}
+ h1 {{ font-size: 18px; margin: 0 0 8px; }} p {{ margin: 0; color: #57606a; }}
+</style></head>
+<body><main><h1>{title}</h1><p>{text}</p></main></body></html>
+"""
+SIGNED_IN_PAGE: Final = _PAGE.format(
+    title="Signed in", text="MCP Desk has your sign-in. You can close this tab and go back to the app."
+)
+FAILED_PAGE: Final = _PAGE.format(
+    title="Sign-in did not complete", text="You can close this tab; MCP Desk says what happened."
+)
+
+
+@dataclass(frozen=True)
+class CallbackParams:
+    """The authorization response as the browser delivered it (RFC 6749 §4.1.2, RFC 9207 `iss`)."""
+
+    code: str | None = None
+    state: str | None = None
+    iss: str | None = None
+    error: str | None = None
+    error_description: str | None = None
+
+
+class LoopbackListener:
+    """Receives one authorization response on `redirect_uri`."""
+
+    def __init__(self, port: int | None = None, *, required: bool = False) -> None:
+        """`port` is tried first; when it is busy an ephemeral port is used instead, unless `required`."""
+        self._wanted = port
+        self._required = required
+        self._server: asyncio.Server | None = None
+        self._port = 0
+        self._result: asyncio.Future[CallbackParams] = asyncio.get_running_loop().create_future()
+
+    @property
+    def redirect_uri(self) -> str:
+        return f"http://{LOOPBACK}:{self._port}{CALLBACK_PATH}"
+
+    async def __aenter__(self) -> Self:
+        try:
+            self._server = await asyncio.start_server(self._serve, LOOPBACK, self._wanted or 0)
+        except OSError as exc:
+            if self._wanted is None or exc.errno != errno.EADDRINUSE:
+                raise SignInError(f"cannot listen for the sign-in on {LOOPBACK}: {exc.strerror or exc}") from exc
+            if self._required:
+                raise SignInError(f"port {self._wanted}, where this client's sign-in must return, is in use") from exc
+            self._server = await asyncio.start_server(self._serve, LOOPBACK, 0)
+        self._port = self._server.sockets[0].getsockname()[1]
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        if not self._result.done():
+            self._result.cancel()
+        if self._server is not None:
+            self._server.close()
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(1.0):
+                    await self._server.wait_closed()
+
+    async def wait(self, timeout: float | None) -> CallbackParams:
+        """The authorization response; `SignInCancelled` when none comes within `timeout` seconds."""
+        try:
+            async with asyncio.timeout(timeout):
+                return await asyncio.shield(self._result)
+        except TimeoutError:
+            minutes = f"{timeout / 60:g} minutes" if timeout and timeout >= 60 else f"{timeout:g} s"
+            raise SignInCancelled(f"the browser did not come back within {minutes}; sign-in cancelled") from None
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        connection = h11.Connection(h11.SERVER, max_incomplete_event_size=_MAX_REQUEST_BYTES)
+        try:
+            target = await _read_target(connection, reader)
+            if target is None:
+                return
+            parts = urlsplit(target)
+            if parts.path != CALLBACK_PATH or self._result.done():
+                await _respond(connection, writer, 404, "Not found")
+                return
+            query = {key: values[0] for key, values in parse_qs(parts.query).items()}
+            params = CallbackParams(
+                code=query.get("code"),
+                state=query.get("state"),
+                iss=query.get("iss"),
+                error=query.get("error"),
+                error_description=query.get("error_description"),
+            )
+            await _respond(connection, writer, 200, SIGNED_IN_PAGE if params.code and not params.error else FAILED_PAGE)
+            self._result.set_result(params)
+        except (OSError, h11.ProtocolError, TimeoutError) as exc:
+            log.debug("loopback listener: %s", exc)
+        finally:
+            writer.close()
+            with contextlib.suppress(OSError):
+                await writer.wait_closed()
+
+
+async def _read_target(connection: h11.Connection, reader: asyncio.StreamReader) -> str | None:
+    """The request target of one HTTP/1.1 GET (h11 parses it), or None for anything else."""
+    async with asyncio.timeout(_READ_TIMEOUT_S):
+        while True:
+            event = connection.next_event()
+            if event is h11.NEED_DATA:
+                connection.receive_data(await reader.read(8192))
+                continue
+            if isinstance(event, h11.Request) and event.method == b"GET":
+                return event.target.decode("ascii", "replace")
+            return None
+
+
+async def _respond(connection: h11.Connection, writer: asyncio.StreamWriter, status: int, page: str) -> None:
+    body = page.encode() if status == 200 else html.escape(page).encode()
+    content_type = b"text/html; charset=utf-8" if status == 200 else b"text/plain; charset=utf-8"
+    headers = [
+        (b"Content-Type", content_type),
+        (b"Content-Length", str(len(body)).encode()),
+        (b"Cache-Control", b"no-store"),
+        (b"Connection", b"close"),
+    ]
+    writer.write(connection.send(h11.Response(status_code=status, headers=headers)) or b"")
+    writer.write(connection.send(h11.Data(data=body)) or b"")
+    writer.write(connection.send(h11.EndOfMessage()) or b"")
+    await writer.drain()

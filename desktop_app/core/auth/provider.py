@@ -1,0 +1,488 @@
+"""The SDK's OAuth providers, with what MCP Desk adds and where the specification says otherwise.
+
+`mcp.client.auth.OAuthClientProvider` and its client-credentials extensions do discovery,
+registration, PKCE, the token exchange and step-up. Each comes here in two modes:
+
+- **sign-in** (`*SignIn`): the SDK's whole flow, driven by `flow.sign_in`, outside any MCP session;
+- **session** (`*Session`): inside a server's transport, only silent work: attach the stored
+  token, renew it shortly before it expires and once more on a 401, and report the outcome to an
+  observer instead of opening a browser mid-request. Renewal goes out on an HTTP client of its
+  own, so a token endpoint that is down fails the renewal, never the transport.
+
+Where the SDK and the specification disagree, the overrides below follow the specification and
+say so (the 2025-06-18, 2025-11-25 and 2026-07-28 revisions of "Authorization").
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+import warnings
+from collections.abc import AsyncGenerator, Awaitable, Callable
+from dataclasses import dataclass, fields, replace
+from typing import Final
+from urllib.parse import urlencode, urljoin, urlsplit
+
+import httpx2
+from mcp.client.auth import OAuthClientProvider, PKCEParameters, TokenStorage
+from mcp.client.auth.extensions.client_credentials import (
+    ClientCredentialsOAuthProvider,
+    PrivateKeyJWTOAuthProvider,
+    SignedJWTParameters,
+)
+from mcp.client.auth.oauth2 import OAuthContext
+from mcp.client.auth.utils import issuers_match, union_scopes
+from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
+from mcp.shared.exceptions import MCPDeprecationWarning
+from mcp.shared.inbound import MCP_PROTOCOL_VERSION_HEADER
+
+from desktop_app import __version__
+from desktop_app.core.auth.credentials import AuthRecord
+from desktop_app.core.auth.errors import Challenge, SignInError, describe_sign_in_error
+from desktop_app.core.auth.loopback import CallbackParams
+from desktop_app.core.server_config import OAuthSettings
+
+RENEWAL_TIMEOUT_S: Final = 30.0
+CLIENT_NAME: Final = "MCP Desk"
+_LOOPBACK_HOSTS: Final = frozenset({"127.0.0.1", "localhost", "::1"})
+
+SessionObserver = Callable[[httpx2.Response, str | None], None]
+"""Told how each session request ended: the response, and why the stored sign-in was given up (if it was)."""
+
+
+def is_secure_endpoint(url: str) -> bool:
+    """HTTPS, or plain HTTP to this machine: where authorization traffic may go (OAuth 2.1 §1.5)."""
+    parts = urlsplit(url)
+    return parts.scheme == "https" or (parts.scheme == "http" and (parts.hostname or "") in _LOOPBACK_HOSTS)
+
+
+class RecordStorage(TokenStorage):
+    """The SDK's `TokenStorage` over one `AuthRecord`; `on_change` decides where changes go."""
+
+    def __init__(self, record: AuthRecord, on_change: Callable[[AuthRecord], None] | None = None) -> None:
+        self.record = record
+        self._on_change = on_change
+
+    async def get_tokens(self) -> OAuthToken | None:
+        return self.record.tokens
+
+    async def set_tokens(self, tokens: OAuthToken) -> None:
+        self._replace(self.record.with_tokens(tokens))
+
+    async def get_client_info(self) -> OAuthClientInformationFull | None:
+        return self.record.client
+
+    async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
+        self._replace(replace(self.record, client=client_info))
+
+    def forget_tokens(self) -> None:
+        self._replace(self.record.with_tokens(None))
+
+    def _replace(self, record: AuthRecord) -> None:
+        self.record = record
+        if self._on_change is not None:
+            self._on_change(record)
+
+
+@dataclass
+class _SpecContext(OAuthContext):
+    """The SDK's flow state, with MCP Desk's renewal margin and the specification's resource rule."""
+
+    renew_at: float | None = None
+
+    def update_token_expiry(self, token: OAuthToken) -> None:
+        super().update_token_expiry(token)
+        self.renew_at = AuthRecord(self.server_url).with_tokens(token).renew_at
+
+    def is_token_valid(self) -> bool:
+        # Renew a little before expiry; the SDK waits until the token has expired.
+        deadline = self.renew_at if self.renew_at is not None else self.token_expiry_time
+        tokens = self.current_tokens
+        return bool(tokens and tokens.access_token and (deadline is None or time.time() < deadline))
+
+    def should_include_resource_param(self, protocol_version: str | None = None) -> bool:
+        # Spec ("Resource Parameter Implementation"): clients MUST send `resource` in authorization and
+        # token requests "regardless of whether authorization servers support it". The SDK leaves it out
+        # when no protected-resource metadata was found and the request carried no recent protocol header.
+        return True
+
+
+@dataclass(frozen=True)
+class Browser:
+    """How a sign-in reaches the user: show the authorization page, then wait for its redirect."""
+
+    open: Callable[[str], Awaitable[None]]
+    receive: Callable[[], Awaitable[CallbackParams]]
+
+
+class _Desk:
+    """MCP Desk's additions to an SDK provider; mixed in ahead of it."""
+
+    context: OAuthContext
+
+    def _desk_setup(
+        self,
+        storage: RecordStorage,
+        settings: OAuthSettings,
+        *,
+        fixed_client: OAuthClientInformationFull | None = None,
+        challenge: Challenge | None = None,
+        browser: Browser | None = None,
+    ) -> None:
+        sdk = self.context
+        self.context = _SpecContext(
+            **{f.name: getattr(sdk, f.name) for f in fields(OAuthContext) if f.init and f.name != "lock"}
+        )
+        self.storage = storage
+        self.settings = settings
+        self._fixed_client = fixed_client
+        self._challenge = challenge
+        self._browser = browser
+
+    async def _initialize(self) -> None:
+        await super()._initialize()  # type: ignore[misc]
+        record = self.storage.record
+        context = self.context
+        context.token_expiry_time = record.expires_at
+        if isinstance(context, _SpecContext):
+            context.renew_at = record.renew_at
+        if self._fixed_client is not None:
+            context.client_info = self._fixed_client  # a pre-registered client comes first (spec order)
+        elif context.client_info is not None and not self._reusable(context.client_info):
+            context.client_info = None
+        if record.metadata is not None:
+            # Renewal after a restart goes to the token endpoint found at sign-in, not to the SDK's
+            # `<server origin>/token` guess; a step-up reuses the same authorization server.
+            context.oauth_metadata = record.metadata
+            context.protected_resource_metadata = record.resource_metadata
+            context.auth_server_url = record.issuer if record.resource_metadata is not None else None
+
+    def _reusable(self, client: OAuthClientInformationFull) -> bool:
+        """A stored dynamic registration still fits: its redirect URI is the one this sign-in listens on."""
+        redirect_uris = self.context.client_metadata.redirect_uris
+        if redirect_uris is None or client.client_id == self.context.client_metadata_url:
+            return True
+        return redirect_uris[0] in (client.redirect_uris or [])
+
+    def _select_authorization_server(self, advertised: list[str]) -> str:
+        issuer = self.settings.issuer
+        if issuer is None:
+            return advertised[0]
+        # Spec (2026-07-28, "Authorization Server Binding"): pre-registered credentials belong to one
+        # authorization server; when the resource points elsewhere, say so instead of trying them there.
+        for server in advertised:
+            if issuers_match(server, issuer):
+                return server
+        raise SignInError(f"the server now names another authorization server ({advertised[0]}) than {issuer}")
+
+    def _settle_scope(self) -> None:
+        """The scope to ask for, written where the SDK's requests and token record read it."""
+        context = self.context
+        challenge = self._challenge
+        if challenge is not None and challenge.step_up:
+            return  # the SDK asks for the union of what was granted and what is challenged (SEP-2350)
+        resource_scopes = context.protected_resource_metadata and context.protected_resource_metadata.scopes_supported
+        scope: str | None
+        if self.settings.scopes:
+            scope = " ".join(self.settings.scopes)
+        elif (challenge is None or challenge.scope is None) and not resource_scopes:
+            # Spec ("Scope Selection Strategy"): the challenge's `scope`, else the protected resource's
+            # `scopes_supported`, else no `scope` at all. The SDK falls back to the authorization
+            # server's whole `scopes_supported`, asking for far more than this server needs.
+            scope = None
+        else:
+            return
+        metadata = context.oauth_metadata
+        if (
+            scope is not None
+            and metadata is not None
+            and "offline_access" in (metadata.scopes_supported or [])
+            and "refresh_token" in context.client_metadata.grant_types
+        ):
+            scope = union_scopes(scope, "offline_access")  # only when advertised (spec, "Refresh Tokens")
+        context.client_metadata.scope = scope
+
+    def _negotiate_client_auth(self) -> None:
+        """Pick the token endpoint auth method of a pre-registered client from what the server offers."""
+        client = self.context.client_info
+        if self._fixed_client is None or client is None or client.token_endpoint_auth_method == "private_key_jwt":
+            return
+        chosen = self.settings.token_endpoint_auth_method
+        if chosen is None:
+            offered = self.context.oauth_metadata and self.context.oauth_metadata.token_endpoint_auth_methods_supported
+            if client.client_secret is None:
+                chosen = "none"
+            elif not offered or "client_secret_basic" in offered:
+                chosen = "client_secret_basic"  # RFC 8414's default when the server lists none
+            else:
+                chosen = "client_secret_post" if "client_secret_post" in offered else "client_secret_basic"
+        client.token_endpoint_auth_method = chosen
+
+    async def _perform_authorization(self) -> httpx2.Request:
+        context = self.context
+        if context.protected_resource_metadata is not None and context.oauth_metadata is None:
+            # Spec (2025-06-18 and later): the authorization server named by the resource must be
+            # discovered through its metadata. The SDK falls back to `/authorize`, `/token` and
+            # `/register` at the MCP server's origin, a rule meant only for 2025-03-26 servers
+            # without any metadata, and would send the user (and credentials) to the wrong place.
+            server = context.auth_server_url or "the authorization server"
+            raise SignInError(f"{server} publishes no usable authorization server metadata")
+        self._settle_scope()
+        self._negotiate_client_auth()
+        return await super()._perform_authorization()  # type: ignore[misc,no-any-return]
+
+    async def _perform_authorization_code_grant(self) -> tuple[str, str]:
+        """The browser leg, rewritten for the specification's checks (the SDK's version lacks them)."""
+        context = self.context
+        metadata = context.oauth_metadata
+        client = context.client_info
+        redirect_uris = context.client_metadata.redirect_uris
+        if client is None or redirect_uris is None or self._browser is None:
+            raise SignInError("this sign-in cannot use a browser")
+        if metadata is not None and "S256" not in (metadata.code_challenge_methods_supported or []):
+            # Spec ("Authorization Code Protection"): clients MUST verify PKCE support in the metadata
+            # and refuse to proceed when `code_challenge_methods_supported` is absent. The SDK does not.
+            # (Servers without any metadata, the 2025-03-26 fallback, predate this check.)
+            raise SignInError("the authorization server does not support PKCE (S256); refusing to sign in")
+        if metadata is not None:
+            endpoint = str(metadata.authorization_endpoint)
+        else:
+            endpoint = urljoin(context.get_authorization_base_url(context.server_url), "/authorize")
+        if not is_secure_endpoint(endpoint):
+            raise SignInError(f"refusing to sign in at {endpoint}: not HTTPS")
+        pkce = PKCEParameters.generate()
+        state = secrets.token_urlsafe(32)
+        params = {
+            "response_type": "code",
+            "client_id": client.client_id,
+            "redirect_uri": str(redirect_uris[0]),
+            "state": state,
+            "code_challenge": pkce.code_challenge,
+            "code_challenge_method": "S256",
+            "resource": context.get_resource_url(),
+        }
+        scope = context.client_metadata.scope
+        if scope:
+            params["scope"] = scope
+            if "offline_access" in scope.split():
+                params["prompt"] = "consent"  # OpenID Connect asks for consent to offline access
+        await self._browser.open(f"{endpoint}?{urlencode(params)}")
+        result = await self._browser.receive()
+        self._check_response(result, state)
+        assert result.code is not None
+        return result.code, pkce.code_verifier
+
+    def _check_response(self, result: CallbackParams, state: str) -> None:
+        """State, then issuer (RFC 9207 as the 2026-07-28 revision tabulates it), and only then any error."""
+        if result.state is None or not secrets.compare_digest(result.state, state):
+            raise SignInError("the browser returned a response to another sign-in (state mismatch); ignored it")
+        metadata = self.context.oauth_metadata
+        expected = str(metadata.issuer) if metadata is not None else self._expected_issuer()  # type: ignore[attr-defined]
+        if result.iss is not None:
+            # Spec (2026-07-28): a present `iss` is compared whether or not the server advertises it.
+            if result.iss != expected:
+                raise SignInError("the sign-in came back from another authorization server than the one asked")
+        elif metadata is not None and metadata.authorization_response_iss_parameter_supported:
+            raise SignInError("the authorization server's response did not name its issuer, as it promised to")
+        if result.error == "access_denied":
+            raise SignInError("the sign-in was declined in the browser")
+        if result.error:
+            detail = f"{result.error}: {result.error_description}" if result.error_description else result.error
+            raise SignInError(f"the authorization server refused the sign-in ({detail})")
+        if not result.code:
+            raise SignInError("the browser returned no authorization code")
+
+
+class SessionAuth:
+    """`_auth_flow` for a session: silent renewal only (see the module docstring)."""
+
+    context: OAuthContext
+    storage: RecordStorage
+    _initialized: bool
+    renewal_failure: str | None = None
+    """Why the last silent renewal failed, in one line."""
+
+    def _session_setup(self, observer: SessionObserver) -> None:
+        self._observer = observer
+
+    async def _auth_flow(self, request: httpx2.Request) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
+        context = self.context
+        async with context.lock:
+            if not self._initialized:
+                await self._initialize()  # type: ignore[attr-defined]
+            context.protocol_version = request.headers.get(MCP_PROTOCOL_VERSION_HEADER)
+            renewed: bool | None = None
+            if context.current_tokens is not None and not context.is_token_valid():
+                renewed = await self._renew()
+            sent = self._attach(request)
+        response = yield request
+        given_up = self.renewal_failure if renewed is False else None
+        if response.status_code == 401 and sent is not None and renewed is None:
+            # Refresh on a 401 before asking the user again; the SDK starts a whole new sign-in.
+            async with context.lock:
+                current = context.current_tokens.access_token if context.current_tokens else None
+                if current is None:  # another request gave the sign-in up meanwhile
+                    retry, given_up = False, self.renewal_failure
+                elif current != sent:  # another request renewed it meanwhile
+                    retry = True
+                else:
+                    retry = await self._renew()
+                    given_up = None if retry else self.renewal_failure
+            if retry:
+                self._attach(request)
+                response = yield request
+        self._observer(response, given_up)
+
+    def _attach(self, request: httpx2.Request) -> str | None:
+        tokens = self.context.current_tokens
+        if tokens is None or not tokens.access_token:
+            return None
+        request.headers["Authorization"] = f"Bearer {tokens.access_token}"
+        return tokens.access_token
+
+    def reload(self, record: AuthRecord) -> None:
+        """Use a new sign-in (a step-up's) from the next request on."""
+        self.storage.record = record
+        self._initialized = False
+
+    async def _renew(self) -> bool:
+        """A new access token without the user: the refresh grant, or client credentials again."""
+        context = self.context
+        try:
+            tokens = context.current_tokens
+            if tokens is not None and tokens.refresh_token and context.client_info is not None:
+                response = await _send_aside(await self._refresh_token())  # type: ignore[attr-defined]
+                if await self._handle_refresh_response(response):  # type: ignore[attr-defined]
+                    return True
+                self.renewal_failure = "the sign-in has expired or was revoked; sign in again"
+            elif isinstance(self, ClientCredentialsOAuthProvider | PrivateKeyJWTOAuthProvider) and (
+                context.oauth_metadata is not None
+            ):
+                exchange = await self._perform_authorization()
+                await self._handle_token_response(await _send_aside(exchange))
+                return True
+            else:
+                self.renewal_failure = "the sign-in has expired; sign in again"
+        except Exception as exc:  # a renewal may fail; it must never break the transport
+            self.renewal_failure = f"could not renew the sign-in: {describe_sign_in_error(exc)}"
+        context.clear_tokens()
+        self.storage.forget_tokens()
+        return False
+
+
+async def _send_aside(request: httpx2.Request) -> httpx2.Response:
+    """Send a token request on a client of its own (never through the MCP transport)."""
+    if not is_secure_endpoint(str(request.url)):
+        raise SignInError(f"refusing to send credentials to {request.url.host} over plain HTTP")
+    async with httpx2.AsyncClient(timeout=RENEWAL_TIMEOUT_S) as http:
+        response = await http.send(request)
+        await response.aread()
+        return response
+
+
+# -- the concrete providers ----------------------------------------------------------------
+
+
+class AuthorizationCodeSignIn(_Desk, OAuthClientProvider):
+    """The browser sign-in: authorization code with PKCE, CIMD or DCR when not pre-registered."""
+
+
+class AuthorizationCodeSession(SessionAuth, _Desk, OAuthClientProvider):
+    """A session's silent side of an authorization-code sign-in."""
+
+
+class ClientCredentialsSignIn(_Desk, ClientCredentialsOAuthProvider):
+    """Machine-to-machine with a client secret (basic or post)."""
+
+
+class ClientCredentialsSession(SessionAuth, ClientCredentialsSignIn):
+    pass
+
+
+class PrivateKeyJWTSignIn(_Desk, PrivateKeyJWTOAuthProvider):
+    """Machine-to-machine with a private-key JWT assertion (RFC 7523)."""
+
+
+class PrivateKeyJWTSession(SessionAuth, PrivateKeyJWTSignIn):
+    pass
+
+
+def client_metadata(redirect_uri: str | None, settings: OAuthSettings) -> OAuthClientMetadata:
+    """What MCP Desk registers (dynamic registration) and how its requests describe it."""
+    return OAuthClientMetadata(
+        redirect_uris=None if redirect_uri is None else [redirect_uri],  # type: ignore[list-item]
+        client_name=CLIENT_NAME,
+        grant_types=["authorization_code", "refresh_token"],
+        response_types=["code"],
+        scope=" ".join(settings.scopes) or None,
+        software_id="mcp-desk",
+        software_version=__version__,
+    )
+
+
+def build_provider(
+    server_url: str,
+    settings: OAuthSettings,
+    storage: RecordStorage,
+    *,
+    redirect_uri: str | None = None,
+    browser: Browser | None = None,
+    challenge: Challenge | None = None,
+    client_metadata_url: str | None = None,
+    observer: SessionObserver | None = None,
+) -> OAuthClientProvider:
+    """The provider for one server: a sign-in (`browser` given, or machine-to-machine) or a session (`observer`)."""
+    session = observer is not None
+    provider: OAuthClientProvider
+    scope = " ".join(settings.scopes) or None
+    if settings.machine_to_machine:
+        assert settings.client_id is not None
+        with warnings.catch_warnings():
+            # The SDK deprecates omitting `issuer`; the user's config may leave it out (discovery decides).
+            warnings.simplefilter("ignore", MCPDeprecationWarning)
+            if settings.private_key is not None:
+                assertion = SignedJWTParameters(
+                    issuer=settings.client_id,
+                    subject=settings.client_id,
+                    signing_key=settings.private_key,
+                    signing_algorithm=settings.signing_algorithm,
+                ).create_assertion_provider()
+                cls_jwt = PrivateKeyJWTSession if session else PrivateKeyJWTSignIn
+                provider = cls_jwt(server_url, storage, settings.client_id, assertion, scope, settings.issuer)
+            else:
+                assert settings.client_secret is not None
+                method = settings.token_endpoint_auth_method
+                cls_secret = ClientCredentialsSession if session else ClientCredentialsSignIn
+                provider = cls_secret(
+                    server_url,
+                    storage,
+                    settings.client_id,
+                    settings.client_secret,
+                    "client_secret_post" if method == "client_secret_post" else "client_secret_basic",
+                    scope,
+                    settings.issuer,
+                )
+        fixed = provider._fixed_client_info
+    else:
+        cls_code = AuthorizationCodeSession if session else AuthorizationCodeSignIn
+        provider = cls_code(
+            server_url,
+            client_metadata(redirect_uri, settings),
+            storage,
+            client_metadata_url=None if settings.client_id else client_metadata_url,
+        )
+        fixed = None
+        if settings.client_id is not None:
+            fixed = OAuthClientInformationFull(
+                client_id=settings.client_id,
+                client_secret=settings.client_secret,
+                redirect_uris=None if redirect_uri is None else [redirect_uri],  # type: ignore[list-item]
+                token_endpoint_auth_method=settings.token_endpoint_auth_method,
+                issuer=settings.issuer,
+            )
+    assert isinstance(provider, _Desk)
+    provider._desk_setup(storage, settings, fixed_client=fixed, challenge=challenge, browser=browser)
+    if observer is not None:
+        assert isinstance(provider, SessionAuth)
+        provider._session_setup(observer)
+    return provider

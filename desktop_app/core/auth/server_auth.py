@@ -1,0 +1,296 @@
+"""A remote server's sign-in state, between its connection's sessions and the user's sign-ins.
+
+Each session gets the SDK provider in session mode as its HTTP auth (`session_auth`). When a
+request meets a 401 the stored sign-in cannot cure, `needs_sign_in` turns true and the session
+is ended: the connection then waits in `wait_for_sign_in` (state "needs sign-in") instead of
+restarting with backoff. A 403 `insufficient_scope` keeps the session and only fails that request.
+
+A sign-in runs in a task of its own, started by the user (the servers panel, a sign-in card,
+`mcp-desk login`) and cancellable by them; that task opens and closes the loopback listener.
+Machine-to-machine servers sign in by themselves, once per failure, without a browser.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Final
+
+import httpx2
+
+from desktop_app.core.auth.browser import BrowserOpener, NoBrowser
+from desktop_app.core.auth.credentials import AuthRecord, CredentialStore
+from desktop_app.core.auth.errors import Challenge, SignInError, SignInRequired, describe_sign_in_error
+from desktop_app.core.auth.flow import BROWSER_TIMEOUT_S, sign_in
+from desktop_app.core.auth.provider import RecordStorage, SessionAuth, build_provider
+from desktop_app.core.auth.sign_out import sign_out
+from desktop_app.core.secret_store import SecretStoreError
+from desktop_app.core.server_config import OAuthSettings, ServerConfig
+from desktop_app.core.server_errors import ServerUnavailableError
+from desktop_app.core.server_status import ServerState, ServerStatus
+
+log = logging.getLogger(__name__)
+
+MAX_STEP_UPS: Final = 2
+"""Sign-ins for the same extra scopes before a server that keeps refusing is given up on."""
+CANCELLED: Final = "sign-in cancelled"
+
+
+@dataclass
+class SignInServices:
+    """What every server's sign-in shares: where records go and how the user is shown a page."""
+
+    credentials: CredentialStore
+    opener: BrowserOpener = field(default_factory=NoBrowser)
+    client_metadata_url: str | None = None
+    """The app-wide Client ID Metadata Document URL (a server's own `clientMetadataUrl` wins)."""
+    browser_timeout: float = BROWSER_TIMEOUT_S
+
+
+def uses_oauth(config: ServerConfig) -> bool:
+    """Remote, sign-in not switched off, and not already carrying an `Authorization` header the user set."""
+    if config.url is None or config.is_stdio or (config.oauth is not None and not config.oauth.enabled):
+        return False
+    return config.oauth is not None or not any(key.lower() == "authorization" for key in config.headers)
+
+
+class ServerAuth:
+    """One server's sign-in: the sessions' silent auth, the wait for the user, the sign-in task."""
+
+    def __init__(
+        self,
+        name: Callable[[], str],
+        services: SignInServices,
+        *,
+        status: Callable[[], ServerStatus],
+        set_status: Callable[[ServerStatus], None],
+        note: Callable[[str, str], None],
+        lost: Callable[[], None],
+    ) -> None:
+        self._name = name
+        self.services = services
+        self._status = status
+        self._set_status = set_status
+        self._note = note
+        self._lost = lost
+        self.needs_sign_in = False
+        self.generation = 0
+        """Bumped on every refusal and every sign-in, so a request can tell whether it met one."""
+        self._challenge: Challenge | None = None
+        self._reason: str | None = None
+        self._config: ServerConfig | None = None
+        self._session: httpx2.Auth | None = None
+        self._task: asyncio.Task[str | None] | None = None
+        self._signed_in = asyncio.Event()
+        self._automatic_tried = False
+        self._step_ups: Counter[frozenset[str]] = Counter()
+
+    # -- sessions --------------------------------------------------------------------------
+
+    def session_auth(self, config: ServerConfig) -> httpx2.Auth | None:
+        """The HTTP auth for a new session of `config` (placeholders resolved), or None without sign-in."""
+        self._config = config
+        if not uses_oauth(config):
+            self.needs_sign_in = False
+            self._session = None
+            return None
+        assert config.url is not None
+        record = self.services.credentials.load(config.url) or AuthRecord(config.url)
+        self._session = build_provider(
+            config.url,
+            config.oauth or OAuthSettings(),
+            RecordStorage(record, on_change=self._persist),
+            observer=self._observe,
+        )
+        return self._session
+
+    def _persist(self, record: AuthRecord) -> None:
+        try:
+            self.services.credentials.save(record)
+        except SecretStoreError as exc:
+            self._note("warning", f"the renewed sign-in could not be stored: {exc}")
+
+    def _observe(self, response: httpx2.Response, given_up: str | None) -> None:
+        status = response.status_code
+        if status < 400:
+            self._automatic_tried = False
+            return
+        challenge = Challenge.of(response)
+        if status == 401:
+            had_token = "Authorization" in response.request.headers
+            self._challenge = challenge
+            reason = given_up or ("the server no longer accepts the sign-in" if had_token else None)
+            if reason is not None or not self.needs_sign_in:  # the first, most telling reason stays
+                self._reason = reason
+            self.needs_sign_in = True
+            self._signed_in.clear()
+            self.generation += 1
+            self._lost()
+        elif challenge.step_up:
+            self._challenge = challenge
+            self.generation += 1
+
+    def refusal(self, generation: int) -> ServerUnavailableError | None:
+        """What to raise for a request that failed after meeting a refusal (None: it met none)."""
+        if self.generation == generation or self._challenge is None:
+            return None
+        return self._required(self._challenge)
+
+    def unavailable(self) -> ServerUnavailableError | None:
+        """What to raise for a request while the server waits for sign-in (None: it does not)."""
+        if self._status().state not in (ServerState.NEEDS_SIGN_IN, ServerState.SIGNING_IN) and not self.needs_sign_in:
+            return None
+        return self._required(self._challenge)
+
+    def _required(self, challenge: Challenge | None) -> ServerUnavailableError:
+        name = self._name()
+        if challenge is not None and challenge.step_up:
+            scopes = frozenset((challenge.scope or "").split())
+            wanted = challenge.scope or "more permissions"
+            if self._step_ups[scopes] >= MAX_STEP_UPS:
+                return ServerUnavailableError(
+                    f"'{name}' still refuses this operation after {MAX_STEP_UPS} sign-ins for {wanted}; giving up"
+                )
+            return SignInRequired(
+                f"'{name}' needs a sign-in with more permissions ({wanted})", server=name, challenge=challenge
+            )
+        reason = self._reason
+        message = f"'{name}' needs sign-in" + (f" ({reason})" if reason else "")
+        return SignInRequired(message, server=name, challenge=challenge, reason=reason)
+
+    # -- waiting (the connection's owner task) ---------------------------------------------
+
+    async def wait_for_sign_in(self, stop: asyncio.Event) -> bool:
+        """After a session ended for want of sign-in: wait for one (or sign in alone, machine-to-machine).
+
+        Returns False when the connection is stopping.
+        """
+        settings = (self._config.oauth if self._config else None) or OAuthSettings()
+        if settings.machine_to_machine and not self._automatic_tried:
+            self._automatic_tried = True
+            if await self._attempt(self._challenge) is None:
+                return True
+        if not self.needs_sign_in:
+            return True
+        reason = self._reason
+        self._note("warning" if reason else "info", f"needs sign-in: {reason}" if reason else "needs sign-in")
+        self._set_status(ServerStatus(ServerState.NEEDS_SIGN_IN, reason=self._reason))
+        waiters = [asyncio.ensure_future(stop.wait()), asyncio.ensure_future(self._signed_in.wait())]
+        try:
+            await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for waiter in waiters:
+                waiter.cancel()
+        return not stop.is_set()
+
+    # -- signing in and out (any task) -----------------------------------------------------
+
+    @property
+    def signing_in(self) -> bool:
+        return self._task is not None and not self._task.done()
+
+    def start_sign_in(self, challenge: Challenge | None = None) -> asyncio.Task[str | None]:
+        """Begin a sign-in (or join the one under way)."""
+        if self._task is None or self._task.done():
+            self._task = asyncio.create_task(self._run(challenge or self._challenge), name=f"sign-in:{self._name()}")
+        return self._task
+
+    async def sign_in(self, challenge: Challenge | None = None) -> str | None:
+        """Sign in and wait; None once signed in, else why not. The sign-in outlives a cancelled caller."""
+        return await asyncio.shield(self.start_sign_in(challenge))
+
+    def cancel_sign_in(self) -> None:
+        if self._task is not None and not self._task.done():
+            self._task.cancel()
+
+    async def close(self) -> None:
+        """The connection is stopping: end any sign-in (and its listener) now."""
+        task = self._task
+        if task is not None and not task.done():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    async def sign_out(self) -> str:
+        """Revoke where supported and forget the sign-in; the caller reconnects."""
+        config = self._config
+        if config is None or config.url is None:
+            return "was not signed in"
+        self.cancel_sign_in()
+        outcome = await sign_out(config.url, config.oauth, self.services.credentials)
+        self._step_ups.clear()
+        self.generation += 1
+        self._note("info", outcome)
+        return outcome
+
+    async def _run(self, challenge: Challenge | None) -> str | None:
+        """The sign-in task: a cancellation is the user's (or the connection stopping), and an outcome."""
+        try:
+            return await self._attempt(challenge)
+        except asyncio.CancelledError:
+            return CANCELLED
+
+    async def _attempt(self, challenge: Challenge | None) -> str | None:
+        """One sign-in; None on success, else the line that says why not (also in the status and log)."""
+        config = self._config
+        if config is None or not uses_oauth(config):
+            return "this server does not use sign-in"
+        previous = self._status()
+        waiting_for_user = previous.state is ServerState.NEEDS_SIGN_IN
+        settings = config.oauth or OAuthSettings()
+        if settings.machine_to_machine:
+            self._note("info", "requesting a token (client credentials)")
+        else:
+            self._set_status(ServerStatus(ServerState.SIGNING_IN, reason="waiting for the browser"))
+            self._note("info", "signing in: waiting for the browser")
+        try:
+            record = await sign_in(
+                config,
+                self.services.credentials,
+                self.services.opener,
+                challenge=challenge,
+                browser_timeout=self.services.browser_timeout,
+                client_metadata_url=self.services.client_metadata_url,
+            )
+        except asyncio.CancelledError:
+            self._failed(CANCELLED, previous, waiting_for_user, settings)
+            raise
+        except SignInError as exc:
+            reason: str | None = str(exc)
+        except SecretStoreError as exc:
+            reason = f"the sign-in could not be stored: {exc}"
+        except Exception as exc:
+            log.exception("sign-in to %s failed", self._name())
+            reason = describe_sign_in_error(exc)
+        else:
+            reason = None
+        if reason is not None:
+            self._failed(reason, previous, waiting_for_user, settings)
+            return reason
+        if challenge is not None and challenge.step_up:
+            self._step_ups[frozenset((challenge.scope or "").split())] += 1
+        self.needs_sign_in = False
+        self._challenge = None
+        self._reason = None
+        self.generation += 1
+        if isinstance(self._session, SessionAuth):
+            self._session.reload(record)
+        self._note("info", "signed in")
+        if waiting_for_user:
+            self._set_status(ServerStatus(ServerState.STARTING))
+        elif not settings.machine_to_machine:
+            self._set_status(previous)
+        self._signed_in.set()
+        return None
+
+    def _failed(self, reason: str, previous: ServerStatus, waiting_for_user: bool, settings: OAuthSettings) -> None:
+        self._note("warning", reason if reason == CANCELLED else f"sign-in failed: {reason}")
+        if waiting_for_user or self.needs_sign_in:
+            self._reason = reason
+            self._set_status(ServerStatus(ServerState.NEEDS_SIGN_IN, reason=reason))
+        elif not settings.machine_to_machine:
+            self._set_status(previous)
