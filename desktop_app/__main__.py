@@ -36,6 +36,8 @@ COMMANDS: Final = (
     Command("run", "desktop_app.cli.run:run_command", "run one chat turn without a window (mcp-desk run --help)"),
     Command("search", "desktop_app.cli.search:search_command", "search the MCP Registry for servers"),
     Command("install", "desktop_app.cli.install:install_command", "add a server from the MCP Registry or an .mcpb"),
+    Command("login", "desktop_app.cli.login:login_command", "sign in to a remote server (prints the page to open)"),
+    Command("logout", "desktop_app.cli.login:logout_command", "sign out of a remote server, revoking its tokens"),
     Command("--self-test", "desktop_app.self_test:main", "check this installation offline and print a report"),
     Command("--demo-server", "desktop_app.demo_server:main", "serve the embedded demo MCP server over stdio"),
 )

@@ -87,6 +87,23 @@ class CoreBridge(QObject):
     def restart_server(self, name: str) -> None:
         self.spawn(self.host.restart(name), f"Restarting {name}")
 
+    def sign_in(self, name: str) -> None:
+        """Start `name`'s sign-in in the browser; its progress and outcome show in the server's state."""
+        self.spawn(self.host.connection(name).auth.sign_in(), f"Signing in to {name}")
+
+    def cancel_sign_in(self, name: str) -> None:
+        if name in self.host.connections:
+            self.host.connection(name).auth.cancel_sign_in()
+
+    def sign_out(self, name: str) -> None:
+        """Revoke and forget `name`'s sign-in, then reconnect (it will ask for a new one)."""
+
+        async def sign_out() -> None:
+            await self.host.connection(name).auth.sign_out()
+            await self.host.restart(name)
+
+        self.spawn(sign_out(), f"Signing out of {name}")
+
     def set_server_enabled(self, name: str, enabled: bool) -> None:
         """Persist the toggle for configured servers, then start or stop the server."""
         if self.store is not None and name in self.store.servers:

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 from desktop_app.bridge import CoreBridge
 from resources_ui.drag_payload import ResourceRef
 from resources_ui.filter_proxy import ResourceFilterProxy
+from resources_ui.sign_in_buttons import SignInButtons
 from resources_ui.tree_model import NAME_COLUMN, SIZE_COLUMN, TYPE_COLUMN, URI_COLUMN, Entry, ResourceTreeModel, refs_of
 
 FILTER_DELAY_MS: Final = 40
@@ -119,6 +120,7 @@ class ResourceBrowser(QWidget):
         self.proxy.layoutChanged.connect(self._expand_new_servers)
         self.proxy.rowsInserted.connect(self._expand_new_servers)
         self._expand_new_servers()
+        self.sign_in_buttons = SignInButtons(self.view, self.proxy, self.model, bridge)
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)

@@ -55,7 +55,7 @@ exit codes:
   1  the turn stopped without an answer (iteration limit) or failed unexpectedly
   2  usage or configuration error
   3  provider error (authentication, network, HTTP error, timeout)
-  4  no configured server could be reached
+  4  no configured server could be reached, or one needs sign-in (mcp-desk login NAME)
 
 The API key is the one saved in the app for the model's provider; without one, the provider's usual
 environment variable (OPENAI_API_KEY, ANTHROPIC_API_KEY, ...). A server at --api-base needs neither:
@@ -212,6 +212,10 @@ async def _run(args: argparse.Namespace) -> int:
     try:
         if servers:
             await host.wait_settled(max(s.timeout for s in servers) + _SETTLE_MARGIN_S)
+            waiting = [c.name for c in host.connections.values() if c.status.state is ServerState.NEEDS_SIGN_IN]
+            if waiting:
+                _error(_sign_in_needed(waiting))
+                return EXIT_NO_SERVER
             failed = [c for c in host.connections.values() if c.status.state is not ServerState.READY]
             if len(failed) == len(servers):
                 reasons = "; ".join(f"{c.name}: {c.status.reason or c.status.summary}" for c in failed)
@@ -234,6 +238,14 @@ async def _run(args: argparse.Namespace) -> int:
         return _exit_code(events)
     finally:
         await host.stop_all()
+
+
+def _sign_in_needed(names: list[str]) -> str:
+    """The one line for servers that need a sign-in first (the stored tokens were used already)."""
+    if len(names) == 1:
+        return f"server '{names[0]}' needs sign-in: run 'mcp-desk login {names[0]}'"
+    commands = " and ".join(f"'mcp-desk login {name}'" for name in names)
+    return f"servers {', '.join(names)} need sign-in: run {commands}"
 
 
 def _exit_code(events: list[ChatEvent]) -> int:

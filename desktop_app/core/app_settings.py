@@ -34,6 +34,8 @@ class AppSettings:
     """The settings page's provider preset, remembered so the page reopens as it was left."""
     registry_url: str = DEFAULT_REGISTRY_URL
     """The MCP Registry the gallery and `mcp-desk search/install` read (an organisation's own, maybe)."""
+    client_metadata_url: str = ""
+    """MCP Desk's Client ID Metadata Document URL for sign-in, when the user hosts one (empty: none)."""
 
 
 @dataclass(frozen=True)
@@ -65,12 +67,14 @@ def load_settings(path: Path) -> SettingsLoad:
         return SettingsLoad(AppSettings(), f"{path.name} has an invalid value ({exc}); using defaults")
     provider = data.get("provider")
     registry = data.get("registry_url")
+    cimd = data.get("client_metadata_url")
     return SettingsLoad(
         AppSettings(
             model,
             chat,
             provider if isinstance(provider, str) else "",
             registry if isinstance(registry, str) and registry.strip() else DEFAULT_REGISTRY_URL,
+            cimd if isinstance(cimd, str) else "",
         )
     )
 
@@ -82,6 +86,7 @@ def save_settings(path: Path, settings: AppSettings) -> None:
         "model": asdict(settings.model) if settings.model else None,
         "chat": asdict(settings.chat),
         "registry_url": settings.registry_url,
+        "client_metadata_url": settings.client_metadata_url,
     }
     path.parent.mkdir(parents=True, exist_ok=True)
     if path.exists():

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 
 from desktop_app.bridge import CoreBridge
 from desktop_app.core.app_settings import AppSettings, save_settings
+from desktop_app.core.auth.question import SignInQuestion
 from desktop_app.core.chat.approval import AlwaysAllowRules
 from desktop_app.core.chat.context import SystemPrompt
 from desktop_app.core.chat.conversations import ConversationStore
@@ -44,6 +45,7 @@ from desktop_app.core.server_errors import describe_error
 from desktop_app.core.server_status import ServerStatus
 from desktop_app.ui.asks.card import AskCard
 from desktop_app.ui.asks.card_asker import CardAsker
+from desktop_app.ui.asks.sign_in_card import SignInCard
 from desktop_app.ui.chat_controller import ChatController
 from desktop_app.ui.conversation.composer import Composer
 from desktop_app.ui.conversation.conversation_view import ConversationView
@@ -54,6 +56,7 @@ from desktop_app.ui.prompt_form import PromptForm
 from desktop_app.ui.servers_panel import ServersPanel
 from desktop_app.ui.settings_dialog import SettingsDialog
 from desktop_app.ui.style import ERROR_STYLE
+from desktop_app.ui.system_browser import SystemBrowser
 from resources_ui.drag_payload import ResourceRef
 from resources_ui.workspace import ResourceWorkspace
 
@@ -111,7 +114,9 @@ class MainWindow(QMainWindow):
 
         self.chat = ChatController(bridge, self.conversation, conversations, rules, settings)
         self.asker = CardAsker(self._place_card, self)
+        self.asker.register(SignInQuestion, lambda question: SignInCard(question, bridge))
         bridge.host.questions.asker = self.asker
+        bridge.host.sign_in.opener = SystemBrowser()
         self._servers_dock = servers_dock
         self._wire()
         self._menus([resources_dock, servers_dock, history_dock, self.viewer_dock])

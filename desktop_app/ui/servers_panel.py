@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer
@@ -69,6 +70,12 @@ class ServersPanel(QWidget):
         self._state.setWordWrap(True)
         self._state.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self._offer = QLabel()
+        self._sign_in = QPushButton("Sign in")
+        self._sign_in.setObjectName("signIn")
+        self._sign_in.setToolTip("Open the server's sign-in page in your browser")
+        self._cancel_sign_in = QPushButton("Cancel sign-in")
+        self._sign_out = QPushButton("Sign out")
+        self._sign_out.setToolTip("Revoke the sign-in where the server allows it, and forget it here")
         self._restart = QPushButton("Restart")
         self._toggle = QPushButton("Disable")
         self._edit = QPushButton("Edit…")
@@ -94,6 +101,14 @@ class ServersPanel(QWidget):
         details_layout.addWidget(self._title)
         details_layout.addWidget(self._state)
         details_layout.addWidget(self._offer)
+        # Signing in (or out) gets a row of its own, shown only when there is something to do.
+        self._sign_in_bar = QWidget()
+        sign_in_row = QHBoxLayout(self._sign_in_bar)
+        sign_in_row.setContentsMargins(0, 0, 0, 0)
+        for button in (self._sign_in, self._cancel_sign_in, self._sign_out):
+            sign_in_row.addWidget(button)
+        sign_in_row.addStretch(1)
+        details_layout.addWidget(self._sign_in_bar)
         details_layout.addLayout(buttons)
         self._cards = QVBoxLayout()
         self._cards.setContentsMargins(0, 0, 0, 0)
@@ -119,6 +134,9 @@ class ServersPanel(QWidget):
         layout.addWidget(splitter)
 
         self._list.currentItemChanged.connect(lambda *_: self._show_selected())
+        self._sign_in.clicked.connect(lambda: self._for_selected(bridge.sign_in))
+        self._cancel_sign_in.clicked.connect(lambda: self._for_selected(bridge.cancel_sign_in))
+        self._sign_out.clicked.connect(lambda: self._for_selected(bridge.sign_out))
         self._restart.clicked.connect(self._on_restart)
         self._toggle.clicked.connect(self._on_toggle)
         self._edit.clicked.connect(self._on_edit)
@@ -185,6 +203,15 @@ class ServersPanel(QWidget):
         connection = None if name is None else self._bridge.host.connections.get(name)
         for button in (self._restart, self._toggle, self._edit, self._remove):
             button.setEnabled(connection is not None)
+        state = connection.status.state if connection is not None else None
+        self._sign_in.setVisible(state is ServerState.NEEDS_SIGN_IN)
+        self._cancel_sign_in.setVisible(state is ServerState.SIGNING_IN)
+        self._sign_out.setVisible(
+            connection is not None and state is not ServerState.SIGNING_IN and connection.auth.signed_in
+        )
+        self._sign_in_bar.setVisible(
+            any(not b.isHidden() for b in (self._sign_in, self._cancel_sign_in, self._sign_out))
+        )
         if connection is None:
             self._title.setText("No server selected")
             self._state.clear()
@@ -214,6 +241,10 @@ class ServersPanel(QWidget):
     def _on_log(self, name: str, entry: LogEntry) -> None:
         if name == self.selected():
             self._log.appendPlainText(format_log_entry(entry))
+
+    def _for_selected(self, action: Callable[[str], None]) -> None:
+        if (name := self.selected()) is not None:
+            action(name)
 
     def _on_restart(self) -> None:
         if (name := self.selected()) is not None:

@@ -30,6 +30,16 @@ from desktop_app.core.server_config import OAuthSettings, ServerConfig, Transpor
 
 log = logging.getLogger(__name__)
 
+
+class _ReportedHere(logging.Filter):
+    """The SDK logs each flow failure with a traceback; MCP Desk reports it as one line instead."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.getMessage() != "OAuth flow error" and not record.getMessage().startswith("Token refresh failed")
+
+
+logging.getLogger("mcp.client.auth.oauth2").addFilter(_ReportedHere())
+
 BROWSER_TIMEOUT_S: Final = 300.0
 REQUEST_TIMEOUT_S: Final = 30.0
 _AS_METADATA_PATHS: Final = ("/.well-known/oauth-authorization-server", "/.well-known/openid-configuration")

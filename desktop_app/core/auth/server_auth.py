@@ -88,6 +88,8 @@ class ServerAuth:
         self._signed_in = asyncio.Event()
         self._automatic_tried = False
         self._step_ups: Counter[frozenset[str]] = Counter()
+        self.last_failure: str | None = None
+        """Why the latest sign-in did not complete (None after one that did)."""
 
     # -- sessions --------------------------------------------------------------------------
 
@@ -193,6 +195,15 @@ class ServerAuth:
     def signing_in(self) -> bool:
         return self._task is not None and not self._task.done()
 
+    @property
+    def signed_in(self) -> bool:
+        """Whether a sign-in is stored for this server (so there is something to sign out of)."""
+        config = self._config
+        if config is None or config.url is None or not uses_oauth(config):
+            return False
+        record = self.services.credentials.load(config.url)
+        return record is not None and record.tokens is not None
+
     def start_sign_in(self, challenge: Challenge | None = None) -> asyncio.Task[str | None]:
         """Begin a sign-in (or join the one under way)."""
         if self._task is None or self._task.done():
@@ -245,7 +256,7 @@ class ServerAuth:
         if settings.machine_to_machine:
             self._note("info", "requesting a token (client credentials)")
         else:
-            self._set_status(ServerStatus(ServerState.SIGNING_IN, reason="waiting for the browser"))
+            self._set_status(ServerStatus(ServerState.SIGNING_IN))
             self._note("info", "signing in: waiting for the browser")
         try:
             record = await sign_in(
@@ -276,6 +287,7 @@ class ServerAuth:
         self.needs_sign_in = False
         self._challenge = None
         self._reason = None
+        self.last_failure = None
         self.generation += 1
         if isinstance(self._session, SessionAuth):
             self._session.reload(record)
@@ -288,6 +300,7 @@ class ServerAuth:
         return None
 
     def _failed(self, reason: str, previous: ServerStatus, waiting_for_user: bool, settings: OAuthSettings) -> None:
+        self.last_failure = reason
         self._note("warning", reason if reason == CANCELLED else f"sign-in failed: {reason}")
         if waiting_for_user or self.needs_sign_in:
             self._reason = reason

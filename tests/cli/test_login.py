@@ -1,0 +1,118 @@
+"""`mcp-desk login`, `logout` and `run` against a real OAuth-protected server, as a user runs them."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx2
+import pytest
+
+from desktop_app.cli.login import login_command
+from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, text
+from tests.servers.oauth_server import OAuthOptions, OAuthTestServer
+
+pytestmark = LITELLM_WARNINGS
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def server() -> Iterator[OAuthTestServer]:
+    with OAuthTestServer(OAuthOptions()).running() as running:
+        yield running
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> dict[str, str]:
+    """A user of their own: config, data (the secret store) and no real browser."""
+    return {
+        **os.environ,
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "XDG_DATA_HOME": str(tmp_path / "data"),
+        "OPENAI_API_KEY": "sk-test",
+        "LITELLM_OFFLINE_MODE": "true",
+    }
+
+
+@pytest.fixture
+def config(tmp_path: Path, server: OAuthTestServer) -> Path:
+    path = tmp_path / "servers.json"
+    path.write_text(json.dumps({"mcpServers": {"tracker": {"type": "http", "url": server.url}}}))
+    return path
+
+
+def mcp_desk(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "desktop_app", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=90
+    )
+
+
+def login(env: dict[str, str], config: Path) -> tuple[int, str, str]:
+    """`mcp-desk login tracker`, with the user opening the printed URL (the page approves at once)."""
+    command = [sys.executable, "-m", "desktop_app", "login", "tracker", "--config", str(config)]
+    with subprocess.Popen(
+        command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    ) as proc:
+        assert proc.stderr is not None and proc.stdout is not None
+        lines = []
+        for line in proc.stderr:
+            lines.append(line)
+            if line.strip().startswith("http://"):
+                httpx2.get(line.strip(), follow_redirects=True, timeout=10)
+                break
+        err = proc.stderr.read()  # the same buffered reader: nothing read ahead is lost
+        out = proc.stdout.read()
+        return proc.wait(60), out, "".join(lines) + err
+
+
+def test_run_exits_4_until_login_then_uses_the_stored_sign_in(
+    env: dict[str, str], config: Path, server: OAuthTestServer
+) -> None:
+    with ScriptedLLM() as llm:
+        llm.queue(text("Signed-in answer."))
+        run_args = ("run", "hello", "--config", str(config), "--model", "openai/scripted", "--api-base", llm.url)
+        before = mcp_desk(env, *run_args)
+        assert before.returncode == 4
+        assert before.stderr == "mcp-desk run: server 'tracker' needs sign-in: run 'mcp-desk login tracker'\n"
+
+        code, out, err = login(env, config)
+        assert code == 0, err
+        assert out == "Signed in to tracker.\n"
+        assert "Open this page to sign in:" in err and "Waiting for the browser" in err
+
+        after = mcp_desk(env, *run_args)
+        assert after.returncode == 0, after.stderr
+        assert after.stdout == "Signed-in answer.\n"
+    token = server.requests.token[-1]
+    assert token["grant_type"] == "authorization_code" and token["resource"] == server.url
+    # The tokens went to the secret store (a file here, with no system keyring), never to the config.
+    access = next(iter(server.access_tokens))
+    assert access not in config.read_text()
+
+    logout = mcp_desk(env, "logout", "tracker", "--config", str(config))
+    assert logout.returncode == 0, logout.stderr
+    assert logout.stdout == "tracker: signed out; the authorization server revoked the tokens.\n"
+    assert server.access_tokens == {} and server.refresh_tokens == {}
+
+
+def test_login_errors_are_one_line(env: dict[str, str], config: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert login_command(["nosuch", "--config", str(config)]) == 2
+    assert capsys.readouterr().err == "mcp-desk login: no server named 'nosuch' (configured: tracker)\n"
+    local = config.with_name("local.json")
+    local.write_text(json.dumps({"mcpServers": {"fx": {"command": "x"}}}))
+    assert login_command(["fx", "--config", str(local)]) == 2
+    assert "'fx' does not sign in" in capsys.readouterr().err
+
+
+def test_a_failed_login_exits_1(env: dict[str, str], tmp_path: Path) -> None:
+    with OAuthTestServer(OAuthOptions(registration_refused=True)).running() as refusing:
+        path = tmp_path / "refusing.json"
+        path.write_text(json.dumps({"mcpServers": {"tracker": {"url": refusing.url}}}))
+        done = mcp_desk(env, "login", "tracker", "--config", str(path))
+    assert done.returncode == 1
+    assert done.stderr.startswith("mcp-desk login: the authorization server refused to register MCP Desk")
+    assert done.stderr.count("\n") == 1

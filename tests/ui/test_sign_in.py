@@ -1,0 +1,118 @@
+"""Sign-in in the window: the needs-sign-in state, the Sign in buttons, the card under a tool call."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import qasync
+from PySide6.QtWidgets import QApplication, QPushButton
+
+from desktop_app.app import run_window
+from desktop_app.bridge import CoreBridge
+from desktop_app.core.auth.question import SignInQuestion
+from desktop_app.core.host import ServerHost
+from desktop_app.core.secret_store import open_secret_store
+from desktop_app.core.server_config import ServerConfig, TransportKind
+from desktop_app.core.server_status import ServerState
+from desktop_app.ui.asks.card_asker import CardAsker
+from desktop_app.ui.asks.sign_in_card import WAITING, SignInCard
+from desktop_app.ui.main_window import MainWindow
+from tests.hosting import FAST_RESTARTS, live_children
+from tests.servers.oauth_server import FollowingBrowser, OAuthOptions, OAuthTestServer
+
+
+async def until(check: Callable[[], object], timeout: float = 30.0, what: str = "condition") -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await asyncio.sleep(0.02)
+
+
+def test_window_shows_needs_sign_in_then_signs_in_and_lists_the_catalog(qapp: QApplication, tmp_path: Path) -> None:
+    with OAuthTestServer(OAuthOptions()).running() as server:
+        config = tmp_path / "servers.json"
+        config.write_text(json.dumps({"mcpServers": {"tracker": {"type": "http", "url": server.url}}}))
+        browser = FollowingBrowser()
+
+        async def main() -> None:
+            running = asyncio.ensure_future(run_window(qapp, config, tmp_path / "settings.json"))
+            await until(lambda: any(isinstance(w, MainWindow) and w.isVisible() for w in qapp.topLevelWidgets()))
+            window = next(w for w in qapp.topLevelWidgets() if isinstance(w, MainWindow) and w.isVisible())
+            try:
+                host = window.bridge.host
+                await until(lambda: "tracker" in host.connections, what="the server to start")
+                connection = host.connection("tracker")
+                await until(lambda: connection.status.state is ServerState.NEEDS_SIGN_IN, what="needs sign-in")
+                host.sign_in.opener = browser  # the test's browser instead of the system's
+
+                panel = window.servers_panel
+                sign_in = panel.findChild(QPushButton, "signIn")
+                assert panel.selected() == "tracker" and sign_in is not None and sign_in.isVisibleTo(panel)
+                assert "needs sign-in" in panel._list.currentItem().text()
+                tree_buttons = window.resources.browser.sign_in_buttons
+                await until(lambda: tree_buttons.button("tracker") is not None, what="the tree's Sign in button")
+                row_button = tree_buttons.button("tracker")
+                assert row_button is not None and row_button.text() == "Sign in"
+
+                row_button.click()
+                await until(lambda: connection.status.state is ServerState.READY, what="signed in and connected")
+                browser_tree = window.resources.browser
+                await until(lambda: browser_tree.index_of("tracker", "auth://note").isValid(), what="the catalog")
+                await until(lambda: tree_buttons.button("tracker") is None, what="the row's button to go")
+                assert not sign_in.isVisibleTo(panel)
+                assert panel._sign_out.isVisibleTo(panel)
+                assert "Signed in" in browser.pages[0]
+            finally:
+                window.close()
+                await asyncio.wait_for(running, 10)
+
+        with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(qapp)) as runner:
+            runner.run(main())
+    assert live_children() == []
+
+
+def test_sign_in_card_follows_the_sign_in(qapp: QApplication, tmp_path: Path) -> None:
+    with OAuthTestServer(OAuthOptions()).running() as server:
+        secrets = open_secret_store(tmp_path / "data", prefer="plaintext-file")
+
+        async def scenario() -> None:
+            host = ServerHost(secrets=secrets, policy=FAST_RESTARTS)
+            closed_tab = FollowingBrowser(follow=False)
+            host.sign_in.opener = closed_tab
+            bridge = CoreBridge(host, secrets)
+            host.start([ServerConfig(name="tracker", transport=TransportKind.HTTP, url=server.url, timeout=10.0)])
+            await host.wait_settled(30)
+            cards: list[SignInCard] = []
+
+            def place(card: object) -> None:
+                assert isinstance(card, SignInCard)
+                cards.append(card)
+
+            asker = CardAsker(place)
+            asker.register(SignInQuestion, lambda question: SignInCard(question, bridge))
+            try:
+                question = SignInQuestion(server="tracker", call_id="c1", reason="the sign-in has expired")
+                answer = asyncio.ensure_future(asker.ask(question))
+                await until(lambda: bool(cards))
+                card = cards[0]
+                assert "Sign in to <b>tracker</b>" in card.title.text()
+                assert card.detail.text() == "The sign-in has expired"
+                card.sign_in.click()
+                assert await answer is True
+                assert card.outcome.text() == WAITING and card.cancel.isVisibleTo(card)
+                sign_in = asyncio.ensure_future(host.connection("tracker").auth.sign_in())
+                await until(lambda: bool(closed_tab.opened), what="the browser")
+                card.cancel.click()
+                assert await sign_in == "sign-in cancelled"
+                assert card.outcome.text() == "Not signed in: sign-in cancelled."
+                assert not card.cancel.isVisibleTo(card)
+            finally:
+                await host.stop_all()
+
+        with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(qapp)) as runner:
+            runner.run(scenario())
