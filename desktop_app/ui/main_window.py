@@ -117,6 +117,7 @@ class MainWindow(QMainWindow):
         self.asker.register(SignInQuestion, lambda question: SignInCard(question, bridge))
         bridge.host.questions.asker = self.asker
         bridge.host.sign_in.opener = SystemBrowser()
+        bridge.host.sign_in.client_metadata_url = settings.client_metadata_url or None
         self._servers_dock = servers_dock
         self._wire()
         self._menus([resources_dock, servers_dock, history_dock, self.viewer_dock])
@@ -366,6 +367,7 @@ class MainWindow(QMainWindow):
         except OSError as exc:
             self.show_notice(f"The settings could not be saved: {exc}")
         self.chat.apply_settings(settings)
+        self.bridge.host.sign_in.client_metadata_url = settings.client_metadata_url or None
         self._update_model()
 
     def import_servers(self, path: Path) -> None:

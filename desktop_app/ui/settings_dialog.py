@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import replace
 
+from mcp.client.auth.utils import is_valid_client_metadata_url
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -87,6 +88,13 @@ class SettingsDialog(QDialog):
         self.registry = QLineEdit()
         self.registry.setPlaceholderText(DEFAULT_REGISTRY_URL)
         self.registry.setToolTip("The MCP Registry that Find servers… searches (your organisation's own, maybe)")
+        self.client_document = QLineEdit()
+        self.client_document.setObjectName("clientMetadataUrl")
+        self.client_document.setPlaceholderText("optional: https://… your Client ID Metadata Document")
+        self.client_document.setToolTip(
+            "Where you host MCP Desk's OAuth client metadata. Servers that accept such documents then sign you in\n"
+            'with it instead of registering MCP Desk anew; a server\'s own "clientMetadataUrl" wins.'
+        )
 
         model_box = QGroupBox("Model")
         model_form = QFormLayout()
@@ -116,6 +124,7 @@ class SettingsDialog(QDialog):
         chat_form.addRow("Images", self.images)
         chat_form.addRow("Max tool rounds per answer", self.max_iterations)
         chat_form.addRow("Server registry", self.registry)
+        chat_form.addRow("Sign-in client document", self.client_document)
 
         rules_box = QGroupBox("Tools you always allow")
         self.rules_list = QListWidget()
@@ -162,6 +171,7 @@ class SettingsDialog(QDialog):
         self.images.setChecked(settings.chat.images_to_model)
         self.max_iterations.setValue(settings.chat.max_iterations)
         self.registry.setText("" if settings.registry_url == DEFAULT_REGISTRY_URL else settings.registry_url)
+        self.client_document.setText(settings.client_metadata_url)
         self._chat = settings.chat
         self._fill_rules()
 
@@ -288,7 +298,10 @@ class SettingsDialog(QDialog):
             registry = normalise_registry_url(self.registry.text())
         except RegistryError as exc:
             raise ValueError(f"Server registry: {exc}") from None
-        return AppSettings(model, chat, preset.id, registry)
+        document = self.client_document.text().strip()
+        if document and not is_valid_client_metadata_url(document):
+            raise ValueError("Sign-in client document: give an https:// URL with a path, where the document is served.")
+        return AppSettings(model, chat, preset.id, registry, document)
 
     def _save(self) -> None:
         try:

@@ -47,7 +47,7 @@ def config(tmp_path: Path, server: OAuthTestServer) -> Path:
 
 def mcp_desk(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "desktop_app", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=90
+        [sys.executable, "-m", "desktop_app", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=180
     )
 
 

@@ -16,6 +16,7 @@ def test_round_trip_keeps_everything_but_secrets(tmp_path: Path) -> None:
         ChatOptions(pdf_text=True, max_iterations=7),
         provider="anthropic",
         registry_url="https://registry.example.org",
+        client_metadata_url="https://desk.example/oauth/client.json",
     )
     save_settings(path, settings)
     assert load_settings(path).settings == settings

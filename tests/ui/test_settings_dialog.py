@@ -81,6 +81,17 @@ def test_compatible_server_needs_a_base_url(qapp: QApplication, tmp_path: Path) 
     assert provider_for_model("gemini/gemini-2.5-pro").id == "gemini"
 
 
+def test_sign_in_client_document_must_be_https_with_a_path(qapp: QApplication) -> None:
+    document = "https://desk.example/oauth/client.json"
+    dialog = SettingsDialog(AppSettings(ModelSettings("openai/gpt-4o-mini"), client_metadata_url=document), None, None)
+    assert dialog.client_document.text() == document
+    dialog.client_document.setText("http://desk.example/")
+    dialog._save()
+    assert "Sign-in client document" in dialog.error.text()
+    dialog.client_document.setText(document + " ")
+    assert dialog.build().client_metadata_url == document
+
+
 def test_ollama_models_are_listed(qapp: QApplication, fake_ollama: str) -> None:
     async def scenario() -> None:
         assert await ollama_models(fake_ollama) == ["llama3.2:3b", "qwen3:8b"]
