@@ -84,14 +84,17 @@ def test_run_exits_4_until_login_then_uses_the_stored_sign_in(
         assert out == "Signed in to tracker.\n"
         assert "Open this page to sign in:" in err and "Waiting for the browser" in err
 
-        after = mcp_desk(env, *run_args)
+        transcript = config.with_name("transcript.json")
+        after = mcp_desk(env, *run_args, "--transcript", str(transcript))
         assert after.returncode == 0, after.stderr
         assert after.stdout == "Signed-in answer.\n"
     token = server.requests.token[-1]
     assert token["grant_type"] == "authorization_code" and token["resource"] == server.url
     # The tokens went to the secret store (a file here, with no system keyring), never to the config.
     access = next(iter(server.access_tokens))
-    assert access not in config.read_text()
+    refresh = next(iter(server.refresh_tokens))
+    for written in (config, transcript):
+        assert access not in written.read_text() and refresh not in written.read_text()
 
     logout = mcp_desk(env, "logout", "tracker", "--config", str(config))
     assert logout.returncode == 0, logout.stderr

@@ -78,6 +78,10 @@ class OAuthOptions:
     token_error: str | None = None
     resource_override: str | None = None
     as_down: bool = False
+    endpoints_at: str | None = None
+    """Another origin for the endpoints the metadata names (e.g. plain HTTP elsewhere, which must be refused)."""
+    sse: bool = False
+    """Serve MCP over the legacy SSE transport (`/sse` + `/messages/`) instead of streamable HTTP."""
     withhold_scopes: tuple[str, ...] = ()
     """Scopes the authorization server never grants, whatever is asked (a server that keeps refusing)."""
 
@@ -130,7 +134,7 @@ class OAuthTestServer:
         self.as_port = self._sockets[1].getsockname()[1] if self.options.separate_as else self.rs_port
         self.rs_origin = f"http://{LOOPBACK}:{self.rs_port}"
         self.as_origin = f"http://{LOOPBACK}:{self.as_port}"
-        self.url = f"{self.rs_origin}/mcp"
+        self.url = f"{self.rs_origin}/sse" if self.options.sse else f"{self.rs_origin}/mcp"
         self.issuer = self.as_origin + self.options.issuer_path
         self._servers: list[tuple[uvicorn.Server, threading.Thread]] = []
 
@@ -197,7 +201,8 @@ class OAuthTestServer:
         def note() -> str:
             return "a note only signed-in users read"
 
-        inner = mcp.streamable_http_app()
+        inner = mcp.sse_app() if self.options.sse else mcp.streamable_http_app()
+        guarded = ("/sse", "/messages/") if self.options.sse else ("/mcp",)
         own = Starlette(
             routes=self._metadata_routes(resource=True) + (self._as_routes() if not self.options.separate_as else [])
         )
@@ -205,7 +210,7 @@ class OAuthTestServer:
         async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
             if scope["type"] == "lifespan":
                 await inner(scope, receive, send)
-            elif scope["type"] == "http" and scope["path"] == "/mcp":
+            elif scope["type"] == "http" and scope["path"] in guarded:
                 await self._guarded(inner, scope, receive, send)
             else:
                 await own(scope, receive, send)
@@ -219,7 +224,7 @@ class OAuthTestServer:
             if kind == "header":
                 routes.append(Route("/meta/resource.json", self._prm))
             elif kind == "path":
-                routes.append(Route("/.well-known/oauth-protected-resource/mcp", self._prm))
+                routes.append(Route(f"/.well-known/oauth-protected-resource{urlsplit(self.url).path}", self._prm))
             elif kind == "root":
                 routes.append(Route("/.well-known/oauth-protected-resource", self._prm))
         if not resource or not self.options.separate_as:  # authorization server metadata, where it lives
@@ -237,7 +242,7 @@ class OAuthTestServer:
     def _prm_url(self) -> str:
         return {
             "header": f"{self.rs_origin}/meta/resource.json",
-            "path": f"{self.rs_origin}/.well-known/oauth-protected-resource/mcp",
+            "path": f"{self.rs_origin}/.well-known/oauth-protected-resource{urlsplit(self.url).path}",
         }.get(self.options.prm, f"{self.rs_origin}/.well-known/oauth-protected-resource")
 
     async def _prm(self, request: Request) -> Response:
@@ -310,6 +315,8 @@ class OAuthTestServer:
         return routes
 
     def _endpoint(self, name: str) -> str:
+        if self.options.endpoints_at is not None:
+            return f"{self.options.endpoints_at}/{name}"
         if not self.options.separate_as and self.options.metadata == "none":
             return f"{self.rs_origin}/{name}"
         return f"{self.issuer}/{name}"

@@ -354,7 +354,7 @@ class SessionAuth:
                 response = await _send_aside(await self._refresh_token())  # type: ignore[attr-defined]
                 if await self._handle_refresh_response(response):  # type: ignore[attr-defined]
                     return True
-                self.renewal_failure = "the sign-in has expired or was revoked; sign in again"
+                self.renewal_failure = "the sign-in has expired or was revoked"
             elif isinstance(self, ClientCredentialsOAuthProvider | PrivateKeyJWTOAuthProvider) and (
                 context.oauth_metadata is not None
             ):
@@ -362,7 +362,7 @@ class SessionAuth:
                 await self._handle_token_response(await _send_aside(exchange))
                 return True
             else:
-                self.renewal_failure = "the sign-in has expired; sign in again"
+                self.renewal_failure = "the sign-in has expired"
         except Exception as exc:  # a renewal may fail; it must never break the transport
             self.renewal_failure = f"could not renew the sign-in: {describe_sign_in_error(exc)}"
         context.clear_tokens()

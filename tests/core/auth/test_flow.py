@@ -267,6 +267,7 @@ async def test_client_credentials_with_a_private_key_jwt(
         ({"resource_override": "http://127.0.0.1:9/other"}, "is for another resource (http://127.0.0.1:9/other"),
         ({"pkce": False}, "does not support PKCE"),
         ({"deny": True}, "declined in the browser"),
+        ({"endpoints_at": "http://auth.example.test"}, "to http://auth.example.test: it is not HTTPS"),
     ],
 )
 async def test_each_bad_input_is_one_clear_line_and_stores_nothing(

@@ -78,7 +78,7 @@ async def test_sign_in_card_then_the_call_goes_on(
     (question,) = asker.asked
     assert isinstance(question, SignInQuestion)
     assert question.server == "remote" and question.call_id == "call-1"
-    assert question.reason == "the sign-in has expired or was revoked; sign in again"
+    assert question.reason == "the sign-in has expired or was revoked"
     result = _result(events)
     assert not result.is_error and "a signed-in user" in result.text
     assert len(browser.opened) == 2

@@ -6,6 +6,7 @@ import asyncio
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from pathlib import Path
 
 import httpx2
@@ -17,7 +18,7 @@ from desktop_app.core.config_file import save_config
 from desktop_app.core.events import ServerStateChanged
 from desktop_app.core.host import ServerHost
 from desktop_app.core.secret_store import SecretStore
-from desktop_app.core.server_config import ServerConfig
+from desktop_app.core.server_config import ServerConfig, TransportKind
 from desktop_app.core.server_errors import ServerUnavailableError
 from desktop_app.core.server_status import ServerState, ServerStatus
 from tests.core.auth.conftest import ServerFactory, remote
@@ -133,7 +134,7 @@ async def test_revoked_refresh_token_needs_a_new_sign_in(
             with pytest.raises(SignInRequired, match="expired or was revoked"):
                 await connection.call_tool("whoami", {})
             await eventually(lambda: connection.status.state is ServerState.NEEDS_SIGN_IN, what="needs sign-in")
-            assert connection.status.reason == "the sign-in has expired or was revoked; sign in again"
+            assert connection.status.reason == "the sign-in has expired or was revoked"
             record = CredentialStore(lambda: secrets).load(server.url)
             assert record is not None and record.tokens is None and record.client is not None  # no dead tokens kept
             await signed_in(host)
@@ -259,3 +260,17 @@ async def test_a_missing_client_secret_placeholder_fails_clearly(
             status = host.connection("remote").status
     assert status.state is ServerState.FAILED
     assert "oauth.clientSecret uses secret 'DESK_SECRET'" in (status.reason or "")
+
+
+async def test_sse_transport_signs_in_the_same_way(
+    oauth_server: ServerFactory, secrets: SecretStore, browser: FollowingBrowser
+) -> None:
+    with oauth_server(sse=True, prm="path") as server:
+        config = replace(remote(server), transport=TransportKind.SSE)
+        async with hosted(secrets, browser, config) as (host, states):
+            connection = host.connection("remote")
+            assert connection.status.state is ServerState.NEEDS_SIGN_IN
+            assert not any(s.state is ServerState.RESTARTING for s in states)
+            await signed_in(host)
+            assert (await connection.call_tool("whoami", {})).content[0].text == "a signed-in user"  # type: ignore[union-attr]
+    assert browser.opened[0].startswith(f"{server.issuer}/authorize?")
