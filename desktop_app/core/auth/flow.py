@@ -22,10 +22,11 @@ from mcp.shared.auth import OAuthMetadata
 from pydantic import ValidationError
 
 from desktop_app.core.auth.browser import BrowserOpener
+from desktop_app.core.auth.clients import build_provider
 from desktop_app.core.auth.credentials import AuthRecord, CredentialStore
 from desktop_app.core.auth.errors import Challenge, SignInError, describe_sign_in_error
 from desktop_app.core.auth.loopback import LoopbackListener
-from desktop_app.core.auth.provider import Browser, RecordStorage, build_provider, is_secure_endpoint
+from desktop_app.core.auth.provider import Browser, RecordStorage, is_secure_endpoint
 from desktop_app.core.server_config import OAuthSettings, ServerConfig, TransportKind
 
 log = logging.getLogger(__name__)

@@ -1,53 +1,33 @@
-"""The SDK's OAuth providers, with what MCP Desk adds and where the specification says otherwise.
+"""What MCP Desk adds to the SDK's OAuth providers, and where the specification says otherwise.
 
 `mcp.client.auth.OAuthClientProvider` and its client-credentials extensions do discovery,
-registration, PKCE, the token exchange and step-up. Each comes here in two modes:
-
-- **sign-in** (`*SignIn`): the SDK's whole flow, driven by `flow.sign_in`, outside any MCP session;
-- **session** (`*Session`): inside a server's transport, only silent work: attach the stored
-  token, renew it shortly before it expires and once more on a 401, and report the outcome to an
-  observer instead of opening a browser mid-request. Renewal goes out on an HTTP client of its
-  own, so a token endpoint that is down fails the renewal, never the transport.
-
-Where the SDK and the specification disagree, the overrides below follow the specification and
-say so (the 2025-06-18, 2025-11-25 and 2026-07-28 revisions of "Authorization").
+registration, PKCE, the token exchange and step-up; `DeskAuth` is mixed in ahead of them (see
+`clients` for the concrete classes). Where the SDK and the specification disagree, the overrides
+below follow the specification and say so (the 2025-06-18, 2025-11-25 and 2026-07-28 revisions
+of "Authorization").
 """
 
 from __future__ import annotations
 
 import secrets
 import time
-import warnings
-from collections.abc import AsyncGenerator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, fields, replace
 from typing import Final
 from urllib.parse import urlencode, urljoin, urlsplit
 
 import httpx2
-from mcp.client.auth import OAuthClientProvider, PKCEParameters, TokenStorage
-from mcp.client.auth.extensions.client_credentials import (
-    ClientCredentialsOAuthProvider,
-    PrivateKeyJWTOAuthProvider,
-    SignedJWTParameters,
-)
+from mcp.client.auth import PKCEParameters, TokenStorage
 from mcp.client.auth.oauth2 import OAuthContext
 from mcp.client.auth.utils import issuers_match, union_scopes
-from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
-from mcp.shared.exceptions import MCPDeprecationWarning
-from mcp.shared.inbound import MCP_PROTOCOL_VERSION_HEADER
+from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
-from desktop_app import __version__
 from desktop_app.core.auth.credentials import AuthRecord
-from desktop_app.core.auth.errors import Challenge, SignInError, describe_sign_in_error
+from desktop_app.core.auth.errors import Challenge, SignInError
 from desktop_app.core.auth.loopback import CallbackParams
 from desktop_app.core.server_config import OAuthSettings
 
-RENEWAL_TIMEOUT_S: Final = 30.0
-CLIENT_NAME: Final = "MCP Desk"
 _LOOPBACK_HOSTS: Final = frozenset({"127.0.0.1", "localhost", "::1"})
-
-SessionObserver = Callable[[httpx2.Response, str | None], None]
-"""Told how each session request ended: the response, and why the stored sign-in was given up (if it was)."""
 
 
 def is_secure_endpoint(url: str) -> bool:
@@ -115,7 +95,7 @@ class Browser:
     receive: Callable[[], Awaitable[CallbackParams]]
 
 
-class _Desk:
+class DeskAuth:
     """MCP Desk's additions to an SDK provider; mixed in ahead of it."""
 
     context: OAuthContext
@@ -291,198 +271,3 @@ class _Desk:
             raise SignInError(f"the authorization server refused the sign-in ({detail})")
         if not result.code:
             raise SignInError("the browser returned no authorization code")
-
-
-class SessionAuth:
-    """`_auth_flow` for a session: silent renewal only (see the module docstring)."""
-
-    context: OAuthContext
-    storage: RecordStorage
-    _initialized: bool
-    renewal_failure: str | None = None
-    """Why the last silent renewal failed, in one line."""
-
-    def _session_setup(self, observer: SessionObserver) -> None:
-        self._observer = observer
-
-    async def _auth_flow(self, request: httpx2.Request) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
-        context = self.context
-        async with context.lock:
-            if not self._initialized:
-                await self._initialize()  # type: ignore[attr-defined]
-            context.protocol_version = request.headers.get(MCP_PROTOCOL_VERSION_HEADER)
-            renewed: bool | None = None
-            if context.current_tokens is not None and not context.is_token_valid():
-                renewed = await self._renew()
-            sent = self._attach(request)
-        response = yield request
-        given_up = self.renewal_failure if renewed is False else None
-        if response.status_code == 401 and sent is not None and renewed is None:
-            # Refresh on a 401 before asking the user again; the SDK starts a whole new sign-in.
-            async with context.lock:
-                current = context.current_tokens.access_token if context.current_tokens else None
-                if current is None:  # another request gave the sign-in up meanwhile
-                    retry, given_up = False, self.renewal_failure
-                elif current != sent:  # another request renewed it meanwhile
-                    retry = True
-                else:
-                    retry = await self._renew()
-                    given_up = None if retry else self.renewal_failure
-            if retry:
-                self._attach(request)
-                response = yield request
-        self._observer(response, given_up)
-
-    def _attach(self, request: httpx2.Request) -> str | None:
-        tokens = self.context.current_tokens
-        if tokens is None or not tokens.access_token:
-            return None
-        request.headers["Authorization"] = f"Bearer {tokens.access_token}"
-        return tokens.access_token
-
-    def reload(self, record: AuthRecord) -> None:
-        """Use a new sign-in (a step-up's) from the next request on."""
-        self.storage.record = record
-        self._initialized = False
-
-    async def _renew(self) -> bool:
-        """A new access token without the user: the refresh grant, or client credentials again."""
-        context = self.context
-        try:
-            tokens = context.current_tokens
-            if tokens is not None and tokens.refresh_token and context.client_info is not None:
-                response = await _send_aside(await self._refresh_token())  # type: ignore[attr-defined]
-                if await self._handle_refresh_response(response):  # type: ignore[attr-defined]
-                    return True
-                self.renewal_failure = "the sign-in has expired or was revoked"
-            elif isinstance(self, ClientCredentialsOAuthProvider | PrivateKeyJWTOAuthProvider) and (
-                context.oauth_metadata is not None
-            ):
-                exchange = await self._perform_authorization()
-                await self._handle_token_response(await _send_aside(exchange))
-                return True
-            else:
-                self.renewal_failure = "the sign-in has expired"
-        except Exception as exc:  # a renewal may fail; it must never break the transport
-            self.renewal_failure = f"could not renew the sign-in: {describe_sign_in_error(exc)}"
-        context.clear_tokens()
-        self.storage.forget_tokens()
-        return False
-
-
-async def _send_aside(request: httpx2.Request) -> httpx2.Response:
-    """Send a token request on a client of its own (never through the MCP transport)."""
-    if not is_secure_endpoint(str(request.url)):
-        raise SignInError(f"refusing to send credentials to {request.url.host} over plain HTTP")
-    async with httpx2.AsyncClient(timeout=RENEWAL_TIMEOUT_S) as http:
-        response = await http.send(request)
-        await response.aread()
-        return response
-
-
-# -- the concrete providers ----------------------------------------------------------------
-
-
-class AuthorizationCodeSignIn(_Desk, OAuthClientProvider):
-    """The browser sign-in: authorization code with PKCE, CIMD or DCR when not pre-registered."""
-
-
-class AuthorizationCodeSession(SessionAuth, _Desk, OAuthClientProvider):
-    """A session's silent side of an authorization-code sign-in."""
-
-
-class ClientCredentialsSignIn(_Desk, ClientCredentialsOAuthProvider):
-    """Machine-to-machine with a client secret (basic or post)."""
-
-
-class ClientCredentialsSession(SessionAuth, ClientCredentialsSignIn):
-    pass
-
-
-class PrivateKeyJWTSignIn(_Desk, PrivateKeyJWTOAuthProvider):
-    """Machine-to-machine with a private-key JWT assertion (RFC 7523)."""
-
-
-class PrivateKeyJWTSession(SessionAuth, PrivateKeyJWTSignIn):
-    pass
-
-
-def client_metadata(redirect_uri: str | None, settings: OAuthSettings) -> OAuthClientMetadata:
-    """What MCP Desk registers (dynamic registration) and how its requests describe it."""
-    return OAuthClientMetadata(
-        redirect_uris=None if redirect_uri is None else [redirect_uri],  # type: ignore[list-item]
-        client_name=CLIENT_NAME,
-        grant_types=["authorization_code", "refresh_token"],
-        response_types=["code"],
-        scope=" ".join(settings.scopes) or None,
-        software_id="mcp-desk",
-        software_version=__version__,
-    )
-
-
-def build_provider(
-    server_url: str,
-    settings: OAuthSettings,
-    storage: RecordStorage,
-    *,
-    redirect_uri: str | None = None,
-    browser: Browser | None = None,
-    challenge: Challenge | None = None,
-    client_metadata_url: str | None = None,
-    observer: SessionObserver | None = None,
-) -> OAuthClientProvider:
-    """The provider for one server: a sign-in (`browser` given, or machine-to-machine) or a session (`observer`)."""
-    session = observer is not None
-    provider: OAuthClientProvider
-    scope = " ".join(settings.scopes) or None
-    if settings.machine_to_machine:
-        assert settings.client_id is not None
-        with warnings.catch_warnings():
-            # The SDK deprecates omitting `issuer`; the user's config may leave it out (discovery decides).
-            warnings.simplefilter("ignore", MCPDeprecationWarning)
-            if settings.private_key is not None:
-                assertion = SignedJWTParameters(
-                    issuer=settings.client_id,
-                    subject=settings.client_id,
-                    signing_key=settings.private_key,
-                    signing_algorithm=settings.signing_algorithm,
-                ).create_assertion_provider()
-                cls_jwt = PrivateKeyJWTSession if session else PrivateKeyJWTSignIn
-                provider = cls_jwt(server_url, storage, settings.client_id, assertion, scope, settings.issuer)
-            else:
-                assert settings.client_secret is not None
-                method = settings.token_endpoint_auth_method
-                cls_secret = ClientCredentialsSession if session else ClientCredentialsSignIn
-                provider = cls_secret(
-                    server_url,
-                    storage,
-                    settings.client_id,
-                    settings.client_secret,
-                    "client_secret_post" if method == "client_secret_post" else "client_secret_basic",
-                    scope,
-                    settings.issuer,
-                )
-        fixed = provider._fixed_client_info
-    else:
-        cls_code = AuthorizationCodeSession if session else AuthorizationCodeSignIn
-        provider = cls_code(
-            server_url,
-            client_metadata(redirect_uri, settings),
-            storage,
-            client_metadata_url=None if settings.client_id else client_metadata_url,
-        )
-        fixed = None
-        if settings.client_id is not None:
-            fixed = OAuthClientInformationFull(
-                client_id=settings.client_id,
-                client_secret=settings.client_secret,
-                redirect_uris=None if redirect_uri is None else [redirect_uri],  # type: ignore[list-item]
-                token_endpoint_auth_method=settings.token_endpoint_auth_method,
-                issuer=settings.issuer,
-            )
-    assert isinstance(provider, _Desk)
-    provider._desk_setup(storage, settings, fixed_client=fixed, challenge=challenge, browser=browser)
-    if observer is not None:
-        assert isinstance(provider, SessionAuth)
-        provider._session_setup(observer)
-    return provider

@@ -23,10 +23,12 @@ from typing import Final
 import httpx2
 
 from desktop_app.core.auth.browser import BrowserOpener, NoBrowser
+from desktop_app.core.auth.clients import build_provider
 from desktop_app.core.auth.credentials import AuthRecord, CredentialStore
 from desktop_app.core.auth.errors import Challenge, SignInError, SignInRequired, describe_sign_in_error
 from desktop_app.core.auth.flow import BROWSER_TIMEOUT_S, sign_in
-from desktop_app.core.auth.provider import RecordStorage, SessionAuth, build_provider
+from desktop_app.core.auth.provider import RecordStorage
+from desktop_app.core.auth.session import SessionAuth
 from desktop_app.core.auth.sign_out import sign_out
 from desktop_app.core.secret_store import SecretStoreError
 from desktop_app.core.server_config import OAuthSettings, ServerConfig
