@@ -89,7 +89,11 @@ class CoreBridge(QObject):
 
     def sign_in(self, name: str) -> None:
         """Start `name`'s sign-in in the browser; its progress and outcome show in the server's state."""
-        self.spawn(self.host.connection(name).auth.sign_in(), f"Signing in to {name}")
+
+        async def sign_in() -> None:
+            await self.host.connection(name).auth.sign_in()
+
+        self.spawn(sign_in(), f"Signing in to {name}")
 
     def cancel_sign_in(self, name: str) -> None:
         if name in self.host.connections:
