@@ -37,7 +37,7 @@ from desktop_app.core.paths import data_dir
 from desktop_app.core.providers import key_secret_name, provider_for
 from desktop_app.core.restart_policy import RestartPolicy
 from desktop_app.core.secret_store import SecretStoreError, open_secret_store
-from desktop_app.core.server_status import ServerState
+from desktop_app.core.server_status import ServerState, ServerStatus
 
 EXIT_OK: Final = 0
 EXIT_UNFINISHED: Final = 1
@@ -218,11 +218,11 @@ async def _run(args: argparse.Namespace) -> int:
                 return EXIT_NO_SERVER
             failed = [c for c in host.connections.values() if c.status.state is not ServerState.READY]
             if len(failed) == len(servers):
-                reasons = "; ".join(f"{c.name}: {c.status.reason or c.status.summary}" for c in failed)
+                reasons = "; ".join(f"{c.name}: {_why(c.status)}" for c in failed)
                 _error(f"no server could be reached ({reasons})")
                 return EXIT_NO_SERVER
             for connection in failed:
-                _error(f"warning: server {connection.name} is unavailable: {connection.status.reason}")
+                _error(f"warning: server {connection.name} is unavailable: {_why(connection.status)}")
         policy = ApprovalPolicy(_approver(args.approve))
         engine = ChatEngine(host, settings, policy, options=options, secrets=secrets)
         turn = engine.start_turn(Conversation(), args.message, [Attachment(uri) for uri in args.attach])
@@ -246,6 +246,12 @@ def _sign_in_needed(names: list[str]) -> str:
         return f"server '{names[0]}' needs sign-in: run 'mcp-desk login {names[0]}'"
     commands = " and ".join(f"'mcp-desk login {name}'" for name in names)
     return f"servers {', '.join(names)} need sign-in: run {commands}"
+
+
+def _why(status: ServerStatus) -> str:
+    """Why a server is unavailable, with its last stderr lines, on one line."""
+    said = " | ".join(status.last_stderr(3))
+    return f"{status.reason or status.summary}" + (f" [stderr: {said}]" if said else "")
 
 
 def _exit_code(events: list[ChatEvent]) -> int:

@@ -54,6 +54,7 @@ from desktop_app.core.events import (
     ServerStateChanged,
 )
 from desktop_app.core.expansion import SecretLookup, redact, resolve_server
+from desktop_app.core.process_exit import describe_exit
 from desktop_app.core.restart_policy import RestartPolicy
 from desktop_app.core.server_config import ServerConfig
 from desktop_app.core.server_errors import (
@@ -122,6 +123,10 @@ class ServerConnection:
             lost=lambda: self._dead.set(),
         )
         """The server's sign-in (remote servers that answer 401); idle for the others."""
+        self._exit_code: int | None = None
+        """How the last stdio process ended, once the transport has stopped it."""
+        self._stderr_count = 0
+        self._attempt_stderr_from = 0
 
     @property
     def name(self) -> str:
@@ -259,11 +264,11 @@ class ServerConnection:
                 except Exception as exc:
                     if self._stop.is_set():
                         break
-                    reason = describe_error(exc)
+                    reason = self._exit_reason(exc) or describe_error(exc)
                 else:
                     if self._stop.is_set():
                         break
-                    reason = "the server closed the connection"
+                    reason = self._exit_reason(None) or "the server closed the connection"
                 if self.auth.needs_sign_in:  # a 401: wait for the user to sign in, not for backoff
                     if not await self.auth.wait_for_sign_in(self._stop):
                         break
@@ -274,7 +279,8 @@ class ServerConnection:
                 attempt += 1
                 self._note("warning", f"connection lost: {reason}")
                 if attempt > self._policy.max_attempts:
-                    self._fail(f"gave up after {self._policy.max_attempts} restart attempts: {reason}")
+                    tries = self._policy.max_attempts
+                    self._fail(f"gave up after {tries} restart attempts: {reason}" if tries else reason)
                     return
                 delay = self._policy.delay(attempt)
                 self._set_status(
@@ -301,10 +307,13 @@ class ServerConnection:
         self._secret_values = resolved.secret_values
         config = resolved.config
         self._dead = asyncio.Event()
+        self._exit_code = None
+        self._attempt_stderr_from = self._stderr_count
         hooks = TransportHooks(
             on_stderr=self._on_stderr,
             on_garbage=self._on_garbage,
             on_closed=self._dead.set,
+            on_exit=self._on_exit,
             auth=self.auth.session_auth(config),
         )
         client = Client(
@@ -468,7 +477,19 @@ class ServerConnection:
     def _on_stderr(self, line: str) -> None:
         line = redact(line, self._secret_values)
         self.stderr.append(line)
+        self._stderr_count += 1
         self._add_log("stderr", "info", line)
+
+    def _on_exit(self, returncode: int) -> None:
+        self._exit_code = returncode
+
+    def _exit_reason(self, exc: Exception | None) -> str | None:
+        """How the process ended, when that is why the connection did (not when a stop or a timeout ended it)."""
+        while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+            exc = exc.exceptions[0]
+        if self._exit_code is None or not (exc is None or isinstance(exc, ConnectionLost) or is_connection_loss(exc)):
+            return None
+        return describe_exit(self._exit_code)
 
     def _on_garbage(self, exc: Exception) -> None:
         self._note("warning", f"ignored a message that is not valid JSON-RPC: {describe_error(exc)[:300]}")
@@ -482,7 +503,9 @@ class ServerConnection:
         self._bus.publish(LogLine(self.name, entry))
 
     def _stderr_tail(self, lines: int = 20) -> tuple[str, ...]:
-        return tuple(list(self.stderr)[-lines:])
+        """The last stderr lines of the latest attempt (earlier attempts' lines would only repeat)."""
+        lines = min(lines, self._stderr_count - self._attempt_stderr_from)
+        return tuple(list(self.stderr)[-lines:]) if lines > 0 else ()
 
     def _fail(self, reason: str) -> None:
         reason = redact(reason, self._secret_values)

@@ -38,3 +38,13 @@ class ServerStatus:
         if self.reason:
             return f"{self.state.value}: {self.reason}"
         return self.state.value
+
+    def last_stderr(self, lines: int = 5) -> tuple[str, ...]:
+        """A failed or restarting server's last non-blank stderr lines: often why, in its own words."""
+        if self.state not in (ServerState.FAILED, ServerState.RESTARTING):
+            return ()
+        return tuple(line for line in self.stderr_tail if line.strip())[-lines:]
+
+    def explained(self, lines: int = 5) -> str:
+        """The summary, then the last stderr lines: for a tooltip or a details pane."""
+        return "\n".join((self.summary, *self.last_stderr(lines)))

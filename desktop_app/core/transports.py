@@ -25,6 +25,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.message import SessionMessage
 
+from desktop_app.core.process_exit import keeping_processes
 from desktop_app.core.server_config import ServerConfig, TransportKind
 
 # The SDK waits 2 s for a server to exit after stdin closes, then 2 s more after SIGTERM.
@@ -32,6 +33,7 @@ from desktop_app.core.server_config import ServerConfig, TransportKind
 sdk_stdio.PROCESS_TERMINATION_TIMEOUT = 0.8
 sdk_stdio.FORCE_KILL_TIMEOUT = 0.4
 
+STDERR_DRAIN_S = 0.5
 _CLOSED_ERRORS = (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError)
 
 
@@ -44,6 +46,8 @@ class TransportHooks:
     on_garbage: Callable[[Exception], None]
     on_closed: Callable[[], None]
     auth: httpx2.Auth | None = None
+    on_exit: Callable[[int], None] = lambda _returncode: None
+    """A stdio server's process ended with this return code (reported once the SDK has stopped it)."""
 
 
 class _WatchedReadStream:
@@ -92,8 +96,9 @@ class _WatchedReadStream:
         return None
 
 
-def _pump_stderr(fd: int, loop: asyncio.AbstractEventLoop, on_line: Callable[[str], None]) -> None:
-    """Read a child's stderr pipe in a thread (works under any event loop, Qt's included)."""
+def _pump_stderr(fd: int, loop: asyncio.AbstractEventLoop, on_line: Callable[[str], None], done: asyncio.Event) -> None:
+    """Read a child's stderr pipe in a thread (works under any event loop, Qt's included);
+    `done` is set once every line has been handed to the loop."""
     buffer = b""
     try:
         while chunk := os.read(fd, 65536):
@@ -107,6 +112,8 @@ def _pump_stderr(fd: int, loop: asyncio.AbstractEventLoop, on_line: Callable[[st
         pass  # the pipe or the loop closed under us: nothing left to report
     finally:
         os.close(fd)
+        with contextlib.suppress(RuntimeError):
+            loop.call_soon_threadsafe(done.set)
 
 
 @contextlib.asynccontextmanager
@@ -119,12 +126,16 @@ async def _stdio(config: ServerConfig, hooks: TransportHooks) -> AsyncIterator[A
     read_fd, write_fd = os.pipe()
     errlog = os.fdopen(write_fd, "w")
     pumping = False
+    pumped = asyncio.Event()
+    spawned: list[Any] = []
     try:
-        async with stdio_client(params, errlog=errlog) as (read, write):
+        async with contextlib.AsyncExitStack() as stack:
+            with keeping_processes() as spawned:  # the SDK spawns the server on entering
+                read, write = await stack.enter_async_context(stdio_client(params, errlog=errlog))
             errlog.close()  # the child holds its own copy; ours would keep the pipe open forever
             thread = threading.Thread(
                 target=_pump_stderr,
-                args=(read_fd, asyncio.get_running_loop(), hooks.on_stderr),
+                args=(read_fd, asyncio.get_running_loop(), hooks.on_stderr, pumped),
                 name=f"stderr:{config.name}",
                 daemon=True,
             )
@@ -135,6 +146,19 @@ async def _stdio(config: ServerConfig, hooks: TransportHooks) -> AsyncIterator[A
         errlog.close()
         if not pumping:
             os.close(read_fd)
+        if spawned and spawned[0].returncode is not None:
+            await _last_stderr_lines(pumped)
+            hooks.on_exit(spawned[0].returncode)
+
+
+async def _last_stderr_lines(pumped: asyncio.Event) -> None:
+    """A server that exits often says why on stderr just before: let those lines arrive first
+    (briefly: a process it left behind may hold the pipe open; never while being cancelled)."""
+    task = asyncio.current_task()
+    if task is not None and task.cancelling():
+        return
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(pumped.wait(), STDERR_DRAIN_S)
 
 
 @contextlib.asynccontextmanager

@@ -194,7 +194,7 @@ class ServersPanel(QWidget):
         status = connection.status
         item.setIcon(state_icon(status.state))
         item.setText(f"{name}  —  {status.state.value}")
-        item.setToolTip(status.summary)
+        item.setToolTip(status.explained())
         if name == self.selected():
             self._show_selected()
 
@@ -222,10 +222,7 @@ class ServersPanel(QWidget):
         info = connection.catalog.server_info if connection.catalog else None
         version = f"  {info.name} {info.version}" if info else ""
         self._title.setText(f"{connection.name}{version}")
-        text = status.summary
-        if status.state in (ServerState.FAILED, ServerState.RESTARTING) and status.stderr_tail:
-            text += "\n" + "\n".join(status.stderr_tail[-5:])
-        self._state.setText(text)
+        self._state.setText(status.explained())
         self._offer.setText(_counts(connection.catalog))
         self._toggle.setText("Enable" if status.state is ServerState.DISABLED else "Disable")
         configured = self._bridge.store is not None and connection.name in self._bridge.store.servers

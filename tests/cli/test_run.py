@@ -15,7 +15,7 @@ import pytest
 from desktop_app.cli.run import run_command
 from tests.hosting import FIXTURE_SCRIPT
 from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, ToolCall, calls, failure, text, tool_messages
-from tests.servers.fixture_server import LONG_END_MARKER, long_text
+from tests.servers.fixture_server import LONG_END_MARKER, STARTUP_LINE, long_text
 
 pytestmark = LITELLM_WARNINGS
 ROOT = Path(__file__).resolve().parents[2]
@@ -124,6 +124,19 @@ def test_unreachable_servers_exit_4(tmp_path: Path, llm: ScriptedLLM, capsys: py
     err = capsys.readouterr().err
     assert err == "mcp-desk run: no server could be reached (ghost: command not found: /nonexistent/mcp-server-xyz)\n"
     assert llm.requests == []
+
+
+def test_a_server_that_exits_says_how_and_what_it_printed(
+    tmp_path: Path, llm: ScriptedLLM, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "servers.json"
+    server = {"command": sys.executable, "args": [str(FIXTURE_SCRIPT), "--exit-immediately", "3"]}
+    config.write_text(json.dumps({"mcpServers": {"fx": server}}))
+    assert run_command([*base_args(config, llm), "hi"]) == 4
+    assert capsys.readouterr().err == (
+        "mcp-desk run: no server could be reached (fx: the server exited with code 3 "
+        f"[stderr: {STARTUP_LINE} | fixture server: exiting immediately with code 3])\n"
+    )
 
 
 def test_max_iterations_exits_1_with_the_stop_message(

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
 import time
 from dataclasses import replace
 
@@ -230,6 +232,44 @@ async def test_server_exiting_at_once_reports_stderr_then_gives_up() -> None:
         status = host.connection("fx").status
         assert "gave up" in (status.reason or "")
         assert any("exiting immediately with code 7" in line for line in status.stderr_tail)
+    finally:
+        await host.stop_all()
+
+
+async def test_a_server_that_exits_says_how_and_what_it_printed_redacted() -> None:
+    secret = "s3cr3t-value-that-must-not-leak"
+
+    class Secrets:
+        def get(self, name: str) -> str | None:
+            return secret if name == "TOKEN" else None
+
+    host = ServerHost(secrets=Secrets(), policy=RestartPolicy(max_attempts=0))
+    env = {"FIXTURE_TOKEN": "${secret:TOKEN}"}
+    host.start([fixture_config("fx", "--secret-echo", "--exit-immediately", "3", env=env)])
+    try:
+        status = await host.connection("fx").wait_settled(30)
+        assert status.state is ServerState.FAILED
+        assert status.reason == "the server exited with code 3"
+        assert status.last_stderr() == (
+            STARTUP_LINE,
+            "FIXTURE_TOKEN=***",
+            "fixture server: exiting immediately with code 3",
+        )
+        assert status.explained().splitlines()[0] == "failed: the server exited with code 3"
+    finally:
+        await host.stop_all()
+
+
+async def test_a_killed_server_says_it_was_killed() -> None:
+    host = ServerHost(policy=RestartPolicy(first_delay=30, max_attempts=1))
+    host.start([fixture_config("fx")])
+    try:
+        await host.wait_settled(30)
+        [pid] = live_children()
+        os.kill(pid, signal.SIGKILL)
+        connection = host.connection("fx")
+        await eventually(lambda: connection.status.state is ServerState.RESTARTING, timeout=15, what="restarting")
+        assert connection.status.reason == "the server was ended by SIGKILL"
     finally:
         await host.stop_all()
 

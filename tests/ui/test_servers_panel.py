@@ -1,4 +1,4 @@
-"""The servers panel in the real window: removing, renaming and disabling reach every view at once."""
+"""The servers panel: removing, renaming and disabling reach every view at once; a failure says why."""
 
 from __future__ import annotations
 
@@ -13,11 +13,16 @@ from pathlib import Path
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from desktop_app.app import run_window
+from desktop_app.bridge import CoreBridge
+from desktop_app.core.host import ServerHost
+from desktop_app.core.restart_policy import RestartPolicy
 from desktop_app.core.server_config import ServerConfig, TransportKind
 from desktop_app.core.server_status import ServerState
 from desktop_app.ui.main_window import MainWindow
-from tests.hosting import FIXTURE_SCRIPT, live_children, run_in_qt
+from desktop_app.ui.servers_panel import ServersPanel
+from tests.hosting import FIXTURE_SCRIPT, fixture_config, live_children, run_in_qt
 from tests.llm_server import LITELLM_WARNINGS
+from tests.servers.fixture_server import STARTUP_LINE
 
 pytestmark = LITELLM_WARNINGS  # the app warms litellm up in the background
 MISSING = "/nonexistent/mcp-server-xyz"
@@ -114,3 +119,21 @@ def test_a_failed_server_can_be_removed_renamed_and_disabled(qapp: QApplication,
 
     run_in_qt(qapp, scenario())
     assert live_children() == []
+
+
+def test_a_failed_server_says_why_in_its_tooltip_and_details(qapp: QApplication) -> None:
+    async def scenario() -> None:
+        host = ServerHost(policy=RestartPolicy(max_attempts=0))
+        panel = ServersPanel(CoreBridge(host))
+        host.start([fixture_config("fx", "--exit-immediately", "3")])
+        try:
+            await until(lambda: host.connection("fx").status.state is ServerState.FAILED, what="the failure")
+            why = "failed: the server exited with code 3"
+            await until(lambda: panel._list.count() == 1 and panel._list.item(0).toolTip().startswith(why))
+            lines = panel._list.item(0).toolTip().splitlines()
+            assert lines == [why, STARTUP_LINE, "fixture server: exiting immediately with code 3"]
+            assert panel._state.text().splitlines() == lines
+        finally:
+            await host.stop_all()
+
+    run_in_qt(qapp, scenario())
