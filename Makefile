@@ -7,14 +7,18 @@ STAMP_DEV := $(VENV)/.installed-dev
 NPM_DIR := tests/npm
 NPM_STAMP := $(NPM_DIR)/node_modules/.installed
 UV_INSTALL := $(BIN)/uv pip install --python $(BIN)/python
+PIP_QUIET := --quiet --disable-pip-version-check
 
 .PHONY: run test lint typecheck pytest bench bundle bundle-test clean
 
-# First run: a venv with uv in it (pip installs uv in seconds; uv installs the app ~10x faster than pip).
+# First run: a venv with uv in it (uv installs the app ~10x faster than pip). The venv gets no pip of
+# its own (setting one up is often the slowest step): the system's pip puts uv into it, and only a
+# Python whose pip cannot (no pip, or one older than 22.3) gets pip in the venv for that.
 $(BIN)/uv:
 	@echo "==> First run: creating $(VENV) and installing the uv installer into it"
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check uv
+	$(PYTHON) -m venv --without-pip $(VENV)
+	$(PYTHON) -m pip --python $(BIN)/python install $(PIP_QUIET) uv 2>/dev/null \
+		|| { $(PYTHON) -m venv $(VENV) && $(BIN)/python -m pip install $(PIP_QUIET) uv; }
 
 $(STAMP_RUN): pyproject.toml | $(BIN)/uv
 	@echo "==> Installing MCP Desk and its dependencies into $(VENV)"
