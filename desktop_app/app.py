@@ -32,9 +32,12 @@ log = logging.getLogger(__name__)
 
 
 def demo_server_config() -> ServerConfig:
-    """The embedded demo server, so a first launch with no configuration is already alive."""
+    """The embedded demo server, so a first launch with no configuration is already alive.
+
+    It ships with the app, so it is trusted: its annotations count and its content does not taint a chat.
+    """
     command, args = demo_server_command()
-    return ServerConfig(name="demo", transport=TransportKind.STDIO, command=command, args=tuple(args))
+    return ServerConfig(name="demo", transport=TransportKind.STDIO, command=command, args=tuple(args), trusted=True)
 
 
 def config_notice(store: ConfigStore) -> str | None:

@@ -261,15 +261,20 @@ class ScriptedLLM:
 
 @dataclass
 class RecordingApprover:
-    """Answers approval requests from a queue of replies (default: allow once) and records them."""
+    """Answers approval requests from a queue of replies (default: allow once) and records them.
+
+    It is the policy's asker: other questions get their fallback.
+    """
 
     replies: deque[Any] = field(default_factory=deque)
     requests: list[Any] = field(default_factory=list)
 
-    async def approve(self, request: Any) -> Any:
-        from desktop_app.core.chat.approval import ApprovalReply, Decision
+    async def ask(self, question: Any) -> Any:
+        from desktop_app.core.chat.approval import ApprovalReply, ApprovalRequest, Decision
 
-        self.requests.append(request)
+        if not isinstance(question, ApprovalRequest):
+            return question.fallback()
+        self.requests.append(question)
         return self.replies.popleft() if self.replies else ApprovalReply(Decision.ALLOW_ONCE)
 
 

@@ -15,14 +15,17 @@ import sys
 import traceback
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, TypeVar, cast
 
 from desktop_app.core.app_settings import default_settings_path, load_settings
+from desktop_app.core.asks.question import Asker, Question
 from desktop_app.core.chat.approval import (
+    RULES_FILENAME,
+    AlwaysAllowRules,
     ApprovalPolicy,
     ApprovalReply,
     ApprovalRequest,
-    Approver,
+    DecidedBy,
     Decision,
     StaticApprover,
 )
@@ -38,6 +41,8 @@ from desktop_app.core.providers import key_secret_name, provider_for
 from desktop_app.core.restart_policy import RestartPolicy
 from desktop_app.core.secret_store import SecretStoreError, open_secret_store
 from desktop_app.core.server_status import ServerState, ServerStatus
+
+R = TypeVar("R")
 
 EXIT_OK: Final = 0
 EXIT_UNFINISHED: Final = 1
@@ -60,7 +65,12 @@ exit codes:
 The API key is the one saved in the app for the model's provider; without one, the provider's usual
 environment variable (OPENAI_API_KEY, ANTHROPIC_API_KEY, ...). A server at --api-base needs neither:
 local OpenAI-compatible servers (llama.cpp, vLLM, LM Studio, Ollama) work without a key.
---approve decides every server tool call; rules saved in the app ("always allow") are not used here.
+Server tool calls follow the app's rules: tools you always allow, and read-only tools of servers you trust
+and let run without asking, run; --approve answers every other call (deny, allow, or ask on the terminal).
+Once untrusted content is in the conversation (a resource or result from a server you have not marked as
+trusted, or from a tool that reaches the open world), rules no longer cover tools that are not read-only:
+those calls are asked again (or denied), and the transcript marks them ("rule_paused"). --approve allow
+allows everything.
 """
 
 
@@ -69,12 +79,15 @@ class UsageError(Exception):
 
 
 class RefusingApprover:
-    """`--approve deny`: refuses every server tool call and says so on stderr, one line each."""
+    """`--approve deny`: refuses every call the rules leave open and says so on stderr, one line each."""
 
-    async def approve(self, request: ApprovalRequest) -> ApprovalReply:
-        arguments = _shorten(json.dumps(request.arguments, ensure_ascii=False), 200)
-        _error(f"refused tool {request.tool} on server {request.server} with {arguments} (--approve deny)")
-        return ApprovalReply(Decision.DENY)
+    async def ask(self, question: Question[R]) -> R:
+        if not isinstance(question, ApprovalRequest):
+            return question.fallback()
+        arguments = _shorten(json.dumps(question.arguments, ensure_ascii=False), 200)
+        paused = ", your rule paused by untrusted content" if question.rule_paused else ""
+        _error(f"refused tool {question.tool} on server {question.server} with {arguments} (--approve deny{paused})")
+        return cast(R, ApprovalReply(Decision.DENY, by=DecidedBy.FLAG))
 
 
 def _shorten(text: str, limit: int) -> str:
@@ -82,14 +95,28 @@ def _shorten(text: str, limit: int) -> str:
 
 
 class TerminalApprover:
-    """Asks y/n on the terminal for each server tool call (`--approve ask`)."""
+    """Asks on the terminal for each server tool call (`--approve ask`): y allows, anything else declines."""
 
-    async def approve(self, request: ApprovalRequest) -> ApprovalReply:
+    async def ask(self, question: Question[R]) -> R:
+        if not isinstance(question, ApprovalRequest):
+            return question.fallback()
+        return cast(R, await self._approve(question))
+
+    async def _approve(self, request: ApprovalRequest) -> ApprovalReply:
+        if request.under_taint:
+            sys.stderr.write(f"Untrusted content is in this conversation ({request.taint}).\n")
+        claims = request.hints.claims()
+        said = f" ({request.server} says: {', '.join(claims)})" if claims else ""
         arguments = json.dumps(request.arguments, ensure_ascii=False)
-        question = f"Allow tool {request.tool} on server {request.server} with {arguments}? [y/N] "
-        answer = await asyncio.to_thread(_ask, question)
-        yes = answer.strip().lower() in ("y", "yes")
-        return ApprovalReply(Decision.ALLOW_ONCE if yes else Decision.DENY)
+        question = (
+            f"Allow tool {request.tool} on server {request.server}{said} with {arguments}? "
+            "[y/N, or a reason to decline] "
+        )
+        answer = (await asyncio.to_thread(_ask, question)).strip()
+        if answer.lower() in ("y", "yes"):
+            return ApprovalReply(Decision.ALLOW_ONCE)
+        reason = "" if answer.lower() in ("", "n", "no") else answer
+        return ApprovalReply(Decision.DENY, reason=reason)
 
 
 def _ask(question: str) -> str:
@@ -115,7 +142,7 @@ def _parser() -> argparse.ArgumentParser:
         "--approve",
         choices=("deny", "allow", "ask"),
         default="deny",
-        help="what to do with server tool calls (default: deny)",
+        help="how to answer server tool calls your saved rules do not cover (default: deny)",
     )
     parser.add_argument("--attach", action="append", default=[], metavar="URI", help="attach a resource (repeatable)")
     parser.add_argument("--transcript", type=Path, metavar="FILE", help="write the messages and events as JSON")
@@ -194,7 +221,7 @@ def _secrets() -> SecretLookup | None:
         return None
 
 
-def _approver(choice: str) -> Approver:
+def _approver(choice: str) -> Asker:
     if choice == "ask":
         return TerminalApprover()
     return StaticApprover(Decision.ALLOW_ONCE) if choice == "allow" else RefusingApprover()
@@ -223,9 +250,10 @@ async def _run(args: argparse.Namespace) -> int:
                 return EXIT_NO_SERVER
             for connection in failed:
                 _error(f"warning: server {connection.name} is unavailable: {_why(connection.status)}")
-        policy = ApprovalPolicy(_approver(args.approve))
+        policy = ApprovalPolicy(_approver(args.approve), AlwaysAllowRules(data_dir() / RULES_FILENAME))
         engine = ChatEngine(host, settings, policy, options=options, secrets=secrets)
-        turn = engine.start_turn(Conversation(), args.message, [Attachment(uri) for uri in args.attach])
+        conversation = Conversation()
+        turn = engine.start_turn(conversation, args.message, [Attachment(uri) for uri in args.attach])
         events: list[ChatEvent] = []
         try:
             async for event in turn:
@@ -234,7 +262,7 @@ async def _run(args: argparse.Namespace) -> int:
                     _error(event.message)
         finally:
             if args.transcript is not None:
-                _write_transcript(args.transcript, settings.model, turn.sent_messages, events)
+                _write_transcript(args.transcript, settings.model, turn.sent_messages, events, conversation.taint)
         return _exit_code(events)
     finally:
         await host.stop_all()
@@ -270,8 +298,10 @@ def _exit_code(events: list[ChatEvent]) -> int:
     return EXIT_UNFINISHED
 
 
-def _write_transcript(path: Path, model: str, messages: list[dict[str, Any]], events: list[ChatEvent]) -> None:
-    document = {"model": model, "messages": messages, "events": [event_to_dict(e) for e in events]}
+def _write_transcript(
+    path: Path, model: str, messages: list[dict[str, Any]], events: list[ChatEvent], taint: list[str]
+) -> None:
+    document = {"model": model, "taint": taint, "messages": messages, "events": [event_to_dict(e) for e in events]}
     try:
         path.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     except OSError as exc:

@@ -46,7 +46,9 @@ _TYPE_ALIASES: Final[Mapping[str, TransportKind]] = {
 _STDIO_KEYS: Final = ("command", "args", "env", "cwd")
 _REMOTE_KEYS: Final = ("url", "headers", "oauth")
 # Everything we read; other per-server keys are kept verbatim when the file is rewritten.
-KNOWN_SERVER_KEYS: Final = frozenset({*_STDIO_KEYS, *_REMOTE_KEYS, "type", "disabled", "protocol", "timeout", "origin"})
+KNOWN_SERVER_KEYS: Final = frozenset(
+    {*_STDIO_KEYS, *_REMOTE_KEYS, "type", "disabled", "protocol", "timeout", "origin", "trusted", "autoApproveReadOnly"}
+)
 # The `oauth` object's keys (JSON spelling -> OAuthSettings field); unknown ones are refused, as typos.
 OAUTH_KEYS: Final[Mapping[str, str]] = {
     "clientId": "client_id",
@@ -194,17 +196,21 @@ def _server_from_dict(name: str, data: object, at: KeyPath) -> ServerConfig:
     timeout = data.get("timeout", DEFAULT_TIMEOUT_S)
     if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not math.isfinite(timeout) or timeout <= 0:
         raise _schema_error((*at, "timeout"), "must be a number of seconds greater than 0")
-    disabled = data.get("disabled", False)
-    if not isinstance(disabled, bool):
-        raise _schema_error((*at, "disabled"), "must be true or false")
+    flags = {}
+    for key in ("disabled", "trusted", "autoApproveReadOnly"):
+        flags[key] = data.get(key, False)
+        if not isinstance(flags[key], bool):
+            raise _schema_error((*at, key), "must be true or false")
 
     common: dict[str, Any] = {
         "name": name,
         "transport": transport,
-        "disabled": disabled,
+        "disabled": flags["disabled"],
         "protocol": protocol,
         "timeout": float(timeout),
         "origin": _str_map(data.get("origin", {}), (*at, "origin")),
+        "trusted": flags["trusted"],
+        "auto_approve_read_only": flags["autoApproveReadOnly"],
     }
     if transport is TransportKind.STDIO:
         cwd = data.get("cwd")
@@ -344,6 +350,10 @@ def server_to_dict(cfg: ServerConfig) -> dict[str, Any]:
         out["timeout"] = int(cfg.timeout) if cfg.timeout.is_integer() else cfg.timeout
     if cfg.origin:
         out["origin"] = dict(cfg.origin)
+    if cfg.trusted:
+        out["trusted"] = True
+    if cfg.auto_approve_read_only:
+        out["autoApproveReadOnly"] = True
     return out
 
 

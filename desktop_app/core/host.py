@@ -24,6 +24,7 @@ from desktop_app.core.server_config import ServerConfig
 from desktop_app.core.server_errors import ServerUnavailableError
 from desktop_app.core.server_status import ServerState
 from desktop_app.core.transports import open_transport
+from desktop_app.core.trust import UNTRUSTED, ServerTrust
 
 
 class _CurrentSecrets:
@@ -93,7 +94,9 @@ class ServerHost:
                 current = self._connections.get(name)
                 if current is None:
                     self._add(config).start()
-                elif current.config != config:
+                elif _same_but_trust(current.config, config):
+                    current.config = config  # only the user's trust changed (or nothing): no reconnect
+                else:
                     await current.restart(config)
 
     async def set_enabled(self, name: str, enabled: bool) -> None:
@@ -118,6 +121,14 @@ class ServerHost:
     async def stop_all(self, timeout: float = 1.8) -> None:
         """Stop every server in parallel; bounded so quitting the app stays under two seconds."""
         await asyncio.gather(*(c.stop(timeout) for c in self._connections.values()))
+
+    def trust(self, server: str) -> ServerTrust:
+        """The user's trust in `server` as configured now (untrusted when it is unknown)."""
+        connection = self._connections.get(server)
+        if connection is None:
+            return UNTRUSTED
+        config = connection.config
+        return ServerTrust(config.trusted, config.trusted and config.auto_approve_read_only)
 
     def ready_count(self) -> int:
         return sum(c.status.state is ServerState.READY for c in self._connections.values())
@@ -150,3 +161,8 @@ class ServerHost:
             self.catalog = self.catalog.without_server(event.server)
         else:
             self.catalog = self.catalog.with_server(event.catalog)
+
+
+def _same_but_trust(old: ServerConfig, new: ServerConfig) -> bool:
+    """Whether two configurations differ at most in the user's trust (which needs no reconnect)."""
+    return replace(old, trusted=new.trusted, auto_approve_read_only=new.auto_approve_read_only) == new

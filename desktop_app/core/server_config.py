@@ -76,6 +76,10 @@ class ServerConfig:
     """Where an installed server came from (registry, name, version, package; a bundle's folder)."""
     oauth: OAuthSettings | None = None
     """Sign-in options for a remote server; None means the defaults (sign in when asked to)."""
+    trusted: bool = False
+    """The user trusts this server: its tool annotations count, its content does not taint a chat."""
+    auto_approve_read_only: bool = False
+    """Its read-only tools run without asking (only while it is trusted)."""
 
     @property
     def is_stdio(self) -> bool:

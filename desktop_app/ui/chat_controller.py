@@ -45,7 +45,7 @@ class _TrackingApprover(CardApprover):
         # The engine asks before the view has drained its queue: let this call's card land first
         # (a fresh card is "running"; a finished one with the same id belongs to an earlier call).
         for _ in range(20):
-            card = self._view.card(request.call_id)
+            card = self._view.card(request.call_id or "")
             if card is not None and card.state is CallState.RUNNING:
                 break
             await asyncio.sleep(0)

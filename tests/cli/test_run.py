@@ -19,6 +19,7 @@ from tests.servers.fixture_server import LONG_END_MARKER, STARTUP_LINE, long_tex
 
 pytestmark = LITELLM_WARNINGS
 ROOT = Path(__file__).resolve().parents[2]
+ANNOTATED_SCRIPT = ROOT / "tests" / "servers" / "annotated_server.py"
 
 
 @pytest.fixture(autouse=True)
@@ -91,14 +92,73 @@ def test_allow_and_ask(
     assert run_command([*base_args(config, llm), "--approve", "allow", "add"]) == 0
     assert tool_messages(llm.bodies()[1])[0]["content"] == "42"
 
-    monkeypatch.setattr(sys, "stdin", io.StringIO("y\nn\n"))
+    monkeypatch.setattr(sys, "stdin", io.StringIO("y\nnot with that text\n"))
     llm.queue(calls(ToolCall("fx__add", {"a": 1, "b": 1}), ToolCall("fx__echo", {"text": "no"})), text("done"))
     assert run_command([*base_args(config, llm), "--approve", "ask", "add and echo"]) == 0
     added, echoed = tool_messages(llm.bodies()[3])
     assert added["content"] == "2"
-    assert echoed["content"].startswith("The user declined")
+    assert echoed["content"] == "The user declined: not with that text\n(The tool 'fx__echo' was not called.)"
     err = capsys.readouterr().err
-    assert 'Allow tool add on server fx with {"a": 1, "b": 1}? [y/N]' in err
+    said = "(fx says: read-only, idempotent, closed world)"
+    assert f'Allow tool add on server fx {said} with {{"a": 1, "b": 1}}? [y/N, or a reason to decline]' in err
+    # fx is not trusted: its result is untrusted content, and the next question says so.
+    assert "Untrusted content is in this conversation (result of add on fx" in err
+
+
+def test_saved_rules_trust_and_taint(
+    tmp_path: Path, llm: ScriptedLLM, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    from desktop_app.core.chat.approval import RULES_FILENAME, AlwaysAllowRules
+    from desktop_app.core.paths import data_dir
+
+    AlwaysAllowRules(data_dir() / RULES_FILENAME).add("desk", "delete_item")
+    server = [sys.executable, str(ANNOTATED_SCRIPT)]
+    config = tmp_path / "servers.json"
+    config.write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "desk": {"command": server[0], "args": [*server[1:], "--name", "desk"], "trusted": True},
+                    "web": {"command": server[0], "args": [*server[1:], "--name", "web"]},
+                }
+            }
+        )
+    )
+    llm.queue(
+        calls(ToolCall("desk__delete_item", {"item_id": "banana"})),
+        calls(ToolCall("read_resource", {"uri": "web://injected"})),
+        calls(ToolCall("desk__delete_item", {"item_id": "everything"})),
+        text("Done."),
+    )
+    transcript = tmp_path / "transcript.json"
+    args = [*base_args(config, llm), "--transcript", str(transcript), "tidy up"]
+    assert run_command(args) == 0
+    results = [m["content"] for m in tool_messages(llm.bodies()[-1])]
+    assert results[0] == "Deleted banana."  # the saved "always allow" rule covers it
+    assert results[2] == "The user declined to run 'desk__delete_item'; it was not called."  # paused: denied
+    document = json.loads(transcript.read_text())
+    assert document["taint"] == ["read web://injected from web (a server you have not marked as trusted)"]
+    decisions = [e for e in document["events"] if e["type"] == "ToolDecision"]
+    assert [(d["decided_by"], d["allowed"], d["rule_paused"]) for d in decisions] == [
+        ("rule", True, False),
+        ("flag", False, True),
+    ]
+    asked = [e for e in document["events"] if e["type"] == "ApprovalNeeded"]
+    assert [(a["arguments"], a["rule_paused"]) for a in asked] == [({"item_id": "everything"}, True)]
+
+    # --approve allow still allows everything, and the transcript still says taint was in force.
+    llm.queue(
+        calls(ToolCall("read_resource", {"uri": "web://injected"})),
+        calls(ToolCall("desk__delete_item", {"item_id": "everything"})),
+        text("Done."),
+    )
+    assert run_command([*base_args(config, llm), "--approve", "allow", "--transcript", str(transcript), "go"]) == 0
+    assert tool_messages(llm.bodies()[-1])[-1]["content"] == "Deleted everything."
+    document = json.loads(transcript.read_text())
+    [decision] = [e for e in document["events"] if e["type"] == "ToolDecision"]
+    assert (decision["decided_by"], decision["allowed"], decision["rule_paused"]) == ("flag", True, True)
+    assert decision["taint"] == document["taint"][0]
 
 
 def test_attachment(config: Path, llm: ScriptedLLM, capsys: pytest.CaptureFixture[str]) -> None:

@@ -30,6 +30,8 @@ GITHUB = ServerConfig(
     cwd="/tmp",
     protocol="legacy",
     timeout=12.5,
+    trusted=True,
+    auto_approve_read_only=True,
 )
 REMOTE = ServerConfig(
     name="remote",
@@ -76,6 +78,8 @@ def test_saved_file_is_claude_shape_without_defaults(tmp_path: Path) -> None:
     github = doc["mcpServers"]["github"]
     assert "type" not in github and "disabled" not in github
     assert github["timeout"] == 12.5 and github["protocol"] == "legacy"
+    assert github["trusted"] is True and github["autoApproveReadOnly"] is True
+    assert "trusted" not in doc["mcpServers"]["plain"]  # untrusted is the default and is not written
     assert server_to_dict(ServerConfig(name="x", transport=TransportKind.STDIO, command="run")) == {"command": "run"}
 
 
@@ -154,6 +158,7 @@ def test_schema_error_names_line_and_field() -> None:
             "mcpServers.s.disabled",
             "true or false",
         ),
+        (['"s": {', '"command": "x",', '"trusted": 1', "}"], 5, "mcpServers.s.trusted", "true or false"),
         (['"s": ["x"]'], 3, "mcpServers.s", "must be an object"),
         (['"s": {', '"command": "x",', '"origin": {"version": 2}', "}"], 5, "mcpServers.s.origin.version", "string"),
     ],

@@ -24,6 +24,7 @@ from desktop_app.core.restart_policy import RestartPolicy
 from desktop_app.core.server_config import ServerConfig, TransportKind
 from desktop_app.core.server_errors import ServerRequestTimeout, ServerUnavailableError
 from desktop_app.core.server_status import ServerState
+from desktop_app.core.trust import ServerTrust
 from desktop_app.demo_server import build_server
 from tests.hosting import FAST_RESTARTS, eventually, fixture_config, live_children
 from tests.servers.everything import everything_stdio_params, run_everything_http, run_fixture_http
@@ -353,6 +354,25 @@ async def test_disable_enable_and_restart() -> None:
         await host.apply([fixture_config("other")])
         await host.wait_settled(20)
         assert list(host.connections) == ["other"]
+    finally:
+        await host.stop_all()
+
+
+async def test_changing_only_trust_keeps_the_connection() -> None:
+    host = inprocess_host(build_fixture_server())
+    host.start([inprocess_config()])
+    try:
+        await host.wait_settled(15)
+        assert host.trust("fx") == ServerTrust() and host.trust("ghost") == ServerTrust()
+        states: list[ServerState] = []
+        host.bus.subscribe(ServerStateChanged, lambda e: states.append(e.status.state))
+        trusted = replace(inprocess_config(), trusted=True, auto_approve_read_only=True)
+        await host.apply([trusted])
+        assert states == [] and host.connection("fx").config == trusted
+        assert host.trust("fx") == ServerTrust(trusted=True, auto_approve_read_only=True)
+        # The read-only setting only counts while the server is trusted.
+        await host.apply([replace(trusted, trusted=False)])
+        assert host.trust("fx") == ServerTrust() and states == []
     finally:
         await host.stop_all()
 

@@ -41,6 +41,7 @@ from mcp_types import (
     ResourceLink,
     ResourceTemplateReference,
     TextContent,
+    ToolAnnotations,
 )
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
@@ -199,11 +200,14 @@ def _register_prompts(server: MCPServer) -> None:
 
 
 def _register_tools(server: MCPServer, *, allow_exit: bool) -> None:
-    @server.tool(description="Echo the text back")
+    # Pure functions: they say so (the claims count only when the user trusts the server).
+    pure = ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False)
+
+    @server.tool(description="Echo the text back", annotations=pure)
     def echo(text: str) -> str:
         return text
 
-    @server.tool(description="Add two integers")
+    @server.tool(description="Add two integers", annotations=pure)
     def add(a: int, b: int) -> int:
         return a + b
 

@@ -1,9 +1,19 @@
-"""The gate every server tool call passes: persisted rules, per-chat allowances, else the user.
+"""The gate every server tool call passes: the user's rules, this chat's allowances, else the user.
 
-The core never opens a dialog: a decision that needs the user is awaited through the
-`Approver` protocol, which the UI (a card in the chat) or the CLI (a y/n question)
-implements. The user may edit the arguments; edits are checked against the tool's schema
-before anything is sent.
+The core never opens a dialog: a call that needs the user becomes an `ApprovalRequest`, a
+`Question` of the ask family, awaited through an `Asker` (the window renders it inside the
+call's tool card, the command line asks on the terminal or answers from `--approve`, tests
+script it). The user may edit the arguments; edits are checked against the tool's schema.
+
+Which calls are asked (see `ApprovalPolicy.assess`):
+- a trusted server's read-only tools run without asking when the user turned that on for it;
+- a tool the user always allows, or allowed for this chat, runs without asking, unless the
+  conversation is tainted (untrusted content arrived, see `trust.py`) and the tool is not
+  read-only: then every such call is asked again;
+- everything else is asked.
+
+Callers other than the model (an MCP App view calling its server's tools) use the same gate
+with `requester=Requester.APP`; the rules are the same, the card says who asks.
 """
 
 from __future__ import annotations
@@ -11,16 +21,21 @@ from __future__ import annotations
 import json
 import logging
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, Final, Protocol
+from typing import Any, Final, TypeVar, cast
 
 import jsonschema  # type: ignore[import-untyped]
 
+from desktop_app.core.asks.question import Asker, Question, ask_user
+from desktop_app.core.catalog import CatalogTool
 from desktop_app.core.config_file import atomic_write
+from desktop_app.core.trust import NO_HINTS, UNTRUSTED, ServerTrust, ToolHints, is_read_only
 
 log = logging.getLogger(__name__)
+
+R = TypeVar("R")
 
 RULES_FILENAME: Final = "approvals.json"
 MAX_EDIT_ATTEMPTS: Final = 5
@@ -33,42 +48,113 @@ class Decision(StrEnum):
     DENY = "deny"
 
 
-@dataclass(frozen=True)
-class ApprovalRequest:
-    """A server tool call waiting for the user. `problem` says why a previous edit was refused."""
+class DecidedBy(StrEnum):
+    """Who settled a call: the user, one of their rules, a command-line flag, or nobody (no answer)."""
 
-    call_id: str
-    server: str
-    tool: str
-    exposed_name: str
-    description: str | None
-    arguments: dict[str, Any]
-    input_schema: dict[str, Any]
-    problem: str | None = None
+    USER = "user"
+    RULE = "rule"
+    """The user's "always allow" rule for this tool."""
+    SERVER_RULE = "server_rule"
+    """The user's "read-only tools of this trusted server run without asking"."""
+    CHAT = "chat"
+    """The user allowed this tool for this chat earlier."""
+    FLAG = "flag"
+    """`mcp-desk run --approve allow|deny`."""
+    NOBODY = "nobody"
+    """The question timed out or could not be asked: the call is denied."""
+
+
+class Requester(StrEnum):
+    """Who wants the call: the model, or an MCP App view acting on the user's clicks."""
+
+    MODEL = "model"
+    APP = "app"
 
 
 @dataclass(frozen=True)
 class ApprovalReply:
-    """The user's decision; `arguments` replaces the model's arguments when the user edited them."""
+    """The answer: `arguments` replaces the proposed ones when edited; `reason` goes to the model on a denial."""
 
     decision: Decision
     arguments: dict[str, Any] | None = None
+    reason: str = ""
+    by: DecidedBy = DecidedBy.USER
 
 
-class Approver(Protocol):
-    """Asks the user about one call; implemented by the UI and the CLI, awaited by the engine."""
+@dataclass(frozen=True, kw_only=True)
+class ApprovalRequest(Question[ApprovalReply]):
+    """A server tool call waiting for the user (the question's `server` and `call_id` say which)."""
 
-    async def approve(self, request: ApprovalRequest) -> ApprovalReply: ...
+    tool: str
+    exposed_name: str = ""
+    title: str | None = None
+    description: str | None = None
+    arguments: dict[str, Any] = field(default_factory=dict)
+    input_schema: dict[str, Any] = field(default_factory=dict)
+    hints: ToolHints = NO_HINTS
+    trust: ServerTrust = UNTRUSTED
+    taint: str | None = None
+    """Why the conversation is tainted, if it is (the first reason)."""
+    requester: Requester = Requester.MODEL
+    rule_paused: bool = False
+    """Set by the policy: a rule would have allowed this call, but the conversation is tainted."""
+    problem: str | None = None
+    """Why a previous edit was refused."""
+
+    @classmethod
+    def for_tool(
+        cls,
+        target: CatalogTool,
+        arguments: dict[str, Any],
+        *,
+        call_id: str | None = None,
+        trust: ServerTrust = UNTRUSTED,
+        taint: str | None = None,
+        requester: Requester = Requester.MODEL,
+    ) -> ApprovalRequest:
+        """The request for calling `target` with `arguments`, with everything the card shows."""
+        tool = target.tool
+        schema = tool.input_schema if isinstance(tool.input_schema, dict) else {}
+        title = tool.title or (tool.annotations.title if tool.annotations is not None else None)
+        return cls(
+            server=target.server,
+            call_id=call_id,
+            tool=tool.name,
+            exposed_name=target.exposed_name,
+            title=title,
+            description=tool.description,
+            arguments=arguments,
+            input_schema=schema,
+            hints=ToolHints.of(tool),
+            trust=trust,
+            taint=taint,
+            requester=requester,
+        )
+
+    @property
+    def read_only(self) -> bool:
+        """Read-only as the policy counts it: declared so by a trusted server."""
+        return is_read_only(self.hints, self.trust)
+
+    @property
+    def under_taint(self) -> bool:
+        """The conversation is tainted and this tool is not read-only: rules do not apply to it."""
+        return self.taint is not None and not self.read_only
+
+    def fallback(self) -> ApprovalReply:
+        return ApprovalReply(Decision.DENY, by=DecidedBy.NOBODY)
 
 
 @dataclass(frozen=True)
 class StaticApprover:
-    """Gives the same answer to every request (headless runs: `--approve deny|allow`)."""
+    """Gives the same answer to every approval request (headless runs: `--approve deny|allow`)."""
 
     decision: Decision
 
-    async def approve(self, request: ApprovalRequest) -> ApprovalReply:
-        return ApprovalReply(self.decision)
+    async def ask(self, question: Question[R]) -> R:
+        if isinstance(question, ApprovalRequest):
+            return cast(R, ApprovalReply(self.decision, by=DecidedBy.FLAG))
+        return question.fallback()
 
 
 def validate_arguments(schema: dict[str, Any], arguments: Any) -> str | None:
@@ -135,60 +221,102 @@ class AlwaysAllowRules:
 
 
 @dataclass(frozen=True)
+class Assessment:
+    """Whether a call may run without asking, and what taint changed about that."""
+
+    allowed_by: DecidedBy | None
+    """The rule that lets the call through; None when the user must be asked."""
+    rule_paused: bool = False
+    """A rule would have let it through, but the conversation is tainted and the tool is not read-only."""
+
+
+@dataclass(frozen=True)
 class Verdict:
     """The outcome for one call: whether it may run, with which arguments, and how it was decided."""
 
     allowed: bool
     arguments: dict[str, Any]
-    decision: Decision | None
-    """None when a rule or a per-chat allowance let the call through without asking."""
+    decided_by: DecidedBy
+    decision: Decision | None = None
+    """The user's (or the flag's) answer; None when a rule let the call through."""
     reason: str = ""
+    """On a denial: the user's own words for the model, if any."""
+    edited: bool = False
+    rule_paused: bool = False
+    taint: str | None = None
+    """The conversation's taint when it was in force for this call (the tool is not read-only)."""
+    invalid_edits: bool = False
+    """Denied because the edited arguments never matched the schema."""
 
 
 @dataclass
 class ApprovalPolicy:
-    """Decides each server tool call: always-rules, then this chat's allowances, then the Approver."""
+    """Decides each server tool call: rules and this chat's allowances, else the `asker` (the user)."""
 
-    approver: Approver
+    asker: Asker
     rules: AlwaysAllowRules | None = None
     _chat: dict[str, set[tuple[str, str]]] = field(default_factory=dict)
 
-    def needs_user(self, chat: str, server: str, tool: str) -> bool:
-        if self.rules is not None and self.rules.allows(server, tool):
-            return False
-        return (server, tool) not in self._chat.get(chat, set())
+    def assess(self, chat: str, request: ApprovalRequest) -> Assessment:
+        """What the rules say about `request` in `chat`, without asking anyone."""
+        key = (request.server, request.tool)
+        if request.read_only and request.trust.auto_approve_read_only:
+            return Assessment(DecidedBy.SERVER_RULE)
+        rule: DecidedBy | None = None
+        if self.rules is not None and self.rules.allows(*key):
+            rule = DecidedBy.RULE
+        elif key in self._chat.get(chat, set()):
+            rule = DecidedBy.CHAT
+        if rule is None:
+            return Assessment(None)
+        if request.under_taint:
+            return Assessment(None, rule_paused=True)
+        return Assessment(rule)
 
     def forget_chat(self, chat: str) -> None:
         self._chat.pop(chat, None)
 
     async def decide(self, chat: str, request: ApprovalRequest) -> Verdict:
-        if not self.needs_user(chat, request.server, request.tool):
-            return Verdict(True, request.arguments, None)
-        pending = request
+        """Let the call through by rule, or ask (again after a refused edit) until the user settles it."""
+        taint = request.taint if request.under_taint else None
+        assessment = self.assess(chat, request)
+        if assessment.allowed_by is not None:
+            return Verdict(True, request.arguments, assessment.allowed_by, taint=taint)
+        paused = assessment.rule_paused
+        pending = replace(request, rule_paused=paused)
         for _ in range(MAX_EDIT_ATTEMPTS):
-            reply = await self.approver.approve(pending)
+            reply = await ask_user(self.asker, pending)
             if reply.decision is Decision.DENY:
-                return Verdict(False, request.arguments, Decision.DENY, "the user declined")
+                return Verdict(
+                    False, request.arguments, reply.by, Decision.DENY, reply.reason.strip(), False, paused, taint
+                )
             arguments = request.arguments if reply.arguments is None else reply.arguments
             problem = validate_arguments(request.input_schema, arguments) if reply.arguments is not None else None
             if problem is not None:
-                pending = ApprovalRequest(
-                    request.call_id,
-                    request.server,
-                    request.tool,
-                    request.exposed_name,
-                    request.description,
-                    arguments,
-                    request.input_schema,
-                    problem=f"The edited arguments do not match the tool's schema: {problem}",
-                )
+                problem = f"The edited arguments do not match the tool's schema: {problem}"
+                pending = replace(pending, arguments=arguments, problem=problem)
                 continue
-            if reply.decision is Decision.ALLOW_CHAT:
-                self._chat.setdefault(chat, set()).add((request.server, request.tool))
-            elif reply.decision is Decision.ALLOW_ALWAYS:
-                if self.rules is None:
-                    self._chat.setdefault(chat, set()).add((request.server, request.tool))
-                else:
-                    self.rules.add(request.server, request.tool)
-            return Verdict(True, arguments, reply.decision)
-        return Verdict(False, request.arguments, Decision.DENY, "the edited arguments never matched the schema")
+            self._remember(chat, request, reply.decision)
+            edited = arguments != request.arguments
+            return Verdict(True, arguments, reply.by, reply.decision, "", edited, paused, taint)
+        return Verdict(
+            False, request.arguments, DecidedBy.USER, Decision.DENY, "", False, paused, taint, invalid_edits=True
+        )
+
+    def _remember(self, chat: str, request: ApprovalRequest, decision: Decision) -> None:
+        key = (request.server, request.tool)
+        if decision is Decision.ALLOW_ALWAYS and self.rules is not None:
+            self.rules.add(*key)
+        elif decision in (Decision.ALLOW_CHAT, Decision.ALLOW_ALWAYS):
+            self._chat.setdefault(chat, set()).add(key)
+
+
+def denial_message(name: str, verdict: Verdict) -> str:
+    """What the model reads when a call was not allowed: the user's reason in their words, said once."""
+    if verdict.invalid_edits:
+        return f"The user's edited arguments never matched the input schema, so '{name}' was not called."
+    if verdict.decided_by is DecidedBy.NOBODY:
+        return f"Nobody answered the request to run '{name}' in time, so it was not called."
+    if verdict.reason:
+        return f"The user declined: {verdict.reason}\n(The tool '{name}' was not called.)"
+    return f"The user declined to run '{name}'; it was not called."

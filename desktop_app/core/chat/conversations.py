@@ -3,6 +3,11 @@
 A message is written in its own short transaction the moment it is whole, so killing the
 app mid-turn loses at most the message in progress. Messages are stored in the provider
 format they are sent in (OpenAI chat messages), so resuming needs no conversion.
+
+Beside the messages, a conversation keeps what only the user saw (the `events` table: which
+server ran a call, the arguments that really ran, who allowed it, chips, "Stopped." markers),
+each at the message position it happened at, and its taint: the reasons untrusted content
+is in it, which keep a resumed chat as careful as it was. Older databases gain both on open.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from desktop_app.core.paths import data_dir
+from desktop_app.core.trust import MAX_TAINT_REASONS
 
 DB_FILENAME: Final = "conversations.sqlite3"
 DEFAULT_TITLE: Final = "New chat"
@@ -35,6 +41,13 @@ CREATE TABLE IF NOT EXISTS messages (
     body TEXT NOT NULL,
     created REAL NOT NULL,
     PRIMARY KEY (conversation_id, position)
+);
+CREATE TABLE IF NOT EXISTS events (
+    conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    position INTEGER NOT NULL,
+    body TEXT NOT NULL,
+    PRIMARY KEY (conversation_id, seq)
 );
 """
 
@@ -64,6 +77,9 @@ class ConversationStore:
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute("PRAGMA foreign_keys=ON")
         self._db.executescript(_SCHEMA)
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(conversations)")}
+        if "taint" not in columns:  # databases from before taint was kept
+            self._db.execute("ALTER TABLE conversations ADD COLUMN taint TEXT")
 
     @classmethod
     def open_default(cls) -> ConversationStore:
@@ -86,7 +102,10 @@ class ConversationStore:
         now = time.time()
         info = ConversationInfo(uuid.uuid4().hex, title, now, now, 0)
         with self._transaction() as db:
-            db.execute("INSERT INTO conversations VALUES (?, ?, ?, ?)", (info.id, title, now, now))
+            db.execute(
+                "INSERT INTO conversations (id, title, created, updated) VALUES (?, ?, ?, ?)",
+                (info.id, title, now, now),
+            )
         return info
 
     def list(self) -> builtins.list[ConversationInfo]:
@@ -127,6 +146,40 @@ class ConversationStore:
                 raise ConversationNotFoundError(f"no conversation {conversation_id!r}")
             db.execute("INSERT INTO messages VALUES (?, ?, ?, ?)", (conversation_id, position, body, now))
 
+    def events(self, conversation_id: str) -> builtins.list[tuple[int, dict[str, Any]]]:
+        """What the user saw beside the messages: (message position, event) in the order it happened."""
+        rows = self._db.execute(
+            "SELECT position, body FROM events WHERE conversation_id = ? ORDER BY seq", (conversation_id,)
+        ).fetchall()
+        return [(position, json.loads(body)) for position, body in rows]
+
+    def add_event(self, conversation_id: str, position: int, event: dict[str, Any]) -> None:
+        """Keep one event, shown after the first `position` messages when the conversation is reopened."""
+        body = json.dumps(event, ensure_ascii=False)
+        with self._transaction() as db:
+            (seq,) = db.execute(
+                "SELECT COALESCE(MAX(seq) + 1, 0) FROM events WHERE conversation_id = ?", (conversation_id,)
+            ).fetchone()
+            db.execute("INSERT INTO events VALUES (?, ?, ?, ?)", (conversation_id, seq, position, body))
+
+    def taint(self, conversation_id: str) -> builtins.list[str]:
+        """Why the conversation holds untrusted content (empty when it does not)."""
+        row = self._db.execute("SELECT taint FROM conversations WHERE id = ?", (conversation_id,)).fetchone()
+        if row is None:
+            raise ConversationNotFoundError(f"no conversation {conversation_id!r}")
+        try:
+            reasons = json.loads(row[0]) if row[0] else []
+        except ValueError:
+            return ["its stored taint could not be read"]  # unreadable: stay careful
+        return [str(r) for r in reasons] if isinstance(reasons, list) else []
+
+    def set_taint(self, conversation_id: str, reasons: builtins.list[str]) -> None:
+        with self._transaction() as db:
+            body = json.dumps(reasons, ensure_ascii=False)
+            cursor = db.execute("UPDATE conversations SET taint = ? WHERE id = ?", (body, conversation_id))
+            if cursor.rowcount == 0:
+                raise ConversationNotFoundError(f"no conversation {conversation_id!r}")
+
     def rename(self, conversation_id: str, title: str) -> None:
         if not title.strip():
             raise ValueError("a conversation title cannot be empty")
@@ -138,16 +191,42 @@ class ConversationStore:
     def delete(self, conversation_id: str) -> None:
         with self._transaction() as db:
             db.execute("DELETE FROM messages WHERE conversation_id = ?", (conversation_id,))
+            db.execute("DELETE FROM events WHERE conversation_id = ?", (conversation_id,))
             db.execute("DELETE FROM conversations WHERE id = ?", (conversation_id,))
 
 
 @dataclass
 class Conversation:
-    """The history a turn runs on; with a store, each appended message is committed at once."""
+    """The history a turn runs on; with a store, each appended message (and event, taint) is committed at once."""
 
     id: str = field(default_factory=lambda: uuid.uuid4().hex)
     messages: list[dict[str, Any]] = field(default_factory=list)
     store: ConversationStore | None = None
+    events: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+    """What the user saw beside the messages, as (message position, event dict)."""
+    taint: list[str] = field(default_factory=list)
+    """Why untrusted content is in this conversation; empty while there is none."""
+
+    @property
+    def tainted(self) -> str | None:
+        """The first reason untrusted content is in the conversation, or None."""
+        return self.taint[0] if self.taint else None
+
+    def add_taint(self, reason: str) -> bool:
+        """Remember another reason (at most `MAX_TAINT_REASONS`); True when it is new."""
+        if reason in self.taint or len(self.taint) >= MAX_TAINT_REASONS:
+            return False
+        self.taint.append(reason)
+        if self.store is not None:
+            self.store.set_taint(self.id, self.taint)
+        return True
+
+    def record(self, event: dict[str, Any]) -> None:
+        """Keep an event the user saw, at the current message position."""
+        entry = (len(self.messages), event)
+        if self.store is not None:
+            self.store.add_event(self.id, *entry)
+        self.events.append(entry)
 
     @classmethod
     def start(cls, store: ConversationStore | None = None, title: str = DEFAULT_TITLE) -> Conversation:
@@ -158,7 +237,13 @@ class Conversation:
 
     @classmethod
     def resume(cls, store: ConversationStore, conversation_id: str) -> Conversation:
-        return cls(id=conversation_id, messages=store.messages(conversation_id), store=store)
+        return cls(
+            id=conversation_id,
+            messages=store.messages(conversation_id),
+            store=store,
+            events=store.events(conversation_id),
+            taint=store.taint(conversation_id),
+        )
 
     def append(self, message: dict[str, Any]) -> None:
         if self.store is not None:

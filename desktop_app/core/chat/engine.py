@@ -20,22 +20,26 @@ from mcp.shared.exceptions import MCPError
 
 from desktop_app.core.auth.in_turn import call_with_sign_in
 from desktop_app.core.catalog import Catalog, CatalogTool
-from desktop_app.core.chat.approval import ApprovalPolicy, ApprovalRequest, validate_arguments
+from desktop_app.core.chat.approval import ApprovalPolicy, ApprovalRequest, Verdict, denial_message, validate_arguments
 from desktop_app.core.chat.context import ContextBuilder, SystemPrompt
 from desktop_app.core.chat.conversations import Conversation
 from desktop_app.core.chat.events import (
     ApprovalNeeded,
     ChatError,
     ChatEvent,
+    ConversationTainted,
     ErrorKind,
     PromptInjected,
     ResourceRead,
     TextDelta,
     ToolCallStarted,
+    ToolDecision,
     ToolProgress,
     ToolResult,
     TurnFinished,
     Usage,
+    event_to_dict,
+    kept_in_history,
 )
 from desktop_app.core.chat.llm import ProviderError, assemble, count_tokens, load_litellm, stream_completion
 from desktop_app.core.chat.settings import ChatOptions, ModelSettings, resolve_api_key
@@ -56,6 +60,7 @@ from desktop_app.core.chat.tool_specs import ToolOffer
 from desktop_app.core.expansion import SecretLookup
 from desktop_app.core.host import ServerHost
 from desktop_app.core.server_errors import ServerRequestTimeout, ServerUnavailableError, describe_error
+from desktop_app.core.trust import ToolHints, prompt_taint, resource_taint, tool_result_taint
 
 log = logging.getLogger(__name__)
 
@@ -173,7 +178,14 @@ class Turn:
 
     def _emit(self, event: ChatEvent) -> None:
         self.events.append(event)
+        if kept_in_history(event):
+            self.conversation.record(event_to_dict(event))
         self._queue.put_nowait(event)
+
+    def _taint(self, reason: str | None) -> None:
+        """Untrusted content reached the model: the conversation remembers why (once per reason)."""
+        if reason is not None and self.conversation.add_taint(reason):
+            self._emit(ConversationTainted(reason))
 
     async def _run(self) -> None:
         try:
@@ -192,12 +204,13 @@ class Turn:
         partial = "".join(self._partial or [])
         if self._partial is not None and partial:
             self.conversation.append({"role": "assistant", "content": partial})
-        self._repair(CANCELLED_RESULT)
+        self._repair(CANCELLED_RESULT, cancelled=True)
         return TurnFinished("cancelled", partial, self._iterations)
 
-    def _repair(self, result: str) -> None:
+    def _repair(self, result: str, *, cancelled: bool = False) -> None:
         """Give every tool call still waiting a result, so the history stays valid for any provider."""
         for call_id in self._pending:
+            self._emit(ToolResult(call_id, "", result, is_error=not cancelled, cancelled=cancelled))
             self.conversation.append({"role": "tool", "tool_call_id": call_id, "content": result})
         self._pending = []
 
@@ -206,11 +219,14 @@ class Turn:
     async def _loop(self) -> TurnFinished:
         engine = self._engine
         try:
-            user = await self._user_message()
+            user, reads = await self._user_message()
         except AttachmentError as exc:
             self._emit(ChatError(ErrorKind.INPUT, str(exc)))
             return TurnFinished("error", "", 0)
         self.conversation.append(user)
+        for read in reads:  # after the message, so a reopened chat shows them under it
+            self._emit(read)
+            self._taint(resource_taint(read.server, read.uri, engine.host.trust(read.server)))
         limit = engine.options.max_iterations
         api_key = resolve_api_key(engine.settings, engine.secrets)
         for iteration in range(1, limit + 1):
@@ -286,16 +302,18 @@ class Turn:
 
     # -- user message and attachments ---------------------------------------------------
 
-    async def _user_message(self) -> dict[str, Any]:
+    async def _user_message(self) -> tuple[dict[str, Any], list[ResourceRead]]:
+        """The user message with its attachments read in, and the reads to show."""
         engine = self._engine
         parts = [self._text] if self._text.strip() else []
         images: list[dict[str, Any]] = []
+        reads: list[ResourceRead] = []
         for attachment in self._attachments:
             catalog = engine.host.catalog
             out = await read_for_model(engine.host, catalog, attachment.uri, engine.options, search_offered=False)
             if out.is_error or out.server is None:
                 raise AttachmentError(f"Cannot attach {attachment.uri}: {out.text}")
-            self._emit(ResourceRead(attachment.uri, out.server, out.contents, out.truncated))
+            reads.append(ResourceRead(attachment.uri, out.server, out.contents, out.truncated))
             resource = catalog.resource(attachment.uri)
             name = resource.name if resource is not None else attachment.uri.rsplit("/", 1)[-1]
             mime = (resource.mime_type if resource is not None else None) or out.contents[0].mime_type or "unknown type"
@@ -304,8 +322,8 @@ class Turn:
                 images.extend(image_message(out.images)["content"])
         text = "\n\n".join(parts)
         if images:
-            return {"role": "user", "content": [{"type": "text", "text": text}, *images]}
-        return {"role": "user", "content": text}
+            return {"role": "user", "content": [{"type": "text", "text": text}, *images]}, reads
+        return {"role": "user", "content": text}, reads
 
     # -- tools --------------------------------------------------------------------------
 
@@ -329,9 +347,24 @@ class Turn:
             or (name == SEARCH_TOOLS and tool_search)
         )
         target = None if synthetic else self._engine.host.catalog.tool(name)
-        server = target.server if target is not None else None
-        tool = target.tool.name if target is not None else None
-        self._emit(ToolCallStarted(call_id, name, arguments if isinstance(arguments, dict) else {}, server, tool))
+        shown = arguments if isinstance(arguments, dict) else {}
+        if target is None:
+            self._emit(ToolCallStarted(call_id, name, shown, None, None))
+        else:
+            tool_ = target.tool
+            self._emit(
+                ToolCallStarted(
+                    call_id,
+                    name,
+                    shown,
+                    target.server,
+                    tool_.name,
+                    title=tool_.title or (tool_.annotations.title if tool_.annotations is not None else None),
+                    description=tool_.description,
+                    hints=ToolHints.of(tool_),
+                    trusted=self._engine.host.trust(target.server).trusted,
+                )
+            )
         if problem is not None or not isinstance(arguments, dict):
             return self._result(call_id, name, f"Tool '{name}' was not called: {problem}.", is_error=True), []
         if synthetic:
@@ -365,6 +398,7 @@ class Turn:
             )
             if out.server is not None and out.contents:
                 self._emit(ResourceRead(uri, out.server, out.contents, out.truncated))
+                self._taint(resource_taint(out.server, uri, engine.host.trust(out.server)))
             extra = [image_message(out.images)] if out.images else []
             return self._result(call_id, name, out.text, is_error=out.is_error), extra
         if name == INVOKE_PROMPT:
@@ -377,6 +411,7 @@ class Turn:
             )
             if result.messages and result.server is not None and result.name is not None:
                 self._emit(PromptInjected(result.server, result.name, result.messages))
+                self._taint(prompt_taint(result.server, result.name, engine.host.trust(result.server)))
             return self._result(call_id, name, result.text, is_error=result.is_error), list(result.messages)
         query, server = arguments.get("query"), arguments.get("server")
         if not isinstance(query, str) or not query.strip():
@@ -398,21 +433,25 @@ class Turn:
         """The only path to a server's `tools/call`: schema check, approval, then the call."""
         engine = self._engine
         name, server, tool = target.exposed_name, target.server, target.tool.name
-        schema = target.tool.input_schema if isinstance(target.tool.input_schema, dict) else {}
-        problem = validate_arguments(schema, arguments)
+        trust = engine.host.trust(server)
+        request = ApprovalRequest.for_tool(
+            target, arguments, call_id=call_id, trust=trust, taint=self.conversation.tainted
+        )
+        problem = validate_arguments(request.input_schema, arguments)
         if problem is not None:
             text = f"Tool '{name}' was not called: its arguments do not match its input schema ({problem})."
             return self._result(call_id, name, text, is_error=True)
-        request = ApprovalRequest(call_id, server, tool, name, target.tool.description, arguments, schema)
         chat = self.conversation.id
-        if engine.policy.needs_user(chat, server, tool):
-            self._emit(ApprovalNeeded(call_id, server, tool, arguments))
+        assessment = engine.policy.assess(chat, request)
+        if assessment.allowed_by is None:
+            taint = request.taint if request.under_taint else None
+            self._emit(ApprovalNeeded(call_id, server, tool, arguments, assessment.rule_paused, taint))
         verdict = await engine.policy.decide(chat, request)
+        self._emit(self._decision(call_id, server, tool, verdict))
         if not verdict.allowed:
-            text = f"The user declined to run '{name}' ({verdict.reason}); it was not called."
-            return self._result(call_id, name, text, denied=True)
+            return self._result(call_id, name, denial_message(name, verdict), denied=True)
         note = ""
-        if verdict.arguments != arguments:
+        if verdict.edited:
             note = f"[The user changed the arguments before allowing the call: {json.dumps(verdict.arguments)}]\n"
 
         async def report(progress: float, total: float | None, message: str | None) -> None:
@@ -427,7 +466,9 @@ class Turn:
             self._emit(ChatError(ErrorKind.SERVER, str(exc)))
             return self._result(call_id, name, f"{note}The tool call failed: {exc}", is_error=True)
         except MCPError as exc:
+            self._taint(tool_result_taint(server, tool, request.hints, trust))  # the server's own words
             return self._result(call_id, name, f"{note}The server refused the call: {exc.message}", is_error=True)
+        self._taint(tool_result_taint(server, tool, request.hints, trust))
         converted = convert_tool_result(result)
         return self._result(
             call_id,
@@ -436,4 +477,20 @@ class Turn:
             is_error=converted.is_error,
             structured=converted.structured,
             binaries=converted.binaries,
+        )
+
+    @staticmethod
+    def _decision(call_id: str, server: str, tool: str, verdict: Verdict) -> ToolDecision:
+        return ToolDecision(
+            call_id,
+            server,
+            tool,
+            verdict.allowed,
+            str(verdict.decided_by),
+            None if verdict.decision is None else str(verdict.decision),
+            verdict.arguments,
+            edited=verdict.edited,
+            reason=verdict.reason,
+            rule_paused=verdict.rule_paused,
+            taint=verdict.taint,
         )

@@ -12,6 +12,7 @@ from enum import StrEnum
 from typing import Any, Literal
 
 from desktop_app.core.content import ResourceContent
+from desktop_app.core.trust import ToolHints
 
 
 @dataclass(frozen=True)
@@ -23,23 +24,61 @@ class TextDelta:
 
 @dataclass(frozen=True)
 class ToolCallStarted:
-    """The model asked for a tool; `server` is None for the client-side (synthetic) tools."""
+    """The model asked for a tool; `server` is None for the client-side (synthetic) tools.
+
+    For server tools it carries what the tool card shows: the tool's title and description,
+    its annotations as the server states them, and whether the user trusts that server.
+    """
 
     call_id: str
     name: str
     arguments: dict[str, Any]
     server: str | None
     tool: str | None
+    title: str | None = None
+    description: str | None = None
+    hints: ToolHints | None = None
+    trusted: bool = False
 
 
 @dataclass(frozen=True)
 class ApprovalNeeded:
-    """A server tool call waits for the user's decision through the `Approver`."""
+    """A server tool call waits for the user's decision (asked through the approval policy's asker)."""
 
     call_id: str
     server: str
     tool: str
     arguments: dict[str, Any]
+    rule_paused: bool = False
+    """Asked because of taint: a rule would have allowed it, but untrusted content is in the conversation."""
+    taint: str | None = None
+
+
+@dataclass(frozen=True)
+class ToolDecision:
+    """How a server tool call was settled, and by whom; `arguments` are the ones that run (or would have)."""
+
+    call_id: str
+    server: str
+    tool: str
+    allowed: bool
+    decided_by: str
+    """A `DecidedBy` value: user, rule, server_rule, chat, flag, nobody."""
+    decision: str | None
+    """A `Decision` value when someone answered; None when a rule let the call through."""
+    arguments: dict[str, Any]
+    edited: bool = False
+    reason: str = ""
+    """The user's reason for denying, as the model receives it."""
+    rule_paused: bool = False
+    taint: str | None = None
+
+
+@dataclass(frozen=True)
+class ConversationTainted:
+    """Content from outside the user's control arrived; `reason` says what and from where."""
+
+    reason: str
 
 
 @dataclass(frozen=True)
@@ -70,6 +109,7 @@ class ToolResult:
     text: str
     is_error: bool = False
     denied: bool = False
+    cancelled: bool = False
     structured: Any = None
     binaries: tuple[ToolBinary, ...] = ()
 
@@ -82,6 +122,12 @@ class ResourceRead:
     server: str
     contents: tuple[ResourceContent, ...]
     truncated: bool = False
+    size: int | None = None
+    """Total bytes when the contents are not kept (a reopened conversation); else None."""
+
+    @property
+    def total_size(self) -> int:
+        return self.size if self.size is not None else sum(c.size for c in self.contents)
 
 
 @dataclass(frozen=True)
@@ -134,6 +180,8 @@ ChatEvent = (
     TextDelta
     | ToolCallStarted
     | ApprovalNeeded
+    | ToolDecision
+    | ConversationTainted
     | ToolProgress
     | ToolResult
     | ResourceRead
@@ -153,6 +201,8 @@ def _json_safe(value: Any) -> Any:
         return [_json_safe(v) for v in value]
     if isinstance(value, StrEnum):
         return str(value)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _json_safe(getattr(value, f.name)) for f in dataclasses.fields(value)}
     return value
 
 
@@ -165,3 +215,46 @@ def event_to_dict(event: ChatEvent) -> dict[str, Any]:
             for c in event.contents
         ]
     return {"type": type(event).__name__, **fields}
+
+
+def kept_in_history(event: ChatEvent) -> bool:
+    """Whether a stored conversation keeps this event, so reopening it shows what happened.
+
+    Text is in the messages already; usage and progress are momentary; an input error sent
+    nothing; a turn that simply answered needs no marker.
+    """
+    if isinstance(event, ChatError):
+        return event.kind is not ErrorKind.INPUT
+    if isinstance(event, TurnFinished):
+        return event.reason in ("cancelled", "max_iterations")
+    return isinstance(event, ToolCallStarted | ToolDecision | ToolResult | ResourceRead | ConversationTainted)
+
+
+def event_from_dict(data: dict[str, Any]) -> ChatEvent | None:
+    """Rebuild a stored event (`event_to_dict`'s form); None for a kind or shape this version cannot read.
+
+    Resource contents and binary data are stored as summaries, so they come back without bytes.
+    """
+    body = {k: v for k, v in data.items() if k != "type"}
+    try:
+        kind = data.get("type")
+        if kind == "ToolCallStarted":
+            hints = body.pop("hints", None)
+            return ToolCallStarted(**body, hints=ToolHints(**hints) if isinstance(hints, dict) else None)
+        if kind == "ToolResult":
+            binaries = body.pop("binaries", [])
+            kept = tuple(ToolBinary(b.get("mime_type", ""), b"", b.get("uri")) for b in binaries)
+            return ToolResult(**body, binaries=kept)
+        if kind == "ResourceRead":
+            size = sum(int(c.get("size") or 0) for c in body.pop("contents", []))
+            return ResourceRead(**{**body, "size": size}, contents=())
+        if kind == "ChatError":
+            return ChatError(ErrorKind(body["kind"]), body["message"])
+        simple: dict[str, type[Any]] = {
+            "ToolDecision": ToolDecision,
+            "ConversationTainted": ConversationTainted,
+            "TurnFinished": TurnFinished,
+        }
+        return simple[kind](**body) if kind in simple else None
+    except (TypeError, ValueError, KeyError, AttributeError):
+        return None

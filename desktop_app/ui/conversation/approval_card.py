@@ -9,14 +9,18 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Callable
+from typing import TypeVar, cast
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFontDatabase, QKeySequence, QShortcut
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
 
+from desktop_app.core.asks.question import Question
 from desktop_app.core.chat.approval import ApprovalReply, ApprovalRequest, Decision, validate_arguments
 from desktop_app.ui.conversation.tool_card import fit_lines, pretty_json
 from desktop_app.ui.style import ERROR_STYLE
+
+R = TypeVar("R")
 
 
 class ApprovalCard(QFrame):
@@ -132,11 +136,16 @@ class ApprovalCard(QFrame):
 
 
 class CardApprover:
-    """Implements the engine's `Approver` by placing an `ApprovalCard` and awaiting the answer."""
+    """Answers the policy's approval requests by placing an `ApprovalCard` and awaiting the answer."""
 
     def __init__(self, place: Callable[[ApprovalCard], object]) -> None:
         self._place = place
         self.pending: list[ApprovalCard] = []
+
+    async def ask(self, question: Question[R]) -> R:
+        if not isinstance(question, ApprovalRequest):
+            return question.fallback()
+        return cast(R, await self.approve(question))
 
     async def approve(self, request: ApprovalRequest) -> ApprovalReply:
         card = ApprovalCard(request)

@@ -53,6 +53,39 @@ def test_create_append_list_resume_rename_delete(tmp_path: Path) -> None:
     reopened.close()
 
 
+def test_a_database_from_before_events_and_taint_still_opens(tmp_path: Path) -> None:
+    import sqlite3
+
+    path = tmp_path / "old.sqlite3"
+    old = sqlite3.connect(path)
+    old.executescript(
+        """
+        CREATE TABLE conversations (id TEXT PRIMARY KEY, title TEXT NOT NULL, created REAL NOT NULL,
+            updated REAL NOT NULL);
+        CREATE TABLE messages (conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+            position INTEGER NOT NULL, body TEXT NOT NULL, created REAL NOT NULL,
+            PRIMARY KEY (conversation_id, position));
+        INSERT INTO conversations VALUES ('old', 'Old chat', 1, 2);
+        INSERT INTO messages VALUES ('old', 0, '{"role": "user", "content": "hello"}', 1);
+        """
+    )
+    old.commit()
+    old.close()
+    store = ConversationStore(path)
+    resumed = Conversation.resume(store, "old")
+    assert resumed.messages == [{"role": "user", "content": "hello"}]
+    assert resumed.events == [] and resumed.taint == [] and resumed.tainted is None
+    assert resumed.add_taint("read x from web") and not resumed.add_taint("read x from web")
+    resumed.record({"type": "TurnFinished", "reason": "cancelled", "text": "", "iterations": 1})
+    fresh = Conversation.start(store, "New")
+    assert [c.title for c in store.list()] == ["New", "Old chat"]
+    store.close()
+    again = Conversation.resume(ConversationStore(path), "old")
+    assert again.taint == ["read x from web"] and again.tainted == "read x from web"
+    assert again.events == [(1, {"type": "TurnFinished", "reason": "cancelled", "text": "", "iterations": 1})]
+    assert Conversation.resume(ConversationStore(path), fresh.id).taint == []
+
+
 def test_a_conversation_without_a_store_lives_in_memory() -> None:
     conversation = Conversation.start()
     conversation.append({"role": "user", "content": "x"})

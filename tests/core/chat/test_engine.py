@@ -6,6 +6,7 @@ import asyncio
 import json
 import time
 from collections.abc import AsyncIterator, Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -324,11 +325,14 @@ async def test_allow_for_chat_and_always_persisted(host: ServerHost, llm: Script
     approver.replies.extend(
         [ApprovalReply(Decision.ALLOW_CHAT), ApprovalReply(Decision.ALLOW_ONCE), ApprovalReply(Decision.ALLOW_ALWAYS)]
     )
+    # Trusted, so its (closed-world) results do not taint the chat and pause the allowance.
+    host.connection("fx").config = replace(host.connection("fx").config, trusted=True)
     engine = make_engine(host, llm, approver, rules=AlwaysAllowRules(rules_path))
     chat = Conversation()
     llm.queue(calls(ToolCall("fx__echo", {"text": "a"})), calls(ToolCall("fx__echo", {"text": "b"})), text("ok"))
     await run(engine, "echo twice", chat)
     assert len(approver.requests) == 1  # the second echo was allowed for this chat
+    assert chat.taint == []
     llm.queue(calls(ToolCall("fx__echo", {"text": "c"})), text("ok"))
     await run(engine, "echo in another chat")
     assert len(approver.requests) == 2
