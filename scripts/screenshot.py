@@ -29,7 +29,7 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 from desktop_app.app import run_window  # noqa: E402
 from desktop_app.core.app_settings import AppSettings, default_settings_path, save_settings  # noqa: E402
 from desktop_app.core.chat.settings import ModelSettings  # noqa: E402
-from desktop_app.ui.conversation.approval_card import ApprovalCard  # noqa: E402
+from desktop_app.ui.conversation.approval_panel import ApprovalPanel  # noqa: E402
 from desktop_app.ui.main_window import MainWindow  # noqa: E402
 from resources_ui.drag_payload import ResourceRef  # noqa: E402
 from tests.llm_server import ScriptedLLM, ToolCall, calls, text  # noqa: E402
@@ -58,8 +58,10 @@ async def scenario(app: QApplication, output: Path, llm: ScriptedLLM) -> None:
     window.open_resource(ResourceRef("demo", "demo://report.pdf", "Field report", "application/pdf"))
     window.composer.editor.setPlainText("What is the guide's key idea? Save it as a note.")
     window.composer.send()
-    await until(lambda: window.findChildren(ApprovalCard))
-    window.findChildren(ApprovalCard)[0].allow_once.click()
+    await until(lambda: window.asker.pending)
+    approval = window.asker.pending[0]
+    assert isinstance(approval, ApprovalPanel)
+    approval.allow_once.click()
     await until(lambda: not window.chat.busy)
     await asyncio.sleep(1.5)  # let the PDF page and the last render settle
     window.grab().save(str(output))

@@ -89,18 +89,18 @@ def is_read_only(hints: ToolHints, trust: ServerTrust) -> bool:
 
 def resource_taint(server: str, uri: str, trust: ServerTrust) -> str | None:
     """Why reading `uri` taints the conversation, or None when its server is trusted."""
-    return None if trust.trusted else f"read {uri} from {server} (a server you have not marked as trusted)"
+    return None if trust.trusted else f"read {uri} from {server}, a server you have not marked as trusted"
 
 
 def prompt_taint(server: str, prompt: str, trust: ServerTrust) -> str | None:
     """Why a server prompt's messages taint the conversation, or None when its server is trusted."""
-    return None if trust.trusted else f"used prompt '{prompt}' from {server} (a server you have not marked as trusted)"
+    return None if trust.trusted else f"used prompt '{prompt}' from {server}, a server you have not marked as trusted"
 
 
 def tool_result_taint(server: str, tool: str, hints: ToolHints, trust: ServerTrust) -> str | None:
     """Why a tool's result taints the conversation: an untrusted server, or a tool that may reach an open world."""
     if not trust.trusted:
-        return f"result of {tool} on {server} (a server you have not marked as trusted)"
+        return f"result of {tool} on {server}, a server you have not marked as trusted"
     if hints.may_reach_open_world:
-        return f"result of {tool} on {server} (it may fetch content from outside, the open world)"
+        return f"result of {tool} on {server}, a tool that may bring in content from the open world"
     return None

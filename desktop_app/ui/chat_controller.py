@@ -1,7 +1,8 @@
-"""Runs the conversation: turns on the engine, their events into the view, approvals as cards.
+"""Runs the conversation: turns on the engine, their events into the view, approvals through the asker.
 
 The controller owns the chat-side core objects (engine, conversation store, approval policy)
-so the widgets stay simple: the composer asks to send, the view renders what comes back.
+so the widgets stay simple: the composer asks to send, the view renders what comes back. The
+policy asks the user through the window's asker, which puts each approval inside its tool card.
 """
 
 from __future__ import annotations
@@ -16,49 +17,21 @@ from PySide6.QtCore import QObject, Signal
 
 from desktop_app.bridge import CoreBridge
 from desktop_app.core.app_settings import AppSettings
-from desktop_app.core.chat.approval import AlwaysAllowRules, ApprovalPolicy, ApprovalReply, ApprovalRequest, Decision
+from desktop_app.core.asks.question import Asker
+from desktop_app.core.chat.approval import AlwaysAllowRules, ApprovalPolicy
 from desktop_app.core.chat.context import naive_dump_tokens
 from desktop_app.core.chat.conversations import DEFAULT_TITLE, Conversation, ConversationStore
 from desktop_app.core.chat.engine import Attachment, ChatEngine, Turn
-from desktop_app.core.chat.events import ApprovalNeeded, ChatError, ErrorKind, TurnFinished, Usage
+from desktop_app.core.chat.events import ApprovalNeeded, ChatError, ConversationTainted, ErrorKind, TurnFinished, Usage
 from desktop_app.core.chat.llm import count_tokens, warm_up
-from desktop_app.ui.conversation.approval_card import CardApprover
 from desktop_app.ui.conversation.conversation_view import ConversationView
 from desktop_app.ui.conversation.markdown_html import preload_highlighting
-from desktop_app.ui.conversation.tool_card import CallState
 from resources_ui.drag_payload import ResourceRef
 
 log = logging.getLogger(__name__)
 TITLE_LENGTH = 60
 NAIVE_DUMP_LIMIT = 300
 """Above this many catalog entries the comparison would read too much just to show a number."""
-
-
-class _TrackingApprover(CardApprover):
-    """Cards for decisions; the matching tool card shows awaiting, then running with the final arguments."""
-
-    def __init__(self, view: ConversationView) -> None:
-        super().__init__(view.add_widget)
-        self._view = view
-
-    async def approve(self, request: ApprovalRequest) -> ApprovalReply:
-        # The engine asks before the view has drained its queue: let this call's card land first
-        # (a fresh card is "running"; a finished one with the same id belongs to an earlier call).
-        for _ in range(20):
-            card = self._view.card(request.call_id or "")
-            if card is not None and card.state is CallState.RUNNING:
-                break
-            await asyncio.sleep(0)
-        else:
-            card = None
-        if card is not None:
-            card.set_state(CallState.AWAITING)
-        reply = await super().approve(request)
-        if card is not None and reply.decision is not Decision.DENY:
-            card.set_state(CallState.RUNNING)
-            if reply.arguments is not None:
-                card.set_arguments(reply.arguments)
-        return reply
 
 
 class ChatController(QObject):
@@ -69,6 +42,7 @@ class ChatController(QObject):
     settings_needed = Signal()
     conversations_changed = Signal()
     draft_returned = Signal(str, list)  # text, refs: the message was not sent (e.g. an unreadable attachment)
+    taint_changed = Signal(list)  # list[str]: why the current conversation holds untrusted content (empty: none)
 
     def __init__(
         self,
@@ -77,6 +51,7 @@ class ChatController(QObject):
         store: ConversationStore,
         rules: AlwaysAllowRules,
         settings: AppSettings,
+        asker: Asker,
     ) -> None:
         super().__init__()
         self._bridge = bridge
@@ -84,8 +59,7 @@ class ChatController(QObject):
         self.store = store
         self.rules = rules
         self.settings = settings
-        self.approver = _TrackingApprover(view)
-        self.policy = ApprovalPolicy(self.approver, rules)
+        self.policy = ApprovalPolicy(asker, rules)
         self.conversation = Conversation.start(store)
         self._turn: Turn | None = None
         self._engine: ChatEngine | None = None
@@ -171,7 +145,10 @@ class ChatController(QObject):
         try:
             async for event in turn:
                 if isinstance(event, ApprovalNeeded):
-                    continue  # the approver shows its own card
+                    continue  # the asker shows the approval, inside the call's card
+                if isinstance(event, ConversationTainted):
+                    self.taint_changed.emit(list(turn.conversation.taint))
+                    continue
                 self.view.apply(event)
                 if isinstance(event, Usage):
                     self.usage_changed.emit(event)
@@ -184,10 +161,9 @@ class ChatController(QObject):
             self.conversations_changed.emit()
 
     def cancel(self) -> None:
+        """Stop the running turn; an approval it waits for is withdrawn with it."""
         if self._turn is not None and not self._turn.done:
             self._turn.cancel()
-        for card in list(self.approver.pending):
-            card.cancel()
 
     async def wait_idle(self) -> None:
         """Let a running turn finish its cancellation (used when quitting)."""
@@ -203,13 +179,15 @@ class ChatController(QObject):
         self.policy.forget_chat(self.conversation.id)
         self.conversation = Conversation.start(self.store)
         self.view.clear()
+        self.taint_changed.emit([])
         self.conversations_changed.emit()
 
     def resume(self, conversation_id: str) -> None:
         if self.busy:
             self.cancel()
         self.conversation = Conversation.resume(self.store, conversation_id)
-        self.view.show_history(self.conversation.messages)
+        self.view.show_history(self.conversation.messages, self.conversation.events)
+        self.taint_changed.emit(list(self.conversation.taint))
         self.conversations_changed.emit()
 
     def rename(self, conversation_id: str, title: str) -> None:

@@ -5,11 +5,12 @@ the viewer on the right. Docks can be moved and hidden; their layout is remember
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QSettings, Qt, QTimer
+from PySide6.QtCore import QEvent, QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
@@ -25,7 +26,7 @@ from PySide6.QtWidgets import (
 from desktop_app.bridge import CoreBridge
 from desktop_app.core.app_settings import AppSettings, save_settings
 from desktop_app.core.auth.question import SignInQuestion
-from desktop_app.core.chat.approval import AlwaysAllowRules
+from desktop_app.core.chat.approval import AlwaysAllowRules, ApprovalRequest, Requester
 from desktop_app.core.chat.context import SystemPrompt
 from desktop_app.core.chat.conversations import ConversationStore
 from desktop_app.core.chat.events import Usage
@@ -46,9 +47,12 @@ from desktop_app.core.server_status import ServerStatus
 from desktop_app.ui.asks.card import AskCard
 from desktop_app.ui.asks.card_asker import CardAsker
 from desktop_app.ui.asks.sign_in_card import SignInCard
+from desktop_app.ui.attention import Attention
 from desktop_app.ui.chat_controller import ChatController
+from desktop_app.ui.conversation.approval_panel import ApprovalPanel
 from desktop_app.ui.conversation.composer import Composer
 from desktop_app.ui.conversation.conversation_view import ConversationView
+from desktop_app.ui.conversation.taint_chip import TaintChip
 from desktop_app.ui.history_panel import HistoryPanel
 from desktop_app.ui.palette import CommandPalette, PaletteEntry
 from desktop_app.ui.password_dialog import PasswordDialog
@@ -80,16 +84,19 @@ class MainWindow(QMainWindow):
         self._closing = False
         self._settings_path = settings_path
         self.setWindowTitle("MCP Desk")
+        self.attention = Attention(self, self.bring_to_front)
         self.setDockOptions(QMainWindow.DockOption.AnimatedDocks | QMainWindow.DockOption.AllowTabbedDocks)
 
         # The conversation, in the middle.
         self.conversation = ConversationView()
+        self.taint_chip = TaintChip()
         self.prompt_form = PromptForm(bridge)
         self.composer = Composer()
         center = QWidget()
         column = QVBoxLayout(center)
         column.setContentsMargins(0, 0, 0, 0)
         column.setSpacing(0)
+        column.addWidget(self.taint_chip)
         column.addWidget(self.conversation, 1)
         column.addWidget(self.prompt_form)
         column.addWidget(self.composer)
@@ -112,12 +119,13 @@ class MainWindow(QMainWindow):
             "Viewer", "viewerDock", self.resources.detail, Qt.DockWidgetArea.RightDockWidgetArea
         )
 
-        self.chat = ChatController(bridge, self.conversation, conversations, rules, settings)
         self.asker = CardAsker(self._place_card, self)
         self.asker.register(SignInQuestion, lambda question: SignInCard(question, bridge))
+        self.asker.register(ApprovalRequest, ApprovalPanel)
         bridge.host.questions.asker = self.asker
         bridge.host.sign_in.opener = SystemBrowser()
         bridge.host.sign_in.client_metadata_url = settings.client_metadata_url or None
+        self.chat = ChatController(bridge, self.conversation, conversations, rules, settings, self.asker)
         self._servers_dock = servers_dock
         self._wire()
         self._menus([resources_dock, servers_dock, history_dock, self.viewer_dock])
@@ -153,6 +161,7 @@ class MainWindow(QMainWindow):
         chat.usage_changed.connect(self._on_usage)
         chat.context_changed.connect(self._on_context)
         chat.dump_measured.connect(self._on_dump)
+        chat.taint_changed.connect(self.taint_chip.set_reasons)
         chat.conversations_changed.connect(lambda: self.history.set_current(self.chat.conversation.id))
         self.resources.attach_requested.connect(self.attach)
         self.conversation.open_resource.connect(lambda uri, server: self.open_resource(ResourceRef(server, uri, uri)))
@@ -234,16 +243,25 @@ class MainWindow(QMainWindow):
     # -- questions -------------------------------------------------------------------------
 
     def _place_card(self, card: AskCard[Any]) -> None:
-        """Under the tool call that caused the question, else on its server's panel; flash if unseen."""
-        call_id = card.question.call_id
-        if call_id is not None and self.conversation.card(call_id) is not None:
+        """A model's tool approval inside its tool card; other questions under the tool call that
+        caused them, else on their server's panel. Unseen, the window asks for attention."""
+        question = card.question
+        call_id = question.call_id
+        if isinstance(question, ApprovalRequest) and question.requester is Requester.MODEL and call_id is not None:
+            self.conversation.embed(call_id, card)
+        elif call_id is not None and self.conversation.card(call_id) is not None:
             self.conversation.add_below(call_id, card)
         else:
             self._servers_dock.show()
             self._servers_dock.raise_()
             self.servers_panel.add_card(card)
         if not self.isActiveWindow():
-            QApplication.alert(self)
+            self.attention.ask_for(question)
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.ActivationChange and self.isActiveWindow():
+            self.attention.seen()
 
     # -- actions ---------------------------------------------------------------------------
 
@@ -308,7 +326,9 @@ class MainWindow(QMainWindow):
         self.composer.editor.setFocus()
 
     def open_settings(self) -> None:
-        dialog = SettingsDialog(self.chat.settings, self.bridge.secrets, self.chat.rules, self)
+        servers = self.bridge.store.servers if self.bridge.store is not None else {}
+        dialog = SettingsDialog(self.chat.settings, self.bridge.secrets, self.chat.rules, self, servers=servers)
+        dialog.server_rule_revoked.connect(self._revoke_server_rule)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.saved.connect(self._apply_settings)
         dialog.encrypt_requested.connect(lambda: self.bridge.spawn(self.encrypt_secrets(), "Encrypting secrets"))
@@ -360,6 +380,16 @@ class MainWindow(QMainWindow):
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         if await dialog.ask(check) is not None and moved:
             self.bridge.set_secrets(moved[-1])
+
+    def _revoke_server_rule(self, name: str) -> None:
+        """Settings revoked "run this server's read-only tools without asking"."""
+        if self.bridge.store is None or name not in self.bridge.store.servers:
+            return
+        config = self.bridge.store.servers[name]
+        try:
+            self.bridge.save_server(replace(config, auto_approve_read_only=False), name)
+        except ConfigError as exc:
+            self.show_notice(f"The rule could not be revoked:\n\n{exc}")
 
     def _apply_settings(self, settings: AppSettings) -> None:
         try:

@@ -156,6 +156,21 @@ class ServerEditor(QDialog):
         self.timeout.setSuffix(" s")
         self.timeout.setValue(DEFAULT_TIMEOUT_S)
         self.disabled = QCheckBox("Keep configured but don't start")
+        self.trusted = QCheckBox("Trust this server")
+        self.trusted.setToolTip(
+            "Its tool annotations (read-only, destructive, …) count, and what it returns does not mark a chat"
+            " as holding untrusted content. Trust only servers whose code and data you rely on."
+        )
+        self.auto_read_only = QCheckBox("Run its read-only tools without asking")
+        self.auto_read_only.setToolTip("Tools this trusted server declares read-only run without an approval.")
+        self.auto_read_only.setEnabled(False)
+        self.trusted.toggled.connect(self.auto_read_only.setEnabled)
+        trust_note = QLabel(
+            "Untrusted by default: MCP Desk then treats its annotations as unverified claims, and its resources"
+            " and results make a chat careful (rules pause for tools that are not read-only)."
+        )
+        trust_note.setWordWrap(True)
+        trust_note.setStyleSheet("color: #8a8f98;")
 
         self.paste = QPlainTextEdit()
         self.paste.setPlaceholderText('Paste a Claude Desktop snippet: {"name": {"command": …}} then "Fill in"')
@@ -174,6 +189,12 @@ class ServerEditor(QDialog):
         advanced.addRow("Protocol", self.protocol)
         advanced.addRow("Request timeout", self.timeout)
         advanced.addRow("", self.disabled)
+        trust = QVBoxLayout()
+        trust.setSpacing(4)
+        trust.addWidget(self.trusted)
+        trust.addWidget(self.auto_read_only)
+        trust.addWidget(trust_note)
+        advanced.addRow("Trust", trust)
         paste_row = QHBoxLayout()
         paste_row.addWidget(self.paste, 1)
         paste_row.addWidget(fill)
@@ -233,6 +254,9 @@ class ServerEditor(QDialog):
         self.protocol.setCurrentText(config.protocol)
         self.timeout.setValue(config.timeout)
         self.disabled.setChecked(config.disabled)
+        self.trusted.setChecked(config.trusted)
+        self.auto_read_only.setChecked(config.auto_approve_read_only)
+        self.auto_read_only.setEnabled(config.trusted)
         self._on_transport()
 
     def _fill_from_json(self) -> None:
@@ -253,11 +277,14 @@ class ServerEditor(QDialog):
         if not name:
             raise ValueError("Give the server a name.")
         kind = self._kind()
+        trusted = self.trusted.isChecked()
         common = {
             "protocol": self.protocol.currentText(),
             "timeout": self.timeout.value(),
             "disabled": self.disabled.isChecked(),
             "origin": self._origin,
+            "trusted": trusted,
+            "auto_approve_read_only": trusted and self.auto_read_only.isChecked(),
         }
         if kind is TransportKind.STDIO:
             command = self.command.text().strip()

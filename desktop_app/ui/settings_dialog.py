@@ -6,6 +6,7 @@ Non-modal (`open()`); saving emits `saved(AppSettings)` and the window applies i
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from dataclasses import replace
 
 from mcp.client.auth.utils import is_valid_client_metadata_url
@@ -36,12 +37,14 @@ from desktop_app.core.providers import PROVIDERS, PROVIDERS_BY_ID, Provider, key
 from desktop_app.core.registry import DEFAULT_REGISTRY_URL
 from desktop_app.core.registry.client import RegistryError, normalise_registry_url
 from desktop_app.core.secret_store import SecretStore, SecretStoreError
+from desktop_app.core.server_config import ServerConfig
 from desktop_app.ui.style import ERROR_COLOUR, error_label
 
 
 class SettingsDialog(QDialog):
     saved = Signal(object)  # AppSettings
     encrypt_requested = Signal()  # move plaintext secrets into a password-protected file
+    server_rule_revoked = Signal(str)  # server name: stop running its read-only tools without asking
 
     def __init__(
         self,
@@ -49,6 +52,8 @@ class SettingsDialog(QDialog):
         secrets: SecretStore | None,
         rules: AlwaysAllowRules | None,
         parent: QWidget | None = None,
+        *,
+        servers: Mapping[str, ServerConfig] | None = None,
     ) -> None:
         super().__init__(parent)
         self.setObjectName("settingsDialog")
@@ -56,6 +61,7 @@ class SettingsDialog(QDialog):
         self.resize(620, 640)
         self._secrets = secrets
         self._rules = rules
+        self._servers = dict(servers or {})
         self._ollama_task: asyncio.Task[list[str]] | None = None
 
         self.provider = QComboBox()
@@ -126,14 +132,22 @@ class SettingsDialog(QDialog):
         chat_form.addRow("Server registry", self.registry)
         chat_form.addRow("Sign-in client document", self.client_document)
 
-        rules_box = QGroupBox("Tools you always allow")
+        rules_box = QGroupBox("Approval rules")
         self.rules_list = QListWidget()
         self.rules_list.setMaximumHeight(120)
-        revoke = QPushButton("Revoke")
-        revoke.clicked.connect(self._revoke)
+        self.revoke = QPushButton("Revoke")
+        self.revoke.clicked.connect(self._revoke)
+        self.rules_list.currentItemChanged.connect(lambda item, _old: self.revoke.setEnabled(item is not None))
+        rules_note = QLabel(
+            "Calls these rules cover run without asking. While untrusted content is in a chat, the rules"
+            " pause there for tools that are not read-only. Trust a server in its editor (Servers panel)."
+        )
+        rules_note.setWordWrap(True)
+        rules_note.setStyleSheet("color: #8a8f98;")
         rules_layout = QVBoxLayout(rules_box)
         rules_layout.addWidget(self.rules_list)
-        rules_layout.addWidget(revoke, 0, Qt.AlignmentFlag.AlignLeft)
+        rules_layout.addWidget(rules_note)
+        rules_layout.addWidget(self.revoke, 0, Qt.AlignmentFlag.AlignLeft)
 
         self.error = error_label()
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
@@ -243,18 +257,35 @@ class SettingsDialog(QDialog):
             self.key_note.setText("Ollama did not answer at this address, or has no models installed.")
 
     def _fill_rules(self) -> None:
+        """Every rule: always-allow per tool, then each trusted server whose read-only tools run unasked."""
         self.rules_list.clear()
         for server, tool in self._rules.rules() if self._rules else []:
-            item = QListWidgetItem(f"{tool}  on  {server}")
-            item.setData(Qt.ItemDataRole.UserRole, (server, tool))
+            item = QListWidgetItem(f"Always allow {tool} on {server}")
+            item.setData(Qt.ItemDataRole.UserRole, ("tool", server, tool))
             self.rules_list.addItem(item)
+        for name, config in sorted(self._servers.items()):
+            if not config.auto_approve_read_only:
+                continue
+            paused = "" if config.trusted else " (inactive: the server is not trusted)"
+            item = QListWidgetItem(f"Run read-only tools of {name} without asking{paused}")
+            item.setData(Qt.ItemDataRole.UserRole, ("server", name, ""))
+            self.rules_list.addItem(item)
+        if self.rules_list.count() == 0:
+            empty = QListWidgetItem("No rules yet: every tool call asks you.")
+            empty.setFlags(Qt.ItemFlag.NoItemFlags)
+            self.rules_list.addItem(empty)
+        self.revoke.setEnabled(False)
 
     def _revoke(self) -> None:
         item = self.rules_list.currentItem()
-        if item is None or self._rules is None:
+        if item is None or not item.data(Qt.ItemDataRole.UserRole):
             return
-        server, tool = item.data(Qt.ItemDataRole.UserRole)
-        self._rules.revoke(server, tool)
+        kind, server, tool = item.data(Qt.ItemDataRole.UserRole)
+        if kind == "tool" and self._rules is not None:
+            self._rules.revoke(server, tool)
+        elif kind == "server" and server in self._servers:
+            self._servers[server] = replace(self._servers[server], auto_approve_read_only=False)
+            self.server_rule_revoked.emit(server)
         self._fill_rules()
 
     def _forget_key(self) -> None:

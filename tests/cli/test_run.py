@@ -138,7 +138,7 @@ def test_saved_rules_trust_and_taint(
     assert results[0] == "Deleted banana."  # the saved "always allow" rule covers it
     assert results[2] == "The user declined to run 'desk__delete_item'; it was not called."  # paused: denied
     document = json.loads(transcript.read_text())
-    assert document["taint"] == ["read web://injected from web (a server you have not marked as trusted)"]
+    assert document["taint"] == ["read web://injected from web, a server you have not marked as trusted"]
     decisions = [e for e in document["events"] if e["type"] == "ToolDecision"]
     assert [(d["decided_by"], d["allowed"], d["rule_paused"]) for d in decisions] == [
         ("rule", True, False),

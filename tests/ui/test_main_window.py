@@ -8,21 +8,21 @@ import sys
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 import qasync
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QDropEvent
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
 from desktop_app.app import run_window
 from desktop_app.core.app_settings import AppSettings, save_settings
 from desktop_app.core.chat.settings import ModelSettings
-from desktop_app.ui.conversation.approval_card import ApprovalCard
+from desktop_app.ui.conversation.approval_panel import ApprovalPanel
 from desktop_app.ui.conversation.message_bubble import MessageBubble
-from desktop_app.ui.conversation.tool_card import CallState, ToolCard
+from desktop_app.ui.conversation.tool_card import CallState, ResourceChip, ToolCard
 from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.settings_dialog import SettingsDialog
 from tests.hosting import FIXTURE_SCRIPT, live_children
@@ -31,6 +31,7 @@ from tests.servers.fixture_server import LONG_END_MARKER
 
 pytestmark = LITELLM_WARNINGS
 Scenario = Callable[[MainWindow, ScriptedLLM], Awaitable[None]]
+W = TypeVar("W", bound=QWidget)
 
 
 @pytest.fixture
@@ -77,7 +78,12 @@ def run_app(qapp: QApplication, tmp_path: Path, llm: ScriptedLLM | None, scenari
 
 
 def bubbles(window: MainWindow, role: str) -> list[MessageBubble]:
-    return [b for b in window.conversation.findChildren(MessageBubble) if b.role == role]
+    return [b for b in shown(window, MessageBubble) if b.role == role]
+
+
+def shown(window: MainWindow, kind: type[W]) -> list[W]:
+    """The widgets of `kind` in the conversation now (a cleared view's widgets are hidden, then deleted)."""
+    return [w for w in window.conversation.findChildren(kind) if not w.isHidden()]
 
 
 def test_dragged_resource_is_sent_with_provenance_and_the_answer_streams(
@@ -109,31 +115,71 @@ def test_dragged_resource_is_sent_with_provenance_and_the_answer_streams(
     run_app(qapp, tmp_path, llm, scenario)
 
 
-def test_approval_card_allow_edit_and_deny(qapp: QApplication, tmp_path: Path, llm: ScriptedLLM) -> None:
+def test_approvals_inside_tool_cards_then_the_reopened_history(
+    qapp: QApplication, qtbot: QtBot, tmp_path: Path, llm: ScriptedLLM
+) -> None:
     async def scenario(window: MainWindow, llm: ScriptedLLM) -> None:
         llm.queue(
             calls(ToolCall("fx__echo", {"text": "first"})),
+            calls(ToolCall("read_resource", {"uri": "fixture://data.json"})),
             calls(ToolCall("fx__echo", {"text": "second"})),
             text("Done."),
         )
         window.composer.editor.setPlainText("Echo twice")
         window.composer.send()
-        await until(lambda: len(window.findChildren(ApprovalCard)) == 1, what="first approval card")
-        first = window.findChildren(ApprovalCard)[0]
-        assert first.request.tool == "echo" and json.loads(first.editor.toPlainText()) == {"text": "first"}
-        first.editor.setPlainText('{"text": "edited by the user"}')
-        first.allow_once.click()
-        await until(lambda: len(window.findChildren(ApprovalCard)) == 2, what="second approval card")
-        second = next(c for c in window.findChildren(ApprovalCard) if c is not first)
-        second.deny.click()
-        await until(lambda: not window.chat.busy, what="the turn")
-        results = [m["content"] for m in tool_messages(llm.bodies()[2])]
-        assert "edited by the user" in results[0]
-        assert "declined" in results[1].lower()
+        await until(lambda: len(window.asker.pending) == 1, what="the first approval")
+        first = window.asker.pending[0]
+        assert isinstance(first, ApprovalPanel)
         cards = window.conversation.findChildren(ToolCard)
-        assert [c.state for c in cards] == [CallState.DONE, CallState.DENIED]
-        assert "edited by the user" in cards[0].arguments.toPlainText(), "the card shows what really ran"
+        assert len(cards) == 1 and cards[0].isAncestorOf(first)  # inside its call's card: one card per call
+        assert json.loads(first.editor.toPlainText()) == {"text": "first"}
+        first.editor.setPlainText('{"text": "edited by the user"}')
+        await until(lambda: first.armed, what="the panel to take Enter")
+        qtbot.keyClick(first, Qt.Key.Key_Return)
+        await until(lambda: len(window.asker.pending) == 1 and window.asker.pending[0] is not first, what="second")
+        second = window.asker.pending[0]
+        assert isinstance(second, ApprovalPanel)
+        # fx is not trusted: what it returned marks the chat, and the second card says so.
+        assert window.taint_chip.isVisibleTo(window)
+        assert "Untrusted content in this chat: result of echo on fx" in window.taint_chip.label.text()
+        assert second.taint.isVisibleTo(second) and second.allow_chat.isHidden()
+        qtbot.keyClicks(second.reason, "once is enough")
+        qtbot.keyClick(second.reason, Qt.Key.Key_Return)
+        await until(lambda: not window.chat.busy, what="the turn")
+        results = [m["content"] for m in tool_messages(llm.bodies()[3])]
+        assert "edited by the user" in results[0]
+        assert results[2] == "The user declined: once is enough\n(The tool 'fx__echo' was not called.)"
+        live = [
+            (c.state, c.decision.text(), c.arguments.toPlainText()) for c in window.conversation.findChildren(ToolCard)
+        ]
+        assert [state for state, _, _ in live] == [CallState.DONE, CallState.DENIED]
+        assert "edited by the user" in live[0][2], "the card shows what really ran"
+        assert live[0][1] == "Allowed once by you, with your edits to the arguments"
+        assert live[1][1] == "Denied by you: “once is enough”"
+        chips = [c.text() for c in shown(window, ResourceChip)]
+        assert chips == ["read fixture://data.json, 137 B"]
         assert bubbles(window, "assistant")[-1].text == "Done."
+
+        # A stopped turn leaves its marker.
+        llm.queue(text(*[f"w{i} " for i in range(200)], delay=0.05))
+        window.composer.editor.setPlainText("Talk")
+        window.composer.send()
+        await until(lambda: bubbles(window, "assistant")[-1].text.startswith("w0"), what="streaming")
+        window.chat.cancel()
+        await until(lambda: not window.chat.busy, what="the stop")
+
+        # Reopened, the conversation shows exactly what happened, and is still tainted.
+        chat_id = window.chat.conversation.id
+        window.new_chat()
+        assert not window.taint_chip.isVisibleTo(window)
+        window.chat.resume(chat_id)
+        await until(lambda: len(shown(window, ToolCard)) == 2, what="the reopened conversation")
+        reopened = [(c.state, c.decision.text(), c.arguments.toPlainText()) for c in shown(window, ToolCard)]
+        assert reopened == live
+        assert [c.text() for c in shown(window, ResourceChip)] == chips
+        assert [b.text for b in bubbles(window, "notice")] == ["Stopped."]
+        assert window.taint_chip.isVisibleTo(window)
+        assert window.taint_chip.reasons == window.chat.conversation.taint != []
 
     run_app(qapp, tmp_path, llm, scenario)
 

@@ -81,6 +81,24 @@ def test_stdio_form_and_paste(qapp: QApplication, tmp_path: Path) -> None:
     assert "line 1" in editor.error.text()
 
 
+def test_trust_is_off_by_default_and_read_only_needs_it(qapp: QApplication, tmp_path: Path) -> None:
+    editor = ServerEditor(_secrets(tmp_path))
+    editor.name.setText("files")
+    editor.command.setText("npx")
+    assert not editor.trusted.isChecked() and not editor.auto_read_only.isEnabled()
+    assert editor.build().trusted is False
+    editor.trusted.setChecked(True)
+    assert editor.auto_read_only.isEnabled()
+    editor.auto_read_only.setChecked(True)
+    built = editor.build()
+    assert built.trusted and built.auto_approve_read_only
+    again = ServerEditor(_secrets(tmp_path), built)
+    assert again.trusted.isChecked() and again.auto_read_only.isChecked()
+    again.trusted.setChecked(False)  # no longer trusted: its read-only tools ask again
+    assert not again.auto_read_only.isEnabled()
+    assert (again.build().trusted, again.build().auto_approve_read_only) == (False, False)
+
+
 def test_panel_adds_edits_and_removes_servers(qapp: QApplication, tmp_path: Path) -> None:
     path = tmp_path / "servers.json"
     store = ConfigStore(path)

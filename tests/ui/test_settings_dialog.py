@@ -18,6 +18,7 @@ from desktop_app.core.chat.approval import AlwaysAllowRules
 from desktop_app.core.chat.settings import ModelSettings
 from desktop_app.core.providers import PROVIDERS_BY_ID, key_secret_name, ollama_models, provider_for_model
 from desktop_app.core.secret_store import open_secret_store
+from desktop_app.core.server_config import ServerConfig, TransportKind
 from desktop_app.ui.settings_dialog import SettingsDialog
 
 
@@ -111,13 +112,34 @@ def test_ollama_models_are_listed(qapp: QApplication, fake_ollama: str) -> None:
         runner.run(scenario())
 
 
-def test_always_rules_are_listed_and_revocable(qapp: QApplication, tmp_path: Path) -> None:
+def test_every_rule_is_listed_and_revocable(qapp: QApplication, tmp_path: Path) -> None:
     rules = AlwaysAllowRules(tmp_path / "approvals.json")
     rules.add("demo", "add_note")
     rules.add("fixture", "echo")
-    dialog = SettingsDialog(AppSettings(), None, rules)
-    assert dialog.rules_list.count() == 2
+    servers = {
+        "desk": ServerConfig("desk", TransportKind.STDIO, command="x", trusted=True, auto_approve_read_only=True),
+        "old": ServerConfig("old", TransportKind.STDIO, command="x", auto_approve_read_only=True),
+        "web": ServerConfig("web", TransportKind.STDIO, command="x", trusted=True),
+    }
+    dialog = SettingsDialog(AppSettings(), None, rules, servers=servers)
+    listed = [dialog.rules_list.item(row).text() for row in range(dialog.rules_list.count())]
+    assert listed == [
+        "Always allow add_note on demo",
+        "Always allow echo on fixture",
+        "Run read-only tools of desk without asking",
+        "Run read-only tools of old without asking (inactive: the server is not trusted)",
+    ]
+    assert not dialog.revoke.isEnabled()
     dialog.rules_list.setCurrentRow(0)
-    dialog._revoke()
+    assert dialog.revoke.isEnabled()
+    dialog.revoke.click()
     assert rules.rules() == [("fixture", "echo")]
     assert AlwaysAllowRules(tmp_path / "approvals.json").rules() == [("fixture", "echo")]
+    revoked: list[str] = []
+    dialog.server_rule_revoked.connect(revoked.append)
+    dialog.rules_list.setCurrentRow(1)
+    dialog.revoke.click()
+    assert revoked == ["desk"] and dialog.rules_list.count() == 2
+
+    empty = SettingsDialog(AppSettings(), None, None)
+    assert empty.rules_list.item(0).text() == "No rules yet: every tool call asks you."

@@ -1,7 +1,8 @@
-"""The scrolling conversation: renders a turn's events as they arrive."""
+"""The scrolling conversation: renders a turn's events as they arrive, or a stored one as it happened."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
@@ -14,10 +15,11 @@ from desktop_app.core.chat.events import (
     ResourceRead,
     TextDelta,
     ToolCallStarted,
+    ToolDecision,
     ToolProgress,
     ToolResult,
     TurnFinished,
-    Usage,
+    event_from_dict,
 )
 from desktop_app.core.content import ResourceContent
 from desktop_app.ui.conversation.message_bubble import MessageBubble, Role
@@ -54,6 +56,8 @@ class ConversationView(QScrollArea):
         self._assistant: MessageBubble | None = None
         self._cards: dict[str, ToolCard] = {}
         self._below: dict[str, list[QWidget]] = {}
+        self._waiting: dict[str, QWidget] = {}
+        """Approval panels that arrived before their call's card (the engine asks as it emits)."""
         self._follow = True
         self.verticalScrollBar().valueChanged.connect(self._on_scrolled)
         self.verticalScrollBar().rangeChanged.connect(self._on_range)
@@ -93,6 +97,29 @@ class ConversationView(QScrollArea):
         self._below[call_id] = [*below, widget]
         return widget
 
+    def embed(self, call_id: str, panel: QWidget) -> None:
+        """Put an approval panel inside the card of `call_id`, now or as soon as that card arrives.
+
+        A card that already has a decision or a result belongs to an earlier call that reused
+        the id; the panel waits for the new one.
+        """
+        card = self._cards.get(call_id)
+        if card is None or card.settled:
+            self._waiting[call_id] = panel
+            return
+        self._place_panel(card, panel)
+
+    def _place_panel(self, card: ToolCard, panel: QWidget) -> None:
+        embed_in = getattr(panel, "embed_in", None)
+        if embed_in is not None:
+            embed_in(card)
+        else:
+            card.embed(panel)
+        focus = getattr(panel, "focus", None)
+        if focus is not None:
+            focus()
+        QTimer.singleShot(0, lambda: self.ensureWidgetVisible(card, 0, 0))
+
     def add_message(self, role: Role, text: str) -> MessageBubble:
         self._assistant = None
         bubble = MessageBubble(role, text)
@@ -103,30 +130,69 @@ class ConversationView(QScrollArea):
         while self._layout.count() > 1:
             item = self._layout.takeAt(0)
             if item is not None and (widget := item.widget()) is not None and widget is not self.empty_hint:
+                widget.hide()
                 widget.deleteLater()
         self._assistant = None
         self._cards.clear()
         self._below.clear()
+        self._waiting.clear()
         self._layout.insertWidget(0, self.empty_hint)
         self.empty_hint.show()
 
-    def show_history(self, messages: list[dict[str, Any]]) -> None:
-        """Render a stored conversation (as sent to the model) without replaying events."""
+    def show_history(self, messages: list[dict[str, Any]], events: Sequence[tuple[int, dict[str, Any]]] = ()) -> None:
+        """Render a stored conversation as it happened: its messages, and the events kept beside them.
+
+        `events` are (message position, event) pairs: each is shown after the first `position`
+        messages. Conversations from before events were kept get plain cards from the messages.
+        """
         self.clear()
-        for message in messages:
-            role = message.get("role")
-            if role == "user":
-                self.add_message("user", _message_text(message))
-            elif role == "assistant":
-                if text := _message_text(message):
-                    self.add_message("assistant", text)
-                for call in message.get("tool_calls") or []:
-                    name = call.get("function", {}).get("name", "tool")
-                    card = ToolCard(call.get("id", ""), "", name, {})
-                    card.arguments.setPlainText(call.get("function", {}).get("arguments", ""))
-                    card.set_state(CallState.DONE)
-                    self._cards[card.call_id] = card
-                    self.add_widget(card)
+        replay: dict[int, list[ChatEvent]] = {}
+        started: set[tuple[int, str]] = set()
+        results: set[tuple[int, str]] = set()
+        for position, stored in events:
+            event = event_from_dict(stored)
+            if event is None:
+                continue
+            replay.setdefault(position, []).append(event)
+            if isinstance(event, ToolCallStarted):
+                started.add((position, event.call_id))
+            elif isinstance(event, ToolResult):
+                results.add((position, event.call_id))
+        for index, message in enumerate(messages):
+            for event in replay.get(index, []):
+                self.apply(event)
+            self._show_message(index, message, started, results)
+        for event in replay.get(len(messages), []):
+            self.apply(event)
+        self._end_assistant()
+
+    def _show_message(
+        self, index: int, message: dict[str, Any], started: set[tuple[int, str]], results: set[tuple[int, str]]
+    ) -> None:
+        role = message.get("role")
+        if role == "user":
+            self.add_message("user", _message_text(message))
+        elif role == "assistant":
+            if text := _message_text(message):
+                self.add_message("assistant", text)
+            calls = message.get("tool_calls") or []
+            for call in calls:
+                call_id = call.get("id", "")
+                # A call starts after the results of the calls before it in the same message.
+                if any((index + k, call_id) in started for k in range(1, len(calls) + 1)):
+                    continue  # its kept events draw the card
+                function = call.get("function", {})
+                card = ToolCard(call_id, "", function.get("name", "tool"), {})
+                card.arguments.setPlainText(function.get("arguments", ""))
+                card.set_state(CallState.DONE)
+                self._cards[card.call_id] = card
+                self.add_widget(card)
+        elif role == "tool" and (index, message.get("tool_call_id", "")) not in results:
+            legacy = self._cards.get(message.get("tool_call_id", ""))
+            if legacy is not None and not legacy.settled:
+                legacy.set_result(
+                    str(message.get("content", "")), is_error=False, denied=False, structured=None, binaries=[]
+                )
 
     # -- events ----------------------------------------------------------------------------
 
@@ -139,10 +205,15 @@ class ConversationView(QScrollArea):
         elif isinstance(event, ToolCallStarted):
             self._end_assistant()
             if event.server is not None and event.tool is not None:
-                card = ToolCard(event.call_id, event.server, event.tool, event.arguments)
+                card = ToolCard.for_call(event)
                 card.open_content.connect(self.open_content)
                 self._cards[event.call_id] = card
                 self.add_widget(card)
+                if (panel := self._waiting.pop(event.call_id, None)) is not None:
+                    self._place_panel(card, panel)
+        elif isinstance(event, ToolDecision):
+            if (decided := self._cards.get(event.call_id)) is not None:
+                decided.apply_decision(event)
         elif isinstance(event, ToolProgress):
             if (running := self._cards.get(event.call_id)) is not None:
                 share = f"{event.progress / event.total:.0%}" if event.total else f"{event.progress:g}"
@@ -159,10 +230,10 @@ class ConversationView(QScrollArea):
                     denied=event.denied,
                     structured=event.structured,
                     binaries=binaries,
+                    cancelled=event.cancelled,
                 )
         elif isinstance(event, ResourceRead):
-            size = sum(c.size for c in event.contents) if event.contents else None
-            chip = ResourceChip(event.uri, size, event.truncated)
+            chip = ResourceChip(event.uri, event.total_size or None, event.truncated)
             chip.clicked.connect(lambda: self.open_resource.emit(event.uri, event.server))
             self.add_widget(chip, compact=True)
         elif isinstance(event, PromptInjected):
@@ -179,8 +250,6 @@ class ConversationView(QScrollArea):
                 self.add_message("notice", event.text)
             elif event.reason == "cancelled":
                 self.add_message("notice", "Stopped.")
-        elif isinstance(event, Usage):
-            return
 
     def card(self, call_id: str) -> ToolCard | None:
         return self._cards.get(call_id)

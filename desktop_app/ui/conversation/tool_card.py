@@ -1,13 +1,18 @@
-"""A tool call in the conversation: who, with what, how it went, and what came back."""
+"""A tool call in the conversation, one card from question to result.
+
+The card shows what the tool is (title, description, the server's claims about it), then,
+while the call waits for the user, the approval panel inside it (the arguments, editable, and
+the answers), and afterwards the arguments that ran, who decided, and what came back.
+"""
 
 from __future__ import annotations
 
 import json
 from enum import StrEnum
-from typing import Any
+from typing import Any, Final
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QFontDatabase, QPixmap
+from PySide6.QtGui import QFontDatabase, QPixmap, QResizeEvent
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -19,7 +24,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop_app.core.chat.events import ToolCallStarted, ToolDecision
 from desktop_app.core.content import ResourceContent, human_size
+from desktop_app.core.trust import ToolHints
+from desktop_app.ui.conversation.approval_words import MUTED, decision_line, hint_badges
+
+DESCRIPTION_CHARS: Final = 280
+"""Longer descriptions are cut in the card (the whole text is in the tooltip)."""
+ARGUMENT_LINES: Final = 24
+"""Arguments are shown whole up to this many lines, then scroll."""
+_CALM_BORDER: Final = "rgba(127,127,127,90)"
 
 
 class CallState(StrEnum):
@@ -28,6 +42,7 @@ class CallState(StrEnum):
     DONE = "done"
     ERROR = "error"
     DENIED = "denied"
+    CANCELLED = "cancelled"
 
 
 _BADGE = {
@@ -36,6 +51,7 @@ _BADGE = {
     CallState.DONE: "#2e9e5b",
     CallState.ERROR: "#d64545",
     CallState.DENIED: "#8a8f98",
+    CallState.CANCELLED: "#8a8f98",
 }
 
 
@@ -43,42 +59,90 @@ def pretty_json(value: Any) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False, sort_keys=False, default=str)
 
 
-def fit_lines(edit: QPlainTextEdit, text: str, max_lines: int) -> None:
-    """Size a text box to its content (up to `max_lines`), so short JSON takes little room."""
-    lines = min(max(text.count("\n") + 1, 1), max_lines)
-    edit.setFixedHeight(edit.fontMetrics().lineSpacing() * lines + 14)
+class FittedText(QPlainTextEdit):
+    """Monospace text as tall as its content (wrapped lines count) up to `max_lines`, then it scrolls."""
+
+    def __init__(self, text: str, max_lines: int = 12, *, read_only: bool = True) -> None:
+        super().__init__(text)
+        self.max_lines = max_lines
+        self.setReadOnly(read_only)
+        self.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        self.textChanged.connect(self.refit)
+        self.refit()
+
+    def refit(self) -> None:
+        lines = 0
+        block = self.document().firstBlock()
+        while block.isValid():
+            layout = block.layout()
+            lines += max(layout.lineCount() if layout is not None else 0, 1)
+            block = block.next()
+        shown = min(max(lines, 1), self.max_lines)
+        height = self.fontMetrics().lineSpacing() * shown + 14
+        if height != self.height() or self.minimumHeight() != height:
+            self.setFixedHeight(height)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self.refit()  # a new width wraps lines differently
 
 
-def _mono_edit(text: str, max_lines: int = 12) -> QPlainTextEdit:
-    edit = QPlainTextEdit(text)
-    edit.setReadOnly(True)
-    edit.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
-    edit.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
-    fit_lines(edit, text, max_lines)
-    return edit
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 class ToolCard(QFrame):
-    """Header (server · tool · state), arguments, and a collapsed result with any images or files."""
+    """Header (title · tool · server · state), description, claims, arguments, decision and result."""
 
     open_content = Signal(object)  # ResourceContent: show it in the viewer pane
 
-    def __init__(self, call_id: str, server: str, tool: str, arguments: dict[str, Any], parent: QWidget | None = None):
+    def __init__(
+        self,
+        call_id: str,
+        server: str,
+        tool: str,
+        arguments: dict[str, Any],
+        parent: QWidget | None = None,
+        *,
+        title: str | None = None,
+        description: str | None = None,
+        hints: ToolHints | None = None,
+        trusted: bool = False,
+    ):
         super().__init__(parent)
         self.call_id = call_id
+        self.hints = hints or ToolHints()
         self.setObjectName("toolCard")
         self.setFrameShape(QFrame.Shape.StyledPanel)
-        self.setStyleSheet("#toolCard { border: 1px solid rgba(127,127,127,90); border-radius: 8px; }")
-        self.title = QLabel(f"<b>{tool}</b> &nbsp;<span style='color:#8a8f98'>on {server}</span>")
+        self.set_border(_CALM_BORDER, 1)
+        where = f"{_escape(tool)} · on {_escape(server)}" if title else f"on {_escape(server)}"
+        self.title = QLabel(f"<b>{_escape(title or tool)}</b> &nbsp;<span style='color:#8a8f98'>{where}</span>")
+        self.title.setWordWrap(True)
         self.badge = QLabel()
         self.progress = QLabel()
-        self.progress.setStyleSheet("color: #8a8f98;")
+        self.progress.setStyleSheet(MUTED)
         header = QHBoxLayout()
-        header.addWidget(self.title)
-        header.addStretch(1)
+        header.addWidget(self.title, 1)
         header.addWidget(self.progress)
-        header.addWidget(self.badge)
-        self.arguments = _mono_edit(pretty_json(arguments), 8)
+        header.addWidget(self.badge, 0, Qt.AlignmentFlag.AlignTop)
+        self.description = QLabel()
+        self.description.setWordWrap(True)
+        self.description.setStyleSheet(MUTED)
+        if description:
+            cut = description if len(description) <= DESCRIPTION_CHARS else description[:DESCRIPTION_CHARS] + "…"
+            self.description.setText(cut)
+            self.description.setToolTip(description if cut != description else "")
+        self.description.setVisible(bool(description))
+        self.claims = hint_badges(server, hints, trusted)
+        self.slot = QVBoxLayout()
+        self.slot.setContentsMargins(0, 0, 0, 0)
+        self.arguments = FittedText(pretty_json(arguments), ARGUMENT_LINES)
+        self.decision = QLabel()
+        self.decision.setObjectName("decisionLine")
+        self.decision.setWordWrap(True)
+        self.decision.setStyleSheet(MUTED)
+        self.decision.hide()
         self.result_toggle = QToolButton()
         self.result_toggle.setText("Result")
         self.result_toggle.setCheckable(True)
@@ -91,13 +155,36 @@ class ToolCard(QFrame):
         self.result_box.setVisible(False)
         self.result_toggle.toggled.connect(self._toggle_result)
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(10, 6, 10, 8)
+        layout.setContentsMargins(12, 8, 12, 8)
+        layout.setSpacing(6)
         layout.addLayout(header)
+        layout.addWidget(self.description)
+        if self.claims is not None:
+            layout.addWidget(self.claims)
+        layout.addLayout(self.slot)
         layout.addWidget(self.arguments)
+        layout.addWidget(self.decision)
         layout.addWidget(self.result_toggle)
         layout.addWidget(self.result_box)
+        self.panel: QWidget | None = None
+        self.settled = False
+        """A decision or a result arrived: a later call that reuses this id gets a new card."""
         self.state = CallState.RUNNING
         self.set_state(CallState.RUNNING)
+
+    @classmethod
+    def for_call(cls, event: ToolCallStarted) -> ToolCard:
+        assert event.server is not None and event.tool is not None
+        return cls(
+            event.call_id,
+            event.server,
+            event.tool,
+            event.arguments,
+            title=event.title,
+            description=event.description,
+            hints=event.hints,
+            trusted=event.trusted,
+        )
 
     def set_state(self, state: CallState) -> None:
         self.state = state
@@ -106,25 +193,76 @@ class ToolCard(QFrame):
         if state is not CallState.RUNNING:
             self.progress.clear()
 
+    def set_border(self, colour: str, width: int) -> None:
+        self.setStyleSheet(f"#toolCard {{ border: {width}px solid {colour}; border-radius: 8px; }}")
+
+    # -- the approval inside the card ------------------------------------------------------
+
+    def embed(self, panel: QWidget) -> None:
+        """Show an approval panel in place of the arguments until it is answered or withdrawn."""
+        self.release()
+        self.panel = panel
+        self.slot.addWidget(panel)
+        self.arguments.hide()
+        self.set_state(CallState.AWAITING)
+
+    def release(self) -> None:
+        """The question ended: the panel goes, the arguments are back (the decision line says the rest)."""
+        if self.panel is None:
+            return
+        self.panel.hide()
+        self.slot.removeWidget(self.panel)
+        self.panel.deleteLater()
+        self.panel = None
+        self.arguments.show()
+        self.set_border(_CALM_BORDER, 1)
+        if self.state is CallState.AWAITING:
+            self.set_state(CallState.RUNNING)
+
+    def apply_decision(self, event: ToolDecision) -> None:
+        """Show who settled the call and the arguments that run (the user's edits, not the proposal)."""
+        self.release()
+        self.settled = True
+        self.set_arguments(event.arguments)
+        self.decision.setText(decision_line(event))
+        self.decision.show()
+        if not event.allowed:
+            self.set_state(CallState.DENIED)
+
     def set_arguments(self, arguments: dict[str, Any]) -> None:
-        """The user may have edited the arguments before allowing: show what was really sent."""
-        text = pretty_json(arguments)
-        self.arguments.setPlainText(text)
-        fit_lines(self.arguments, text, 8)
+        self.arguments.setPlainText(pretty_json(arguments))
 
     def set_progress(self, text: str) -> None:
         self.progress.setText(text)
 
+    # -- the result ------------------------------------------------------------------------
+
     def set_result(
-        self, text: str, *, is_error: bool, denied: bool, structured: Any, binaries: list[ResourceContent]
+        self,
+        text: str,
+        *,
+        is_error: bool,
+        denied: bool,
+        structured: Any,
+        binaries: list[ResourceContent],
+        cancelled: bool = False,
     ) -> None:
+        self.release()
+        self.settled = True
+        if cancelled:
+            self.set_state(CallState.CANCELLED)
+            self.decision.setText(self.decision.text() or "Stopped before it finished")
+            self.decision.show()
+            return
         self.set_state(CallState.DENIED if denied else CallState.ERROR if is_error else CallState.DONE)
+        if denied:
+            return  # the decision line says it all; the model's copy of the refusal is no news to the user
         shown = pretty_json(structured) if structured is not None else text
-        self.result_layout.addWidget(_mono_edit(shown, 16))
+        self.result_layout.addWidget(FittedText(shown, 16))
         for content in binaries:
             self.result_layout.addWidget(self._binary_row(content))
         self.result_toggle.setVisible(True)
-        if is_error or denied:
+        if is_error:
             self.result_toggle.setChecked(True)
 
     def _binary_row(self, content: ResourceContent) -> QWidget:
@@ -141,10 +279,15 @@ class ToolCard(QFrame):
                     )
                 )
                 layout.addWidget(label)
-        layout.addWidget(QLabel(f"{content.mime_type or 'binary'} · {human_size(content.size)}"))
-        button = QPushButton("Open")
-        button.clicked.connect(lambda: self.open_content.emit(content))
-        layout.addWidget(button)
+        if content.data:
+            layout.addWidget(QLabel(f"{content.mime_type or 'binary'} · {human_size(content.size)}"))
+            button = QPushButton("Open")
+            button.clicked.connect(lambda: self.open_content.emit(content))
+            layout.addWidget(button)
+        else:
+            kept = QLabel(f"{content.mime_type or 'binary'} (not kept in the history)")
+            kept.setStyleSheet(MUTED)
+            layout.addWidget(kept)
         layout.addStretch(1)
         return row
 

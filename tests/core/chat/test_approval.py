@@ -47,7 +47,7 @@ DESTRUCTIVE = ToolHints(read_only=False, destructive=True)
 TRUSTED = ServerTrust(trusted=True)
 TRUSTED_AUTO = ServerTrust(trusted=True, auto_approve_read_only=True)
 UNTRUSTED_AUTO = ServerTrust(trusted=False, auto_approve_read_only=True)  # a stale setting: must not count
-TAINT = "read fixture://injected from fx (a server you have not marked as trusted)"
+TAINT = "read fixture://injected from fx, a server you have not marked as trusted"
 
 
 def request(arguments: dict[str, Any] | None = None, **fields: Any) -> ApprovalRequest:

@@ -113,7 +113,7 @@ async def test_injected_resource_cannot_drive_a_destructive_tool_under_a_chat_ru
     )
     second = await run(engine, chat, "Summarize my notes")
     [tainted] = of_type(second, ConversationTainted)
-    assert tainted.reason == "read web://injected from web (a server you have not marked as trusted)"
+    assert tainted.reason == "read web://injected from web, a server you have not marked as trusted"
     assert tool_messages(llm.bodies()[-2])[-1]["content"] == INJECTION
     asked = approver.requests[-1]
     assert len(approver.requests) == 2
@@ -157,9 +157,13 @@ async def test_injected_resource_cannot_drive_a_destructive_tool_under_a_chat_ru
     ("call", "arguments", "taint"),
     [
         ("desk__lookup", {"item_id": "a"}, None),  # trusted and closed world
-        ("desk__fetch_page", {"url": "https://example.com"}, "result of fetch_page on desk (it may fetch content"),
-        ("desk__unannotated", {"text": "x"}, "result of unannotated on desk (it may fetch content"),
-        ("web__lookup", {"item_id": "a"}, "result of lookup on web (a server you have not marked as trusted)"),
+        (
+            "desk__fetch_page",
+            {"url": "https://example.com"},
+            "result of fetch_page on desk, a tool that may bring in content",
+        ),
+        ("desk__unannotated", {"text": "x"}, "result of unannotated on desk, a tool that may bring in content"),
+        ("web__lookup", {"item_id": "a"}, "result of lookup on web, a server you have not marked as trusted"),
     ],
 )
 async def test_which_tool_results_taint(

@@ -1,34 +1,42 @@
-"""Conversation widgets offscreen: markdown, events to cards, approval card answers, composer."""
+"""Conversation widgets offscreen: markdown, events to cards, approvals inside their tool card, history, composer."""
 
 from __future__ import annotations
 
 import asyncio
+import json
+from dataclasses import replace
 from typing import Any
 
 from PySide6.QtCore import QPointF, Qt, QUrl
 from PySide6.QtGui import QDropEvent, QGuiApplication
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QLabel, QPlainTextEdit
 from pytestqt.qtbot import QtBot
 
-from desktop_app.core.chat.approval import ApprovalRequest, Decision
+from desktop_app.core.asks.question import ask_user
+from desktop_app.core.chat.approval import ApprovalReply, ApprovalRequest, Decision, Requester
 from desktop_app.core.chat.events import (
     ChatError,
     ResourceRead,
     TextDelta,
     ToolCallStarted,
+    ToolDecision,
     ToolProgress,
     ToolResult,
     TurnFinished,
+    event_to_dict,
 )
 from desktop_app.core.content import ResourceContent
-from desktop_app.ui.conversation.approval_card import ApprovalCard, CardApprover
+from desktop_app.core.trust import ServerTrust, ToolHints
+from desktop_app.ui.asks.card import Tone
+from desktop_app.ui.asks.card_asker import CardAsker
+from desktop_app.ui.conversation.approval_panel import ApprovalPanel
 from desktop_app.ui.conversation.composer import Composer
 from desktop_app.ui.conversation.conversation_view import ConversationView
 from desktop_app.ui.conversation.markdown_html import render_markdown
 from desktop_app.ui.conversation.message_bubble import MessageBubble
-from desktop_app.ui.conversation.tool_card import CallState, ResourceChip
+from desktop_app.ui.conversation.tool_card import CallState, ResourceChip, ToolCard
 from resources_ui.drag_payload import ResourceRef, encode_resources
-from tests.hosting import run_in_qt
+from tests.hosting import eventually, run_in_qt
 
 
 def test_markdown_escapes_html_and_numbers_code_blocks() -> None:
@@ -81,54 +89,263 @@ def test_events_become_messages_cards_and_chips(qtbot: QtBot) -> None:
     assert bubbles[-1].text == "Stopped."
 
 
+DESTRUCTIVE = ToolHints(read_only=False, destructive=True, idempotent=True, open_world=False)
+SCHEMA = {
+    "type": "object",
+    "properties": {"title": {"type": "string"}, "text": {"type": "string"}},
+    "required": ["title", "text"],
+}
+
+
+def _started(call_id: str = "c1", hints: ToolHints | None = None) -> ToolCallStarted:
+    return ToolCallStarted(
+        call_id,
+        "demo__add_note",
+        {"title": "a", "text": "b"},
+        "demo",
+        "add_note",
+        title="Add a note",
+        description="Append a note",
+        hints=hints,
+        trusted=True,
+    )
+
+
 def _request(**overrides: Any) -> ApprovalRequest:
     fields: dict[str, Any] = {
         "call_id": "c1",
         "server": "demo",
         "tool": "add_note",
         "exposed_name": "demo__add_note",
+        "title": "Add a note",
         "description": "Append a note",
         "arguments": {"title": "a", "text": "b"},
-        "input_schema": {
-            "type": "object",
-            "properties": {"title": {"type": "string"}, "text": {"type": "string"}},
-            "required": ["title", "text"],
-        },
+        "input_schema": SCHEMA,
+        "trust": ServerTrust(trusted=True),
     }
     fields.update(overrides)
     return ApprovalRequest(**fields)
 
 
-def test_approval_card_validates_edits_and_answers(qapp: QApplication, qtbot: QtBot) -> None:
-    async def scenario() -> None:
-        card = ApprovalCard(_request())
-        qtbot.addWidget(card)
-        card.editor.setPlainText("{not json")
-        card.allow_once.click()
-        assert not card.reply.done() and "not valid JSON" in card.problem.text()
-        card.editor.setPlainText('{"title": 3, "text": "b"}')
-        card.allow_once.click()
-        assert not card.reply.done() and "schema" in card.problem.text()
-        card.editor.setPlainText('{"title": "edited", "text": "b"}')
-        card.allow_chat.click()
-        reply = await card.reply
-        assert reply.decision is Decision.ALLOW_CHAT and reply.arguments == {"title": "edited", "text": "b"}
-        assert not card.deny.isEnabled()
+def _window_asker(view: ConversationView) -> CardAsker:
+    """The main window's placement, reduced to the conversation: approvals go inside their tool card."""
+    asker = CardAsker(lambda card: view.embed(card.question.call_id or "", card))
+    asker.register(ApprovalRequest, ApprovalPanel)
+    return asker
 
-        placed: list[ApprovalCard] = []
-        approver = CardApprover(placed.append)
-        answer = asyncio.ensure_future(approver.approve(_request()))
-        await asyncio.sleep(0)
-        placed[0].deny.click()
+
+def _visible_editors(card: ToolCard) -> list[QPlainTextEdit]:
+    return [e for e in card.findChildren(QPlainTextEdit) if e.isVisibleTo(card)]
+
+
+def _open_panels(view: ConversationView) -> list[ApprovalPanel]:
+    return [p for p in view.findChildren(ApprovalPanel) if p.open]
+
+
+def test_one_card_per_call_with_keyboard_answers(qapp: QApplication, qtbot: QtBot) -> None:
+    async def scenario() -> None:
+        view = ConversationView()
+        qtbot.addWidget(view)
+        view.resize(720, 700)
+        view.show()
+        asker = _window_asker(view)
+        view.apply(_started())
+        card = view.card("c1")
+        assert card is not None and card.description.text() == "Append a note"
+        answer = asyncio.ensure_future(ask_user(asker, _request()))
+        await eventually(lambda: card.state is CallState.AWAITING, what="the card to await approval")
+        [panel] = _open_panels(view)
+        assert card.isAncestorOf(panel)
+        assert panel.title.isHidden() and panel.origin.isHidden()  # the card's header says it already
+        assert _visible_editors(card) == [panel.editor]  # the arguments appear once, editable
+        assert json.loads(panel.editor.toPlainText()) == {"title": "a", "text": "b"}
+        qtbot.keyClick(panel, Qt.Key.Key_Return)  # too soon: a keystroke meant for elsewhere does nothing
+        assert not answer.done()
+        await eventually(lambda: panel.armed, timeout=5, what="the panel to take Enter")
+        qtbot.keyClick(panel, Qt.Key.Key_Return)
+        reply = await answer
+        assert reply == ApprovalReply(Decision.ALLOW_ONCE)
+        assert card.panel is None and card.arguments.isVisibleTo(card) and card.state is CallState.RUNNING
+        view.apply(ToolDecision("c1", "demo", "add_note", True, "user", "allow_once", {"title": "a", "text": "b"}))
+        view.apply(ToolResult("c1", "demo__add_note", "Added"))
+        assert card.state is CallState.DONE and card.decision.text() == "Allowed once by you"
+
+        # Esc denies, from anywhere in the panel (here: the arguments).
+        view.apply(_started("c2"))
+        answer = asyncio.ensure_future(ask_user(asker, _request(call_id="c2")))
+        await eventually(lambda: len(_open_panels(view)) == 1, what="the second panel")
+        [second] = _open_panels(view)
+        qtbot.keyClick(second.editor, Qt.Key.Key_Escape)
         assert (await answer).decision is Decision.DENY
 
-        waiting = asyncio.ensure_future(approver.approve(_request()))
-        await asyncio.sleep(0)
-        waiting.cancel()
-        await asyncio.gather(waiting, return_exceptions=True)
-        assert placed[1].problem.text() == "Cancelled" and not placed[1].allow_once.isEnabled()
+    run_in_qt(qapp, scenario())
+
+
+def test_edit_in_place_then_deny_with_a_reason(qapp: QApplication, qtbot: QtBot) -> None:
+    async def scenario() -> None:
+        view = ConversationView()
+        qtbot.addWidget(view)
+        asker = _window_asker(view)
+        view.apply(_started())
+        answer = asyncio.ensure_future(ask_user(asker, _request()))
+        await eventually(lambda: bool(_open_panels(view)), what="the panel")
+        [panel] = _open_panels(view)
+        panel.editor.setPlainText("{not json")
+        panel.allow_once.click()
+        assert not answer.done() and "not valid JSON" in panel.problem.text()
+        panel.editor.setPlainText('{"title": 3, "text": "b"}')
+        panel.allow_once.click()
+        assert not answer.done() and "schema" in panel.problem.text()
+        panel.editor.setPlainText('{"title": "edited", "text": "b"}')
+        panel.allow_chat.click()
+        reply = await answer
+        assert reply.decision is Decision.ALLOW_CHAT and reply.arguments == {"title": "edited", "text": "b"}
+        card = view.card("c1")
+        assert card is not None
+        edited = {"title": "edited", "text": "b"}
+        view.apply(ToolDecision("c1", "demo", "add_note", True, "user", "allow_chat", edited, edited=True))
+        assert json.loads(card.arguments.toPlainText()) == edited  # what ran, not what the model proposed
+        assert card.decision.text() == "Allowed by you for this chat, with your edits to the arguments"
+
+        view.apply(_started("c2"))
+        answer = asyncio.ensure_future(ask_user(asker, _request(call_id="c2")))
+        await eventually(lambda: bool(_open_panels(view)), what="the second panel")
+        [panel] = _open_panels(view)
+        qtbot.keyClicks(panel.reason, "  use the   staging notes ")
+        qtbot.keyClick(panel.reason, Qt.Key.Key_Return)  # Enter in the reason denies, never allows
+        reply = await answer
+        assert reply == ApprovalReply(Decision.DENY, reason="use the staging notes")
+        second = view.card("c2")
+        assert second is not None
+        proposed = {"title": "a", "text": "b"}
+        view.apply(ToolDecision("c2", "demo", "add_note", False, "user", "deny", proposed, reason=reply.reason))
+        view.apply(ToolResult("c2", "demo__add_note", "The user declined: use the staging notes", denied=True))
+        assert second.state is CallState.DENIED
+        assert second.decision.text() == "Denied by you: “use the staging notes”"
+        assert second.result_toggle.isHidden()  # the refusal is not repeated as a "result"
 
     run_in_qt(qapp, scenario())
+
+
+def test_destructive_tools_need_a_second_confirmation_to_always_allow(qapp: QApplication, qtbot: QtBot) -> None:
+    async def scenario() -> None:
+        view = ConversationView()
+        qtbot.addWidget(view)
+        view.show()
+        asker = _window_asker(view)
+        view.apply(_started(hints=DESTRUCTIVE))
+        card = view.card("c1")
+        assert card is not None and card.claims is not None
+        badges = [label.text() for label in card.claims.findChildren(QLabel)]
+        assert badges[0] == "demo says:" and "destructive" in badges and "idempotent" in badges
+        answer = asyncio.ensure_future(ask_user(asker, _request(hints=DESTRUCTIVE)))
+        await eventually(lambda: bool(_open_panels(view)), what="the panel")
+        [panel] = _open_panels(view)
+        assert panel.tone is Tone.DANGER and Tone.DANGER.value in card.styleSheet()
+        assert panel.allow_always.text() == "Always allow…"
+        panel.allow_always.click()
+        assert not answer.done() and panel.confirm.isVisibleTo(panel)
+        qtbot.keyClick(panel.confirm_no, Qt.Key.Key_Escape)  # Esc backs out of the confirmation, no denial
+        assert not answer.done() and not panel.confirm.isVisibleTo(panel)
+        panel.allow_always.click()
+        panel.confirm_yes.click()
+        assert (await answer).decision is Decision.ALLOW_ALWAYS
+        assert "rgba(127,127,127,90)" in card.styleSheet()  # answered: the card is calm again
+
+    run_in_qt(qapp, scenario())
+
+
+def test_a_card_asked_under_taint_says_so(qapp: QApplication, qtbot: QtBot) -> None:
+    async def scenario() -> None:
+        view = ConversationView()
+        qtbot.addWidget(view)
+        asker = _window_asker(view)
+        taint = "read web://notes from web, a server you have not marked as trusted"
+        # The engine asks before the view has drawn the call: the panel waits for its card.
+        answer = asyncio.ensure_future(ask_user(asker, _request(taint=taint, rule_paused=True)))
+        await eventually(lambda: len(asker.pending) == 1, what="the question")
+        [panel] = asker.pending
+        assert isinstance(panel, ApprovalPanel) and panel.parent() is None
+        view.apply(_started())
+        card = view.card("c1")
+        assert card is not None and card.isAncestorOf(panel)
+        assert panel.taint.isVisibleTo(panel) and "Untrusted content is in this conversation" in panel.taint.text()
+        assert "web://notes" in panel.taint.text() and "paused" in panel.taint.text()
+        assert panel.allow_chat.isHidden()  # it could not apply while the chat is tainted
+        # A trusted read-only tool is not under taint: no note.
+        plain = ApprovalPanel(_request(taint=taint, hints=ToolHints(read_only=True)))
+        qtbot.addWidget(plain)
+        assert plain.taint.isHidden() and not plain.allow_chat.isHidden()
+        answer.cancel()  # the turn stopped: the question is withdrawn and the card is itself again
+        await asyncio.gather(answer, return_exceptions=True)
+        assert card.panel is None and card.arguments.isVisibleTo(card)
+
+    run_in_qt(qapp, scenario())
+
+
+def test_a_standalone_panel_shows_what_a_card_would(qapp: QApplication, qtbot: QtBot) -> None:
+    async def scenario() -> None:
+        panel = ApprovalPanel(_request(requester=Requester.APP, call_id=None, hints=DESTRUCTIVE))
+        qtbot.addWidget(panel)
+        assert "An app view wants to run <b>Add a note</b> on <b>demo</b>?" in panel.title.text()
+        assert not panel.title.isHidden() and not panel.description.isHidden() and panel.claims is not None
+
+    run_in_qt(qapp, scenario())
+
+
+def test_history_shows_what_happened(qapp: QApplication, qtbot: QtBot) -> None:
+    view = ConversationView()
+    qtbot.addWidget(view)
+    edited = {"title": "edited", "text": "b"}
+    guide = (ResourceContent(uri="demo://guide", mime_type="text/markdown", text="x" * 2048),)
+    started = ToolCallStarted("c1", "demo__add_note", {"title": "a", "text": "b"}, "demo", "add_note")
+    lookup = ToolCallStarted("c3", "demo__get_time", {}, "demo", "get_time", hints=ToolHints(read_only=True))
+    kept = [
+        (2, replace(started, title="Add a note", hints=DESTRUCTIVE, trusted=True)),
+        (2, ToolDecision("c1", "demo", "add_note", True, "user", "allow_once", edited, edited=True)),
+        (2, ToolResult("c1", "demo__add_note", "Added note 1")),
+        (3, lookup),  # the second call of the same message starts after the first one's result
+        (3, ToolDecision("c3", "demo", "get_time", True, "server_rule", None, {})),
+        (3, ToolResult("c3", "demo__get_time", "noon")),
+        (5, ToolCallStarted("c2", "read_resource", {"uri": "demo://guide"}, None, None)),
+        (5, ResourceRead("demo://guide", "demo", guide)),
+        (5, ToolResult("c2", "read_resource", "x" * 2048)),
+        (7, TurnFinished("cancelled", "", 2)),
+    ]
+    calls_1 = [
+        {"id": "c1", "function": {"name": "demo__add_note", "arguments": "{}"}},
+        {"id": "c3", "function": {"name": "demo__get_time", "arguments": "{}"}},
+    ]
+    messages: list[dict[str, Any]] = [
+        {"role": "user", "content": "Add a note, tell the time and read the guide"},
+        {"role": "assistant", "tool_calls": calls_1},
+        {"role": "tool", "tool_call_id": "c1", "content": "Added note 1"},
+        {"role": "tool", "tool_call_id": "c3", "content": "noon"},
+        {"role": "assistant", "tool_calls": [{"id": "c2", "function": {"name": "read_resource", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "c2", "content": "x" * 2048},
+        {"role": "assistant", "content": "Half an ans"},
+    ]
+    view.show_history(messages, [(p, event_to_dict(e)) for p, e in kept])
+    note, time_card = view.findChildren(ToolCard)  # read_resource is a chip, not a card
+    assert json.loads(note.arguments.toPlainText()) == edited
+    assert note.decision.text() == "Allowed once by you, with your edits to the arguments"
+    assert note.state is CallState.DONE and note.claims is not None
+    assert time_card.decision.text().startswith("Allowed by your rule: this trusted server's read-only tools")
+    [chip] = view.findChildren(ResourceChip)
+    assert chip.text() == "read demo://guide, 2.0 KB"
+    bubbles = view.findChildren(MessageBubble)
+    assert [b.role for b in bubbles] == ["user", "assistant", "notice"] and bubbles[-1].text == "Stopped."
+    order = [view._layout.indexOf(w) for w in (bubbles[0], note, time_card, chip, bubbles[1], bubbles[2])]
+    assert order == sorted(order)
+
+    # A conversation stored before events were kept still shows its calls, from the messages.
+    view.show_history(messages)
+    assert [c.title.text().split("</b>")[0] for c in view._cards.values()] == [
+        "<b>demo__add_note",
+        "<b>demo__get_time",
+        "<b>read_resource",
+    ]
+    assert all(c.state is CallState.DONE for c in view._cards.values())
 
 
 def test_composer_keys_and_resource_drops(qtbot: QtBot) -> None:

@@ -1,0 +1,235 @@
+"""The approval of one tool call: the window's card for an `ApprovalRequest`, inside the call's tool card.
+
+It is a card of the ask family (`AskCard`), so it opens, times out and is withdrawn like every
+other question; but for a call the model made it is embedded in that call's tool card (one card
+per call: the arguments appear once, editable in place). Standing alone (an app view's call,
+which has no tool card) it shows the tool's title, description and claims itself.
+
+Keyboard: the panel takes the focus when it appears; Enter allows once (after a short delay, so
+a keystroke meant for the composer cannot approve anything), Esc denies, Enter in the reason
+field denies with that reason, Ctrl+Enter in the arguments allows once.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Final
+
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QKeyEvent, QKeySequence, QShortcut
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QLineEdit, QPushButton, QWidget
+
+from desktop_app.core.chat.approval import (
+    ApprovalReply,
+    ApprovalRequest,
+    Decision,
+    Requester,
+    validate_arguments,
+)
+from desktop_app.ui.asks.card import AskCard, Tone
+from desktop_app.ui.conversation.approval_words import CAUTION_COLOUR, MUTED, hint_badges, taint_note
+from desktop_app.ui.conversation.tool_card import ARGUMENT_LINES, FittedText, ToolCard, pretty_json
+from desktop_app.ui.style import ERROR_STYLE
+
+ARM_DELAY_MS: Final = 600
+"""Enter does nothing this long after the card appears (the user may have been typing elsewhere)."""
+
+_SUMMARIES: Final = {
+    Decision.ALLOW_ONCE: "Allowed once",
+    Decision.ALLOW_CHAT: "Allowed for this chat",
+    Decision.ALLOW_ALWAYS: "Always allowed (revoke in Settings)",
+}
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+class ApprovalPanel(AskCard[ApprovalReply]):
+    """Arguments to check or edit, an optional reason, and the answers: once, this chat, always, deny."""
+
+    def __init__(self, request: ApprovalRequest, parent: QWidget | None = None) -> None:
+        destructive = request.hints.claims_destructive
+        who = "An app view wants to run" if request.requester is Requester.APP else "Allow"
+        name = _escape(request.title or request.tool)
+        super().__init__(
+            request,
+            f"{who} <b>{name}</b> on <b>{_escape(request.server)}</b>?",
+            tone=Tone.DANGER if destructive else Tone.CAUTION,
+            parent=parent,
+        )
+        self.request = request
+        self.destructive = destructive
+        self.tone = Tone.DANGER if destructive else Tone.CAUTION
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self._host: ToolCard | None = None
+        self._armed = False
+
+        # Shown only when the panel stands alone: a tool card already shows these.
+        self.description = QLabel(request.description or "")
+        self.description.setWordWrap(True)
+        self.description.setStyleSheet(MUTED)
+        self.description.setVisible(bool(request.description))
+        self.claims = hint_badges(request.server, request.hints, request.trust.trusted)
+        self.body.addWidget(self.description)
+        if self.claims is not None:
+            self.body.addWidget(self.claims)
+
+        self.taint = QLabel()
+        self.taint.setObjectName("taintNote")
+        self.taint.setWordWrap(True)
+        self.taint.setTextFormat(Qt.TextFormat.RichText)
+        self.taint.setStyleSheet(f"#taintNote {{ border-left: 3px solid {CAUTION_COLOUR}; padding: 2px 0px 2px 8px; }}")
+        if request.under_taint and request.taint is not None:
+            self.taint.setText(taint_note(request.taint, rule_paused=request.rule_paused))
+        self.taint.setVisible(request.under_taint)
+        self.body.addWidget(self.taint)
+
+        self.editor = FittedText(pretty_json(request.arguments), ARGUMENT_LINES, read_only=False)
+        self.editor.setObjectName("argumentsEditor")
+        self.editor.setToolTip("The arguments the tool will get. Edit them here; they are checked against its schema.")
+        self.body.addWidget(self.editor)
+        self.problem = QLabel(request.problem or "")
+        self.problem.setWordWrap(True)
+        self.problem.setStyleSheet(ERROR_STYLE)
+        self.problem.setVisible(bool(request.problem))
+        self.body.addWidget(self.problem)
+
+        self.confirm = QFrame()
+        self.confirm.setObjectName("confirmAlways")
+        confirm_row = QHBoxLayout(self.confirm)
+        confirm_row.setContentsMargins(0, 0, 0, 0)
+        warning = QLabel(
+            f"<b>{name}</b> says it is destructive. Always allow it? It will then run without asking, in every chat."
+        )
+        warning.setWordWrap(True)
+        self.confirm_yes = QPushButton("Yes, always allow")
+        self.confirm_no = QPushButton("Cancel")
+        confirm_row.addWidget(warning, 1)
+        confirm_row.addWidget(self.confirm_yes)
+        confirm_row.addWidget(self.confirm_no)
+        self.confirm.hide()
+        self.confirm_yes.clicked.connect(lambda: self._allow(Decision.ALLOW_ALWAYS, confirmed=True))
+        self.confirm_no.clicked.connect(self._cancel_confirm)
+        self.body.addWidget(self.confirm)
+
+        self.reason = QLineEdit()
+        self.reason.setObjectName("denyReason")
+        self.reason.setPlaceholderText("Reason if you deny (optional; the model reads it)")
+        self.reason.setToolTip("One line for the model: why you deny the call. Enter here denies.")
+        self.reason.setClearButtonEnabled(True)
+        self.keys = QLabel("Enter allows once · Esc denies")
+        self.keys.setStyleSheet(MUTED)
+        reason_row = QHBoxLayout()
+        reason_row.setContentsMargins(0, 0, 0, 0)
+        reason_row.addWidget(self.reason, 1)
+        reason_row.addWidget(self.keys)
+        self.body.addLayout(reason_row)
+
+        self.allow_once = self.add_button("Allow once", default=True)
+        self.allow_chat = self.add_button("Allow for this chat")
+        self.allow_always = self.add_button("Always allow…" if destructive else "Always allow")
+        self.deny = self.add_button("Deny", right=True)
+        # Under taint a "for this chat" answer could not apply: it is not offered.
+        self.allow_chat.setVisible(not request.under_taint)
+        self.allow_once.clicked.connect(lambda: self._allow(Decision.ALLOW_ONCE))
+        self.allow_chat.clicked.connect(lambda: self._allow(Decision.ALLOW_CHAT))
+        self.allow_always.clicked.connect(lambda: self._allow(Decision.ALLOW_ALWAYS))
+        self.deny.clicked.connect(self._deny)
+        self.reason.returnPressed.connect(self._deny)
+        QShortcut(QKeySequence("Ctrl+Return"), self.editor, lambda: self._allow(Decision.ALLOW_ONCE))
+        QTimer.singleShot(ARM_DELAY_MS, self._arm)
+
+    # -- placement -------------------------------------------------------------------------
+
+    def embed_in(self, card: ToolCard) -> None:
+        """Live inside `card`: no frame or header of its own; the card's border carries the tone."""
+        self._host = card
+        self.title.hide()
+        self.origin.hide()
+        self.description.hide()
+        if self.claims is not None:
+            self.claims.hide()
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setStyleSheet("#askCard { border: none; }")
+        if (box := self.layout()) is not None:
+            box.setContentsMargins(0, 2, 0, 0)
+        card.embed(self)
+        card.set_border(self.tone.value, 2)
+        self.sig_answered.connect(lambda _reply: card.release())
+        self.sig_withdrawn.connect(lambda _why: card.release())
+
+    def _set_border(self, colour: str, width: int) -> None:
+        host: ToolCard | None = getattr(self, "_host", None)  # not set yet while the base class builds the card
+        if host is not None:
+            host.set_border(colour, width)
+        else:
+            super()._set_border(colour, width)
+
+    def focus(self) -> None:
+        self.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    @property
+    def armed(self) -> bool:
+        return self._armed
+
+    def _arm(self) -> None:
+        self._armed = True
+
+    # -- answers ---------------------------------------------------------------------------
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        key = event.key()
+        if key == Qt.Key.Key_Escape and self.open:
+            if self.confirm.isVisible():
+                self._cancel_confirm()
+            else:
+                self._deny()
+            return
+        if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and self.open:
+            if self._armed:
+                self._allow(Decision.ALLOW_ONCE)
+            return
+        super().keyPressEvent(event)
+
+    def _allow(self, decision: Decision, *, confirmed: bool = False) -> None:
+        if not self.open:
+            return
+        try:
+            edited = json.loads(self.editor.toPlainText())
+        except json.JSONDecodeError as exc:
+            self._show_problem(f"The arguments are not valid JSON: {exc.msg} (line {exc.lineno}).")
+            return
+        changed = edited != self.request.arguments
+        if changed and (problem := validate_arguments(self.request.input_schema, edited)) is not None:
+            self._show_problem(f"The edited arguments do not match the tool's schema: {problem}")
+            return
+        if decision is Decision.ALLOW_ALWAYS and self.destructive and not confirmed:
+            self.confirm.show()
+            self.confirm_no.setFocus(Qt.FocusReason.OtherFocusReason)
+            return
+        summary = _SUMMARIES[decision] + (", with your edits" if changed else "")
+        self.answer(ApprovalReply(decision, edited if changed else None), summary)
+
+    def _deny(self) -> None:
+        reason = " ".join(self.reason.text().split())
+        self.answer(ApprovalReply(Decision.DENY, reason=reason), f"Denied: “{reason}”" if reason else "Denied")
+
+    def _cancel_confirm(self) -> None:
+        self.confirm.hide()
+        self.allow_always.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    def _show_problem(self, text: str) -> None:
+        self.problem.setText(text)
+        self.problem.setVisible(True)
+        self.editor.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    def describe(self, reply: ApprovalReply) -> str:
+        return "Denied" if reply.decision is Decision.DENY else _SUMMARIES[reply.decision]
+
+    def collapse(self) -> None:
+        for widget in (self.description, self.taint, self.editor, self.problem, self.confirm, self.reason, self.keys):
+            widget.hide()
+        if self.claims is not None:
+            self.claims.hide()
+        self.editor.setReadOnly(True)

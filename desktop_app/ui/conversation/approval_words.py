@@ -1,0 +1,110 @@
+"""How the window words approvals: annotation badges, who decided a call, why a card asks again."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QWidget
+
+from desktop_app.core.chat.approval import DecidedBy, Decision
+from desktop_app.core.chat.events import ToolDecision
+from desktop_app.core.trust import ToolHints
+
+MUTED: Final = "color: #8a8f98;"
+DANGER_COLOUR: Final = "#d64545"
+CAUTION_COLOUR: Final = "#d9a21b"
+
+HINT_TIPS: Final = {
+    "read-only": "only reads; it changes nothing",
+    "destructive": "may delete or overwrite things",
+    "additive": "only adds things; it never deletes or overwrites",
+    "idempotent": "calling it again with the same arguments has no further effect",
+    "open world": "reaches outside systems (such as the web); its results may contain anything",
+    "closed world": "works only within its own data",
+}
+_HINT_COLOURS: Final = {"read-only": "#2e9e5b", "destructive": DANGER_COLOUR, "open world": CAUTION_COLOUR}
+
+
+def hint_badges(server: str, hints: ToolHints | None, trusted: bool) -> QWidget | None:
+    """A row "<server> says: [read-only] [idempotent]", or None when the server claims nothing."""
+    claims = hints.claims() if hints is not None else []
+    if not claims:
+        return None
+    row = QWidget()
+    row.setObjectName("hintBadges")
+    layout = QHBoxLayout(row)
+    layout.setContentsMargins(0, 0, 0, 0)
+    layout.setSpacing(4)
+    said = QLabel(f"{_escape(server)} says:")
+    said.setStyleSheet(MUTED)
+    said.setToolTip(
+        "These are the server's own claims about the tool (MCP annotations)."
+        + (
+            " You trust this server, so MCP Desk relies on them."
+            if trusted
+            else " You have not marked this server as trusted, so MCP Desk does not rely on them"
+            " (except to be more careful)."
+        )
+    )
+    layout.addWidget(said)
+    for claim in claims:
+        colour = _HINT_COLOURS.get(claim, "#8a8f98")
+        badge = QLabel(claim)
+        badge.setObjectName("hintBadge")
+        badge.setToolTip(f"The server says this tool {HINT_TIPS[claim]}.")
+        badge.setStyleSheet(
+            f"#hintBadge {{ color: {colour}; border: 1px solid {colour}; border-radius: 7px; padding: 0px 6px; }}"
+        )
+        layout.addWidget(badge)
+    if not trusted:
+        unverified = QLabel("(not verified)")
+        unverified.setStyleSheet(MUTED)
+        unverified.setToolTip(said.toolTip())
+        layout.addWidget(unverified)
+    layout.addStretch(1)
+    return row
+
+
+_RULES: Final = {
+    DecidedBy.RULE: "Allowed by your rule: always allow this tool (revoke in Settings)",
+    DecidedBy.SERVER_RULE: "Allowed by your rule: this trusted server's read-only tools run without asking",
+    DecidedBy.CHAT: "Allowed: you allowed this tool for this chat",
+}
+_ANSWERS: Final = {
+    Decision.ALLOW_ONCE: "Allowed once by you",
+    Decision.ALLOW_CHAT: "Allowed by you for this chat",
+    Decision.ALLOW_ALWAYS: "Always allowed by you (revoke in Settings)",
+}
+
+
+def decision_line(event: ToolDecision) -> str:
+    """One line saying how the call was settled and by whom, e.g. "Denied by you: not that file"."""
+    by = DecidedBy(event.decided_by)
+    if by in _RULES:
+        return _RULES[by]
+    if by is DecidedBy.NOBODY:
+        return "Denied: nobody answered in time"
+    if by is DecidedBy.FLAG:
+        return "Allowed by --approve" if event.allowed else "Denied by --approve"
+    if not event.allowed:
+        text = f"Denied by you: “{event.reason}”" if event.reason else "Denied by you"
+    else:
+        text = _ANSWERS.get(Decision(event.decision or Decision.ALLOW_ONCE), "Allowed by you")
+        if event.edited:
+            text += ", with your edits to the arguments"
+    if event.rule_paused:
+        text += " · asked again because untrusted content is in this chat"
+    return text
+
+
+def taint_note(taint: str, *, rule_paused: bool) -> str:
+    """What an approval asked under taint says above its arguments."""
+    paused = " Your rule for this tool is paused in this chat." if rule_paused else ""
+    return (
+        f"⚠ <b>Untrusted content is in this conversation</b>: {_escape(taint)}. It may be steering the"
+        f" model, so check that this call is what you want.{paused}"
+    )
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
