@@ -27,7 +27,7 @@ from desktop_app.core.chat.approval import (
     validate_arguments,
 )
 from desktop_app.ui.asks.card import AskCard, Tone
-from desktop_app.ui.conversation.approval_words import CAUTION_COLOUR, MUTED, hint_badges, taint_note
+from desktop_app.ui.conversation.approval_words import MUTED, hint_badges, taint_note
 from desktop_app.ui.conversation.tool_card import ARGUMENT_LINES, FittedText, ToolCard, pretty_json
 from desktop_app.ui.style import ERROR_STYLE
 
@@ -79,7 +79,6 @@ class ApprovalPanel(AskCard[ApprovalReply]):
         self.taint.setObjectName("taintNote")
         self.taint.setWordWrap(True)
         self.taint.setTextFormat(Qt.TextFormat.RichText)
-        self.taint.setStyleSheet(f"#taintNote {{ border-left: 3px solid {CAUTION_COLOUR}; padding: 2px 0px 2px 8px; }}")
         if request.under_taint and request.taint is not None:
             self.taint.setText(taint_note(request.taint, rule_paused=request.rule_paused))
         self.taint.setVisible(request.under_taint)
