@@ -140,6 +140,7 @@ async def _connect(window: MainWindow, bridge: CoreBridge) -> None:
         log.warning("No secret store: %s", exc)
         window.show_notice(f"Secrets cannot be stored or read: {exc}")
     bridge.host.start(bridge.configured_servers())
+    window.gallery.check_updates()  # "update" badges for servers installed from a registry
     window.chat.warm_up()  # litellm is imported only now, after the window is on screen
 
 

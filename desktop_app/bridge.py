@@ -18,6 +18,7 @@ from desktop_app.core.config_import import ImportReport
 from desktop_app.core.config_store import ConfigStore
 from desktop_app.core.events import CatalogChanged, LogLine, ResourceUpdated, ServerRemoved, ServerStateChanged
 from desktop_app.core.host import ServerHost
+from desktop_app.core.registry.bundle import remove_bundle_files
 from desktop_app.core.secret_store import SecretStore
 from desktop_app.core.server_config import ServerConfig
 
@@ -122,9 +123,16 @@ class CoreBridge(QObject):
         self._apply()
 
     def remove_server(self, name: str) -> None:
-        if self.store is not None and name in self.store.servers:
+        """Drop the entry and stop the server; an installed bundle's files go once it has stopped."""
+        removed = self.store.servers.get(name) if self.store is not None else None
+        if self.store is not None and removed is not None:
             self.store.remove(name)
-        self._apply()
+        self.spawn(self._apply_then_remove_files(removed), "Applying the server configuration")
+
+    async def _apply_then_remove_files(self, removed: ServerConfig | None) -> None:
+        await self.host.apply(self.configured_servers())
+        if removed is not None:
+            await asyncio.to_thread(remove_bundle_files, removed)
 
     def import_servers(self, source: Path) -> ImportReport:
         if self.store is None:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QEvent, QSettings, Qt, QTimer
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
     QDockWidget,
@@ -53,6 +53,8 @@ from desktop_app.ui.conversation.approval_panel import ApprovalPanel
 from desktop_app.ui.conversation.composer import Composer
 from desktop_app.ui.conversation.conversation_view import ConversationView
 from desktop_app.ui.conversation.taint_chip import TaintChip
+from desktop_app.ui.gallery.drops import bundle_paths, choose_bundle
+from desktop_app.ui.gallery.gallery_controller import GalleryController
 from desktop_app.ui.history_panel import HistoryPanel
 from desktop_app.ui.palette import CommandPalette, PaletteEntry
 from desktop_app.ui.password_dialog import PasswordDialog
@@ -126,6 +128,8 @@ class MainWindow(QMainWindow):
         bridge.host.sign_in.opener = SystemBrowser()
         bridge.host.sign_in.client_metadata_url = settings.client_metadata_url or None
         self.chat = ChatController(bridge, self.conversation, conversations, rules, settings, self.asker)
+        self.gallery = GalleryController(bridge, lambda: self.chat.settings.registry_url, self.open_settings, self)
+        self.setAcceptDrops(True)  # .mcpb bundles dropped anywhere on the window
         self._servers_dock = servers_dock
         self._wire()
         self._menus([resources_dock, servers_dock, history_dock, self.viewer_dock])
@@ -175,6 +179,8 @@ class MainWindow(QMainWindow):
         self.bridge.server_removed.connect(self._update_counts)
         self.bridge.catalog_changed.connect(lambda *_: self.chat.refresh_context())
         self.bridge.task_failed.connect(lambda message: self.statusBar().showMessage(message, 8000))
+        self.gallery.sig_updates.connect(self.servers_panel.show_updates)
+        self.servers_panel.update_requested.connect(self.gallery.open_update)
 
     def _menus(self, docks: list[QDockWidget]) -> None:
         bar = self.menuBar()
@@ -185,6 +191,8 @@ class MainWindow(QMainWindow):
         file_menu.addSeparator()
         file_menu.addAction(self._action("&Quit", "Ctrl+Q", self.close))
         servers_menu = bar.addMenu("&Servers")
+        servers_menu.addAction(self._action("&Find servers…", "Ctrl+Shift+F", self.gallery.open_gallery))
+        servers_menu.addAction(self._action("Install &bundle (.mcpb)…", None, self.open_bundle_file))
         servers_menu.addAction(self._action("&Add server…", None, lambda: self.servers_panel.open_editor(None)))
         import_menu = servers_menu.addMenu("&Import from")
         for source in known_sources():
@@ -298,6 +306,7 @@ class MainWindow(QMainWindow):
             PaletteEntry(
                 "command", "Add server", "Connect a new MCP server", lambda: self.servers_panel.open_editor(None)
             ),
+            PaletteEntry("command", "Find servers", "Search the MCP Registry and install", self.gallery.open_gallery),
         ]
         for name in self.bridge.host.connections:
             restart = partial(self.bridge.restart_server, name)
@@ -399,6 +408,7 @@ class MainWindow(QMainWindow):
         self.chat.apply_settings(settings)
         self.bridge.host.sign_in.client_metadata_url = settings.client_metadata_url or None
         self._update_model()
+        self.gallery.settings_changed()
 
     def import_servers(self, path: Path) -> None:
         try:
@@ -413,6 +423,24 @@ class MainWindow(QMainWindow):
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.fileSelected.connect(lambda path: self.import_servers(Path(path)))
         dialog.open()
+
+    def open_bundle_file(self) -> None:
+        choose_bundle(self, self.gallery.open_bundle)
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if bundle_paths(event.mimeData()):
+            event.acceptProposedAction()
+
+    def dragMoveEvent(self, event: QDragEnterEvent) -> None:  # type: ignore[override]
+        if bundle_paths(event.mimeData()):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        paths = bundle_paths(event.mimeData())
+        for path in paths:
+            self.gallery.open_bundle(path)
+        if paths:
+            event.acceptProposedAction()
 
     def show_notice(self, text: str, icon: QMessageBox.Icon = QMessageBox.Icon.Warning) -> QMessageBox:
         """Tell the user something without blocking the event loop."""

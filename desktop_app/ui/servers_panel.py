@@ -6,7 +6,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QFont, QFontDatabase
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -55,6 +55,9 @@ def format_log_entry(entry: LogEntry) -> str:
 class ServersPanel(QWidget):
     """List on top, the selected server's details and log below."""
 
+    update_requested = Signal(str)
+    """The user wants to update this installed server to the registry's newer version."""
+
     def __init__(self, bridge: CoreBridge, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._bridge = bridge
@@ -80,6 +83,16 @@ class ServersPanel(QWidget):
         self._toggle = QPushButton("Disable")
         self._edit = QPushButton("Edit…")
         self._remove = QPushButton("Remove")
+        self._update = QPushButton()
+        self._update.setObjectName("updateServer")
+        self._update_row = QWidget()
+        update_layout = QHBoxLayout(self._update_row)
+        update_layout.setContentsMargins(0, 0, 0, 0)
+        update_layout.addWidget(QLabel("A newer version is in the registry."))
+        update_layout.addWidget(self._update)
+        update_layout.addStretch(1)
+        self._update_row.hide()
+        self._updates: dict[str, str] = {}
         self._add = QPushButton("Add server…")
         self._add.setObjectName("addServer")
         self._log = QPlainTextEdit()
@@ -110,6 +123,7 @@ class ServersPanel(QWidget):
         sign_in_row.addStretch(1)
         details_layout.addWidget(self._sign_in_bar)
         details_layout.addLayout(buttons)
+        details_layout.addWidget(self._update_row)
         self._cards = QVBoxLayout()
         self._cards.setContentsMargins(0, 0, 0, 0)
         details_layout.addLayout(self._cards)
@@ -141,6 +155,7 @@ class ServersPanel(QWidget):
         self._toggle.clicked.connect(self._on_toggle)
         self._edit.clicked.connect(self._on_edit)
         self._remove.clicked.connect(self._on_remove)
+        self._update.clicked.connect(self._on_update)
         self._add.clicked.connect(lambda: self.open_editor(None))
         bridge.server_state_changed.connect(self._on_state)
         bridge.server_removed.connect(lambda _name: self._sync_items())
@@ -160,6 +175,12 @@ class ServersPanel(QWidget):
     def _retire(self, card: AskCard[Any]) -> None:
         # The outcome stays readable for a moment, then the card leaves the panel.
         QTimer.singleShot(CARD_LINGER_MS, card.deleteLater)
+
+    def show_updates(self, updates: dict[str, str]) -> None:
+        """Mark installed servers that have a newer registry version (entry name -> version)."""
+        self._updates = dict(updates)
+        for row in range(self._list.count()):
+            self._refresh(str(self._list.item(row).data(_NAME_ROLE)))
 
     def selected(self) -> str | None:
         item = self._list.currentItem()
@@ -193,7 +214,8 @@ class ServersPanel(QWidget):
         item = self._item(name)
         status = connection.status
         item.setIcon(state_icon(status.state))
-        item.setText(f"{name}  —  {status.state.value}")
+        badge = f"  ·  update {self._updates[name]}" if name in self._updates else ""
+        item.setText(f"{name}  —  {status.state.value}{badge}")
         item.setToolTip(status.explained())
         if name == self.selected():
             self._show_selected()
@@ -213,6 +235,7 @@ class ServersPanel(QWidget):
             any(not b.isHidden() for b in (self._sign_in, self._cancel_sign_in, self._sign_out))
         )
         if connection is None:
+            self._update_row.hide()
             self._title.setText("No server selected")
             self._state.clear()
             self._offer.clear()
@@ -228,6 +251,9 @@ class ServersPanel(QWidget):
         configured = self._bridge.store is not None and connection.name in self._bridge.store.servers
         self._edit.setEnabled(configured)
         self._remove.setEnabled(configured)
+        newer = self._updates.get(connection.name) if configured else None
+        self._update.setText(f"Update to {newer}…" if newer else "")
+        self._update_row.setVisible(newer is not None)
         self._log.setPlainText("\n".join(format_log_entry(e) for e in connection.log))
         self._log.moveCursor(self._log.textCursor().MoveOperation.End)
         self._log.horizontalScrollBar().setValue(0)
@@ -246,6 +272,10 @@ class ServersPanel(QWidget):
     def _on_restart(self) -> None:
         if (name := self.selected()) is not None:
             self._bridge.restart_server(name)
+
+    def _on_update(self) -> None:
+        if (name := self.selected()) is not None:
+            self.update_requested.emit(name)
 
     def _on_toggle(self) -> None:
         name = self.selected()
@@ -282,9 +312,11 @@ class ServersPanel(QWidget):
         name = self.selected()
         if name is None:
             return
+        config = self._bridge.store.servers.get(name) if self._bridge.store else None
+        files = " Its bundle's files are deleted too." if config is not None and config.origin.get("bundle") else ""
         confirm(
             self,
             "Remove server",
-            f"Remove '{name}' from your servers? Its stored secrets are kept.",
+            f"Remove '{name}' from your servers? Its stored secrets are kept.{files}",
             lambda: self._bridge.remove_server(name),
         )

@@ -86,15 +86,15 @@ def test_yes_installs_with_the_whole_command_printed(
         "Install 'hello': npm package @mcp-desk-tests/hello 1.0.0",
         f"Command: npx -y --registry {registry.npm_url} @mcp-desk-tests/hello@1.0.0 'Grace Hopper'",
         "Environment: HELLO_GREETING=hello",
-        "Environment: HELLO_TOKEN=${secret:HELLO_HELLO_TOKEN}",
-        "Secrets stored: HELLO_HELLO_TOKEN",
+        "Environment: HELLO_TOKEN=${secret:HELLO_TOKEN}",
+        "Secrets stored: HELLO_TOKEN",
         "Warning: This command will run on your computer with your permissions. Install only servers you trust.",
         f"Added 'hello' to {config}.",
     ]
     entry = entries(config)["hello"]
     assert entry["args"] == ["-y", "--registry", registry.npm_url, "@mcp-desk-tests/hello@1.0.0", "Grace Hopper"]
     assert "tok-123" not in config.read_text()
-    assert open_secret_store(data_dir()).get("HELLO_HELLO_TOKEN") == "tok-123"
+    assert open_secret_store(data_dir()).get("HELLO_TOKEN") == "tok-123"
 
 
 def test_prompt_decides(registry: RegistryFixture, config: Path) -> None:

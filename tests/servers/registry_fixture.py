@@ -14,6 +14,7 @@ It runs in a thread, so it answers while a test's event loop is busy or a subpro
 from __future__ import annotations
 
 import base64
+import gzip
 import hashlib
 import io
 import json
@@ -53,16 +54,21 @@ def response(
 
 
 def npm_tarball(source: Path = NPM_PACKAGE_DIR) -> bytes:
-    """The package folder as npm packs it: a gzipped tar whose paths start with `package/`."""
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+    """The package folder as npm packs it: a gzipped tar whose paths start with `package/`.
+
+    Byte-for-byte the same on every call (no timestamps): npm checks it against the packument's integrity.
+    """
+    tar = io.BytesIO()
+    with tarfile.open(fileobj=tar, mode="w") as archive:
         for path in sorted(source.rglob("*")):
             if path.is_file():
                 info = archive.gettarinfo(str(path), arcname=f"package/{path.relative_to(source).as_posix()}")
                 info.mtime = 0
+                info.uid = info.gid = 0
+                info.uname = info.gname = ""
                 with path.open("rb") as handle:
                     archive.addfile(info, handle)
-    return buffer.getvalue()
+    return gzip.compress(tar.getvalue(), mtime=0)
 
 
 @dataclass

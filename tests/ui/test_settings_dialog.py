@@ -143,3 +143,16 @@ def test_every_rule_is_listed_and_revocable(qapp: QApplication, tmp_path: Path) 
 
     empty = SettingsDialog(AppSettings(), None, None)
     assert empty.rules_list.item(0).text() == "No rules yet: every tool call asks you."
+
+
+def test_server_registry_is_a_setting(qapp: QApplication) -> None:
+    dialog = SettingsDialog(AppSettings(registry_url="https://registry.example.org"), None, None)
+    assert dialog.registry.text() == "https://registry.example.org"
+    dialog.model.setCurrentText("gpt-4o-mini")
+    dialog.registry.setText("ftp://nope")
+    dialog._save()
+    assert "Server registry: the registry URL must start with https://" in dialog.error.text()
+    dialog.registry.setText("https://mcp.internal.example/v0.1/")
+    assert dialog.build().registry_url == "https://mcp.internal.example"
+    dialog.registry.clear()  # empty: the official registry
+    assert dialog.build().registry_url == "https://registry.modelcontextprotocol.io"

@@ -8,7 +8,6 @@ or failed install leaves nothing behind. Uninstalling removes the folder with th
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import io
 import json
@@ -24,12 +23,17 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Final
 
-import platformdirs
-
 from desktop_app.core.expansion import secret_placeholder
 from desktop_app.core.paths import data_dir
 from desktop_app.core.registry.fields import Answers
-from desktop_app.core.registry.manifest import BundleError, Manifest, McpConfig, UserOption, parse_manifest
+from desktop_app.core.registry.manifest import (
+    BundleError,
+    Manifest,
+    McpConfig,
+    UserOption,
+    parse_manifest,
+    user_dirs,
+)
 from desktop_app.core.registry.plan import InstallPlan, PlanError, Which, secret_name
 from desktop_app.core.server_config import ServerConfig, TransportKind
 
@@ -101,6 +105,21 @@ def read_bundle(data: bytes, *, platform: str = sys.platform) -> Bundle:
         except (ValueError, zipfile.BadZipFile) as exc:
             raise BundleError(f"the bundle's manifest.json is not valid JSON ({exc})") from None
     return Bundle(parse_manifest(document, platform=platform), members, data, hashlib.sha256(data).hexdigest())
+
+
+def bundle_icon(bundle: Bundle, limit: int = 512 * 1024) -> bytes | None:
+    """The manifest's `icon` file from inside the bundle (URLs are not fetched), if small enough."""
+    name = bundle.manifest.icon
+    if not name or "://" in name:
+        return None
+    member = str(PurePosixPath(name.replace("\\", "/")))
+    if member not in bundle.members:
+        return None
+    with zipfile.ZipFile(io.BytesIO(bundle.data)) as archive:
+        for info in archive.infolist():
+            if _safe_name(info) == member:
+                return archive.read(info) if info.file_size <= limit else None
+    return None
 
 
 def open_bundle_file(path: Path) -> Bundle:
@@ -176,27 +195,7 @@ def remove_bundle_files(config: ServerConfig, root: Path | None = None) -> bool:
 
 
 def _system_dirs(directory: Path) -> dict[str, str]:
-    with contextlib.suppress(Exception):  # platformdirs may not know a desktop on a headless box
-        desktop, documents, downloads = (
-            platformdirs.user_desktop_dir(),
-            platformdirs.user_documents_dir(),
-            platformdirs.user_downloads_dir(),
-        )
-        return _dirs(directory, desktop, documents, downloads)
-    home = str(Path.home())
-    return _dirs(directory, home, home, home)
-
-
-def _dirs(directory: Path, desktop: str, documents: str, downloads: str) -> dict[str, str]:
-    return {
-        "__dirname": str(directory),
-        "HOME": str(Path.home()),
-        "DESKTOP": desktop,
-        "DOCUMENTS": documents,
-        "DOWNLOADS": downloads,
-        "pathSeparator": os.sep,
-        "/": os.sep,
-    }
+    return {"__dirname": str(directory), **user_dirs(), "pathSeparator": os.sep, "/": os.sep}
 
 
 def _escape(text: str) -> str:

@@ -8,10 +8,15 @@ cannot honour (an unknown runtime, another platform) raises `BundleError` saying
 
 from __future__ import annotations
 
+import contextlib
+import re
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Final
+
+import platformdirs
 
 from desktop_app.core.registry.fields import Field
 
@@ -20,6 +25,24 @@ OPTION_TYPES: Final = ("string", "number", "boolean", "directory", "file")
 PLATFORM_NAMES: Final = {"darwin": "macOS", "win32": "Windows", "linux": "Linux"}
 
 OptionValue = str | int | float | bool | list[str]
+_USER_DIR: Final = re.compile(r"\$\{(HOME|DESKTOP|DOCUMENTS|DOWNLOADS)\}")
+
+
+def user_dirs() -> dict[str, str]:
+    """`${HOME}`, `${DESKTOP}`, `${DOCUMENTS}`, `${DOWNLOADS}` as the manifest spec defines them."""
+    home = str(Path.home())
+    dirs = {"HOME": home, "DESKTOP": home, "DOCUMENTS": home, "DOWNLOADS": home}
+    with contextlib.suppress(Exception):  # platformdirs may not know a desktop on a headless box
+        dirs["DESKTOP"] = platformdirs.user_desktop_dir()
+        dirs["DOCUMENTS"] = platformdirs.user_documents_dir()
+        dirs["DOWNLOADS"] = platformdirs.user_downloads_dir()
+    return dirs
+
+
+def expand_user_dirs(text: str, dirs: Mapping[str, str] | None = None) -> str:
+    """A default like `${HOME}/Documents` as the path it names."""
+    found = dirs or user_dirs()
+    return _USER_DIR.sub(lambda m: found[m.group(1)], text)
 
 
 class BundleError(Exception):
@@ -44,9 +67,11 @@ class UserOption:
     def field(self) -> Field:
         default = self.default
         if isinstance(default, list):
-            default = "\n".join(default)
+            default = "\n".join(expand_user_dirs(v) for v in default)
         elif isinstance(default, bool):
             default = "true" if default else "false"
+        elif isinstance(default, str):
+            default = expand_user_dirs(default)
         return Field(
             key=self.key,
             label=self.title,

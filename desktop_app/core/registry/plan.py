@@ -59,8 +59,13 @@ def command_line(config: ServerConfig) -> list[str]:
 
 
 def secret_name(entry: str, key: str) -> str:
-    """The secret-store name for one value of one installed server, e.g. WEATHER_API_KEY."""
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", f"{entry}_{key}").strip("_").upper() or "SECRET"
+    """The secret-store name for one value of one installed server: WEATHER_API_KEY for `weather`'s
+    `API_KEY`, and WEATHER_API_KEY too for its `WEATHER_API_KEY` (the entry's name is not doubled)."""
+    entry_part = re.sub(r"[^A-Za-z0-9_.-]+", "_", entry).strip("_").upper()
+    key_part = re.sub(r"[^A-Za-z0-9_.-]+", "_", key).strip("_").upper()
+    if key_part.startswith(f"{entry_part}_"):
+        return key_part
+    return "_".join(p for p in (entry_part, key_part) if p) or "SECRET"
 
 
 def entry_name_for(server_name: str, taken: Collection[str]) -> str:

@@ -49,6 +49,7 @@ def test_reads_the_manifest() -> None:
     assert m.mcp_config is not None and m.mcp_config.command == "python"
     assert [o.key for o in m.user_config] == ["token", "workdir"] and m.tools == ("echo",)
     assert [f.secret for f in m.fields()] == [True, False]
+    assert m.fields()[1].default == str(Path.home())  # `${HOME}` shown as the folder it names
     assert "server/fixture_server.py" in bundle.members
 
 

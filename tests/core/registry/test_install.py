@@ -77,7 +77,7 @@ async def test_declined_installs_nothing(registry: RegistryFixture, store: Confi
     [consent] = asker.asked
     assert isinstance(consent, InstallConsent)
     assert consent.command[:4] == ("npx", "-y", "--registry", registry.npm_url)
-    assert consent.secrets == ("HELLO_HELLO_TOKEN",) and "run on your computer" in consent.warning
+    assert consent.secrets == ("HELLO_TOKEN",) and "run on your computer" in consent.warning
     assert not store.path.exists() and secrets.names() == []
 
 
@@ -95,9 +95,9 @@ async def test_npm_install_starts_and_serves_its_resource(
     assert await install(plan, asker=ScriptedAsker(lambda _q: True), save=saver(store), secrets=secrets)
     written = json.loads(store.path.read_text())["mcpServers"]["hello"]
     assert written["command"] == "npx" and written["args"][-2:] == ["@mcp-desk-tests/hello@1.0.0", "Ada"]
-    assert written["env"]["HELLO_TOKEN"] == "${secret:HELLO_HELLO_TOKEN}" and "tok" not in store.path.read_text()
+    assert written["env"]["HELLO_TOKEN"] == "${secret:HELLO_TOKEN}" and "tok" not in store.path.read_text()
     assert written["origin"] == {"registry": registry.url, "name": HELLO, "version": "1.0.0", "package": "npm"}
-    assert secrets.get("HELLO_HELLO_TOKEN") == "tok"
+    assert secrets.get("HELLO_TOKEN") == "tok"
     host = await run_host(ConfigStore(store.path).servers["hello"], secrets)
     try:
         assert host.connection("hello").status.state is ServerState.READY, host.connection("hello").status.reason

@@ -53,8 +53,8 @@ def test_npm_package_becomes_npx_with_the_pinned_version() -> None:
         "@mcp-desk-tests/hello@1.0.0",
         "Ada",
     ]
-    assert config.env == {"HELLO_GREETING": "hello", "HELLO_TOKEN": "${secret:HELLO_HELLO_TOKEN}"}
-    assert plan.secrets == {"HELLO_HELLO_TOKEN": "s3cret"}
+    assert config.env == {"HELLO_GREETING": "hello", "HELLO_TOKEN": "${secret:HELLO_TOKEN}"}
+    assert plan.secrets == {"HELLO_TOKEN": "s3cret"}
     assert config.origin == {
         "registry": REGISTRY,
         "name": "io.github.mcp-desk-tests/hello",
@@ -75,10 +75,10 @@ def test_required_secret_missing_unless_already_stored() -> None:
         {},
         entry_name="hello",
         registry_url=REGISTRY,
-        stored={"HELLO_HELLO_TOKEN"},
+        stored={"HELLO_TOKEN"},
         which=which("npx"),
     )
-    assert plan.config.env["HELLO_TOKEN"] == "${secret:HELLO_HELLO_TOKEN}" and plan.secrets == {}
+    assert plan.config.env["HELLO_TOKEN"] == "${secret:HELLO_TOKEN}" and plan.secrets == {}
 
 
 def test_pypi_prefers_uvx_and_falls_back_to_pipx(weather_entry: ServerEntry) -> None:
@@ -86,7 +86,7 @@ def test_pypi_prefers_uvx_and_falls_back_to_pipx(weather_entry: ServerEntry) -> 
     answers = {"WEATHER_API_KEY": ("k",), "--port": ("8080",)}
     uvx = plan_package(weather_entry, pypi, answers, entry_name="weather", registry_url=REGISTRY, which=which("uvx"))
     assert command_line(uvx.config) == ["uvx", "weather-mcp-server==0.5.0", "--port", "8080", "serve"]
-    assert uvx.config.env == {"WEATHER_API_KEY": "${secret:WEATHER_WEATHER_API_KEY}", "WEATHER_UNITS": "celsius"}
+    assert uvx.config.env == {"WEATHER_API_KEY": "${secret:WEATHER_API_KEY}", "WEATHER_UNITS": "celsius"}
     pipx = plan_package(weather_entry, pypi, answers, entry_name="weather", registry_url=REGISTRY, which=which("pipx"))
     assert command_line(pipx.config) == [
         "pipx",
@@ -202,3 +202,5 @@ def test_choices_say_what_cannot_run_here(weather_entry: ServerEntry) -> None:
 def test_names() -> None:
     assert entry_name_for("io.github.acme/Weather", {"weather", "weather-2"}) == "weather-3"
     assert secret_name("my server", "api-key") == "MY_SERVER_API-KEY"
+    assert secret_name("weather", "WEATHER_API_KEY") == "WEATHER_API_KEY"  # the entry's name is not doubled
+    assert secret_name("weather", "token") == "WEATHER_TOKEN"

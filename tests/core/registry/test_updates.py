@@ -40,6 +40,6 @@ def test_previous_answers_keep_plain_values_only() -> None:
         name="hello",
         transport=TransportKind.STDIO,
         command="npx",
-        env={"HELLO_GREETING": "Salut $${USER}", "HELLO_TOKEN": "${secret:HELLO_HELLO_TOKEN}", "OTHER": "x"},
+        env={"HELLO_GREETING": "Salut $${USER}", "HELLO_TOKEN": "${secret:HELLO_TOKEN}", "OTHER": "x"},
     )
     assert previous_answers(config, package_fields(package)) == {"HELLO_GREETING": ("Salut ${USER}",)}

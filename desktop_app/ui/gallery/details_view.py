@@ -1,0 +1,171 @@
+"""A server's details as the registry (or a bundle's manifest) describes them; drawing only.
+
+Every string comes from someone else's document, so all of it is escaped, and only http(s)
+links are made clickable.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Iterable
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QIcon
+from PySide6.QtWidgets import QGridLayout, QLabel, QVBoxLayout, QWidget
+
+from desktop_app.core.registry.choices import KIND_LABELS
+from desktop_app.core.registry.manifest import Manifest
+from desktop_app.core.registry.model import KeyValue, Package, ServerEntry, Transport
+from desktop_app.ui.asks.card import MUTED
+from desktop_app.ui.style import ERROR_COLOUR
+
+ICON_SIDE = 48
+_STATUS_COLOURS = {"deprecated": "#b7791f", "deleted": ERROR_COLOUR}
+
+
+def _e(text: str) -> str:
+    return html.escape(text, quote=True)
+
+
+def _link(url: str, text: str | None = None) -> str:
+    if url.startswith(("https://", "http://")):
+        return f'<a href="{_e(url)}">{_e(text or url)}</a>'
+    return _e(text or url)
+
+
+def _inputs(items: Iterable[KeyValue], what: str) -> str:
+    rows = []
+    for item in items:
+        secret = item.is_secret or any(v.is_secret for v in item.variables.values())
+        required = item.is_required or any(v.is_required for v in item.variables.values())
+        traits = [t for t, on in (("secret", secret), ("required", required)) if on]
+        shown = f"{item.name}: {item.value}" if item.value is not None else item.name
+        note = f" — {_e(item.description)}" if item.description else ""
+        extra = f" <i>({', '.join(traits)})</i>" if traits else ""
+        rows.append(f"<li><code>{_e(shown)}</code>{extra}{note}</li>")
+    return f"<br>{what}:<ul style='margin-top:2px'>{''.join(rows)}</ul>" if rows else ""
+
+
+def _package(package: Package) -> str:
+    kind = KIND_LABELS.get(package.registry_type.lower(), package.registry_type)
+    version = f" {_e(package.version)}" if package.version else ""
+    bundle = package.registry_type.lower() == "mcpb"
+    name = _link(package.identifier) if bundle else f"<code>{_e(package.identifier)}</code>"
+    sha = f"<br><span style='{MUTED}'>SHA-256 {_e(package.file_sha256)}</span>" if package.file_sha256 else ""
+    body = _inputs(package.environment_variables, "Environment variables")
+    return f"<li><b>{_e(kind)}</b> {name}{version}{sha}{body}</li>"
+
+
+def _remote(remote: Transport) -> str:
+    kind = "Server-sent events" if remote.type == "sse" else "Streamable HTTP"
+    variables = "".join(
+        f"<li><code>{{{_e(n)}}}</code>{' <i>(required)</i>' if v.is_required else ''}"
+        f"{' — ' + _e(v.description) if v.description else ''}</li>"
+        for n, v in remote.variables.items()
+    )
+    var_block = f"<br>URL variables:<ul style='margin-top:2px'>{variables}</ul>"
+    return (
+        f"<li><b>{kind}</b> <code>{_e(remote.url or '')}</code>"
+        f"{var_block if variables else ''}{_inputs(remote.headers, 'Headers')}</li>"
+    )
+
+
+def _section(title: str, items: str) -> str:
+    return f"<h4 style='margin-bottom:0'>{title}</h4><ul>{items}</ul>"
+
+
+def entry_html(entry: ServerEntry) -> str:
+    """Description, links, status and every way to install, as rich text."""
+    server, meta = entry.server, entry.official
+    parts = [f"<p>{_e(server.description)}</p>"]
+    if meta.status != "active":
+        colour = _STATUS_COLOURS.get(meta.status, ERROR_COLOUR)
+        why = f": {_e(meta.status_message)}" if meta.status_message else ""
+        parts.append(f"<p style='color:{colour}'><b>{meta.status.capitalize()}</b>{why}</p>")
+    links = []
+    if server.repository is not None:
+        links.append(f"Source: {_link(server.repository.url)}")
+    if server.website_url:
+        links.append(f"Website: {_link(server.website_url)}")
+    if links:
+        parts.append("<p>" + "<br>".join(links) + "</p>")
+    if server.packages:
+        parts.append(_section("Packages", "".join(map(_package, server.packages))))
+    if server.remotes:
+        parts.append(_section("Remote", "".join(map(_remote, server.remotes))))
+    if not server.packages and not server.remotes:
+        parts.append(f"<p style='{MUTED}'>The registry lists no way to install this server.</p>")
+    return "".join(parts)
+
+
+def manifest_html(manifest: Manifest) -> str:
+    """A bundle's description, author, runtime, tools and prompts."""
+    parts = [f"<p>{_e(manifest.long_description or manifest.description)}</p>"]
+    facts = [f"Runs on: <b>{_e(manifest.server_type)}</b>"]
+    if manifest.author:
+        facts.append(f"Author: {_e(manifest.author)}")
+    if manifest.repository:
+        facts.append(f"Source: {_link(manifest.repository)}")
+    if manifest.homepage:
+        facts.append(f"Website: {_link(manifest.homepage)}")
+    if manifest.license:
+        facts.append(f"License: {_e(manifest.license)}")
+    parts.append("<p>" + "<br>".join(facts) + "</p>")
+    for title, names in (("Tools", manifest.tools), ("Prompts", manifest.prompts)):
+        if names:
+            parts.append(f"<p>{title}: " + ", ".join(f"<code>{_e(n)}</code>" for n in names) + "</p>")
+    return "".join(parts)
+
+
+class DetailsView(QWidget):
+    """Icon, title and subtitle on top; the rich-text body below."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.icon = QLabel()
+        self.icon.setFixedSize(ICON_SIDE, ICON_SIDE)
+        self.title = QLabel()
+        self.title.setObjectName("detailsTitle")
+        font = self.title.font()
+        font.setPointSizeF(font.pointSizeF() * 1.3)
+        font.setBold(True)
+        self.title.setFont(font)
+        self.title.setWordWrap(True)
+        self.subtitle = QLabel()
+        self.subtitle.setStyleSheet(MUTED)
+        self.subtitle.setWordWrap(True)
+        self.subtitle.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.body = QLabel()
+        self.body.setObjectName("detailsBody")
+        self.body.setWordWrap(True)
+        self.body.setTextFormat(Qt.TextFormat.RichText)
+        self.body.setOpenExternalLinks(True)
+        self.body.setTextInteractionFlags(Qt.TextInteractionFlag.TextBrowserInteraction)
+        self.body.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        header = QGridLayout()
+        header.setContentsMargins(0, 0, 0, 0)
+        header.setHorizontalSpacing(12)
+        header.addWidget(self.icon, 0, 0, 2, 1, Qt.AlignmentFlag.AlignTop)
+        header.addWidget(self.title, 0, 1)
+        header.addWidget(self.subtitle, 1, 1)
+        header.setColumnStretch(1, 1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(header)
+        layout.addWidget(self.body)
+
+    def set_icon(self, icon: QIcon) -> None:
+        self.icon.setPixmap(icon.pixmap(ICON_SIDE, ICON_SIDE))
+
+    def show_entry(self, entry: ServerEntry, icon: QIcon) -> None:
+        server = entry.server
+        self.set_icon(icon)
+        self.title.setText(server.display_name)
+        self.subtitle.setText(f"{server.name} · version {server.version}")
+        self.body.setText(entry_html(entry))
+
+    def show_manifest(self, manifest: Manifest, icon: QIcon, source: str) -> None:
+        self.set_icon(icon)
+        self.title.setText(manifest.title)
+        self.subtitle.setText(f"{manifest.name} · version {manifest.version} · {source}")
+        self.body.setText(manifest_html(manifest))

@@ -1,0 +1,64 @@
+"""The consent card shows the whole command, wraps rather than cuts, and answers only on a click."""
+
+from __future__ import annotations
+
+import asyncio
+import shlex
+
+from PySide6.QtWidgets import QApplication, QVBoxLayout, QWidget
+
+from desktop_app.core.registry.install import LOCAL_WARNING, InstallConsent
+from desktop_app.ui.asks.card_asker import CardAsker
+from desktop_app.ui.gallery.consent_card import ConsentCard
+from tests.hosting import eventually, run_in_qt
+
+LONG = tuple(
+    ["docker", "run", "-i", "--rm"] + [f"--mount=type=bind,src=/very/long/path/number/{i},dst=/p{i}" for i in range(12)]
+)
+
+
+def test_whole_command_and_the_answers(qapp: QApplication) -> None:
+    host = QWidget()
+    host.resize(520, 900)
+    layout = QVBoxLayout(host)
+    asker = CardAsker(layout.addWidget)
+    asker.register(InstallConsent, ConsentCard)
+    question = InstallConsent(
+        server="weather",
+        source="oci package ghcr.io/acme/weather 0.5.0",
+        command=LONG,
+        env=(("WEATHER_API_KEY", "${secret:WEATHER_API_KEY}"),),
+        secrets=("WEATHER_API_KEY",),
+        notes=("The registry marks this server as deprecated.",),
+    )
+
+    async def scenario() -> None:
+        host.show()
+        answer = asyncio.ensure_future(asker.ask(question))
+        await eventually(lambda: len(asker.pending) == 1)
+        card = asker.pending[0]
+        assert isinstance(card, ConsentCard)
+        await eventually(lambda: card.command.width() > 100)
+        assert card.command.toPlainText() == shlex.join(LONG)  # every argument, in order
+        assert card.settings is not None and card.settings.toPlainText() == "WEATHER_API_KEY=${secret:WEATHER_API_KEY}"
+        shown = card.command.document().size().height() * card.command.fontMetrics().lineSpacing()
+        assert shown <= card.command.height() and card.command.document().size().height() > 2  # wrapped, all visible
+        texts = [w.text() for w in card.findChildren(type(card.title))]
+        assert any(LOCAL_WARNING in t for t in texts) and any("deprecated" in t for t in texts)
+        assert card.cancel.isDefault() and not card.install.isDefault()  # Enter does not install
+        card.install.click()
+        assert await answer is True
+        assert card.outcome.text() == "You agreed."
+
+        answer = asyncio.ensure_future(asker.ask(question))
+        await eventually(lambda: len(asker.pending) == 1)
+        asker.pending[0].cancel.click()  # type: ignore[attr-defined]
+        assert await answer is False
+
+        answer = asyncio.ensure_future(asker.ask(question))
+        await eventually(lambda: len(asker.pending) == 1)
+        asker.withdraw("The window was closed: nothing was installed.")
+        assert await answer is False  # no answer is no
+
+    run_in_qt(qapp, scenario())
+    host.close()

@@ -1,0 +1,295 @@
+"""The gallery and bundle installs in the real window: a registry on 127.0.0.1, real servers started.
+
+A person opens the gallery, finds a server, gives it its secret, reads the exact command, agrees,
+and sees its resources; drops a `.mcpb` on the window and gets the same; the gallery still opens
+when the registry is down, from its cache, and says so.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from pathlib import Path
+
+import pytest
+import qasync
+from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
+from PySide6.QtGui import QDragEnterEvent, QDropEvent
+from PySide6.QtWidgets import QApplication, QLineEdit, QPushButton
+
+from desktop_app.app import run_window
+from desktop_app.core.app_settings import AppSettings, save_settings
+from desktop_app.core.paths import data_dir
+from desktop_app.ui.gallery.bundle_dialog import BundleDialog
+from desktop_app.ui.gallery.consent_card import ConsentCard
+from desktop_app.ui.gallery.install_pane import InstallPane
+from desktop_app.ui.main_window import MainWindow
+from tests.hosting import live_children
+from tests.llm_server import LITELLM_WARNINGS
+from tests.servers.registry_documents import (
+    build_mcpb,
+    fixture_python_bundle,
+    hello,
+    populate,
+    python_bundle_manifest,
+)
+from tests.servers.registry_fixture import OFFICIAL, RegistryFixture, response, running_registry
+
+pytestmark = LITELLM_WARNINGS
+Scenario = Callable[[MainWindow], Awaitable[None]]
+HELLO = "io.github.mcp-desk-tests/hello"
+
+
+@pytest.fixture
+def registry() -> Iterator[RegistryFixture]:
+    with running_registry() as fixture:
+        populate(fixture)
+        yield fixture
+
+
+@pytest.fixture(autouse=True)
+def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Own data folder (secrets, bundles), npx cache and a `python` that has the fixture's packages."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
+
+
+async def until(
+    check: Callable[[], object], timeout: float = 20.0, what: str = "condition", seen: Callable[[], str] = str
+) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what} ({seen()})")
+        await asyncio.sleep(0.02)
+
+
+def run_desk(qapp: QApplication, tmp_path: Path, registry_url: str, scenario: Scenario) -> Path:
+    """The real composition root with no servers yet (the demo runs) and `registry_url` in Settings."""
+    config = tmp_path / "servers.json"
+    config.write_text('{"mcpServers": {}}\n')
+    settings_path = tmp_path / "settings.json"
+    save_settings(settings_path, AppSettings(registry_url=registry_url))
+
+    async def main() -> None:
+        running = asyncio.ensure_future(run_window(qapp, config, settings_path))
+        await until(lambda: any(isinstance(w, MainWindow) and w.isVisible() for w in qapp.topLevelWidgets()))
+        window = next(w for w in qapp.topLevelWidgets() if isinstance(w, MainWindow) and w.isVisible())
+        await until(lambda: window.bridge.host.ready_count() >= 1, what="the demo server")
+        try:
+            await scenario(window)
+        finally:
+            window.close()
+            await asyncio.wait_for(running, 10)
+
+    with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(qapp)) as runner:
+        runner.run(main())
+    assert live_children() == []
+    return config
+
+
+def consent(pane: InstallPane) -> ConsentCard | None:
+    return next((card for card in pane.findChildren(ConsentCard) if card.open), None)
+
+
+def test_find_install_with_a_secret_and_see_its_resources(
+    qapp: QApplication, tmp_path: Path, registry: RegistryFixture
+) -> None:
+    async def scenario(window: MainWindow) -> None:
+        dialog = window.gallery.open_gallery()
+        await until(lambda: dialog.list.count() == 3, what="the registry's list")
+        assert dialog.registry.text() == f"Registry: {registry.url}"
+        assert "1 server not shown" in dialog.status.text()  # the malformed entry, said once
+        assert dialog.list.item(2).text().startswith("old-weather  0.1.0 · deprecated")
+        dialog.search.setText("hello")
+        await until(lambda: dialog.list.count() == 1 and "search=hello" in registry.requests[-1], what="search")
+        pane = dialog.pane
+        await until(lambda: pane.pages.currentWidget() is pane.scroller, what="the details")
+        assert pane.details.title.text() == "Hello" and "HELLO_TOKEN" in pane.details.body.text()
+        pane.review.click()
+        await until(lambda: pane.error.text() == "HELLO_TOKEN is required", what="the missing secret")
+        token = pane.form.editor("HELLO_TOKEN")
+        assert isinstance(token, QLineEdit)
+        token.setText("tok-from-the-form")
+        audience = pane.form.editor("audience")
+        assert isinstance(audience, QLineEdit)
+        audience.setText("Ada Lovelace")
+        pane.review.click()
+        await until(lambda: consent(pane) is not None, what="the consent card")
+        card = consent(pane)
+        assert card is not None
+        assert card.command.toPlainText() == (
+            f"npx -y --registry {registry.npm_url} @mcp-desk-tests/hello@1.0.0 'Ada Lovelace'"
+        )
+        assert "HELLO_TOKEN=${secret:HELLO_TOKEN}" in (card.settings.toPlainText() if card.settings else "")
+        assert "tok-from-the-form" not in card.command.toPlainText()
+        card.install.click()
+        await until(
+            lambda: "is running" in pane.result.text(),
+            timeout=90,
+            what="the installed server running",
+            seen=pane.result.text,
+        )
+        assert "1 resource" in pane.result.text()
+        browser = window.resources.browser
+        await until(lambda: browser.index_of("hello", "hello://greeting").isValid(), what="its resource listed")
+        [content] = await window.bridge.host.read_resource("hello://greeting")
+        assert content.text == "hello, Ada Lovelace"
+        assert window.bridge.secrets is not None and window.bridge.secrets.get("HELLO_TOKEN") == "tok-from-the-form"
+        assert dialog.list.item(0).text().startswith("Hello  1.0.0 · installed")
+
+        # A newer version appears: the installed server gets an update badge, and updating asks again.
+        registry.versions[HELLO][0]["_meta"][OFFICIAL]["isLatest"] = False
+        registry.add(response(hello(registry, "1.1.0")))
+        window.gallery.check_updates()
+        panel = window.servers_panel
+        await until(lambda: "update 1.1.0" in panel._item("hello").text(), what="the update badge")
+        panel._list.setCurrentItem(panel._item("hello"))
+        update = panel.findChild(QPushButton, "updateServer")
+        assert update is not None and update.text() == "Update to 1.1.0…"
+        update.click()
+        await until(lambda: pane.details.subtitle.text().endswith("version 1.1.0"), what="the new version shown")
+        assert pane.review.text() == "Review update from 1.0.0 to 1.1.0…"
+        assert pane.form.answers() == {"audience": ("world",), "HELLO_GREETING": ("hello",)}  # token kept, not shown
+        pane.review.click()
+        await until(lambda: consent(pane) is not None, what="the update's consent card")
+        card = consent(pane)
+        assert card is not None and "update from 1.0.0" in card.origin.text()
+        card.install.click()
+        await until(
+            lambda: "is running" in pane.result.text(),
+            timeout=60,
+            what="the updated server running",
+            seen=pane.result.text,
+        )
+        await until(lambda: "update" not in panel._item("hello").text(), what="the badge gone")
+        dialog.close()
+
+    config = run_desk(qapp, tmp_path, registry.url, scenario)
+    entry = json.loads(config.read_text())["mcpServers"]["hello"]
+    assert entry["origin"]["version"] == "1.1.0" and "tok-from-the-form" not in config.read_text()
+
+
+def test_declining_or_closing_installs_nothing(qapp: QApplication, tmp_path: Path, registry: RegistryFixture) -> None:
+    async def scenario(window: MainWindow) -> None:
+        dialog = window.gallery.open_gallery()
+        await until(lambda: dialog.list.count() == 3, what="the registry's list")
+        pane = dialog.pane
+        token = pane.form.editor("HELLO_TOKEN")
+        assert isinstance(token, QLineEdit)
+        token.setText("x")
+        pane.review.click()
+        await until(lambda: consent(pane) is not None, what="the consent card")
+        card = consent(pane)
+        assert card is not None
+        card.cancel.click()
+        await until(lambda: card.outcome.text() == "Cancelled: nothing was installed.")
+        await until(lambda: pane.install_box.isEnabled(), what="the form back")
+        pane.review.click()
+        await until(lambda: consent(pane) is not None, what="the consent card again")
+        dialog.close()  # closing withdraws the open card: no
+        await asyncio.sleep(0.2)
+
+    config = run_desk(qapp, tmp_path, registry.url, scenario)
+    assert json.loads(config.read_text()) == {"mcpServers": {}}
+
+
+def test_registry_down_opens_the_cached_list(qapp: QApplication, tmp_path: Path, registry: RegistryFixture) -> None:
+    async def scenario(window: MainWindow) -> None:
+        dialog = window.gallery.open_gallery()
+        await until(lambda: dialog.list.count() == 3, what="the registry's list")
+        dialog.close()
+        registry.down = True
+        dialog = window.gallery.open_gallery()
+        await until(lambda: dialog.status.text().startswith("Offline: "), what="the offline label")
+        assert "answered HTTP 503" in dialog.status.text() and "Showing the list saved on" in dialog.status.text()
+        assert dialog.list.count() == 3
+        dialog.search.setText("never searched")
+        await until(lambda: "Nothing is cached for this search" in dialog.status.text(), what="the error")
+        assert dialog.list.count() == 0
+        dialog.close()
+
+    run_desk(qapp, tmp_path, registry.url, scenario)
+
+
+def drop_on(window: MainWindow, path: Path) -> None:
+    """What the window receives when a file is dragged from a file manager onto the conversation."""
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(path))])
+    target = window.conversation
+    enter = QDragEnterEvent(
+        QPointF(target.rect().center()),
+        Qt.DropAction.CopyAction,
+        mime,
+        Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.NoModifier,
+    )
+    QApplication.sendEvent(target, enter)
+    drop = QDropEvent(
+        QPointF(target.rect().center()),
+        Qt.DropAction.CopyAction,
+        mime,
+        Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.NoModifier,
+    )
+    QApplication.sendEvent(target, drop)
+
+
+def test_dropped_bundle_installs_runs_and_uninstalls(qapp: QApplication, tmp_path: Path) -> None:
+    bundle = tmp_path / "fixture.mcpb"
+    bundle.write_bytes(fixture_python_bundle())
+
+    async def scenario(window: MainWindow) -> None:
+        drop_on(window, bundle)
+        await until(lambda: window.gallery.bundle_dialogs, what="the bundle window")
+        dialog = window.gallery.bundle_dialogs[-1]
+        assert isinstance(dialog, BundleDialog)
+        pane = dialog.pane
+        await until(lambda: pane.pages.currentWidget() is pane.scroller, what="the manifest")
+        assert pane.details.title.text() == "Fixture bundle"
+        assert "python" in pane.details.body.text() and "echo" in pane.details.body.text()
+        token = pane.form.editor("token")
+        assert isinstance(token, QLineEdit) and token.echoMode() is QLineEdit.EchoMode.Password
+        token.setText("bundle-secret")
+        pane.review.click()
+        await until(lambda: consent(pane) is not None, what="the consent card")
+        card = consent(pane)
+        assert card is not None
+        folder = data_dir() / "bundles" / "fixture-bundle-1.0.0"
+        assert card.command.toPlainText() == f"python {folder}/server/fixture_server.py --secret-echo"
+        assert not folder.exists()  # nothing unpacked before the yes
+        card.install.click()
+        await until(lambda: "is running" in pane.result.text(), timeout=60, what="the bundle's server running")
+        assert (folder / "manifest.json").is_file()
+        browser = window.resources.browser
+        await until(lambda: browser.index_of("fixture-bundle", "fixture://long").isValid(), what="its resources")
+        window.bridge.remove_server("fixture-bundle")
+        await until(lambda: not folder.exists(), what="the bundle's files removed")
+        assert "fixture-bundle" not in window.bridge.host.connections
+        dialog.close()
+
+    config = run_desk(qapp, tmp_path, "https://registry.invalid", scenario)
+    assert json.loads(config.read_text()) == {"mcpServers": {}}
+
+
+def test_unsafe_bundle_is_refused_whole(qapp: QApplication, tmp_path: Path) -> None:
+    bundle = tmp_path / "evil.mcpb"
+    bundle.write_bytes(build_mcpb(python_bundle_manifest(), {"server/fixture_server.py": b"", "../../evil": b"x"}))
+
+    async def scenario(window: MainWindow) -> None:
+        drop_on(window, bundle)
+        await until(lambda: window.gallery.bundle_dialogs, what="the bundle window")
+        pane = window.gallery.bundle_dialogs[-1].pane
+        await until(lambda: "cannot be installed" in pane.placeholder.text(), what="the refusal")
+        assert "would be written outside its folder" in pane.placeholder.text()
+        window.gallery.bundle_dialogs[-1].close()
+
+    config = run_desk(qapp, tmp_path, "https://registry.invalid", scenario)
+    assert json.loads(config.read_text()) == {"mcpServers": {}}
+    assert not (tmp_path / "data" / "mcp-desk" / "bundles").exists()
