@@ -9,6 +9,7 @@ bundle files unpacked and the entry saved; if any step fails, the earlier ones a
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -84,17 +85,18 @@ async def install(
 ) -> bool:
     """Ask, then commit; False when the user declined (nothing was done). Raises `InstallError`."""
     if not await ask_user(asker, consent_for(plan, update_from=update_from)):
-        if plan.staged is not None:
-            plan.staged.discard()
         return False
-    commit(plan, save=save, secrets=secrets, previous=previous)
+    await commit(plan, save=save, secrets=secrets, previous=previous)
     return True
 
 
-def commit(
+async def commit(
     plan: InstallPlan, *, save: SaveEntry, secrets: SecretStore | None, previous: ServerConfig | None = None
 ) -> None:
-    """Store the secrets, unpack, write the entry; on any failure undo all of it and raise `InstallError`."""
+    """Store the secrets, unpack, write the entry; on any failure undo all of it and raise `InstallError`.
+
+    Unpacking and deleting files run in a worker thread: a large bundle must not freeze the window.
+    """
     restore: dict[str, str | None] = {}
     unpacked = False
     try:
@@ -105,18 +107,23 @@ def commit(
             restore[name] = secrets.get(name)
             secrets.set(name, value)
         if plan.staged is not None:
-            plan.staged.commit()
-            unpacked = True
+            unpacking = asyncio.ensure_future(asyncio.to_thread(plan.staged.commit))
+            unpacked = True  # from here on, a failure or a cancel removes whatever was written
+            try:
+                await asyncio.shield(unpacking)
+            except asyncio.CancelledError:
+                await asyncio.gather(unpacking, return_exceptions=True)  # the thread cannot be stopped: let it end
+                raise
         save(plan.config, plan.replaces)
-    except Exception as exc:
+    except (Exception, asyncio.CancelledError) as exc:
         if unpacked and plan.staged is not None:
-            plan.staged.discard()
+            await asyncio.to_thread(plan.staged.discard)
         _restore_secrets(secrets, restore)
-        if isinstance(exc, InstallError):
+        if isinstance(exc, InstallError | asyncio.CancelledError):
             raise
         raise InstallError(f"{exc}; nothing was installed") from exc
     if previous is not None:
-        _forget_old_files(previous, plan.config)
+        await asyncio.to_thread(_forget_old_files, previous, plan.config)
 
 
 def _restore_secrets(secrets: SecretStore | None, restore: dict[str, str | None]) -> None:

@@ -233,10 +233,6 @@ class InstallSession(QObject):
         except InstallError as exc:
             self.pane.show_result(f"Nothing was installed: {exc}", ok=False)
             return
-        except asyncio.CancelledError:
-            if plan.staged is not None:
-                plan.staged.discard()
-            raise
         finally:
             self.pane.set_busy(False)
         if not done:
