@@ -144,6 +144,8 @@ def test_saved_rules_trust_and_taint(
         ("rule", True, False),
         ("flag", False, True),
     ]
+    refused = '{"item_id": "everything"} (--approve deny, your rule paused by untrusted content)'
+    assert f"mcp-desk run: refused tool delete_item on server desk with {refused}\n" in capsys.readouterr().err
     asked = [e for e in document["events"] if e["type"] == "ApprovalNeeded"]
     assert [(a["arguments"], a["rule_paused"]) for a in asked] == [({"item_id": "everything"}, True)]
 

@@ -13,7 +13,7 @@ import json
 import logging
 import uuid
 from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Final
 
 from mcp.shared.exceptions import MCPError
@@ -179,7 +179,9 @@ class Turn:
     def _emit(self, event: ChatEvent) -> None:
         self.events.append(event)
         if kept_in_history(event):
-            self.conversation.record(event_to_dict(event))
+            # A result's text is the tool message that follows it: kept once, there.
+            kept = replace(event, text="") if isinstance(event, ToolResult) else event
+            self.conversation.record(event_to_dict(kept))
         self._queue.put_nowait(event)
 
     def _taint(self, reason: str | None) -> None:

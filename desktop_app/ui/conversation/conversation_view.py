@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
@@ -153,11 +154,14 @@ class ConversationView(QScrollArea):
             event = event_from_dict(stored)
             if event is None:
                 continue
-            replay.setdefault(position, []).append(event)
             if isinstance(event, ToolCallStarted):
                 started.add((position, event.call_id))
             elif isinstance(event, ToolResult):
                 results.add((position, event.call_id))
+                answer = messages[position] if position < len(messages) else {}
+                if not event.text and answer.get("tool_call_id") == event.call_id:
+                    event = replace(event, text=str(answer.get("content", "")))  # kept once, in the message
+            replay.setdefault(position, []).append(event)
         for index, message in enumerate(messages):
             for event in replay.get(index, []):
                 self.apply(event)
@@ -209,7 +213,8 @@ class ConversationView(QScrollArea):
                 card.open_content.connect(self.open_content)
                 self._cards[event.call_id] = card
                 self.add_widget(card)
-                if (panel := self._waiting.pop(event.call_id, None)) is not None:
+                panel = self._waiting.pop(event.call_id, None)
+                if panel is not None and getattr(panel, "open", True):  # not withdrawn while it waited
                     self._place_panel(card, panel)
         elif isinstance(event, ToolDecision):
             if (decided := self._cards.get(event.call_id)) is not None:

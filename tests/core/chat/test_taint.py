@@ -226,6 +226,8 @@ async def test_the_history_keeps_what_ran_and_who_decided(host: ServerHost, llm:
     assert isinstance(decision, ToolDecision)
     assert decision.arguments == {"item_id": "plum"} and decision.edited  # what the user let run
     assert (decision.decided_by, decision.decision) == (DecidedBy.USER, Decision.ALLOW_ONCE)
+    result = stored.events[2][1]
+    assert result["type"] == "ToolResult" and result["text"] == ""  # the text is the tool message, kept once
     read = event_from_dict(stored.events[4][1])
     assert read is not None and getattr(read, "total_size", 0) == len(INJECTION)
     assert await deleted(host) == "plum"

@@ -279,6 +279,14 @@ def test_a_card_asked_under_taint_says_so(qapp: QApplication, qtbot: QtBot) -> N
         answer.cancel()  # the turn stopped: the question is withdrawn and the card is itself again
         await asyncio.gather(answer, return_exceptions=True)
         assert card.panel is None and card.arguments.isVisibleTo(card)
+        # Withdrawn before its card arrived: the card comes without it.
+        early = asyncio.ensure_future(ask_user(asker, _request(call_id="c9")))
+        await eventually(lambda: len(asker.pending) == 1, what="the early question")
+        early.cancel()
+        await asyncio.gather(early, return_exceptions=True)
+        view.apply(_started("c9"))
+        late = view.card("c9")
+        assert late is not None and late.panel is None and late.state is CallState.RUNNING
 
     run_in_qt(qapp, scenario())
 
@@ -303,7 +311,7 @@ def test_history_shows_what_happened(qapp: QApplication, qtbot: QtBot) -> None:
     kept = [
         (2, replace(started, title="Add a note", hints=DESTRUCTIVE, trusted=True)),
         (2, ToolDecision("c1", "demo", "add_note", True, "user", "allow_once", edited, edited=True)),
-        (2, ToolResult("c1", "demo__add_note", "Added note 1")),
+        (2, ToolResult("c1", "demo__add_note", "")),  # as stored: the text is in the tool message
         (3, lookup),  # the second call of the same message starts after the first one's result
         (3, ToolDecision("c3", "demo", "get_time", True, "server_rule", None, {})),
         (3, ToolResult("c3", "demo__get_time", "noon")),
@@ -330,6 +338,7 @@ def test_history_shows_what_happened(qapp: QApplication, qtbot: QtBot) -> None:
     assert json.loads(note.arguments.toPlainText()) == edited
     assert note.decision.text() == "Allowed once by you, with your edits to the arguments"
     assert note.state is CallState.DONE and note.claims is not None
+    assert [e.toPlainText() for e in note.result_box.findChildren(QPlainTextEdit)] == ["Added note 1"]
     assert time_card.decision.text().startswith("Allowed by your rule: this trusted server's read-only tools")
     [chip] = view.findChildren(ResourceChip)
     assert chip.text() == "read demo://guide, 2.0 KB"
