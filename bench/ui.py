@@ -461,6 +461,7 @@ async def stream_scenario(app: Any, home: Path, run: StreamRun, profile: bool) -
     from desktop_app.app import run_window
     from desktop_app.core.chat import llm as llm_module
     from desktop_app.core.chat.events import ChatEvent, TextDelta, TurnFinished
+    from desktop_app.core.chat.tokens import count_tokens
     from desktop_app.ui.conversation.message_bubble import MessageBubble
     from desktop_app.ui.main_window import MainWindow
 
@@ -486,7 +487,7 @@ async def stream_scenario(app: Any, home: Path, run: StreamRun, profile: bool) -
         await until(ready, 60, "the catalog, its context measurement and litellm")
         run.ready = time.perf_counter() - started
         run.catalog_entries = max(measured)
-        run.answer_tokens = llm_module.count_tokens(MODEL, long_answer())
+        run.answer_tokens = count_tokens(MODEL, long_answer())
         run.tracked_objects = len(gc.get_objects())
         modules = set(sys.modules)
         await asyncio.sleep(0.1)  # counting the objects stalls the loop itself: not part of the baseline

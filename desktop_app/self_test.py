@@ -83,7 +83,7 @@ class SelfTest:
         return f"{document.page_count} pages; page 1 rendered {image.width()}x{image.height()}"
 
     async def tokens(self) -> str:
-        from desktop_app.core.chat.llm import count_tokens
+        from desktop_app.core.chat.tokens import count_tokens
 
         assert self.guide is not None and self.guide.text is not None
         started = time.perf_counter()
@@ -91,7 +91,8 @@ class SelfTest:
         claude = await asyncio.to_thread(count_tokens, "anthropic/claude-sonnet-4-5", self.guide.text)
         if count <= 0 or claude <= 0:
             raise RuntimeError("no tokens counted")
-        return f"guide = {count:,} tokens (gpt-4o), {claude:,} (claude), {time.perf_counter() - started:.1f} s offline"
+        elapsed = (time.perf_counter() - started) * 1000
+        return f"guide = {count:,} tokens (gpt-4o), {claude:,} (claude), {elapsed:.0f} ms offline"
 
     async def secrets(self) -> str:
         from desktop_app.core.secret_store import open_secret_store

@@ -23,7 +23,8 @@ from desktop_app.core.chat.context import naive_dump_tokens
 from desktop_app.core.chat.conversations import DEFAULT_TITLE, Conversation, ConversationStore
 from desktop_app.core.chat.engine import Attachment, ChatEngine, Turn
 from desktop_app.core.chat.events import ApprovalNeeded, ChatError, ConversationTainted, ErrorKind, TurnFinished, Usage
-from desktop_app.core.chat.llm import count_tokens, warm_up
+from desktop_app.core.chat.llm import warm_up
+from desktop_app.core.chat.tokens import count_tokens
 from desktop_app.ui.conversation.conversation_view import ConversationView
 from desktop_app.ui.conversation.markdown_html import preload_highlighting
 from resources_ui.drag_payload import ResourceRef

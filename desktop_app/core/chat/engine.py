@@ -41,7 +41,7 @@ from desktop_app.core.chat.events import (
     event_to_dict,
     kept_in_history,
 )
-from desktop_app.core.chat.llm import ProviderError, assemble, count_tokens, load_litellm, stream_completion
+from desktop_app.core.chat.llm import ProviderError, assemble, stream_completion
 from desktop_app.core.chat.settings import ChatOptions, ModelSettings, resolve_api_key
 from desktop_app.core.chat.synthetic import (
     INVOKE_PROMPT,
@@ -55,6 +55,7 @@ from desktop_app.core.chat.synthetic import (
     search_tools,
     synthetic_tool_specs,
 )
+from desktop_app.core.chat.tokens import count_tokens
 from desktop_app.core.chat.tool_results import convert_tool_result
 from desktop_app.core.chat.tool_specs import ToolOffer
 from desktop_app.core.expansion import SecretLookup
@@ -116,7 +117,7 @@ class ChatEngine:
         return self._offer
 
     def context_builder(self) -> ContextBuilder:
-        """The prompt builder for the current model's tokenizer and budget (litellm must be loaded)."""
+        """The prompt builder for the current model's tokenizer and budget."""
         key = (self.settings.model, self.options.catalog_budget)
         if self._builder is None or self._builder_key != key:
             model = self.settings.model
@@ -125,8 +126,7 @@ class ChatEngine:
         return self._builder
 
     async def system_prompt(self, query: str = "", catalog: Catalog | None = None) -> SystemPrompt:
-        """The system prompt for `query` and its token figures, built off the event loop."""
-        await load_litellm()
+        """The system prompt for `query` and its token figures, built off the event loop (no model library needed)."""
         builder = self.context_builder()
         return await asyncio.to_thread(builder.build, catalog or self.host.catalog, query)
 

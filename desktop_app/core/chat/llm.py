@@ -213,8 +213,3 @@ def assemble(chunks: Sequence[Any], messages: Sequence[dict[str, Any]]) -> Any:
     """The whole response (message, tool calls, usage) built from streamed chunks by litellm."""
     litellm = litellm_module()
     return litellm.stream_chunk_builder(list(chunks), messages=list(messages))
-
-
-def count_tokens(model: str, text: str) -> int:
-    """Tokens in `text` for `model`, counted offline with litellm's bundled tokenizers."""
-    return int(litellm_module().token_counter(model=model, text=text))

@@ -1,0 +1,85 @@
+"""Token counts without the model library equal litellm's own, and need no litellm to compute."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from desktop_app.core.chat.llm import litellm_module
+from desktop_app.core.chat.tokens import count_tokens, encoding_name, uses_library_tokenizer
+from tests.llm_server import LITELLM_WARNINGS
+
+pytestmark = LITELLM_WARNINGS
+
+TEXTS = (
+    "",
+    "hello world <|endoftext|> and a special token written as text",
+    "A catalog line: - docs://guides/setup.md — Setup (text/markdown, 2.1 KB): how to start.\n" * 60,
+    "ünïcödé 日本語 emoji 🚀 " * 300,
+)
+MODELS = (
+    "gpt-4o",
+    "openai/gpt-4o-mini",
+    "openai/gpt-4.1-mini",
+    "openai/gpt-5",
+    "openai/o3-mini",
+    "gpt-3.5-turbo",
+    "openai/gpt-4",
+    "azure/gpt-4o",
+    "openrouter/openai/gpt-4o",
+    "anthropic/claude-sonnet-4-5",
+    "anthropic/claude-3-5-sonnet-20240620",
+    "gemini/gemini-2.5-flash",
+    "vertex_ai/gemini-2.5-pro",
+    "mistral/mistral-large-latest",
+    "ollama/llama3",
+    "ollama/llama-3-8b",
+    "hosted_vllm/Qwen2.5-7B",
+    "openai/local-model",
+    "groq/llama-3.1-8b-instant",
+    "openai/gpt-oss-20b",
+)
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_counts_equal_litellms_token_counter(model: str) -> None:
+    litellm = litellm_module()
+    assert not uses_library_tokenizer(model)
+    for text in TEXTS:
+        assert count_tokens(model, text) == litellm.token_counter(model=model, text=text), (model, text[:40])
+
+
+@pytest.mark.parametrize(
+    ("model", "expected"),
+    [("gpt-4o", "o200k_base"), ("openai/gpt-5.1", "o200k_base"), ("anthropic/claude-sonnet-4-5", "cl100k_base")],
+)
+def test_encodings_follow_the_model_family(model: str, expected: str) -> None:
+    assert encoding_name(model) == expected
+
+
+def test_models_with_a_tokenizer_of_their_own_are_counted_by_litellm() -> None:
+    for model in ("claude-sonnet-4-5", "deepseek/deepseek-chat", "cohere/command-r-plus"):
+        assert uses_library_tokenizer(model)
+    text, model = TEXTS[2], "claude-sonnet-4-5"
+    assert count_tokens(model, text) == litellm_module().token_counter(model=model, text=text)
+
+
+def test_counting_loads_no_model_library_and_nothing_from_the_network() -> None:
+    # A fresh interpreter with no route out: the encodings come from the installed package.
+    code = (
+        "import socket, sys\n"
+        "def refuse(*args, **kwargs): raise OSError('no network in this test')\n"
+        "socket.socket.connect = refuse\n"
+        "socket.getaddrinfo = refuse\n"
+        "from desktop_app.core.chat.tokens import count_tokens\n"
+        "print(count_tokens('gpt-4o', 'hello world'), count_tokens('anthropic/claude-sonnet-4-5', 'hello world'))\n"
+        "print('litellm' in sys.modules)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "TIKTOKEN_CACHE_DIR"}
+    command = [sys.executable, "-c", code]
+    done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["2", "2", "False"]
