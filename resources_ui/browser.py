@@ -118,7 +118,7 @@ class ResourceBrowser(QWidget):
         self._preview_timer.timeout.connect(self._preview_current)
         self.view.selectionModel().currentRowChanged.connect(lambda *_: self._preview_timer.start())
         self.proxy.layoutChanged.connect(self._expand_new_servers)
-        self.proxy.rowsInserted.connect(self._expand_new_servers)
+        self.proxy.rowsInserted.connect(self._servers_inserted)
         self._expand_new_servers()
         self.sign_in_buttons = SignInButtons(self.view, self.proxy, self.model, bridge)
 
@@ -240,6 +240,10 @@ class ResourceBrowser(QWidget):
         if self.selected_entries():
             self.context_menu().popup(self.view.viewport().mapToGlobal(position))
 
+    def _servers_inserted(self, parent: QModelIndex, *_: int) -> None:
+        if not parent.isValid():  # more matches of a server scrolled in: nothing to expand
+            self._expand_new_servers()
+
     def _expand_new_servers(self, *_: object) -> None:
         """Open each server the first time it lists something; after that the user decides."""
         for row in range(self.proxy.rowCount()):
@@ -255,8 +259,8 @@ class ResourceBrowser(QWidget):
         index = self.view.indexAt(QPoint(4, viewport.height() - 2))
         parent = index.parent()
         near_end = index.row() >= self.proxy.rowCount(parent) - _FETCH_MARGIN
-        if index.isValid() and parent.isValid() and near_end and self.proxy.canFetchMore(parent):
-            self.proxy.fetchMore(parent)
+        if index.isValid() and parent.isValid() and near_end and self.proxy.can_show_more(parent):
+            self.proxy.show_more(parent)
 
 
 def _tree_order(index: QModelIndex | QPersistentModelIndex) -> tuple[int, int]:

@@ -3,8 +3,10 @@
 `QSortFilterProxyModel` calls Python per row for filtering and per comparison for sorting, and
 reports a filter change as one row removal per gap: with 10,000 resources a keystroke took
 seconds. This proxy ranks in one Python pass, announces each change as a single layout change
-(persistent indexes follow their URI), and hands the view matches in chunks through
-`fetchMore`, so a keystroke costs a few milliseconds however many resources a server lists.
+(persistent indexes follow their URI), and hands the view matches in chunks (`show_more`, which
+the browser calls as the user scrolls), so a keystroke costs a few milliseconds however many
+resources a server lists. Not Qt's `fetchMore`: a tree view calls that for every expanded
+server on each relayout, doubling the rows it then walks in Python.
 """
 
 from __future__ import annotations
@@ -27,24 +29,50 @@ from resources_ui.drag_payload import encode_resources
 from resources_ui.qt_compat import no_data
 from resources_ui.tree_model import (
     COLUMNS,
+    ENTRY_ROLE,
     RESOURCE_FLAGS,
     ROOT,
     SERVER_FLAGS,
+    SERVER_ROLE,
     TEMPLATE_FLAGS,
     URI_COLUMN,
     Entry,
     EntryKey,
+    EntryKind,
     Index,
     ResourceTreeModel,
     layout_signal,
     refs_of,
 )
 
-CHUNK: Final = 500
-"""Rows handed to the view at a time; more arrive through `fetchMore` as the user scrolls."""
+CHUNK: Final = 50
+"""Rows handed to the view at a time as the user scrolls through a server (`show_more`)."""
+SCREENFUL: Final = 100
+"""Rows first handed to the view, shared by the servers (at least `MIN_FIRST` each).
+
+A tree view lays out every row it was handed, calling `index` and `flags` in Python for each,
+whenever the filter changes: ten expanded servers of 500 rows each cost over 100 ms a keystroke.
+A screenful is all the user sees before scrolling.
+"""
+MIN_FIRST: Final = 20
+RECENT: Final = 16
+"""Queries remembered per server, so erasing what was typed costs no new filter pass."""
 
 _NO_HINT: Final = QAbstractItemModel.LayoutChangeHint.NoLayoutChangeHint
 _TEXT_ROLES: Final = frozenset({Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole})
+_ROLES: Final = frozenset(
+    {
+        Qt.ItemDataRole.DisplayRole,
+        Qt.ItemDataRole.DecorationRole,
+        Qt.ItemDataRole.ToolTipRole,
+        Qt.ItemDataRole.FontRole,
+        Qt.ItemDataRole.TextAlignmentRole,
+        Qt.ItemDataRole.ForegroundRole,
+        ENTRY_ROLE,
+        SERVER_ROLE,
+    }
+)
+"""The roles the source model answers (see `ResourceTreeModel.server_data` and `entry_data`)."""
 
 
 def query_words(query: str) -> tuple[str, ...]:
@@ -60,32 +88,54 @@ def _at_word_start(text: str, word: str, start: int) -> bool:
     return False
 
 
+def _word_rank(entry: Entry, word: str) -> int:
+    """`match_rank` for one word that `entry.folded_text` is known to contain."""
+    if entry.folded_label.startswith(word):
+        return 0
+    return 1 if _at_word_start(entry.folded_text, word, entry.folded_text.find(word)) else 2
+
+
 def match_rank(entry: Entry, words: Sequence[str]) -> int | None:
     """How well `entry` matches every word (lower is better), or None if one word is missing.
 
     Per word: 0 when the label starts with it, 1 when some word of the label, name, URI or
     description starts with it, 2 when it only occurs inside a word.
     """
-    rank = 0
-    for word in words:
-        if entry.folded_label.startswith(word):
-            continue
-        position = entry.folded_text.find(word)
-        if position < 0:
-            return None
-        rank += 1 if _at_word_start(entry.folded_text, word, position) else 2
-    return rank
+    if any(word not in entry.folded_text for word in words):
+        return None
+    return sum(_word_rank(entry, word) for word in words)
 
 
 @dataclass
 class _View:
     """One server's matches: `order` ranked for display, `matched` in source order for narrowing."""
 
-    order: list[Entry]
+    order: Sequence[Entry]
     matched: Sequence[Entry]
-    position: dict[EntryKey, int]
-    total: int
+    source: Sequence[Entry]
+    """The server's entries this was built from (a new listing makes it stale)."""
     shown: int
+    _position: dict[EntryKey, int] | None = None
+
+    @property
+    def total(self) -> int:
+        return len(self.source)
+
+    def reshown(self, first: int) -> _View:
+        """The same matches, handed to the view from the first `first` rows again."""
+        return _View(self.order, self.matched, self.source, min(first, len(self.order)), self._position)
+
+    @property
+    def position(self) -> dict[EntryKey, int]:
+        """Row of each match by key; built on first use (most keystrokes never need it)."""
+        if self._position is None:
+            self._position = {entry.key: row for row, entry in enumerate(self.order)}
+        return self._position
+
+    def flags(self, row: int) -> Qt.ItemFlag:
+        if row >= self.shown:
+            return Qt.ItemFlag.NoItemFlags
+        return TEMPLATE_FLAGS if self.order[row].kind is EntryKind.TEMPLATE else RESOURCE_FLAGS
 
 
 class ResourceFilterProxy(QAbstractProxyModel):
@@ -97,6 +147,7 @@ class ResourceFilterProxy(QAbstractProxyModel):
         self._words: tuple[str, ...] = ()
         self._query = ""
         self._views: dict[int, _View] = {}
+        self._recent: dict[tuple[int, tuple[str, ...]], _View] = {}
         self.setSourceModel(source)
         for server_id in source.server_ids():
             self._views[server_id] = self._build(server_id)
@@ -133,22 +184,34 @@ class ResourceFilterProxy(QAbstractProxyModel):
     def _build(self, server_id: int, previous: _View | None = None) -> _View:
         entries = self._source.entries(server_id)
         if not self._words:
-            order = list(entries)
-            matched: Sequence[Entry] = entries
-        else:
-            pool = previous.matched if previous is not None else entries
-            # Plain int lists and a stable index sort: no per-row tuples for the collector to chase.
-            ranks: list[int] = []
-            found: list[Entry] = []
-            for entry in pool:
-                rank = match_rank(entry, self._words)
-                if rank is not None:
-                    ranks.append(rank)
-                    found.append(entry)
-            matched = found
-            order = [found[i] for i in sorted(range(len(found)), key=ranks.__getitem__)]
-        position = {entry.key: row for row, entry in enumerate(order)}
-        return _View(order, matched, position, len(entries), min(CHUNK, len(order)))
+            return _View(entries, entries, entries, min(self._first_rows(), len(entries)))
+        key = (server_id, self._words)
+        recent = self._recent.pop(key, None)
+        if recent is None or recent.source is not entries:
+            recent = self._filter(entries, previous if previous is not None and previous.source is entries else None)
+        self._recent[key] = recent
+        if len(self._recent) > RECENT * max(1, self._source.server_count()):
+            del self._recent[next(iter(self._recent))]  # the least recently used
+        return recent.reshown(self._first_rows())
+
+    def _first_rows(self) -> int:
+        return max(MIN_FIRST, SCREENFUL // max(1, self._source.server_count()))
+
+    def _filter(self, entries: Sequence[Entry], previous: _View | None) -> _View:
+        pool = previous.matched if previous is not None else entries
+        # Containment first, in one C-level pass per word; ranks only for what matched. Plain int
+        # lists and a stable index sort: no per-row tuples for the collector to chase.
+        found: Sequence[Entry] = pool
+        for word in self._words:
+            found = [entry for entry in found if word in entry.folded_text]
+        ranks = [0] * len(found)
+        for word in self._words:  # a label that starts with the word ranks 0 without a call
+            ranks = [
+                rank if entry.folded_label.startswith(word) else rank + _word_rank(entry, word)
+                for rank, entry in zip(ranks, found, strict=True)
+            ]
+        order = [found[i] for i in sorted(range(len(found)), key=ranks.__getitem__)] if any(ranks) else found
+        return _View(order, found, entries, 0)
 
     def _refilter(self, server_ids: Sequence[int], *, narrowing: bool = False) -> None:
         """Rebuild some servers' children as one layout change, re-pointing persistent indexes."""
@@ -256,13 +319,15 @@ class ResourceFilterProxy(QAbstractProxyModel):
     # -- QAbstractItemModel ----------------------------------------------------------------
 
     def index(self, row: int, column: int, parent: Index = ROOT) -> QModelIndex:
-        if not 0 <= column < COLUMNS or row < 0:
+        # Called for every row on each relayout: as few Python steps as possible.
+        if row < 0 or not 0 <= column < COLUMNS:
             return QModelIndex()
         if not parent.isValid():
             return self.createIndex(row, column, 0) if row < self._source.server_count() else QModelIndex()
-        if parent.internalId() != 0 or parent.column() != 0 or parent.row() >= self._source.server_count():
+        parent_row = parent.row()
+        if parent.internalId() or parent.column() or parent_row >= self._source.server_count():
             return QModelIndex()
-        server_id = self._source.server_id_at(parent.row())
+        server_id = self._source.server_id_at(parent_row)
         view = self._views.get(server_id)
         return self.createIndex(row, column, server_id) if view is not None and row < view.shown else QModelIndex()
 
@@ -294,14 +359,15 @@ class ResourceFilterProxy(QAbstractProxyModel):
     def hasChildren(self, parent: Index = ROOT) -> bool:
         return self.rowCount(parent) > 0
 
-    def canFetchMore(self, parent: Index) -> bool:
+    def can_show_more(self, parent: Index) -> bool:
         if not parent.isValid() or parent.internalId() != 0 or parent.column() != 0:
             return False
         view = self._views.get(self._source.server_id_at(parent.row()))
         return view is not None and view.shown < len(view.order)
 
-    def fetchMore(self, parent: Index) -> None:
-        if not self.canFetchMore(parent):
+    def show_more(self, parent: Index) -> None:
+        """Hand the view the next chunk of this server's matches."""
+        if not self.can_show_more(parent):
             return
         view = self._views[self._source.server_id_at(parent.row())]
         more = min(CHUNK, len(view.order) - view.shown)
@@ -310,17 +376,15 @@ class ResourceFilterProxy(QAbstractProxyModel):
         self.endInsertRows()
 
     def flags(self, index: Index) -> Qt.ItemFlag:
-        if not index.isValid():
-            return Qt.ItemFlag.NoItemFlags
-        if index.internalId() == 0:
-            return SERVER_FLAGS
-        entry = self.entry(index)
-        if entry is None:
-            return Qt.ItemFlag.NoItemFlags
-        return TEMPLATE_FLAGS if entry.is_template else RESOURCE_FLAGS
+        # Called for every row on each relayout: as few Python steps as possible.
+        server_id = index.internalId()
+        if not server_id:
+            return SERVER_FLAGS if index.isValid() else Qt.ItemFlag.NoItemFlags
+        view = self._views.get(server_id)
+        return Qt.ItemFlag.NoItemFlags if view is None else view.flags(index.row())
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid():
+        if role not in _ROLES or not index.isValid():  # painting asks for roles no row sets
             return no_data()
         server_id = index.internalId()
         if server_id == 0:

@@ -13,7 +13,7 @@ from pytestqt.qtbot import QtBot
 from desktop_app.core.server_status import ServerState
 from desktop_app.demo_server import build_server as build_demo_server
 from resources_ui import RESOURCES_MIME, ResourceBrowser, ResourceRef, decode_resources, encode_resources
-from resources_ui.filter_proxy import CHUNK, match_rank, query_words
+from resources_ui.filter_proxy import CHUNK, SCREENFUL, match_rank, query_words
 from resources_ui.tree_model import ENTRY_ROLE, EntryKind, make_entry
 from tests.hosting import eventually, inprocess_bridge, run_in_qt
 from tests.servers.fixture_server import RESOURCE_URIS, build_fixture_server
@@ -230,7 +230,7 @@ def test_ten_thousand_resources_load_in_chunks_and_filter(qapp: QApplication) ->
         await asyncio.sleep(0)
         try:
             assert browser.proxy.match_count(0) == (20_000, 20_000)  # 10,000 resources and 10,000 templates
-            assert browser.proxy.rowCount(browser.proxy.index(0, 0)) <= 2 * CHUNK  # the view gets chunks
+            assert browser.proxy.rowCount(browser.proxy.index(0, 0)) == SCREENFUL  # a screenful first, then chunks
             for text in ("r", "re", "res", "resource-00", "resource-0042", "0042 resource"):
                 browser.proxy.set_query(text)
                 await asyncio.sleep(0)
@@ -238,7 +238,7 @@ def test_ten_thousand_resources_load_in_chunks_and_filter(qapp: QApplication) ->
             browser.proxy.set_query("")
             parent = browser.proxy.index(0, 0)
             before = browser.proxy.rowCount(parent)
-            browser.proxy.fetchMore(parent)
+            browser.proxy.show_more(parent)
             assert browser.proxy.rowCount(parent) == before + CHUNK
             last = browser.proxy.index(browser.proxy.rowCount(parent) - 1, 0, parent)
             assert browser.proxy.data(last, ENTRY_ROLE) is not None
