@@ -130,7 +130,7 @@ def _close_on_signals(window: MainWindow) -> Callable[[], None]:
 
 async def _connect(window: MainWindow, bridge: CoreBridge) -> None:
     """After the window is up: open the secret store (asking for its password if it has one), then
-    connect every server and warm the model library."""
+    connect every server."""
     # Finding the OS keyring takes ~100 ms: off the event loop.
     try:
         bridge.set_secrets(await asyncio.to_thread(open_secret_store, data_dir()))
@@ -141,7 +141,7 @@ async def _connect(window: MainWindow, bridge: CoreBridge) -> None:
         window.show_notice(f"Secrets cannot be stored or read: {exc}")
     bridge.host.start(bridge.configured_servers())
     window.gallery.check_updates()  # "update" badges for servers installed from a registry
-    window.chat.warm_up()  # litellm is imported only now, after the window is on screen
+    window.composer.editor.textChanged.connect(window.chat.warm_up)  # the model library loads as the user types
 
 
 def run_app(

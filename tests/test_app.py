@@ -52,6 +52,9 @@ def test_window_shows_servers_and_quits_cleanly(qapp: QApplication, tmp_path: Pa
         assert "Servers ready: 1/1" in labels
         assert any(text.startswith("Model: not chosen") for text in labels)
         assert window.resources.browser.isVisible()
+        assert not window.chat.library_requested, "the model library waits for the user to type"
+        window.composer.editor.insertPlainText("H")
+        assert window.chat.library_requested
         window.close()
         assert not running.done(), "the first close must wait for the servers"
         started = time.monotonic()

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import importlib
 import logging
 from typing import Any
 
@@ -65,6 +64,7 @@ class ChatController(QObject):
         self._turn: Turn | None = None
         self._engine: ChatEngine | None = None
         self._dump: tuple[tuple[str, frozenset[tuple[str, str]]], int] | None = None
+        self._warming = False
 
     # -- settings and the engine -----------------------------------------------------------
 
@@ -88,14 +88,26 @@ class ChatController(QObject):
             )
         return self._engine
 
-    def warm_up(self) -> None:
-        """Load litellm and the highlighters in the background after the window is up."""
-        self._bridge.spawn(self._warm(), "Loading the model library")
+    def warm_up(self, *_: object) -> None:
+        """Load litellm and the highlighters in the background, once: when the user starts typing.
+
+        Not at start-up: the library costs ~200 MB and seconds of a worker thread that competes
+        with the window for the interpreter (every Qt callback into Python waits for it). The
+        user types for a few seconds before sending, which is time enough on most machines;
+        a send before that waits for the rest of the import.
+        """
+        if not self._warming:
+            self._warming = True
+            self._bridge.spawn(self._warm(), "Loading the model library")
+
+    @property
+    def library_requested(self) -> bool:
+        """Whether loading the model library has begun (the user typed or sent something)."""
+        return self._warming
 
     async def _warm(self) -> None:
         await warm_up()
         await asyncio.to_thread(preload_highlighting)
-        await asyncio.to_thread(importlib.import_module, "pymupdf")  # the first PDF opens at full speed
         # litellm brings ~600k long-lived objects: freeze them so full collections skip them.
         gc.freeze()
 
@@ -133,6 +145,7 @@ class ChatController(QObject):
         if engine is None:
             self.settings_needed.emit()
             return False
+        self.warm_up()  # a message that was not typed (a prompt, a restored draft) still needs the library
         attachments = [Attachment(ref.uri) for ref in refs]
         shown = text + "".join(f"\n\n📎 {ref.name} ({ref.uri})" for ref in refs)
         self.view.add_message("user", shown)
