@@ -4,7 +4,8 @@ event-loop stall while a 2,000-token answer streams with 10,000 resources loaded
 Window shown: the real app (`python -m desktop_app`, isolated config and data directories) and a
 bare QApplication + QLabel are each started RUNS times in a fresh process, alternately; the figures
 are median times from spawning the process to the first window on screen (the app's splash, shown
-before its heavy imports), to the main window's `show()`, and to its first paint.
+before its heavy imports), to the main window's `show()`, and to its first paint. The goal is on the
+main window's first paint: the splash does not count.
 Both probes print what they measured and quit; the app quits through its normal shutdown, so the
 demo server stops, and the app run also reports whether litellm was imported before the window
 was shown (it must not be: it is imported in the background afterwards).
@@ -21,8 +22,9 @@ over the turn (both slow the app down a little).
 
     python bench/ui.py [--runs N] [--skip-startup] [--skip-stream] [--stacks] [--profile]
 
-Goals: first window shown within 1.5x the bare window; litellm not imported at show; largest stall
-while streaming at most 50 ms; no process left behind. Exits 1 when a goal is missed.
+Goals: the main window painted within 1.5x the bare window; litellm not imported at show; largest
+stall while streaming at most 25 ms (CPU time per streamed token reported); no process left behind.
+Exits 1 when a goal is missed.
 """
 
 from __future__ import annotations
@@ -37,9 +39,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
-from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -47,13 +47,12 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any, Final
 
-ROOT: Final = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+from harness import ROOT
+from stalls import StackSampler, StallMonitor, profile_report
 
 RUNS: Final = 5
 GOAL_SHOWN_RATIO: Final = 1.5
-GOAL_STALL_MS: Final = 50.0
+GOAL_STALL_MS: Final = 25.0
 PAGES: Final = 20
 PER_PAGE: Final = 500
 RESOURCES: Final = PAGES * PER_PAGE
@@ -285,102 +284,6 @@ def split_chunks(text: str, count: int) -> list[str]:
     return [text[a:b] for a, b in pairwise(cuts)]
 
 
-class StallMonitor:
-    """A 1 ms Qt timer; a gap between its ticks longer than that is an event-loop stall.
-
-    Every gap over `keep_ms` is kept with its start and end, so stalls can be attributed to the
-    phase they began in and to what overlapped them (a re-render, a garbage collection).
-    """
-
-    def __init__(self, keep_ms: float = 4.0) -> None:
-        self.keep_ms = keep_ms
-        self.gaps: list[tuple[float, float]] = []
-        self.collections: list[tuple[float, float, int]] = []
-        self._last = 0.0
-        self._gc_started = 0.0
-        self._timer: Any = None
-
-    def start(self) -> None:
-        from PySide6.QtCore import Qt, QTimer
-
-        gc.callbacks.append(self._on_gc)
-        self._last = time.perf_counter()
-        self._timer = QTimer()
-        self._timer.setTimerType(Qt.TimerType.PreciseTimer)
-        self._timer.setInterval(1)
-        self._timer.timeout.connect(self._tick)
-        self._timer.start()
-
-    def stop(self) -> None:
-        self._timer.stop()
-        gc.callbacks.remove(self._on_gc)
-
-    def _tick(self) -> None:
-        now = time.perf_counter()
-        if (now - self._last) * 1000 > self.keep_ms:
-            self.gaps.append((self._last, now))
-        self._last = now
-
-    def _on_gc(self, phase: str, info: dict[str, int]) -> None:
-        if phase == "start":
-            self._gc_started = time.perf_counter()
-        else:
-            self.collections.append((self._gc_started, time.perf_counter(), info["generation"]))
-
-    def within(self, start: float, end: float) -> list[tuple[float, float]]:
-        """Gaps that overlap [start, end], longest first."""
-        return sorted((g for g in self.gaps if g[1] > start and g[0] < end), key=lambda g: g[0] - g[1])
-
-
-class StackSampler:
-    """Samples the event loop's stack every 2 ms from a thread (opt-in: the thread competes for the GIL).
-
-    Each sample is "innermost app frame › innermost frame", so a stall that neither a render nor
-    a collection explains still says which code of ours led where.
-    """
-
-    _IDLE: Final = ("run_forever", "_tick", "_on_gc")
-
-    def __init__(self) -> None:
-        self.samples: list[tuple[float, str]] = []
-        self._stop = threading.Event()
-        self._main = threading.main_thread().ident
-        self._ours = (str(ROOT / "desktop_app"), str(ROOT / "resources_ui"))
-
-    def start(self) -> None:
-        threading.Thread(target=self._run, name="bench-stack-sampler", daemon=True).start()
-
-    def stop(self) -> None:
-        self._stop.set()
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            frame = sys._current_frames().get(self._main)
-            if frame is not None and frame.f_code.co_name not in self._IDLE:
-                leaf, ours = frame, None
-                while frame is not None and ours is None:
-                    if frame.f_code.co_filename.startswith(self._ours):
-                        ours = frame
-                    frame = frame.f_back
-                where = self._name(leaf) if ours in (None, leaf) else f"{self._name(ours)} › {self._name(leaf)}"
-                self.samples.append((time.perf_counter(), where))
-            del frame
-            time.sleep(0.002)
-
-    @staticmethod
-    def _name(frame: Any) -> str:
-        path = frame.f_code.co_filename
-        for marker in ("site-packages/", f"{ROOT}/", "/lib/python3."):
-            if marker in path:
-                path = path.split(marker, 1)[1]
-                path = path.split("/", 1)[1] if marker == "/lib/python3." else path
-                break
-        return f"{path}:{frame.f_lineno} {frame.f_code.co_name}"
-
-    def during(self, start: float, end: float, top: int = 2) -> list[tuple[str, int]]:
-        return Counter(where for t, where in self.samples if start <= t <= end).most_common(top)
-
-
 @dataclass
 class Render:
     started: float
@@ -407,6 +310,8 @@ class StreamRun:
     renders: list[Render] = field(default_factory=list)
     shown_chars: int = 0
     idle: tuple[float, float] = (0.0, 0.0)
+    turn_cpu: float = 0.0
+    """CPU seconds of the whole app process (every thread) from the send to the end of the turn."""
     leftovers: list[int] = field(default_factory=list)
     profile: str = ""
 
@@ -480,6 +385,8 @@ async def stream_scenario(app: Any, home: Path, run: StreamRun, profile: bool) -
         measured: list[int] = []
         window.chat.context_changed.connect(lambda prompt: measured.append(prompt.total))
 
+        window.composer.editor.insertPlainText("R")  # the user starts typing: the model library loads
+
         def ready() -> bool:
             loaded = host.ready_count() == 1 and llm_module._module is not None
             return loaded and any(total >= RESOURCES for total in measured)
@@ -518,8 +425,10 @@ async def stream_scenario(app: Any, home: Path, run: StreamRun, profile: bool) -
         with instrumented_rendering(run):
             window.composer.editor.setPlainText(QUESTION)
             run.sent = time.perf_counter()
+            cpu = time.process_time()
             window.composer.send()
             await until(lambda: run.finished and not window.chat.busy, STREAM_TIMEOUT, "the end of the turn")
+            run.turn_cpu = time.process_time() - cpu
             await asyncio.sleep(TAIL)
         if profiler is not None:
             profiler.disable()
@@ -535,17 +444,6 @@ async def stream_scenario(app: Any, home: Path, run: StreamRun, profile: bool) -
         if not running.done():
             running.cancel()
             await asyncio.gather(running, return_exceptions=True)
-
-
-def profile_report(profiler: Any) -> str:
-    import io
-    import pstats
-
-    out = io.StringIO()
-    stats = pstats.Stats(profiler, stream=out)
-    stats.sort_stats("tottime").print_stats(20)
-    stats.sort_stats("cumulative").print_stats(30)
-    return out.getvalue()
 
 
 def measure_stream(profile: bool, stacks: bool) -> tuple[StreamRun, StallMonitor, StackSampler | None]:
@@ -565,7 +463,7 @@ def measure_stream(profile: bool, stacks: bool) -> tuple[StreamRun, StallMonitor
     answer = long_answer()
     run.answer_chars = len(answer)
     monitor = StallMonitor()
-    sampler = StackSampler() if stacks else None
+    sampler = StackSampler(ROOT) if stacks else None
     try:
         with ScriptedLLM() as llm:
             llm.queue(text(*split_chunks(answer, CHUNKS), delay=CHUNK_DELAY, usage=(1500, 2000)))
@@ -613,7 +511,7 @@ def report_startup(apps: list[Launch], bares: list[Launch]) -> bool:
     app_first, bare_first = median(apps, lambda r: r.first_window), median(bares, lambda r: r.first_window)
     app_shown, bare_shown = median(apps, lambda r: r.shown), median(bares, lambda r: r.shown)
     app_paint, bare_paint = median(apps, lambda r: r.painted), median(bares, lambda r: r.painted)
-    ratio = app_first / bare_first
+    ratio = app_paint / bare_paint
     litellm_early = any(r.litellm_at_show for r in apps)
     leftovers = sum(r.leftovers for r in apps + bares)
     failed = [r.exit_code for r in apps + bares if r.exit_code != 0]
@@ -621,10 +519,13 @@ def report_startup(apps: list[Launch], bares: list[Launch]) -> bool:
     print(f"Window shown: spawn → on screen, median of {len(apps)} fresh processes each")
     print(f"  {'':40}{'app':>10}{'bare':>10}{'ratio':>9}   goal")
     label = "first window (app: the splash)"
-    print(f"  {label:40}{ms(app_first):>10}{ms(bare_first):>10}{ratio:>8.1f}x   ≤ {GOAL_SHOWN_RATIO}x  {verdict(ok)}")
+    print(f"  {label:40}{ms(app_first):>10}{ms(bare_first):>10}{app_first / bare_first:>8.1f}x")
     print(f"  {'main window shown':40}{ms(app_shown):>10}{ms(bare_shown):>10}{app_shown / bare_shown:>8.1f}x")
-    print(f"  {'main window first paint':40}{ms(app_paint):>10}{ms(bare_paint):>10}{app_paint / bare_paint:>8.1f}x")
-    print(f"  app runs (splash / main window): {', '.join(f'{ms(r.first_window)}/{ms(r.shown)}' for r in apps)}")
+    label = "main window first paint"
+    print(f"  {label:40}{ms(app_paint):>10}{ms(bare_paint):>10}{ratio:>8.1f}x   ≤ {GOAL_SHOWN_RATIO}x  {verdict(ok)}")
+    runs = ", ".join(f"{ms(r.first_window)}/{ms(r.painted)}" for r in apps)
+    print(f"  app runs (splash / main window painted): {runs}")
+    print(f"  bare runs (painted): {', '.join(ms(r.painted) for r in bares)}")
     print(f"  litellm imported at show: {'yes' if litellm_early else 'no'}   goal: no  {verdict(not litellm_early)}")
     print(f"  processes left behind: {leftovers}   exit codes: {failed or 'all 0'}")
     return ok and not litellm_early and leftovers == 0 and not failed
@@ -648,6 +549,8 @@ def report_stream(run: StreamRun, monitor: StallMonitor, sampler: StackSampler |
     print(f"  send → first token              {ms(run.first_delta - run.sent):>9}")
     print(f"  first → last token              {ms(run.last_delta - run.first_delta):>9}")
     print(f"  send → turn finished            {ms(run.finished - run.sent):>9}")
+    per_token = run.turn_cpu / max(1, run.answer_tokens) * 1000
+    print(f"  CPU per streamed token          {per_token:>6.2f} ms   ({ms(run.turn_cpu)} for the turn, all threads)")
     print(
         f"  text deltas shown               {run.deltas:>9}   re-renders {len(run.renders)}"
         f" ({redundant} of unchanged text); {run.shown_chars:,} chars on screen"

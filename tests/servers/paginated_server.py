@@ -6,7 +6,10 @@ resource templates, prompts and tools are each `pages * per_page` generated item
 opaque to the client (`page:<n>`); an unknown cursor is an INVALID_PARAMS error, as the
 spec asks.
 
-    python tests/servers/paginated_server.py --pages 3 --per-page 4 [--http PORT]
+    python tests/servers/paginated_server.py --pages 3 --per-page 4 [--tools N] [--http PORT]
+
+`--templates`, `--prompts` and `--tools` give those listings their own size (the benchmarks'
+large catalogs: 10,000 resources but a few hundred tools).
 """
 
 from __future__ import annotations
@@ -69,24 +72,34 @@ def _page(items: Sequence[_T], params: PaginatedRequestParams | None, per_page: 
     return list(items[start:end]), next_cursor
 
 
-def build_paginated_server(pages: int, per_page: int) -> Server[Any]:
-    """A server with `pages` pages of `per_page` items in each of its four listings."""
+def build_paginated_server(
+    pages: int,
+    per_page: int,
+    *,
+    templates: int | None = None,
+    prompts: int | None = None,
+    tools: int | None = None,
+) -> Server[Any]:
+    """A server with `pages` pages of `per_page` resources; the other listings are as long, or as given."""
     if pages < 1 or per_page < 1:
         raise ValueError("pages and per_page must be at least 1")
     count = pages * per_page
     resources = [Resource(uri=resource_uri(i), name=f"resource-{i:04d}", mime_type="text/plain") for i in range(count)]
-    templates = [
+    templates_ = [
         ResourceTemplate(uri_template=f"paged://template/{i:04d}/{{id}}", name=f"template-{i:04d}")
-        for i in range(count)
+        for i in range(count if templates is None else templates)
     ]
-    prompts = [Prompt(name=f"prompt-{i:04d}", description=f"Generated prompt {i}") for i in range(count)]
-    tools = [
+    prompts_ = [
+        Prompt(name=f"prompt-{i:04d}", description=f"Generated prompt {i}")
+        for i in range(count if prompts is None else prompts)
+    ]
+    tools_ = [
         Tool(name=f"tool_{i:04d}", description=f"Generated tool {i}", input_schema={"type": "object"})
-        for i in range(count)
+        for i in range(count if tools is None else tools)
     ]
     known_uris = {resource.uri for resource in resources}
-    known_prompts = {prompt.name for prompt in prompts}
-    known_tools = {tool.name for tool in tools}
+    known_prompts = {prompt.name for prompt in prompts_}
+    known_tools = {tool.name for tool in tools_}
 
     async def list_resources(
         ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None
@@ -97,15 +110,15 @@ def build_paginated_server(pages: int, per_page: int) -> Server[Any]:
     async def list_templates(
         ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None
     ) -> ListResourceTemplatesResult:
-        page, next_cursor = _page(templates, params, per_page)
+        page, next_cursor = _page(templates_, params, per_page)
         return ListResourceTemplatesResult(resource_templates=page, next_cursor=next_cursor)
 
     async def list_prompts(ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None) -> ListPromptsResult:
-        page, next_cursor = _page(prompts, params, per_page)
+        page, next_cursor = _page(prompts_, params, per_page)
         return ListPromptsResult(prompts=page, next_cursor=next_cursor)
 
     async def list_tools(ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None) -> ListToolsResult:
-        page, next_cursor = _page(tools, params, per_page)
+        page, next_cursor = _page(tools_, params, per_page)
         return ListToolsResult(tools=page, next_cursor=next_cursor)
 
     async def read_resource(ctx: ServerRequestContext[Any], params: ReadResourceRequestParams) -> ReadResourceResult:
@@ -143,11 +156,18 @@ async def _serve_stdio(server: Server[Any]) -> None:
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
-def run_paginated(pages: int, per_page: int, *, http_port: int | None = None, sse_port: int | None = None) -> None:
+def run_paginated(
+    pages: int,
+    per_page: int,
+    *,
+    http_port: int | None = None,
+    sse_port: int | None = None,
+    sizes: dict[str, int | None] | None = None,
+) -> None:
     """Serve over stdio, or streamable HTTP on 127.0.0.1 (SSE is not offered here)."""
     if sse_port is not None:
         raise SystemExit("the paginated server does not serve SSE; use stdio or --http")
-    server = build_paginated_server(pages, per_page)
+    server = build_paginated_server(pages, per_page, **(sizes or {}))
     if http_port is None:
         anyio.run(_serve_stdio, server)
         return
@@ -161,9 +181,12 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--pages", type=int, default=3, metavar="N")
     parser.add_argument("--per-page", type=int, default=5, metavar="M")
+    for kind in ("templates", "prompts", "tools"):
+        parser.add_argument(f"--{kind}", type=int, metavar="N", help=f"{kind} listed (default: as many as resources)")
     parser.add_argument("--http", type=int, metavar="PORT", help="streamable HTTP on 127.0.0.1:PORT/mcp")
     args = parser.parse_args(argv)
-    run_paginated(args.pages, args.per_page, http_port=args.http)
+    sizes = {"templates": args.templates, "prompts": args.prompts, "tools": args.tools}
+    run_paginated(args.pages, args.per_page, http_port=args.http, sizes=sizes)
 
 
 if __name__ == "__main__":
