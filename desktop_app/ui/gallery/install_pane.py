@@ -40,6 +40,8 @@ class InstallPane(QWidget):
     """The user picked another way to install (an index into the choices shown)."""
     sig_review = Signal()
     """The user asked to review the install: the controller builds the plan and asks for consent."""
+    sig_sign_in = Signal()
+    """The installed server asks for sign-in and the user pressed Sign in (or Cancel while waiting)."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -65,6 +67,9 @@ class InstallPane(QWidget):
         self.result.setWordWrap(True)
         self.result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.result.hide()
+        self.sign_in = QPushButton("Sign in…")
+        self.sign_in.setObjectName("installSignIn")
+        self.sign_in.hide()
 
         self.install_box = QWidget()
         box = QVBoxLayout(self.install_box)
@@ -96,6 +101,10 @@ class InstallPane(QWidget):
         layout.addWidget(self.install_box)
         layout.addLayout(self.cards)
         layout.addWidget(self.result)
+        sign_in_row = QHBoxLayout()
+        sign_in_row.addWidget(self.sign_in)
+        sign_in_row.addStretch(1)
+        layout.addLayout(sign_in_row)
         layout.addStretch(1)
         self.scroller = QScrollArea()
         self.scroller.setWidgetResizable(True)
@@ -117,6 +126,7 @@ class InstallPane(QWidget):
         self.scroller.verticalScrollBar().rangeChanged.connect(self._on_range)
         self.choice.currentIndexChanged.connect(self.sig_choice_changed)
         self.review.clicked.connect(self.sig_review)
+        self.sign_in.clicked.connect(self.sig_sign_in)
 
     # -- what is shown ---------------------------------------------------------------------
 
@@ -133,6 +143,7 @@ class InstallPane(QWidget):
         self.scroller.verticalScrollBar().setValue(0)
         self.error.clear()
         self.result.hide()
+        self.sign_in.hide()
         self.install_box.setEnabled(True)
         self.install_box.show()
         while self.cards.count():
@@ -203,6 +214,11 @@ class InstallPane(QWidget):
         self.result.setText(text)
         self.result.setStyleSheet("" if ok is None else OK_STYLE if ok else ERROR_STYLE)
         self.result.show()
+
+    def offer_sign_in(self, text: str | None) -> None:
+        """A button under the outcome while the new server waits for sign-in ("Sign in…", "Cancel"), or none."""
+        self.sign_in.setText(text or "")
+        self.sign_in.setVisible(bool(text))
 
     def installed(self) -> None:
         """After a successful install the form is done; the outcome line follows the server's state."""

@@ -73,8 +73,10 @@ class InstallSession(QObject):
         self._watching: str | None = None
         pane.sig_choice_changed.connect(self._on_choice)
         pane.sig_review.connect(lambda: self._run(self._review(), "Reviewing the install"))
+        pane.sig_sign_in.connect(self._on_sign_in)
+        # Bound methods (not lambdas): Qt drops these connections when the window and its session go.
         bridge.server_state_changed.connect(self._on_state)
-        bridge.catalog_changed.connect(lambda name, _c: self._on_state(name, None))
+        bridge.catalog_changed.connect(self._on_catalog)
 
     # -- what is shown ---------------------------------------------------------------------
 
@@ -242,6 +244,9 @@ class InstallSession(QObject):
         self.sig_installed.emit(plan.config.name)
         self.pane.show_result(f"Added '{plan.config.name}' to your servers. Starting it…")
 
+    def _on_catalog(self, name: str, _catalog: object) -> None:
+        self._on_state(name, None)
+
     def _on_state(self, name: str, _status: ServerStatus | None) -> None:
         if name != self._watching:
             return
@@ -249,14 +254,32 @@ class InstallSession(QObject):
         if connection is None:
             return
         status = connection.status
+        self.pane.offer_sign_in(None)
         if status.state is ServerState.READY:
             self.pane.show_result(f"'{name}' is running: {_count(connection.catalog)}.", ok=True)
+        elif status.state is ServerState.NEEDS_SIGN_IN:
+            # The app's own sign-in flow: the same as the Servers panel's button.
+            self.pane.show_result(f"'{name}' was added. It asks you to sign in before it shows what it offers.")
+            self.pane.offer_sign_in("Sign in…")
+        elif status.state is ServerState.SIGNING_IN:
+            self.pane.show_result("Waiting for you to finish signing in in your browser…")
+            self.pane.offer_sign_in("Cancel sign-in")
         elif status.state is ServerState.FAILED:
             reason = status.reason or status.summary
             self.pane.show_result(
                 f"'{name}' was added but could not start: {reason}. Remove it from the Servers panel, or fix it there.",
                 ok=False,
             )
+
+    def _on_sign_in(self) -> None:
+        name = self._watching
+        connection = self.bridge.host.connections.get(name) if name else None
+        if name is None or connection is None:
+            return
+        if connection.status.state is ServerState.SIGNING_IN:
+            self.bridge.cancel_sign_in(name)
+        else:
+            self.bridge.sign_in(name)
 
     def withdraw(self, why: str = CLOSED) -> None:
         """Withdraw an open consent (declines it) and stop pending work."""

@@ -30,12 +30,14 @@ from desktop_app.ui.gallery.install_pane import InstallPane
 from desktop_app.ui.main_window import MainWindow
 from tests.hosting import live_children
 from tests.llm_server import LITELLM_WARNINGS
+from tests.servers.oauth_server import FollowingBrowser, OAuthTestServer
 from tests.servers.registry_documents import (
     build_mcpb,
     fixture_python_bundle,
     hello,
     populate,
     python_bundle_manifest,
+    simple,
 )
 from tests.servers.registry_fixture import OFFICIAL, RegistryFixture, response, running_registry
 
@@ -216,6 +218,38 @@ def test_registry_down_opens_the_cached_list(qapp: QApplication, tmp_path: Path,
         dialog.close()
 
     run_desk(qapp, tmp_path, registry.url, scenario)
+
+
+def test_remote_that_needs_sign_in_goes_through_the_sign_in(qapp: QApplication, tmp_path: Path) -> None:
+    with OAuthTestServer().running() as oauth, running_registry() as registry:
+        remote = {"type": "streamable-http", "url": oauth.url}
+        registry.add(response(simple("io.github.acme/tracker", "Issues, hosted", remotes=[remote])))
+        browser = FollowingBrowser()
+
+        async def scenario(window: MainWindow) -> None:
+            window.bridge.host.sign_in.opener = browser  # the test's browser instead of the system's
+            dialog = window.gallery.open_gallery()
+            await until(lambda: dialog.list.count() == 1, what="the registry's list")
+            pane = dialog.pane
+            await until(lambda: pane.pages.currentWidget() is pane.scroller, what="the details")
+            assert pane.choice.currentText() == f"Remote (HTTP): {oauth.url}"
+            assert not pane.sign_in.isVisibleTo(pane)
+            pane.review.click()
+            await until(lambda: consent(pane) is not None, what="the consent card")
+            card = consent(pane)
+            assert card is not None and card.command.toPlainText() == oauth.url
+            card.install.click()
+            await until(lambda: pane.sign_in.isVisibleTo(pane), what="the Sign in button", seen=pane.result.text)
+            assert "asks you to sign in" in pane.result.text() and pane.sign_in.text() == "Sign in…"
+            pane.sign_in.click()
+            await until(lambda: "is running" in pane.result.text(), what="signed in", seen=pane.result.text)
+            assert not pane.sign_in.isVisibleTo(pane) and "Signed in" in browser.pages[0]
+            browser_tree = window.resources.browser
+            await until(lambda: browser_tree.index_of("tracker", "auth://note").isValid(), what="its resource")
+            dialog.close()
+
+        config = run_desk(qapp, tmp_path, registry.url, scenario)
+    assert json.loads(config.read_text())["mcpServers"]["tracker"]["url"] == oauth.url
 
 
 def drop_on(window: MainWindow, path: Path) -> None:
