@@ -130,6 +130,7 @@ def test_remote_install(registry: RegistryFixture, config: Path, capsys: pytest.
     assert code == 0, err
     assert "URL: https://acme.weather.example/mcp" in out
     assert "Header: Authorization: Bearer ${secret:WEATHER_TOKEN}" in out
+    assert "connect to this address and send it the headers below" in out
     assert entries(config)["weather"] == {
         "type": "http",
         "url": "https://acme.weather.example/mcp",

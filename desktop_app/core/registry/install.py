@@ -27,7 +27,7 @@ SaveEntry = Callable[[ServerConfig, str | None], None]
 """Writes the entry (replacing `previous_name` on updates); raises `ConfigError` when it cannot."""
 
 LOCAL_WARNING = "This command will run on your computer with your permissions. Install only servers you trust."
-REMOTE_WARNING = "MCP Desk will connect to this address and send it the headers below."
+REMOTE_WARNING = "MCP Desk will connect to this address{headers}. Install only servers you trust."
 
 
 class InstallError(Exception):
@@ -53,7 +53,9 @@ class InstallConsent(Question[bool]):
 
     @property
     def warning(self) -> str:
-        return REMOTE_WARNING if self.url else LOCAL_WARNING
+        if not self.url:
+            return LOCAL_WARNING
+        return REMOTE_WARNING.format(headers=" and send it the headers below" if self.headers else "")
 
     def fallback(self) -> bool:
         return False

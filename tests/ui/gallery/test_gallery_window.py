@@ -19,7 +19,7 @@ import pytest
 import qasync
 from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
-from PySide6.QtWidgets import QApplication, QLineEdit, QPushButton
+from PySide6.QtWidgets import QApplication, QLabel, QLineEdit, QPushButton
 
 from desktop_app.app import run_window
 from desktop_app.core.app_settings import AppSettings, save_settings
@@ -238,6 +238,7 @@ def test_remote_that_needs_sign_in_goes_through_the_sign_in(qapp: QApplication, 
             await until(lambda: consent(pane) is not None, what="the consent card")
             card = consent(pane)
             assert card is not None and card.command.toPlainText() == oauth.url
+            assert "will connect to this address. Install only" in card.findChild(QLabel, "consentWarning").text()
             card.install.click()
             await until(lambda: pane.sign_in.isVisibleTo(pane), what="the Sign in button", seen=pane.result.text)
             assert "asks you to sign in" in pane.result.text() and pane.sign_in.text() == "Sign in…"
