@@ -2,7 +2,8 @@
 
 Completions are asked for about 250 ms after the user stops typing in a field, passing the
 other filled-in fields as context; an answer that arrives after the field changed again is
-dropped, so suggestions never lag behind the text.
+dropped, so suggestions never lag behind the text. Enter on an open list picks the highlighted
+value; only with no list open does Enter submit the form.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Final
 
 from mcp_types import PromptReference, ResourceTemplateReference
 from PySide6.QtCore import QEvent, QObject, QStringListModel, Qt, QTimer, Signal
+from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QCompleter, QFormLayout, QLineEdit, QWidget
 
 from desktop_app.bridge import CoreBridge
@@ -52,7 +54,22 @@ class _Field:
         self.edit.textChanged.connect(lambda _text: owner.changed.emit())
         self.edit.returnPressed.connect(owner.submitted)
         self.edit.installEventFilter(owner)
+        # Installed after the completer's own filter, so it sees Enter on the list first.
+        popup = self.completer.popup()
+        assert popup is not None  # the completer makes its default list on first ask
+        self.popup = popup
+        popup.installEventFilter(owner)
         self.serial = 0
+
+    def pick_highlighted(self) -> None:
+        """Enter on the open list: take the highlighted value (if any) and close the list, nothing more.
+
+        Left to itself the completer passes Enter on to the line edit, which would submit the form.
+        """
+        index = self.popup.currentIndex()
+        self.popup.hide()
+        if index.isValid():
+            self.edit.setText(str(index.data(self.completer.completionRole())))
 
 
 class CompletingFields(QWidget):
@@ -60,7 +77,7 @@ class CompletingFields(QWidget):
 
     changed = Signal()
     submitted = Signal()
-    """Enter was pressed in a field."""
+    """Enter was pressed in a field with no completion list open."""
     completions_shown = Signal(str, list)
     """Field name and the values the server suggested for it."""
 
@@ -133,8 +150,15 @@ class CompletingFields(QWidget):
         self.completions_shown.emit(field.name, values)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        """Entering an empty field asks at once, so the choices show before any typing."""
-        if event.type() == QEvent.Type.FocusIn:
+        """Enter on an open completion list picks; entering an empty field asks for choices at once."""
+        if event.type() == QEvent.Type.KeyPress:
+            assert isinstance(event, QKeyEvent)
+            if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+                for field in self._fields.values():
+                    if field.popup is watched and field.popup.isVisible():
+                        field.pick_highlighted()
+                        return True
+        elif event.type() == QEvent.Type.FocusIn:
             for field in self._fields.values():
                 if field.edit is watched and not field.edit.text() and not field.model.rowCount():
                     QTimer.singleShot(0, lambda name=field.name: self.request_completions(name))

@@ -1,0 +1,80 @@
+"""Completion lists in argument forms: Enter picks a highlighted value, and only submits with no list open."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from mcp_types import ResourceTemplateReference
+from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtWidgets import QApplication
+
+from resources_ui.completing_fields import CompletingFields, FieldSpec
+from resources_ui.template_form import TemplateForm
+from resources_ui.tree_model import EntryKind, make_entry
+from tests.hosting import eventually, inprocess_bridge, run_in_qt
+from tests.servers.fixture_server import ITEM_TEMPLATE, build_fixture_server
+
+# The offscreen platform cannot raise or grab for the completion popup; that is not ours to fix.
+pytestmark = pytest.mark.qt_log_ignore("This plugin does not support (raise|grabbing)")
+
+
+def test_enter_on_a_highlighted_completion_picks_it_and_does_not_submit(qapp: QApplication, qtbot: Any) -> None:
+    async def scenario() -> None:
+        bridge = await inprocess_bridge({"fx": build_fixture_server()})
+        fields = CompletingFields(bridge)
+        qtbot.addWidget(fields)
+        submitted: list[bool] = []
+        fields.submitted.connect(lambda: submitted.append(True))
+        try:
+            fields.show()
+            fields.set_fields("fx", ResourceTemplateReference(uri=ITEM_TEMPLATE), [FieldSpec("item_id")])
+            edit = fields.field("item_id")
+            fields.activateWindow()
+            await eventually(fields.isActiveWindow, what="the form's window active")
+            edit.setFocus()
+            await eventually(edit.hasFocus, what="focus in the field")
+            fields.request_completions("item_id")
+            popup = edit.completer().popup()
+            await eventually(lambda: popup.isVisible(), what="the completion list")
+            popup.setCurrentIndex(popup.model().index(1, 0))  # as the Down arrow would
+            qtbot.keyClick(popup, Qt.Key.Key_Return)
+            assert edit.text() == "apricot"
+            assert not popup.isVisible()
+            assert submitted == [], "picking a completion must not submit the form"
+            qtbot.keyClick(edit, Qt.Key.Key_Return)
+            assert submitted == [True], "with no list open, Enter submits"
+        finally:
+            await bridge.host.stop_all()
+
+    run_in_qt(qapp, scenario())
+
+
+def test_enter_with_the_list_open_but_nothing_highlighted_only_closes_it(qapp: QApplication, qtbot: Any) -> None:
+    async def scenario() -> None:
+        bridge = await inprocess_bridge({"fx": build_fixture_server()})
+        form = TemplateForm(bridge)
+        qtbot.addWidget(form)
+        opened: list[object] = []
+        form.open_requested.connect(opened.append)
+        try:
+            form.show()
+            form.set_template(make_entry(EntryKind.TEMPLATE, "fx", ITEM_TEMPLATE, "item", mime_type="text/plain"))
+            edit = form.field("item_id")
+            edit.setText("ap")
+            form.activateWindow()
+            await eventually(form.isActiveWindow, what="the form's window active")
+            edit.setFocus()
+            await eventually(edit.hasFocus, what="focus in the field")
+            form.fields.request_completions("item_id")
+            popup = edit.completer().popup()
+            await eventually(lambda: popup.isVisible(), what="the completion list")
+            popup.setCurrentIndex(QModelIndex())  # the user arrowed away from every value
+            qtbot.keyClick(popup, Qt.Key.Key_Return)
+            assert not popup.isVisible() and edit.text() == "ap" and opened == []
+            qtbot.keyClick(edit, Qt.Key.Key_Return)
+            assert [ref.uri for ref in opened] == ["fixture://items/ap"], "with the list closed, Enter opens"  # type: ignore[attr-defined]
+        finally:
+            await bridge.host.stop_all()
+
+    run_in_qt(qapp, scenario())
