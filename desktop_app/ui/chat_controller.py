@@ -147,8 +147,7 @@ class ChatController(QObject):
             return False
         self.warm_up()  # a message that was not typed (a prompt, a restored draft) still needs the library
         attachments = [Attachment(ref.uri) for ref in refs]
-        shown = text + "".join(f"\n\n📎 {ref.name} ({ref.uri})" for ref in refs)
-        self.view.add_message("user", shown)
+        self.view.add_user_message(text, refs)
         self._title_from(text or (refs[0].name if refs else ""))
         self._turn = engine.start_turn(self.conversation, text, attachments)
         self.busy_changed.emit(True)

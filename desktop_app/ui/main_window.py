@@ -19,7 +19,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QMainWindow,
     QMessageBox,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -52,6 +51,7 @@ from desktop_app.ui.chat_controller import ChatController
 from desktop_app.ui.conversation.approval_panel import ApprovalPanel
 from desktop_app.ui.conversation.composer import Composer
 from desktop_app.ui.conversation.conversation_view import ConversationView
+from desktop_app.ui.conversation.pane import ConversationPane
 from desktop_app.ui.conversation.taint_chip import TaintChip
 from desktop_app.ui.gallery.drops import bundle_paths, choose_bundle
 from desktop_app.ui.gallery.gallery_controller import GalleryController
@@ -94,16 +94,11 @@ class MainWindow(QMainWindow):
         self.taint_chip = TaintChip()
         self.prompt_form = PromptForm(bridge)
         self.composer = Composer()
-        center = QWidget()
-        column = QVBoxLayout(center)
-        column.setContentsMargins(0, 0, 0, 0)
-        column.setSpacing(0)
-        column.addWidget(self.taint_chip)
-        column.addWidget(self.conversation, 1)
-        column.addWidget(self.prompt_form)
-        column.addWidget(self.composer)
-        self.setCentralWidget(center)
-        self.command_palette = CommandPalette(center)
+        self.conversation_pane = ConversationPane(
+            self.conversation, self.prompt_form, self.composer, header=self.taint_chip
+        )
+        self.setCentralWidget(self.conversation_pane)
+        self.command_palette = CommandPalette(self.conversation_pane)
 
         # Resources, servers and history on the left; the viewer on the right.
         self.resources = ResourceWorkspace(bridge, parent=self)
@@ -159,6 +154,7 @@ class MainWindow(QMainWindow):
         composer.send_requested.connect(self._send)
         composer.cancel_requested.connect(chat.cancel)
         composer.palette_requested.connect(self.open_palette)
+        composer.open_requested.connect(self.open_resource)
         chat.busy_changed.connect(composer.set_busy)
         chat.settings_needed.connect(self.open_settings)
         chat.draft_returned.connect(self._restore_draft)

@@ -21,6 +21,7 @@ from desktop_app.app import run_window
 from desktop_app.core.app_settings import AppSettings, save_settings
 from desktop_app.core.chat.settings import ModelSettings
 from desktop_app.ui.conversation.approval_panel import ApprovalPanel
+from desktop_app.ui.conversation.attachment_chip import AttachmentChip
 from desktop_app.ui.conversation.message_bubble import MessageBubble
 from desktop_app.ui.conversation.tool_card import CallState, ResourceChip, ToolCard
 from desktop_app.ui.main_window import MainWindow
@@ -98,7 +99,7 @@ def test_dragged_resource_is_sent_with_provenance_and_the_answer_streams(
         drop = QDropEvent(
             QPointF(4, 4), Qt.DropAction.CopyAction, payload, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier
         )
-        window.composer.dropEvent(drop)
+        window.conversation_pane.dropEvent(drop)
         assert [ref.uri for ref in window.composer.attachments] == ["fixture://long"]
         window.composer.editor.setPlainText("How does it end?")
         window.composer.send()
@@ -110,6 +111,9 @@ def test_dragged_resource_is_sent_with_provenance_and_the_answer_streams(
         assert "Attached resource fixture://long" in text_of
         assert LONG_END_MARKER in text_of, "the attachment arrives whole"
         assert bubbles(window, "assistant")[-1].text == "It ends with the marker."
+        [sent] = bubbles(window, "user")
+        assert sent.text == "How does it end?"
+        assert [chip.ref.uri for chip in sent.findChildren(AttachmentChip)] == ["fixture://long"]
         assert window.history.list.count() >= 1
 
     run_app(qapp, tmp_path, llm, scenario)
@@ -177,7 +181,7 @@ def test_approvals_inside_tool_cards_then_the_reopened_history(
         reopened = [(c.state, c.decision.text(), c.arguments.toPlainText()) for c in shown(window, ToolCard)]
         assert reopened == live
         assert [c.text() for c in shown(window, ResourceChip)] == chips
-        assert [b.text for b in bubbles(window, "notice")] == ["Stopped."]
+        assert [b.text for b in bubbles(window, "info")] == ["Stopped."]
         assert window.taint_chip.isVisibleTo(window)
         assert window.taint_chip.reasons == window.chat.conversation.taint != []
 
@@ -215,7 +219,7 @@ def test_escape_cancels_a_streaming_answer(qapp: QApplication, qtbot: QtBot, tmp
         assert window.composer.stop_button.isVisibleTo(window)
         qtbot.keyClick(window.composer.editor, Qt.Key.Key_Escape)
         await until(lambda: not window.chat.busy, timeout=5, what="cancellation")
-        assert bubbles(window, "notice")[-1].text == "Stopped."
+        assert bubbles(window, "info")[-1].text == "Stopped."
         partial = bubbles(window, "assistant")[-1].text
         assert partial.startswith("word0 ") and "word399" not in partial
         assert window.composer.send_button.isVisibleTo(window)

@@ -1,65 +1,34 @@
-"""Where the user writes: multi-line text, dropped resources as removable chips, shortcuts.
+"""Where the user writes: multi-line text, attached resources as removable chips, shortcuts.
 
 Ctrl+Enter sends, Esc cancels the running turn, Ctrl+K (or `/` at the very start) opens the
-palette. The composer only emits signals; the window decides what they do.
+palette. The composer only emits signals; the window decides what they do. Resources dropped
+anywhere on the conversation pane land here (`attach`).
 """
 
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
-from PySide6.QtGui import QDragEnterEvent, QDropEvent, QKeyEvent
-from PySide6.QtWidgets import (
-    QFrame,
-    QHBoxLayout,
-    QLabel,
-    QPlainTextEdit,
-    QPushButton,
-    QToolButton,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtGui import QKeyEvent
+from PySide6.QtWidgets import QHBoxLayout, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
 
-from resources_ui.drag_payload import ResourceRef, decode_resources
-
-
-class AttachmentChip(QFrame):
-    """One attached resource; the × removes it."""
-
-    removed = Signal(object)  # ResourceRef
-
-    def __init__(self, ref: ResourceRef, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.ref = ref
-        self.setObjectName("attachmentChip")
-        self.setStyleSheet(
-            "#attachmentChip { border: 1px solid rgba(79,108,247,140); border-radius: 10px; }"
-            " QToolButton { border: none; }"
-        )
-        label = QLabel(f"{ref.name}  <span style='color:#8a8f98'>{ref.uri}</span>")
-        label.setToolTip(f"{ref.uri} on {ref.server} ({ref.mime_type or 'unknown type'})")
-        close = QToolButton()
-        close.setText("×")
-        close.setToolTip("Remove this attachment")
-        close.clicked.connect(lambda: self.removed.emit(self.ref))
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(8, 1, 2, 1)
-        layout.addWidget(label)
-        layout.addWidget(close)
+from desktop_app.ui.conversation.attachment_chip import AttachmentChip
+from desktop_app.ui.flow_layout import FlowLayout
+from resources_ui.drag_payload import ResourceRef
 
 
 class Composer(QWidget):
     send_requested = Signal(str, list)  # text, list[ResourceRef]
     cancel_requested = Signal()
     palette_requested = Signal()
+    open_requested = Signal(object)  # ResourceRef: a chip was clicked
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setAcceptDrops(True)
         self.editor = QPlainTextEdit()
         self.editor.setObjectName("composerEditor")
         self.editor.setPlaceholderText("Message…  (Ctrl+Enter to send, Ctrl+K for prompts, drop resources to attach)")
         self.editor.setMaximumHeight(140)
-        self.editor.setAcceptDrops(False)  # drops land on the composer, which knows resources
+        self.editor.setAcceptDrops(False)  # drops go up to the conversation pane, which knows resources
         self.editor.installEventFilter(self)
         self.send_button = QPushButton("Send")
         self.send_button.setToolTip("Send (Ctrl+Enter)")
@@ -68,9 +37,10 @@ class Composer(QWidget):
         self.stop_button.setToolTip("Stop the running answer (Esc)")
         self.stop_button.clicked.connect(self.cancel_requested)
         self.stop_button.setVisible(False)
-        self._chips = QHBoxLayout()
-        self._chips.setContentsMargins(0, 0, 0, 0)
-        self._chips.addStretch(1)
+        self.chips = QWidget()
+        self.chips.setObjectName("composerChips")
+        self._chips = FlowLayout(self.chips)
+        self.chips.hide()
         self.attachments: list[ResourceRef] = []
         row = QHBoxLayout()
         row.addWidget(self.editor, 1)
@@ -81,7 +51,7 @@ class Composer(QWidget):
         row.addLayout(buttons)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(12, 6, 12, 10)
-        layout.addLayout(self._chips)
+        layout.addWidget(self.chips)
         layout.addLayout(row)
 
     def set_busy(self, busy: bool) -> None:
@@ -95,7 +65,9 @@ class Composer(QWidget):
             self.attachments.append(ref)
             chip = AttachmentChip(ref)
             chip.removed.connect(self.detach)
-            self._chips.insertWidget(self._chips.count() - 1, chip)
+            chip.clicked.connect(self.open_requested)
+            self._chips.addWidget(chip)
+        self.chips.setVisible(bool(self.attachments))
 
     def detach(self, ref: ResourceRef) -> None:
         if ref in self.attachments:
@@ -106,6 +78,7 @@ class Composer(QWidget):
             if isinstance(widget, AttachmentChip) and widget.ref == ref:
                 self._chips.takeAt(index)
                 widget.deleteLater()
+        self.chips.setVisible(bool(self.attachments))
 
     def send(self) -> None:
         text = self.editor.toPlainText().strip()
@@ -123,7 +96,7 @@ class Composer(QWidget):
         self.editor.insertPlainText(text)
         self.editor.setFocus()
 
-    # -- keys and drops --------------------------------------------------------------------
+    # -- keys --------------------------------------------------------------------------
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if watched is self.editor and event.type() == QEvent.Type.KeyPress:
@@ -142,17 +115,3 @@ class Composer(QWidget):
                 self.palette_requested.emit()
                 return True
         return super().eventFilter(watched, event)
-
-    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
-        if decode_resources(event.mimeData()):
-            event.acceptProposedAction()
-
-    def dragMoveEvent(self, event: QDragEnterEvent) -> None:  # type: ignore[override]
-        if decode_resources(event.mimeData()):
-            event.acceptProposedAction()
-
-    def dropEvent(self, event: QDropEvent) -> None:
-        refs = decode_resources(event.mimeData())
-        if refs:
-            self.attach(refs)
-            event.acceptProposedAction()

@@ -25,6 +25,7 @@ from desktop_app.core.chat.events import (
 from desktop_app.core.content import ResourceContent
 from desktop_app.ui.conversation.message_bubble import MessageBubble, Role
 from desktop_app.ui.conversation.tool_card import CallState, ResourceChip, ToolCard
+from resources_ui.drag_payload import ResourceRef
 
 
 def _message_text(message: dict[str, Any]) -> str:
@@ -125,6 +126,13 @@ class ConversationView(QScrollArea):
         self._assistant = None
         bubble = MessageBubble(role, text)
         self.add_widget(bubble)
+        return bubble
+
+    def add_user_message(self, text: str, refs: Sequence[ResourceRef] = ()) -> MessageBubble:
+        """The user's message, with what they attached as chips that open the resource."""
+        bubble = self.add_message("user", text)
+        for chip in bubble.add_attachments(refs) if refs else []:
+            chip.clicked.connect(lambda ref: self.open_resource.emit(ref.uri, ref.server))
         return bubble
 
     def clear(self) -> None:
@@ -254,7 +262,7 @@ class ConversationView(QScrollArea):
             if event.reason == "max_iterations":
                 self.add_message("notice", event.text)
             elif event.reason == "cancelled":
-                self.add_message("notice", "Stopped.")
+                self.add_message("info", "Stopped.")
 
     def card(self, call_id: str) -> ToolCard | None:
         return self._cards.get(call_id)

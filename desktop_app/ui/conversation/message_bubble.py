@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Literal
 
 from PySide6.QtCore import QSize, Qt, QTimer, QUrl
 from PySide6.QtGui import QGuiApplication, QPalette, QResizeEvent
 from PySide6.QtWidgets import QFrame, QLabel, QSizePolicy, QTextBrowser, QVBoxLayout, QWidget
 
+from desktop_app.ui.conversation.attachment_chip import AttachmentChip
 from desktop_app.ui.conversation.markdown_html import render_markdown
+from desktop_app.ui.flow_layout import FlowLayout
+from resources_ui.drag_payload import ResourceRef
 
-Role = Literal["user", "assistant", "prompt", "notice"]
-_TITLES = {"user": "You", "assistant": "Assistant", "prompt": "Prompt", "notice": ""}
+Role = Literal["user", "assistant", "prompt", "notice", "info"]
+"""`notice` is for failures (red); `info` for neutral news such as "Stopped."."""
+_TITLES = {"user": "You", "assistant": "Assistant", "prompt": "Prompt", "notice": "", "info": ""}
 
 
 def is_dark(widget: QWidget) -> bool:
@@ -24,6 +29,8 @@ class AutoHeightBrowser(QTextBrowser):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setOpenLinks(False)
+        self.setAcceptDrops(False)  # resources dropped on a message go up to the conversation pane
+        self.viewport().setAcceptDrops(False)
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -68,6 +75,8 @@ class MessageBubble(QFrame):
         if _TITLES[role]:
             layout.addWidget(self.header)
         layout.addWidget(self.body)
+        self._layout = layout
+        self._chips: FlowLayout | None = None
         self._style()
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
@@ -82,6 +91,7 @@ class MessageBubble(QFrame):
             "assistant": ("#25272d", "#e6e6e6") if dark else ("#ffffff", "#1f2328"),
             "prompt": ("#2f2a1f", "#f0e6cc") if dark else ("#fff8e6", "#5b4300"),
             "notice": ("#3a2325", "#ffd7d7") if dark else ("#fff0f0", "#8a1f1f"),
+            "info": ("#2a2c31", "#b9bec7") if dark else ("#f3f4f6", "#4b5260"),
         }[self.role]
         self.setStyleSheet(
             f"#{self.objectName()} {{ background: {colours[0]}; border: 1px solid rgba(127,127,127,60);"
@@ -91,6 +101,18 @@ class MessageBubble(QFrame):
     @property
     def text(self) -> str:
         return self._text
+
+    def add_attachments(self, refs: Sequence[ResourceRef]) -> list[AttachmentChip]:
+        """Resources sent with the message, as chips under its text."""
+        if self._chips is None:
+            row = QWidget()
+            self._chips = FlowLayout(row)
+            self._layout.addWidget(row)
+        chips = [AttachmentChip(ref, removable=False) for ref in refs]
+        for chip in chips:
+            self._chips.addWidget(chip)
+        self.body.setVisible(bool(self._text))
+        return chips
 
     def set_text(self, text: str) -> None:
         self._text = text

@@ -66,6 +66,9 @@ class FittedText(QPlainTextEdit):
         super().__init__(text)
         self.max_lines = max_lines
         self.setReadOnly(read_only)
+        if read_only:  # a resource dropped here goes to the conversation's composer
+            self.setAcceptDrops(False)
+            self.viewport().setAcceptDrops(False)
         self.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.textChanged.connect(self.refit)

@@ -8,8 +8,8 @@ from dataclasses import replace
 from typing import Any
 
 from PySide6.QtCore import QPointF, Qt, QUrl
-from PySide6.QtGui import QDropEvent, QGuiApplication
-from PySide6.QtWidgets import QApplication, QLabel, QPlainTextEdit
+from PySide6.QtGui import QDragEnterEvent, QDropEvent, QGuiApplication
+from PySide6.QtWidgets import QApplication, QLabel, QPlainTextEdit, QWidget
 from pytestqt.qtbot import QtBot
 
 from desktop_app.core.asks.question import ask_user
@@ -30,10 +30,12 @@ from desktop_app.core.trust import ServerTrust, ToolHints
 from desktop_app.ui.asks.card import Tone
 from desktop_app.ui.asks.card_asker import CardAsker
 from desktop_app.ui.conversation.approval_panel import ApprovalPanel
+from desktop_app.ui.conversation.attachment_chip import AttachmentChip
 from desktop_app.ui.conversation.composer import Composer
 from desktop_app.ui.conversation.conversation_view import ConversationView
 from desktop_app.ui.conversation.markdown_html import render_markdown
 from desktop_app.ui.conversation.message_bubble import MessageBubble
+from desktop_app.ui.conversation.pane import ConversationPane
 from desktop_app.ui.conversation.tool_card import CallState, ResourceChip, ToolCard
 from resources_ui.drag_payload import ResourceRef, encode_resources
 from tests.hosting import eventually, run_in_qt
@@ -84,9 +86,23 @@ def test_events_become_messages_cards_and_chips(qtbot: QtBot) -> None:
     view.apply(ChatError(kind="provider", message="The provider refused the key."))  # type: ignore[arg-type]
     view.apply(TurnFinished("cancelled", "", 1))
     bubbles = [b for b in view.findChildren(MessageBubble)]
-    assert [b.role for b in bubbles] == ["user", "assistant", "notice", "notice"]
+    assert [b.role for b in bubbles] == ["user", "assistant", "notice", "info"]
     assert bubbles[1].text == "The guide says **hello**."
-    assert bubbles[-1].text == "Stopped."
+    assert bubbles[-1].text == "Stopped.", "stopping is news, not an error"
+
+
+def test_attachments_in_a_sent_message_are_chips_that_open_the_resource(qtbot: QtBot) -> None:
+    view = ConversationView()
+    qtbot.addWidget(view)
+    ref = ResourceRef("demo", "demo://guide", "Guide", "text/markdown")
+    bubble = view.add_user_message("Summarize", [ref])
+    assert bubble.text == "Summarize", "no glyph or URI pasted into the text"
+    [chip] = bubble.findChildren(AttachmentChip)
+    assert chip.label.text() == "Guide" and chip.remove_button is None and "demo://guide" in chip.toolTip()
+    opened: list[tuple[str, str]] = []
+    view.open_resource.connect(lambda uri, server: opened.append((uri, server)))
+    qtbot.mouseClick(chip, Qt.MouseButton.LeftButton)
+    assert opened == [("demo://guide", "demo")]
 
 
 DESTRUCTIVE = ToolHints(read_only=False, destructive=True, idempotent=True, open_world=False)
@@ -343,7 +359,7 @@ def test_history_shows_what_happened(qapp: QApplication, qtbot: QtBot) -> None:
     [chip] = view.findChildren(ResourceChip)
     assert chip.text() == "read demo://guide, 2.0 KB"
     bubbles = view.findChildren(MessageBubble)
-    assert [b.role for b in bubbles] == ["user", "assistant", "notice"] and bubbles[-1].text == "Stopped."
+    assert [b.role for b in bubbles] == ["user", "assistant", "info"] and bubbles[-1].text == "Stopped."
     order = [view._layout.indexOf(w) for w in (bubbles[0], note, time_card, chip, bubbles[1], bubbles[2])]
     assert order == sorted(order)
 
@@ -357,27 +373,40 @@ def test_history_shows_what_happened(qapp: QApplication, qtbot: QtBot) -> None:
     assert all(c.state is CallState.DONE for c in view._cards.values())
 
 
-def test_composer_keys_and_resource_drops(qtbot: QtBot) -> None:
+def test_resources_dropped_anywhere_on_the_conversation_are_attached(qtbot: QtBot) -> None:
+    view, composer = ConversationView(), Composer()
+    pane = ConversationPane(view, QWidget(), composer)
+    qtbot.addWidget(pane)
+    pane.resize(600, 500)
+    pane.show()
+    bubble = view.add_message("assistant", "Some earlier answer")
+    ref = ResourceRef("demo", "demo://guide", "Guide", "text/markdown")
+    payload = encode_resources([ref])  # the event does not own its mime data: keep it alive
+    target = bubble.body.viewport()  # over a message, far from the composer
+    point = QPointF(10, 5)
+    actions, button, mods = Qt.DropAction.CopyAction, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier
+    enter = QDragEnterEvent(point, actions, payload, button, mods)
+    QApplication.sendEvent(target, enter)
+    assert enter.isAccepted() and pane.drop_hint.isVisible()
+    QApplication.sendEvent(target, QDropEvent(point, actions, payload, button, mods))
+    assert composer.attachments == [ref] and not pane.drop_hint.isVisible()
+    assert not composer.chips.isHidden()
+
+
+def test_composer_keys_and_attachments(qtbot: QtBot) -> None:
     composer = Composer()
     qtbot.addWidget(composer)
     sent: list[tuple[str, list[ResourceRef]]] = []
     composer.send_requested.connect(lambda text, refs: sent.append((text, refs)))
     ref = ResourceRef("demo", "demo://guide", "Guide", "text/markdown")
-    payload = encode_resources([ref])  # the event does not own its mime data: keep it alive
-    drop = QDropEvent(
-        QPointF(5, 5),
-        Qt.DropAction.CopyAction,
-        payload,
-        Qt.MouseButton.LeftButton,
-        Qt.KeyboardModifier.NoModifier,
-    )
-    composer.dropEvent(drop)
+    composer.attach([ref])
     assert composer.attachments == [ref]
     composer.editor.setPlainText("Summarize this")
     qtbot.keyClick(composer.editor, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
     assert sent == [("Summarize this", [ref])]
     composer.clear()
     assert composer.attachments == [] and composer.editor.toPlainText() == ""
+    assert composer.chips.isHidden()
 
     with qtbot.waitSignal(composer.cancel_requested, timeout=1000):
         qtbot.keyClick(composer.editor, Qt.Key.Key_Escape)
