@@ -9,6 +9,7 @@ value; only with no list open does Enter submit the form.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
@@ -33,6 +34,22 @@ class FieldSpec:
     required: bool = True
 
 
+class _EnterPicks(QObject):
+    """Enter (or Return) on an open completion list calls `pick` and goes no further."""
+
+    def __init__(self, pick: Callable[[], None], popup: QWidget) -> None:
+        super().__init__(popup)
+        self._pick = pick
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.KeyPress and isinstance(watched, QWidget) and watched.isVisible():
+            assert isinstance(event, QKeyEvent)
+            if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+                self._pick()
+                return True
+        return super().eventFilter(watched, event)
+
+
 class _Field:
     """One argument's line edit, its completer and its pending completion request."""
 
@@ -54,11 +71,12 @@ class _Field:
         self.edit.textChanged.connect(lambda _text: owner.changed.emit())
         self.edit.returnPressed.connect(owner.submitted)
         self.edit.installEventFilter(owner)
-        # Installed after the completer's own filter, so it sees Enter on the list first.
         popup = self.completer.popup()
         assert popup is not None  # the completer makes its default list on first ask
         self.popup = popup
-        popup.installEventFilter(owner)
+        # Installed after the completer's own filter, so it sees Enter on the list first. It is the
+        # popup's child, so it lives exactly as long as the popup does.
+        popup.installEventFilter(_EnterPicks(self.pick_highlighted, popup))
         self.serial = 0
 
     def pick_highlighted(self) -> None:
@@ -150,15 +168,8 @@ class CompletingFields(QWidget):
         self.completions_shown.emit(field.name, values)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        """Enter on an open completion list picks; entering an empty field asks for choices at once."""
-        if event.type() == QEvent.Type.KeyPress:
-            assert isinstance(event, QKeyEvent)
-            if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
-                for field in self._fields.values():
-                    if field.popup is watched and field.popup.isVisible():
-                        field.pick_highlighted()
-                        return True
-        elif event.type() == QEvent.Type.FocusIn:
+        """Entering an empty field asks at once, so the choices show before any typing."""
+        if event.type() == QEvent.Type.FocusIn:
             for field in self._fields.values():
                 if field.edit is watched and not field.edit.text() and not field.model.rowCount():
                     QTimer.singleShot(0, lambda name=field.name: self.request_completions(name))

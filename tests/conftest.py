@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import tempfile
+from collections.abc import Iterator
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
@@ -19,3 +21,15 @@ import pytest  # noqa: E402
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
+
+
+@pytest.fixture(autouse=True)
+def _collect_qt_garbage(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Free a Qt test's reference cycles (widgets, events held by tracebacks) before the next test.
+
+    Left to the collector they are freed at a random moment of a later test, possibly in the middle
+    of Qt dispatching an event, which has crashed the interpreter.
+    """
+    yield
+    if {"qapp", "qtbot"} & set(request.fixturenames):
+        gc.collect()

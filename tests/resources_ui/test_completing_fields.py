@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+import shiboken6
 from mcp_types import ResourceTemplateReference
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtWidgets import QApplication
@@ -23,19 +24,18 @@ def test_enter_on_a_highlighted_completion_picks_it_and_does_not_submit(qapp: QA
     async def scenario() -> None:
         bridge = await inprocess_bridge({"fx": build_fixture_server()})
         fields = CompletingFields(bridge)
-        qtbot.addWidget(fields)
         submitted: list[bool] = []
         fields.submitted.connect(lambda: submitted.append(True))
         try:
             fields.show()
             fields.set_fields("fx", ResourceTemplateReference(uri=ITEM_TEMPLATE), [FieldSpec("item_id")])
             edit = fields.field("item_id")
-            fields.activateWindow()
-            await eventually(fields.isActiveWindow, what="the form's window active")
-            edit.setFocus()
-            await eventually(edit.hasFocus, what="focus in the field")
+            shown: list[list[str]] = []
+            fields.completions_shown.connect(lambda _name, values: shown.append(values))
             fields.request_completions("item_id")
+            await eventually(lambda: shown, what="the server's completions")
             popup = edit.completer().popup()
+            edit.completer().complete()  # as when the field has focus
             await eventually(lambda: popup.isVisible(), what="the completion list")
             popup.setCurrentIndex(popup.model().index(1, 0))  # as the Down arrow would
             qtbot.keyClick(popup, Qt.Key.Key_Return)
@@ -46,6 +46,7 @@ def test_enter_on_a_highlighted_completion_picks_it_and_does_not_submit(qapp: QA
             assert submitted == [True], "with no list open, Enter submits"
         finally:
             await bridge.host.stop_all()
+            shiboken6.delete(fields)  # now, not whenever the garbage collector gets to its cycles
 
     run_in_qt(qapp, scenario())
 
@@ -54,7 +55,6 @@ def test_enter_with_the_list_open_but_nothing_highlighted_only_closes_it(qapp: Q
     async def scenario() -> None:
         bridge = await inprocess_bridge({"fx": build_fixture_server()})
         form = TemplateForm(bridge)
-        qtbot.addWidget(form)
         opened: list[object] = []
         form.open_requested.connect(opened.append)
         try:
@@ -62,12 +62,12 @@ def test_enter_with_the_list_open_but_nothing_highlighted_only_closes_it(qapp: Q
             form.set_template(make_entry(EntryKind.TEMPLATE, "fx", ITEM_TEMPLATE, "item", mime_type="text/plain"))
             edit = form.field("item_id")
             edit.setText("ap")
-            form.activateWindow()
-            await eventually(form.isActiveWindow, what="the form's window active")
-            edit.setFocus()
-            await eventually(edit.hasFocus, what="focus in the field")
+            shown: list[list[str]] = []
+            form.completions_shown.connect(lambda _name, values: shown.append(values))
             form.fields.request_completions("item_id")
+            await eventually(lambda: shown, what="the server's completions")
             popup = edit.completer().popup()
+            edit.completer().complete()  # as when the field has focus
             await eventually(lambda: popup.isVisible(), what="the completion list")
             popup.setCurrentIndex(QModelIndex())  # the user arrowed away from every value
             qtbot.keyClick(popup, Qt.Key.Key_Return)
@@ -76,5 +76,6 @@ def test_enter_with_the_list_open_but_nothing_highlighted_only_closes_it(qapp: Q
             assert [ref.uri for ref in opened] == ["fixture://items/ap"], "with the list closed, Enter opens"  # type: ignore[attr-defined]
         finally:
             await bridge.host.stop_all()
+            shiboken6.delete(form)  # now, not whenever the garbage collector gets to its cycles
 
     run_in_qt(qapp, scenario())
