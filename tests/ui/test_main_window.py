@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import importlib
 import json
 import sys
 import time
@@ -38,6 +39,8 @@ W = TypeVar("W", bound=QWidget)
 @pytest.fixture
 def llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[ScriptedLLM]:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    # The model library takes seconds to import (tens on a loaded machine): not inside a turn's deadline.
+    importlib.import_module("litellm")
     with ScriptedLLM() as server:
         yield server
 
