@@ -1,9 +1,9 @@
 """A scripted LLM provider on 127.0.0.1: real HTTP and SSE, for driving the chat loop in tests.
 
 It speaks two dialects, OpenAI chat completions (`POST /v1/chat/completions`, also under
-`/chat/completions`) and Anthropic messages (`POST /v1/messages`), so litellm's own request and
-stream handling runs for real. Each request takes the next `Reply` from the script and records
-its body. Tool-call arguments are split over several SSE chunks the way providers do, and a
+`/chat/completions`; the model list at `GET /v1/models`) and Anthropic messages (`POST /v1/messages`),
+so litellm's own request and stream handling runs for real. Each request takes the next `Reply`
+from the script and records its body. Tool-call arguments are split over several SSE chunks the way providers do, and a
 reply can fail with an HTTP status, stream slowly, or hang until the client goes away.
 
 The server runs in a thread with its own event loop, so it keeps answering while a test's
@@ -101,6 +101,8 @@ class ScriptedLLM:
     script: deque[Reply] = field(default_factory=deque)
     requests: list[Recorded] = field(default_factory=list)
     disconnected: threading.Event = field(default_factory=threading.Event)
+    models: tuple[str, ...] = ("scripted", "scripted-large")
+    """What `GET /v1/models` lists."""
     port: int = 0
     _server: uvicorn.Server | None = None
     _thread: threading.Thread | None = None
@@ -129,6 +131,7 @@ class ScriptedLLM:
                 Route("/v1/chat/completions", self._openai, methods=["POST"]),
                 Route("/chat/completions", self._openai, methods=["POST"]),
                 Route("/v1/messages", self._anthropic, methods=["POST"]),
+                Route("/v1/models", self._models, methods=["GET"]),
             ]
         )
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -158,6 +161,11 @@ class ScriptedLLM:
         body = await request.json()
         self.requests.append(Recorded(request.url.path, body, dict(request.headers)))
         return self.script.popleft() if self.script else None
+
+    async def _models(self, request: Request) -> Response:
+        """OpenAI's model list, as local servers (llama.cpp, vLLM, LM Studio) serve it (not recorded)."""
+        data = [{"id": name, "object": "model", "owned_by": "scripted"} for name in self.models]
+        return JSONResponse({"object": "list", "data": data})
 
     async def _openai(self, request: Request) -> Response:
         reply = await self._take(request)

@@ -78,3 +78,20 @@ async def ollama_models(api_base: str, timeout: float = 1.5) -> list[str]:
         return await asyncio.to_thread(_fetch_ollama_tags, api_base, timeout)
     except (OSError, ValueError):
         return []
+
+
+def _fetch_openai_models(api_base: str, api_key: str | None, timeout: float) -> list[str]:
+    url = api_base.rstrip("/") + "/models"
+    headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+    with urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=timeout) as response:
+        data = json.loads(response.read().decode("utf-8"))
+    models = data.get("data") if isinstance(data, dict) else None
+    return sorted(m["id"] for m in models or [] if isinstance(m, dict) and isinstance(m.get("id"), str))
+
+
+async def compatible_models(api_base: str, api_key: str | None = None, timeout: float = 1.5) -> list[str]:
+    """The models an OpenAI-compatible server lists at `/models` (llama.cpp, vLLM, LM Studio…), or []."""
+    try:
+        return await asyncio.to_thread(_fetch_openai_models, api_base, api_key, timeout)
+    except (OSError, ValueError):
+        return []

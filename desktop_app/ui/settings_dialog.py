@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping
 from dataclasses import replace
+from functools import partial
 
 from mcp.client.auth.utils import is_valid_client_metadata_url
 from PySide6.QtCore import Qt, Signal
@@ -33,7 +34,14 @@ from PySide6.QtWidgets import (
 from desktop_app.core.app_settings import AppSettings
 from desktop_app.core.chat.approval import AlwaysAllowRules
 from desktop_app.core.chat.settings import ModelSettings
-from desktop_app.core.providers import PROVIDERS, PROVIDERS_BY_ID, Provider, key_secret_name, ollama_models
+from desktop_app.core.providers import (
+    PROVIDERS,
+    PROVIDERS_BY_ID,
+    Provider,
+    compatible_models,
+    key_secret_name,
+    ollama_models,
+)
 from desktop_app.core.registry import DEFAULT_REGISTRY_URL
 from desktop_app.core.registry.client import RegistryError, normalise_registry_url
 from desktop_app.core.secret_store import SecretStore, SecretStoreError
@@ -54,7 +62,9 @@ class SettingsDialog(QDialog):
         parent: QWidget | None = None,
         *,
         servers: Mapping[str, ServerConfig] | None = None,
+        reason: str | None = None,
     ) -> None:
+        """`reason` says why the dialog opened by itself (e.g. Send with no model chosen)."""
         super().__init__(parent)
         self.setObjectName("settingsDialog")
         self.setWindowTitle("Settings")
@@ -62,7 +72,15 @@ class SettingsDialog(QDialog):
         self._secrets = secrets
         self._rules = rules
         self._servers = dict(servers or {})
-        self._ollama_task: asyncio.Task[list[str]] | None = None
+        self._models_task: asyncio.Task[list[str]] | None = None
+        self.reason = QLabel(reason or "")
+        self.reason.setObjectName("settingsReason")
+        self.reason.setWordWrap(True)
+        self.reason.setStyleSheet(
+            "#settingsReason { background: rgba(79,108,247,24); border: 1px solid rgba(79,108,247,120);"
+            " border-radius: 6px; padding: 6px 8px; }"
+        )
+        self.reason.setVisible(bool(reason))
 
         self.provider = QComboBox()
         for preset in PROVIDERS:
@@ -154,6 +172,7 @@ class SettingsDialog(QDialog):
         buttons.accepted.connect(self._save)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
+        layout.addWidget(self.reason)
         layout.addWidget(model_box)
         layout.addWidget(chat_box)
         layout.addWidget(rules_box)
@@ -161,6 +180,7 @@ class SettingsDialog(QDialog):
         layout.addWidget(buttons)
 
         self.provider.currentIndexChanged.connect(self._on_provider)
+        self.api_base.editingFinished.connect(self._list_models)
         self._load(settings)
 
     # -- loading ---------------------------------------------------------------------------
@@ -188,6 +208,7 @@ class SettingsDialog(QDialog):
         self.client_document.setText(settings.client_metadata_url)
         self._chat = settings.chat
         self._fill_rules()
+        self._list_models()  # again, now with the saved base URL
 
     def preset(self) -> Provider:
         return PROVIDERS_BY_ID[str(self.provider.currentData())]
@@ -204,8 +225,7 @@ class SettingsDialog(QDialog):
         if preset.default_api_base and not self.api_base.text():
             self.api_base.setText(preset.default_api_base)
         self._describe_key(preset)
-        if preset.id == "ollama":
-            self._list_ollama()
+        self._list_models()
 
     @staticmethod
     def _all_suggestions() -> set[str]:
@@ -236,17 +256,29 @@ class SettingsDialog(QDialog):
         env = f" Without one, {preset.env_var} from the environment is used." if preset.env_var else ""
         self.key_note.setText(where + env)
 
-    def _list_ollama(self) -> None:
-        base = self.api_base.text().strip() or "http://localhost:11434"
+    def _list_models(self) -> None:
+        """Ask a local server (Ollama, or any OpenAI-compatible one) which models it has, off the loop."""
+        preset = self.preset()
+        base = self.api_base.text().strip() or preset.default_api_base or ""
+        if preset.id == "ollama":
+            work = ollama_models(base)
+        elif preset.id == "compatible" and base:
+            key = self.key.text().strip() or (self._secrets.get(key_secret_name(preset)) if self._secrets else None)
+            work = compatible_models(base, key)
+        else:
+            return
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
+            work.close()
             return  # no event loop (a test building the dialog bare): nothing to ask
-        self._ollama_task = loop.create_task(ollama_models(base))
-        self._ollama_task.add_done_callback(self._on_ollama_models)
+        if self._models_task is not None:
+            self._models_task.cancel()
+        self._models_task = loop.create_task(work)
+        self._models_task.add_done_callback(partial(self._on_models, preset_id=preset.id))
 
-    def _on_ollama_models(self, task: asyncio.Task[list[str]]) -> None:
-        if task.cancelled() or self.preset().id != "ollama":
+    def _on_models(self, task: asyncio.Task[list[str]], *, preset_id: str) -> None:
+        if task.cancelled() or self.preset().id != preset_id:
             return
         models = task.result()
         current = self.model.currentText()
@@ -254,7 +286,8 @@ class SettingsDialog(QDialog):
         self.model.addItems(models)
         self.model.setCurrentText(current or (models[0] if models else ""))
         if not models:
-            self.key_note.setText("Ollama did not answer at this address, or has no models installed.")
+            where = "Ollama" if preset_id == "ollama" else "The server"
+            self.key_note.setText(f"{where} did not list any models at this address: type the model's name.")
 
     def _fill_rules(self) -> None:
         """Every rule: always-allow per tool, then each trusted server whose read-only tools run unasked."""

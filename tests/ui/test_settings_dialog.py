@@ -1,4 +1,4 @@
-"""The settings page: presets, the key into the secret store, Ollama's models, rule revocation."""
+"""The settings page: presets, the key into the secret store, local servers' models, rule revocation."""
 
 from __future__ import annotations
 
@@ -16,10 +16,18 @@ from PySide6.QtWidgets import QApplication
 from desktop_app.core.app_settings import AppSettings
 from desktop_app.core.chat.approval import AlwaysAllowRules
 from desktop_app.core.chat.settings import ModelSettings
-from desktop_app.core.providers import PROVIDERS_BY_ID, key_secret_name, ollama_models, provider_for_model
+from desktop_app.core.providers import (
+    PROVIDERS_BY_ID,
+    compatible_models,
+    key_secret_name,
+    ollama_models,
+    provider_for_model,
+)
 from desktop_app.core.secret_store import open_secret_store
 from desktop_app.core.server_config import ServerConfig, TransportKind
 from desktop_app.ui.settings_dialog import SettingsDialog
+from tests.hosting import eventually
+from tests.llm_server import ScriptedLLM
 
 
 @pytest.fixture
@@ -99,9 +107,9 @@ def test_ollama_models_are_listed(qapp: QApplication, fake_ollama: str) -> None:
         assert await ollama_models("http://127.0.0.1:9") == []
         dialog = SettingsDialog(AppSettings(provider="ollama"), None, None)
         dialog.api_base.setText(fake_ollama)
-        dialog._list_ollama()
-        assert dialog._ollama_task is not None
-        await dialog._ollama_task
+        dialog._list_models()
+        assert dialog._models_task is not None
+        await dialog._models_task
         await asyncio.sleep(0)
         items = [dialog.model.itemText(i) for i in range(dialog.model.count())]
         assert items == ["llama3.2:3b", "qwen3:8b"]
@@ -110,6 +118,20 @@ def test_ollama_models_are_listed(qapp: QApplication, fake_ollama: str) -> None:
 
     with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(qapp)) as runner:
         runner.run(scenario())
+
+
+def test_an_openai_compatible_server_lists_its_models(qapp: QApplication, monkeypatch: pytest.MonkeyPatch) -> None:
+    async def scenario(llm: ScriptedLLM) -> None:
+        assert await compatible_models(llm.url) == ["scripted", "scripted-large"]
+        assert await compatible_models("http://127.0.0.1:9/v1") == []
+        settings = AppSettings(ModelSettings("openai/scripted-large", api_base=llm.url), provider="compatible")
+        dialog = SettingsDialog(settings, None, None)
+        await eventually(lambda: dialog.model.count() == 2, what="the server's models in the list")
+        assert [dialog.model.itemText(i) for i in range(2)] == ["scripted", "scripted-large"]
+        assert dialog.model.currentText() == "scripted-large", "the saved choice stays selected"
+
+    with ScriptedLLM() as llm, asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(qapp)) as runner:
+        runner.run(scenario(llm))
 
 
 def test_every_rule_is_listed_and_revocable(qapp: QApplication, tmp_path: Path) -> None:
