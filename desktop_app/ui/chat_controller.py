@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
-from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
@@ -23,6 +22,7 @@ from desktop_app.core.chat.conversations import DEFAULT_TITLE, Conversation, Con
 from desktop_app.core.chat.engine import Attachment, ChatEngine, Turn
 from desktop_app.core.chat.events import ApprovalNeeded, ChatError, ConversationTainted, ErrorKind, TurnFinished, Usage
 from desktop_app.core.chat.llm import warm_up
+from desktop_app.core.chat.prompts import PromptDraft
 from desktop_app.core.chat.tokens import count_tokens
 from desktop_app.ui.conversation.conversation_view import ConversationView
 from desktop_app.ui.conversation.markdown_html import preload_highlighting
@@ -205,6 +205,8 @@ class ChatController(QObject):
 
     def rename(self, conversation_id: str, title: str) -> None:
         self.store.rename(conversation_id, title)
+        if conversation_id == self.conversation.id:
+            self.conversation.title = title
         self.conversations_changed.emit()
 
     def delete(self, conversation_id: str) -> None:
@@ -213,25 +215,22 @@ class ChatController(QObject):
             self.new_chat()
         self.conversations_changed.emit()
 
-    def insert_prompt_messages(self, messages: list[dict[str, Any]]) -> str:
-        """A prompt the user invoked: earlier turns join the conversation, the last user text is returned.
+    def insert_prompt(self, draft: PromptDraft, title: str) -> None:
+        """A prompt the user picked: the turns before its draft join the conversation now.
 
-        Per the spec a prompt is the user's own invocation, so its final user message goes to the
-        composer for the user to edit and send; any turns before it are part of the history now.
+        The draft itself (text and linked resources) is for the composer; a conversation that
+        starts with a prompt is named after it.
         """
-        last_user = ""
-        if messages and messages[-1].get("role") == "user":
-            last_user = str(messages[-1].get("content", ""))
-            messages = messages[:-1]
-        for message in messages:
+        if not self.conversation.messages:
+            self.conversation.retitle(title)
+        for message in draft.history:
             self.conversation.append(message)
             self.view.add_message("prompt" if message.get("role") == "user" else "assistant", str(message["content"]))
-        return last_user
+        if draft.history:
+            self.conversations_changed.emit()
 
     def _title_from(self, text: str) -> None:
-        if self.conversation.store is None or self.conversation.messages:
+        if self.conversation.messages or self.conversation.title != DEFAULT_TITLE or not text.strip():
             return
-        info = self.store.info(self.conversation.id)
-        if info.title == DEFAULT_TITLE and text.strip():
-            title = " ".join(text.split())
-            self.store.rename(self.conversation.id, title[:TITLE_LENGTH] + ("…" if len(title) > TITLE_LENGTH else ""))
+        title = " ".join(text.split())
+        self.conversation.retitle(title[:TITLE_LENGTH] + ("…" if len(title) > TITLE_LENGTH else ""))

@@ -29,7 +29,7 @@ from desktop_app.core.chat.approval import AlwaysAllowRules, ApprovalRequest, Re
 from desktop_app.core.chat.context import SystemPrompt
 from desktop_app.core.chat.conversations import ConversationStore
 from desktop_app.core.chat.events import Usage
-from desktop_app.core.chat.synthetic import prompt_messages
+from desktop_app.core.chat.prompts import prompt_draft
 from desktop_app.core.config_file import ConfigError
 from desktop_app.core.config_import import known_sources
 from desktop_app.core.content import ResourceContent
@@ -65,6 +65,11 @@ from desktop_app.ui.style import ERROR_STYLE
 from desktop_app.ui.system_browser import SystemBrowser
 from resources_ui.drag_payload import ResourceRef
 from resources_ui.workspace import ResourceWorkspace
+
+NO_MODEL = (
+    "Choose a model to send your message to: a provider, a model and, if it needs one, an API key."
+    " Your message stays in the composer; press Send again once the settings are saved."
+)
 
 
 class MainWindow(QMainWindow):
@@ -156,7 +161,7 @@ class MainWindow(QMainWindow):
         composer.palette_requested.connect(self.open_palette)
         composer.open_requested.connect(self.open_resource)
         chat.busy_changed.connect(composer.set_busy)
-        chat.settings_needed.connect(self.open_settings)
+        chat.settings_needed.connect(lambda: self.open_settings(NO_MODEL))
         chat.draft_returned.connect(self._restore_draft)
         chat.usage_changed.connect(self._on_usage)
         chat.context_changed.connect(self._on_context)
@@ -279,6 +284,9 @@ class MainWindow(QMainWindow):
 
     def new_chat(self) -> None:
         self.chat.new_chat()
+        self.prompt_form.hide()
+        if self.composer.prompt_origin is not None:
+            self.composer.clear()  # a prompt's draft belongs to the chat it was picked in
         self.composer.editor.setFocus()
 
     def attach(self, refs: list[ResourceRef]) -> None:
@@ -325,14 +333,21 @@ class MainWindow(QMainWindow):
         except Exception as exc:
             self.conversation.add_message("notice", f"Prompt {name} from {server} failed: {describe_error(exc)}")
             return
-        text = self.chat.insert_prompt_messages(prompt_messages(result, server, name))
-        if text:
-            self.composer.editor.setPlainText(text)
+        catalog = self.bridge.host.catalog
+        prompt = next((p for s, p in catalog.prompts() if s == server and p.name == name), None)
+        title = (prompt.title if prompt is not None else None) or name
+        draft = prompt_draft(result, server, name, catalog)
+        self.chat.insert_prompt(draft, title)
+        refs = [ResourceRef(link.server, link.uri, link.name, link.mime_type) for link in draft.links]
+        self.composer.set_prompt_draft(f"“{title}” from {server}", draft.text, refs)
         self.composer.editor.setFocus()
 
-    def open_settings(self) -> None:
+    def open_settings(self, reason: str | None = None) -> None:
+        """Settings, non-modal; `reason` says why they opened without being asked for."""
         servers = self.bridge.store.servers if self.bridge.store is not None else {}
-        dialog = SettingsDialog(self.chat.settings, self.bridge.secrets, self.chat.rules, self, servers=servers)
+        dialog = SettingsDialog(
+            self.chat.settings, self.bridge.secrets, self.chat.rules, self, servers=servers, reason=reason
+        )
         dialog.server_rule_revoked.connect(self._revoke_server_rule)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.saved.connect(self._apply_settings)

@@ -53,10 +53,16 @@ async def until(check: Callable[[], object], timeout: float = 20.0, what: str = 
         await asyncio.sleep(0.02)
 
 
-def run_app(qapp: QApplication, tmp_path: Path, llm: ScriptedLLM | None, scenario: Scenario) -> None:
-    """Run the real composition root with the fixture server and `scenario`, then quit as a user would."""
+def run_app(
+    qapp: QApplication, tmp_path: Path, llm: ScriptedLLM | None, scenario: Scenario, *, demo: bool = False
+) -> None:
+    """Run the real composition root with the fixture server and `scenario`, then quit as a user would.
+
+    With `demo`, no server is configured, so the embedded demo server runs instead.
+    """
     config = tmp_path / "servers.json"
-    config.write_text(json.dumps({"mcpServers": {"fx": {"command": sys.executable, "args": [str(FIXTURE_SCRIPT)]}}}))
+    servers = {} if demo else {"fx": {"command": sys.executable, "args": [str(FIXTURE_SCRIPT)]}}
+    config.write_text(json.dumps({"mcpServers": servers}))
     settings_path = tmp_path / "settings.json"
     if llm is not None:
         save_settings(
@@ -67,7 +73,7 @@ def run_app(qapp: QApplication, tmp_path: Path, llm: ScriptedLLM | None, scenari
         running = asyncio.ensure_future(run_window(qapp, config, settings_path))
         await until(lambda: any(isinstance(w, MainWindow) and w.isVisible() for w in qapp.topLevelWidgets()))
         window = next(w for w in qapp.topLevelWidgets() if isinstance(w, MainWindow) and w.isVisible())
-        await until(lambda: window.bridge.host.ready_count() == 1, what="fixture server ready")
+        await until(lambda: window.bridge.host.ready_count() == 1, what="the server ready")
         try:
             await scenario(window, llm)  # type: ignore[arg-type]
         finally:
@@ -213,6 +219,32 @@ def test_palette_runs_a_prompt_with_arguments(
     run_app(qapp, tmp_path, llm, scenario)
 
 
+def test_a_prompt_with_a_resource_link_fills_the_composer_with_text_and_a_chip(
+    qapp: QApplication, qtbot: QtBot, tmp_path: Path, llm: ScriptedLLM
+) -> None:
+    async def scenario(window: MainWindow, llm: ScriptedLLM) -> None:
+        stored = len(window.chat.store.list())  # the test session shares one history
+        prompt = next(p for _, p in window.bridge.host.catalog.prompts() if p.name == "summarize_resource")
+        form = window.prompt_form
+        form.open_for("demo", prompt)
+        form.fields.field("uri").setText("demo://guide")
+        form.submit()
+        composer = window.composer
+        await until(lambda: composer.attachments, what="the prompt's resource as a chip")
+        assert [ref.uri for ref in composer.attachments] == ["demo://guide"]
+        assert composer.editor.toPlainText().startswith("Please read the resource demo://guide")
+        assert "Resource link" not in composer.editor.toPlainText()
+        assert composer.prompt_label.isVisibleTo(window) and "Summarize a resource" in composer.prompt_label.text()
+        assert len(window.chat.store.list()) == stored, "nothing is stored before the user sends"
+        window.new_chat()
+        assert composer.attachments == [] and composer.editor.toPlainText() == ""
+        assert not composer.prompt_label.isVisibleTo(window)
+        window.new_chat()
+        assert len(window.chat.store.list()) == stored, "empty chats leave no history"
+
+    run_app(qapp, tmp_path, llm, scenario, demo=True)
+
+
 def test_escape_cancels_a_streaming_answer(qapp: QApplication, qtbot: QtBot, tmp_path: Path, llm: ScriptedLLM) -> None:
     async def scenario(window: MainWindow, llm: ScriptedLLM) -> None:
         llm.queue(text(*[f"word{i} " for i in range(400)], delay=0.05))
@@ -235,6 +267,8 @@ def test_first_send_without_a_model_opens_settings(qapp: QApplication, tmp_path:
         window.composer.editor.setPlainText("Hello?")
         window.composer.send()
         await until(lambda: window.findChildren(SettingsDialog), what="the settings dialog")
+        [dialog] = window.findChildren(SettingsDialog)
+        assert dialog.reason.isVisibleTo(dialog) and "Choose a model" in dialog.reason.text(), "it says why"
         assert window.composer.editor.toPlainText() == "Hello?", "the draft is kept"
         for dialog in window.findChildren(SettingsDialog):
             dialog.reject()

@@ -80,6 +80,8 @@ class ConversationStore:
         columns = {row[1] for row in self._db.execute("PRAGMA table_info(conversations)")}
         if "taint" not in columns:  # databases from before taint was kept
             self._db.execute("ALTER TABLE conversations ADD COLUMN taint TEXT")
+        # Earlier versions stored every "New chat" at once; a conversation without a message is not history.
+        self._db.execute("DELETE FROM conversations WHERE id NOT IN (SELECT conversation_id FROM messages)")
 
     @classmethod
     def open_default(cls) -> ConversationStore:
@@ -98,9 +100,9 @@ class ConversationStore:
             raise
         self._db.execute("COMMIT")
 
-    def create(self, title: str = DEFAULT_TITLE) -> ConversationInfo:
+    def create(self, title: str = DEFAULT_TITLE, conversation_id: str | None = None) -> ConversationInfo:
         now = time.time()
-        info = ConversationInfo(uuid.uuid4().hex, title, now, now, 0)
+        info = ConversationInfo(conversation_id or uuid.uuid4().hex, title, now, now, 0)
         with self._transaction() as db:
             db.execute(
                 "INSERT INTO conversations (id, title, created, updated) VALUES (?, ?, ?, ?)",
@@ -197,11 +199,18 @@ class ConversationStore:
 
 @dataclass
 class Conversation:
-    """The history a turn runs on; with a store, each appended message (and event, taint) is committed at once."""
+    """The history a turn runs on; with a store, each appended message (and event, taint) is committed at once.
+
+    A new conversation reaches the store with its first message, so a chat the user never wrote
+    in leaves nothing behind in the history.
+    """
 
     id: str = field(default_factory=lambda: uuid.uuid4().hex)
     messages: list[dict[str, Any]] = field(default_factory=list)
     store: ConversationStore | None = None
+    title: str = DEFAULT_TITLE
+    """The title it is stored with (until then it can still change)."""
+    stored: bool = False
     events: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
     """What the user saw beside the messages, as (message position, event dict)."""
     taint: list[str] = field(default_factory=list)
@@ -217,23 +226,21 @@ class Conversation:
         if reason in self.taint or len(self.taint) >= MAX_TAINT_REASONS:
             return False
         self.taint.append(reason)
-        if self.store is not None:
-            self.store.set_taint(self.id, self.taint)
+        if (store := self._stored()) is not None:
+            store.set_taint(self.id, self.taint)
         return True
 
     def record(self, event: dict[str, Any]) -> None:
         """Keep an event the user saw, at the current message position."""
         entry = (len(self.messages), event)
-        if self.store is not None:
-            self.store.add_event(self.id, *entry)
+        if (store := self._stored()) is not None:
+            store.add_event(self.id, *entry)
         self.events.append(entry)
 
     @classmethod
     def start(cls, store: ConversationStore | None = None, title: str = DEFAULT_TITLE) -> Conversation:
-        """A new conversation, stored when a store is given."""
-        if store is None:
-            return cls()
-        return cls(id=store.create(title).id, store=store)
+        """A new conversation, to be stored in `store` (if given) once it has a message."""
+        return cls(store=store, title=title)
 
     @classmethod
     def resume(cls, store: ConversationStore, conversation_id: str) -> Conversation:
@@ -243,9 +250,23 @@ class Conversation:
             store=store,
             events=store.events(conversation_id),
             taint=store.taint(conversation_id),
+            title=store.info(conversation_id).title,
+            stored=True,
         )
 
+    def retitle(self, title: str) -> None:
+        self.title = title
+        if self.store is not None and self.stored:
+            self.store.rename(self.id, title)
+
+    def _stored(self) -> ConversationStore | None:
+        """The store, with this conversation in it from now on (None without a store)."""
+        if self.store is not None and not self.stored:
+            self.store.create(self.title, self.id)
+            self.stored = True
+        return self.store
+
     def append(self, message: dict[str, Any]) -> None:
-        if self.store is not None:
-            self.store.append(self.id, message)
+        if (store := self._stored()) is not None:
+            store.append(self.id, message)
         self.messages.append(message)

@@ -42,6 +42,7 @@ from desktop_app.core.chat.events import (
     kept_in_history,
 )
 from desktop_app.core.chat.llm import ProviderError, assemble, stream_completion
+from desktop_app.core.chat.prompts import invoke_prompt
 from desktop_app.core.chat.settings import ChatOptions, ModelSettings, resolve_api_key
 from desktop_app.core.chat.synthetic import (
     INVOKE_PROMPT,
@@ -49,7 +50,6 @@ from desktop_app.core.chat.synthetic import (
     SEARCH_RESOURCES,
     SEARCH_TOOLS,
     image_message,
-    invoke_prompt,
     read_for_model,
     search_resources,
     search_tools,

@@ -12,28 +12,19 @@ import base64
 import difflib
 import importlib
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Final
 
 from mcp.shared.exceptions import MCPError
 from mcp.shared.uri_template import InvalidUriTemplate, UriTemplate
-from mcp_types import (
-    AudioContent,
-    EmbeddedResource,
-    GetPromptResult,
-    ImageContent,
-    ResourceLink,
-    TextContent,
-)
 
 from desktop_app.core.catalog import Catalog
 from desktop_app.core.chat.context import ContextBuilder, rank
 from desktop_app.core.chat.settings import ChatOptions
-from desktop_app.core.chat.tool_results import decode_base64, embedded_text, link_reference, media_descriptor
 from desktop_app.core.chat.tool_specs import ToolOffer
 from desktop_app.core.content import ResourceContent, describe_for_model, from_mcp, human_size
 from desktop_app.core.host import ServerHost
-from desktop_app.core.server_errors import ServerRequestTimeout, ServerUnavailableError, describe_error
+from desktop_app.core.server_errors import ServerRequestTimeout, ServerUnavailableError
 
 READ_RESOURCE: Final = "read_resource"
 INVOKE_PROMPT: Final = "invoke_prompt"
@@ -333,91 +324,6 @@ def image_message(images: tuple[ImagePart, ...]) -> dict[str, Any]:
         url = f"data:{image.mime_type};base64,{base64.b64encode(image.data).decode('ascii')}"
         parts.append({"type": "image_url", "image_url": {"url": url}})
     return {"role": "user", "content": parts}
-
-
-# -- invoke_prompt --------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class PromptOutput:
-    text: str
-    server: str | None = None
-    name: str | None = None
-    messages: tuple[dict[str, Any], ...] = field(default_factory=tuple)
-    is_error: bool = False
-
-
-def _string_arguments(arguments: Any) -> dict[str, str]:
-    if arguments is None:
-        return {}
-    if not isinstance(arguments, dict):
-        raise ToolInputError("`arguments` must be an object mapping argument names to strings")
-    return {str(k): v if isinstance(v, str) else json.dumps(v) for k, v in arguments.items()}
-
-
-def prompt_messages(result: GetPromptResult, server: str, name: str) -> list[dict[str, Any]]:
-    """A prompt's messages as chat turns; embedded resources carry where they came from."""
-    messages: list[dict[str, Any]] = []
-    origin = f"prompt '{name}' of server '{server}'"
-    for message in result.messages:
-        block = message.content
-        if isinstance(block, TextContent):
-            text = block.text
-        elif isinstance(block, EmbeddedResource):
-            text = f"{embedded_text(from_mcp(block.resource))}\n[Provided by {origin}.]"
-        elif isinstance(block, ImageContent | AudioContent):
-            kind = "Image" if isinstance(block, ImageContent) else "Audio"
-            text = media_descriptor(kind, block.mime_type, decode_base64(block.data))
-        elif isinstance(block, ResourceLink):
-            text = link_reference(block.uri, block.name, block.mime_type, block.size)
-        else:
-            text = f"[Unsupported prompt content of type {getattr(block, 'type', '?')!r}]"
-        messages.append({"role": "assistant" if message.role == "assistant" else "user", "content": text})
-    return messages
-
-
-def _prompt_list(catalog: Catalog) -> str:
-    names = [f"{p.name} ({server})" for server, p in catalog.prompts()]
-    return json.dumps(names[:NOT_FOUND_LIST])
-
-
-async def invoke_prompt(
-    host: ServerHost, catalog: Catalog, name: str, arguments: Any, server: str | None
-) -> PromptOutput:
-    """Get a prompt from its server; its messages are what the engine injects into the conversation."""
-    matches = [(s, p) for s, p in catalog.prompts() if p.name == name and (server is None or s == server)]
-    if not matches:
-        where = f" on server '{server}'" if server else ""
-        return PromptOutput(
-            f"Prompt '{name}' not found{where}. Available prompts: {_prompt_list(catalog)}.", is_error=True
-        )
-    if len(matches) > 1:
-        servers = ", ".join(s for s, _ in matches)
-        return PromptOutput(
-            f"Several servers offer a prompt '{name}' ({servers}); say which with `server`.", is_error=True
-        )
-    owner, prompt = matches[0]
-    try:
-        values = _string_arguments(arguments)
-    except ToolInputError as exc:
-        return PromptOutput(str(exc), is_error=True)
-    missing = [a.name for a in prompt.arguments or () if a.required and not values.get(a.name)]
-    if missing:
-        return PromptOutput(f"Prompt '{name}' needs the argument(s) {json.dumps(missing)}.", is_error=True)
-    try:
-        result = await host.connection(owner).get_prompt(name, values)
-    except MCPError as exc:
-        return PromptOutput(
-            f"Server '{owner}' could not give prompt '{name}': {exc.message}", owner, name, is_error=True
-        )
-    except (ServerUnavailableError, ServerRequestTimeout) as exc:
-        return PromptOutput(f"Prompt '{name}' is unavailable: {describe_error(exc)}", owner, name, is_error=True)
-    messages = prompt_messages(result, owner, name)
-    text = (
-        f"Prompt '{name}' of server '{owner}' added {len(messages)} message(s) to the conversation, "
-        "right after this result. Continue by following them."
-    )
-    return PromptOutput(text, owner, name, tuple(messages))
 
 
 # -- search_resources -----------------------------------------------------------------------

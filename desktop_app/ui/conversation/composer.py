@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QKeyEvent
-from PySide6.QtWidgets import QHBoxLayout, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
 
 from desktop_app.ui.conversation.attachment_chip import AttachmentChip
 from desktop_app.ui.flow_layout import FlowLayout
@@ -37,6 +37,12 @@ class Composer(QWidget):
         self.stop_button.setToolTip("Stop the running answer (Esc)")
         self.stop_button.clicked.connect(self.cancel_requested)
         self.stop_button.setVisible(False)
+        self.prompt_origin: str | None = None
+        """The prompt the current draft came from, while it does."""
+        self.prompt_label = QLabel()
+        self.prompt_label.setObjectName("composerPromptOrigin")
+        self.prompt_label.setStyleSheet("color: #8a8f98;")
+        self.prompt_label.hide()
         self.chips = QWidget()
         self.chips.setObjectName("composerChips")
         self._chips = FlowLayout(self.chips)
@@ -51,6 +57,7 @@ class Composer(QWidget):
         row.addLayout(buttons)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(12, 6, 12, 10)
+        layout.addWidget(self.prompt_label)
         layout.addWidget(self.chips)
         layout.addLayout(row)
 
@@ -86,11 +93,22 @@ class Composer(QWidget):
             return
         self.send_requested.emit(text, list(self.attachments))
 
+    def set_prompt_draft(self, origin: str, text: str, refs: list[ResourceRef]) -> None:
+        """A prompt the user picked: its text to edit and its resources as chips, like dragged ones."""
+        self.prompt_origin = origin
+        self.prompt_label.setText(f"Prompt {origin}")
+        self.prompt_label.show()
+        if text:
+            self.editor.setPlainText(text)
+        self.attach(refs)
+
     def clear(self) -> None:
-        """After a send was accepted: empty the text and the chips."""
+        """After a send was accepted (or a new chat): empty the text, the chips and the prompt note."""
         self.editor.clear()
         for ref in list(self.attachments):
             self.detach(ref)
+        self.prompt_origin = None
+        self.prompt_label.hide()
 
     def insert_text(self, text: str) -> None:
         self.editor.insertPlainText(text)

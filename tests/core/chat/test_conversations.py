@@ -78,6 +78,7 @@ def test_a_database_from_before_events_and_taint_still_opens(tmp_path: Path) -> 
     assert resumed.add_taint("read x from web") and not resumed.add_taint("read x from web")
     resumed.record({"type": "TurnFinished", "reason": "cancelled", "text": "", "iterations": 1})
     fresh = Conversation.start(store, "New")
+    fresh.append({"role": "user", "content": "hi"})  # stored with its first message
     assert [c.title for c in store.list()] == ["New", "Old chat"]
     store.close()
     again = Conversation.resume(ConversationStore(path), "old")
@@ -149,3 +150,21 @@ def test_killing_the_process_mid_turn_loses_only_the_message_in_progress(tmp_pat
     assert messages[1]["tool_calls"][0]["function"]["name"] == "read_resource"
     assert '"fixture data"' in messages[2]["content"]
     store.close()
+
+
+def test_a_conversation_reaches_the_store_with_its_first_message(tmp_path: Path) -> None:
+    path = tmp_path / "chats.sqlite3"
+    store = ConversationStore(path)
+    untouched = Conversation.start(store)
+    Conversation.start(store, "Also never used")
+    assert store.list() == [], "starting a chat stores nothing"
+    untouched.title = "Named before the first message"
+    untouched.append({"role": "user", "content": "hello"})
+    [info] = store.list()
+    assert (info.id, info.title, info.message_count) == (untouched.id, "Named before the first message", 1)
+    untouched.retitle("Renamed later")
+    assert store.info(untouched.id).title == "Renamed later"
+    assert Conversation.resume(store, untouched.id).title == "Renamed later"
+    store.create("Left empty by an earlier version")
+    store.close()
+    assert [c.id for c in ConversationStore(path).list()] == [untouched.id], "empty ones are dropped on open"
