@@ -23,6 +23,8 @@ class ResourceWorkspace(QObject):
 
     attach_requested = Signal(list)
     """list[ResourceRef] from the browser, the viewer's Attach button or the template form."""
+    web_link_requested = Signal(str)
+    """str: a web link in a shown document was clicked."""
 
     def __init__(self, bridge: CoreBridge, cache: ResourceCache | None = None, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -42,6 +44,7 @@ class ResourceWorkspace(QObject):
         self.browser.open_requested.connect(self.open_resource)
         self.browser.template_requested.connect(self.open_template)
         self.template_form.open_requested.connect(self.viewer.open)
+        self.viewer.web_link_requested.connect(self.web_link_requested)
         for source in (self.browser, self.viewer, self.template_form):
             source.attach_requested.connect(self.attach_requested)
 

@@ -62,7 +62,7 @@ from desktop_app.ui.prompt_form import PromptForm
 from desktop_app.ui.servers_panel import ServersPanel
 from desktop_app.ui.settings_dialog import SettingsDialog
 from desktop_app.ui.style import ERROR_STYLE
-from desktop_app.ui.system_browser import SystemBrowser
+from desktop_app.ui.system_browser import SystemBrowser, ask_to_open
 from resources_ui.drag_payload import ResourceRef
 from resources_ui.workspace import ResourceWorkspace
 
@@ -169,6 +169,7 @@ class MainWindow(QMainWindow):
         chat.taint_changed.connect(self.taint_chip.set_reasons)
         chat.conversations_changed.connect(lambda: self.history.set_current(self.chat.conversation.id))
         self.resources.attach_requested.connect(self.attach)
+        self.resources.web_link_requested.connect(lambda url: ask_to_open(self, url))
         self.conversation.open_resource.connect(lambda uri, server: self.open_resource(ResourceRef(server, uri, uri)))
         self.conversation.open_content.connect(self.show_content)
         self.prompt_form.submitted.connect(self._use_prompt)

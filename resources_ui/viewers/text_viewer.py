@@ -6,7 +6,7 @@ import json
 from typing import Any, Final
 
 from PySide6.QtCore import QUrl, Signal
-from PySide6.QtGui import QDesktopServices, QFontDatabase, QTextOption
+from PySide6.QtGui import QFontDatabase, QTextOption
 from PySide6.QtWidgets import (
     QButtonGroup,
     QHBoxLayout,
@@ -73,7 +73,9 @@ class MarkdownViewer(QWidget):
     """Rendered Markdown, with a toggle to the highlighted source."""
 
     link_activated = Signal(str)
-    """A non-web link was clicked (for example another resource's URI)."""
+    """A non-web link was clicked (for example another resource's URI), resolved against the document's."""
+    web_link_requested = Signal(str)
+    """An http(s) or mailto link was clicked: the window asks before it opens a browser."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -81,6 +83,7 @@ class MarkdownViewer(QWidget):
         self.rendered = _MarkdownBrowser()
         self.rendered.setOpenLinks(False)
         self.rendered.anchorClicked.connect(self._on_link)
+        self._base = QUrl()
         self.source = TextViewer()
         self._stack = QStackedWidget()
         self._stack.addWidget(self.rendered)
@@ -112,6 +115,8 @@ class MarkdownViewer(QWidget):
         return self._stack.currentWidget() is self.source
 
     def show_markdown(self, text: str, mime: str | None, uri: str = "") -> None:
+        """Show `text`; its relative links are resolved against `uri`, the resource's own."""
+        self._base = QUrl(uri)
         self.rendered.setMarkdown(text)
         self.source.show_text(text, mime or "text/markdown", uri)
 
@@ -122,9 +127,11 @@ class MarkdownViewer(QWidget):
         self._stack.setCurrentWidget(self.rendered if rendered else self.source)
 
     def _on_link(self, url: QUrl) -> None:
-        if url.scheme() in _EXTERNAL_SCHEMES:
-            QDesktopServices.openUrl(url)
-        elif url.scheme():
-            self.link_activated.emit(url.toString())
-        elif url.hasFragment():
-            self.rendered.scrollToAnchor(url.fragment())
+        if not url.scheme() and not url.path() and url.hasFragment():
+            self.rendered.scrollToAnchor(url.fragment())  # a heading of this document
+            return
+        target = self._base.resolved(url) if url.isRelative() else url
+        if target.scheme() in _EXTERNAL_SCHEMES:
+            self.web_link_requested.emit(target.toString())
+        elif target.scheme():
+            self.link_activated.emit(target.toString())

@@ -23,6 +23,7 @@ from desktop_app.bridge import CoreBridge
 from desktop_app.core.content import ResourceContent, human_size
 from desktop_app.core.server_errors import describe_error
 from resources_ui.drag_payload import ResourceRef
+from resources_ui.elided_label import ElidedLabel
 from resources_ui.icons import ContentKind, kind_for
 from resources_ui.viewers.binary_card import BinaryCard, ErrorCard
 from resources_ui.viewers.image_viewer import ImageError, ImageViewer, decode_image
@@ -79,6 +80,8 @@ class ResourceViewerPane(QWidget):
     """list[ResourceRef]: the user pressed Attach for the shown resource."""
     content_shown = Signal(object)
     """ViewerKind: a resource (or an error about it) is now on screen."""
+    web_link_requested = Signal(str)
+    """str: a web link in a document was clicked (the window asks before opening a browser)."""
 
     def __init__(self, bridge: CoreBridge, cache: ResourceCache | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -92,19 +95,21 @@ class ResourceViewerPane(QWidget):
         self._task: asyncio.Task[None] | None = None
         self._kind = ViewerKind.EMPTY
 
-        self.title = QLabel()
+        # Elided, so a long name or URI never widens the dock (the window keeps the user's layout).
+        self.title = ElidedLabel(mode=Qt.TextElideMode.ElideRight)
         self.title.setObjectName("viewerTitle")
         font = self.title.font()
         font.setPointSizeF(font.pointSizeF() * 1.15)
         font.setBold(True)
         self.title.setFont(font)
-        self.meta = QLabel()
+        self.meta = ElidedLabel()
         self.meta.setObjectName("viewerMeta")
-        self.meta.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.note = QLabel()
         self.note.setWordWrap(True)
         self.note.hide()
         self.part_box = QComboBox()
+        self.part_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.part_box.setMinimumContentsLength(14)
         self.part_box.hide()
         self.part_box.activated.connect(lambda part: self._spawn_render(part, keep_view=False))
         self.reload_button = QPushButton("Reload")
@@ -127,6 +132,7 @@ class ResourceViewerPane(QWidget):
         self.text_viewer = TextViewer()
         self.markdown_viewer = MarkdownViewer()
         self.markdown_viewer.link_activated.connect(self._follow_link)
+        self.markdown_viewer.web_link_requested.connect(self.web_link_requested)
         self.pdf_viewer = PdfViewer()
         self.image_viewer = ImageViewer()
         self.binary_card = BinaryCard()

@@ -9,7 +9,7 @@ from typing import Any
 
 import pymupdf
 import pytest
-from PySide6.QtCore import QRectF
+from PySide6.QtCore import QRectF, QUrl
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication
 
@@ -233,6 +233,59 @@ def test_updated_resource_rerenders_and_subscription_follows_the_view(qapp: QApp
             await eventually(lambda: "Seen live" in pane.markdown_viewer.rendered.toPlainText(), what="re-render")
             assert await show(pane, "demo", "demo://guide") is ViewerKind.MARKDOWN
             assert pane.cache.retained() == [("demo", "demo://guide")]
+        finally:
+            await bridge.host.stop_all()
+
+    run_in_qt(qapp, scenario())
+
+
+def test_showing_a_resource_never_widens_the_pane(qapp: QApplication) -> None:
+    """A dock grows to its content's minimum width: what a resource shows must not raise it."""
+
+    async def scenario() -> None:
+        bridge = await inprocess_bridge({"fx": build_fixture_server(), "demo": build_demo_server()})
+        pane = ResourceViewerPane(bridge)
+        pane.resize(320, 600)
+        pane.show()
+        empty = pane.minimumSizeHint().width()
+        try:
+            for server, uri in [
+                ("demo", "demo://report.pdf"),
+                ("demo", "demo://guide"),
+                ("fx", "fixture://doc.pdf"),
+                ("demo", "demo://notes/a-topic-with-a-rather-long-name-that-goes-on-and-on"),
+                ("fx", "fixture://corrupt.pdf"),
+            ]:
+                await show(pane, server, uri)
+                assert pane.minimumSizeHint().width() <= max(empty, 330), f"{uri} widened the pane"
+                assert pane.meta.text().startswith(uri) and pane.meta.width() <= pane.width()
+        finally:
+            await bridge.host.stop_all()
+
+    run_in_qt(qapp, scenario())
+
+
+def test_links_in_markdown_resolve_against_the_resource(qapp: QApplication) -> None:
+    async def scenario() -> None:
+        bridge = await inprocess_bridge({"demo": build_demo_server()})
+        pane = ResourceViewerPane(bridge)
+        pane.show()
+        web: list[str] = []
+        pane.web_link_requested.connect(web.append)
+        shown: list[ViewerKind] = []
+        pane.content_shown.connect(shown.append)
+        try:
+            assert await show(pane, "demo", "demo://notes/resources") is ViewerKind.MARKDOWN
+            links = pane.markdown_viewer.rendered
+            shown.clear()
+            links.anchorClicked.emit(QUrl("#resources"))  # a heading here: no navigation
+            links.anchorClicked.emit(QUrl("https://modelcontextprotocol.io/docs/concepts/resources"))
+            assert web == ["https://modelcontextprotocol.io/docs/concepts/resources"], "the window asks first"
+            assert pane.current_ref is not None and pane.current_ref.uri == "demo://notes/resources"
+            links.anchorClicked.emit(QUrl("templates"))  # relative, as written in the note
+            await eventually(lambda: shown, what="the linked note")
+            assert pane.current_ref is not None and pane.current_ref.uri == "demo://notes/templates"
+            assert pane.markdown_viewer.rendered.toPlainText().startswith("Resource templates")
         finally:
             await bridge.host.stop_all()
 

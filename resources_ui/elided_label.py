@@ -1,0 +1,49 @@
+"""A one-line label that fits the width it is given instead of asking for more."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QSize, Qt
+from PySide6.QtGui import QResizeEvent
+from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
+
+
+class ElidedLabel(QLabel):
+    """Shortens its text with an ellipsis (in the middle by default, so URIs stay told apart).
+
+    A plain label asks for its whole text's width, so a long name or URI would widen the dock
+    it sits in; this one never does, and the whole text is in its tooltip when it is cut.
+    """
+
+    def __init__(
+        self, text: str = "", mode: Qt.TextElideMode = Qt.TextElideMode.ElideMiddle, parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent)
+        self._full = ""
+        self._mode = mode
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.setText(text)
+
+    def text(self) -> str:
+        return self._full
+
+    def setText(self, text: str) -> None:
+        self._full = text
+        self._fit()
+
+    def clear(self) -> None:
+        self.setText("")
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(0, super().minimumSizeHint().height())
+
+    def sizeHint(self) -> QSize:
+        return QSize(self.fontMetrics().horizontalAdvance(self._full), super().sizeHint().height())
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._fit()
+
+    def _fit(self) -> None:
+        shown = self.fontMetrics().elidedText(self._full, self._mode, max(self.width(), 0))
+        super().setText(shown)
+        self.setToolTip(self._full if shown != self._full else "")
