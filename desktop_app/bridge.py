@@ -35,6 +35,7 @@ class CoreBridge(QObject):
     log_line = Signal(str, object)  # server, LogEntry
     task_failed = Signal(str)  # a user-facing error from background work
     secrets_changed = Signal(object)  # SecretStore | None: unlocked, or moved to another backend
+    fallback_stepped_aside = Signal(list)  # names of the fallback (demo) servers the user's first server replaced
 
     def __init__(
         self,
@@ -119,8 +120,9 @@ class CoreBridge(QObject):
         """Save to `servers.json` (raises ConfigError, nothing changed) and apply to the host."""
         if self.store is None:
             raise ConfigError("no configuration file is in use")
+        had_none = not self.store.servers
         self.store.upsert(config, previous_name=previous_name)
-        self._apply()
+        self._apply(had_none)
 
     def remove_server(self, name: str) -> None:
         """Drop the entry and stop the server; an installed bundle's files go once it has stopped."""
@@ -137,9 +139,13 @@ class CoreBridge(QObject):
     def import_servers(self, source: Path) -> ImportReport:
         if self.store is None:
             raise ConfigError("no configuration file is in use")
+        had_none = not self.store.servers
         report = self.store.import_from(source)
-        self._apply()
+        self._apply(had_none)
         return report
 
-    def _apply(self) -> None:
+    def _apply(self, had_none: bool = False) -> None:
+        """Run what is configured now; `had_none`: the fallback ran until this change."""
         self.spawn(self.host.apply(self.configured_servers()), "Applying the server configuration")
+        if had_none and self.store is not None and self.store.servers and self._fallback:
+            self.fallback_stepped_aside.emit([config.name for config in self._fallback])

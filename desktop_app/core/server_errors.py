@@ -41,11 +41,20 @@ def describe_error(exc: BaseException) -> str:
     if isinstance(exc, httpx2.HTTPStatusError):
         return f"HTTP {exc.response.status_code} from {exc.request.url}"
     if isinstance(exc, httpx2.TransportError):
-        return f"cannot reach the server: {exc or type(exc).__name__}"
+        return f"cannot reach the server: {str(exc) or transport_failure(exc)}"
     if isinstance(exc, TimeoutError):
         return str(exc) or "timed out"
-    text = str(exc)
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    # Users read this line: it never names an exception class (they mean nothing to them).
+    return str(exc) or "an unexpected error, with no details (the app's log may say more)"
+
+
+def transport_failure(exc: httpx2.TransportError) -> str:
+    """What went wrong on the wire, in words, for errors that carry no message."""
+    if isinstance(exc, httpx2.TimeoutException):
+        return "timed out"
+    if isinstance(exc, httpx2.ConnectError):
+        return "the connection was refused or the address is unreachable"
+    return "the connection broke"
 
 
 def is_connection_loss(exc: BaseException) -> bool:

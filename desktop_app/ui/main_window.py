@@ -66,6 +66,10 @@ from desktop_app.ui.system_browser import SystemBrowser, ask_to_open
 from resources_ui.drag_payload import ResourceRef
 from resources_ui.workspace import ResourceWorkspace
 
+DEMO_STEPPED_ASIDE = (
+    "The demo server stepped aside now that you have a server of your own; what you opened from it stays"
+    " on screen, read-only. Remove all your servers to bring the demo back."
+)
 NO_MODEL = (
     "Choose a model to send your message to: a provider, a model and, if it needs one, an API key."
     " Your message stays in the composer; press Send again once the settings are saved."
@@ -179,6 +183,9 @@ class MainWindow(QMainWindow):
         self.history.new_requested.connect(self.new_chat)
         self.bridge.server_state_changed.connect(self._update_counts)
         self.bridge.server_removed.connect(self._update_counts)
+        self.bridge.fallback_stepped_aside.connect(
+            lambda _names: self.conversation.add_message("info", DEMO_STEPPED_ASIDE)
+        )
         self.bridge.catalog_changed.connect(lambda *_: self.chat.refresh_context())
         self.bridge.task_failed.connect(lambda message: self.statusBar().showMessage(message, 8000))
         self.gallery.sig_updates.connect(self.servers_panel.show_updates)

@@ -94,6 +94,9 @@ class ResourceViewerPane(QWidget):
         self._generation = 0
         self._task: asyncio.Task[None] | None = None
         self._kind = ViewerKind.EMPTY
+        self._server_gone = False
+        bridge.server_removed.connect(self._on_server_removed)
+        bridge.server_state_changed.connect(lambda name, _status: self._on_server_back(name))
 
         # Elided, so a long name or URI never widens the dock (the window keeps the user's layout).
         self.title = ElidedLabel(mode=Qt.TextElideMode.ElideRight)
@@ -183,7 +186,7 @@ class ResourceViewerPane(QWidget):
         self._load(keep_view=False)
 
     def reload(self) -> None:
-        if self._ref is not None:
+        if self._ref is not None and not self._server_gone:
             self.cache.invalidate(self._ref.server, self._ref.uri)
             self._load(keep_view=True)
 
@@ -215,6 +218,7 @@ class ResourceViewerPane(QWidget):
             self.cache.retain(ref.server, ref.uri)
         self._ref = ref
         self._contents = []
+        self._server_gone = False
         enabled = ref is not None
         self.reload_button.setEnabled(enabled)
         self.attach_button.setEnabled(enabled)
@@ -236,7 +240,12 @@ class ResourceViewerPane(QWidget):
         try:
             contents = await self.cache.read(ref.server, ref.uri)
         except Exception as exc:
-            if generation == self._generation:
+            if generation != self._generation:
+                return
+            if ref.server not in self._bridge.host.connections:
+                self._mark_server_gone()
+                self._show_error("This resource's server was removed.", f"“{ref.server}” is no longer configured.")
+            else:
                 self._show_error("This resource could not be read.", describe_error(exc))
             return
         if generation == self._generation:
@@ -306,8 +315,9 @@ class ResourceViewerPane(QWidget):
         if content.error is None:
             parts.append(human_size(content.size))
         self.meta.setText(" · ".join(parts))
-        self.note.setText(f"Note: {content.note}." if content.note else "")
-        self.note.setVisible(bool(content.note))
+        if not self._server_gone:  # then the note says so, and stays
+            self.note.setText(f"Note: {content.note}." if content.note else "")
+            self.note.setVisible(bool(content.note))
 
     def _show_error(self, heading: str, message: str) -> None:
         self.error_card.show_error(heading, message)
@@ -326,6 +336,36 @@ class ResourceViewerPane(QWidget):
     def _on_updated(self, server: str, uri: str) -> None:
         if self._ref is not None and (self._ref.server, self._ref.uri) == (server, uri):
             self._load(keep_view=True)
+
+    def _on_server_removed(self, name: str) -> None:
+        """What is shown stays, read-only: nothing is left to reload it from or attach it with."""
+        if self._ref is not None and self._ref.server == name:
+            if self._task is not None:
+                self._task.cancel()
+            self._mark_server_gone()
+            if self._kind in (ViewerKind.LOADING, ViewerKind.EMPTY):
+                self._show_error("This resource's server was removed.", f"“{name}” is no longer configured.")
+
+    def _mark_server_gone(self) -> None:
+        assert self._ref is not None
+        self._server_gone = True
+        self.reload_button.setEnabled(False)
+        self.attach_button.setEnabled(False)
+        self.note.setText(f"Server removed: “{self._ref.server}” is gone, so this cannot be reloaded or attached.")
+        self.note.show()
+
+    def _on_server_back(self, name: str) -> None:
+        back = name in self._bridge.host.connections
+        if back and self._server_gone and self._ref is not None and self._ref.server == name:
+            self._server_gone = False
+            self.reload_button.setEnabled(True)
+            self.attach_button.setEnabled(True)
+            self.note.hide()
+
+    @property
+    def server_gone(self) -> bool:
+        """The shown resource's server was removed: the view is read-only."""
+        return self._server_gone
 
     def _attach(self) -> None:
         if self._ref is not None:

@@ -18,7 +18,7 @@ from mcp.client.auth import OAuthFlowError, OAuthRegistrationError, OAuthTokenEr
 from mcp.client.auth.utils import extract_field_from_www_auth
 from pydantic import ValidationError
 
-from desktop_app.core.server_errors import ServerUnavailableError
+from desktop_app.core.server_errors import ServerUnavailableError, transport_failure
 
 _BODY_RE: Final = re.compile(r"(\{.*\})", re.DOTALL)
 
@@ -86,13 +86,12 @@ def describe_sign_in_error(exc: BaseException, *, authorization_server: str | No
         return _flow_error(str(exc))
     if isinstance(exc, httpx2.TransportError):
         where = _host_of(exc.request.url) if _has_request(exc) else authorization_server or "the authorization server"
-        return f"cannot reach {where} ({type(exc).__name__})"
+        return f"cannot reach {where} ({transport_failure(exc)})"
     if isinstance(exc, ValidationError):
         return "the authorization server sent a response MCP Desk cannot read"
     if isinstance(exc, TimeoutError):
         return "the authorization server did not answer in time"
-    text = str(exc)
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    return str(exc) or "an unexpected error, with no details (the app's log may say more)"
 
 
 def _has_request(exc: httpx2.TransportError) -> bool:

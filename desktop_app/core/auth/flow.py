@@ -28,6 +28,7 @@ from desktop_app.core.auth.errors import Challenge, SignInError, describe_sign_i
 from desktop_app.core.auth.loopback import LoopbackListener
 from desktop_app.core.auth.provider import Browser, RecordStorage, is_secure_endpoint
 from desktop_app.core.server_config import OAuthSettings, ServerConfig, TransportKind
+from desktop_app.core.server_errors import transport_failure
 
 log = logging.getLogger(__name__)
 
@@ -112,7 +113,7 @@ async def _ask_server(http: httpx2.AsyncClient, probe: httpx2.Request) -> Challe
         response = await http.send(probe, stream=True)  # an SSE endpoint would stream forever: headers only
         await response.aclose()
     except httpx2.TransportError as exc:
-        raise SignInError(f"cannot reach the server ({type(exc).__name__})") from exc
+        raise SignInError(f"cannot reach the server ({transport_failure(exc)})") from exc
     if response.status_code == 401 or Challenge.of(response).step_up:
         return Challenge.of(response)
     return Challenge(401)  # it answered without a token; sign in anyway, discovering from the well-known URLs
@@ -173,7 +174,7 @@ async def _send(
         response = await http.send(request)
         await response.aread()
     except httpx2.TransportError as exc:
-        raise SignInError(f"cannot reach {_origin(url)} ({type(exc).__name__})") from exc
+        raise SignInError(f"cannot reach {_origin(url)} ({transport_failure(exc)})") from exc
     if request.method == "GET" and any(path in request.url.path for path in _AS_METADATA_PATHS):
         _note_metadata_problem(response, notes)
     return response

@@ -13,14 +13,18 @@ from PySide6.QtCore import QRectF, QUrl
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication
 
+from desktop_app.bridge import CoreBridge
+from desktop_app.core.config_store import ConfigStore
 from desktop_app.core.content import ResourceContent
+from desktop_app.core.host import ServerHost
+from desktop_app.core.server_config import ServerConfig, TransportKind
 from desktop_app.demo_server import build_server as build_demo_server
 from resources_ui import ResourceRef, ResourceViewerPane, ResourceWorkspace, ViewerKind
 from resources_ui.template_form import expand_template, template_variables
 from resources_ui.tree_model import EntryKind, make_entry
 from resources_ui.viewers.image_viewer import ImageError, decode_image
 from resources_ui.viewers.viewer_pane import choose_viewer
-from tests.hosting import eventually, inprocess_bridge, run_in_qt
+from tests.hosting import FAST_RESTARTS, eventually, inprocess_bridge, run_in_qt
 from tests.servers.fixture_server import LONG_END_MARKER, build_fixture_server, huge_png_bytes
 
 
@@ -261,6 +265,45 @@ def test_showing_a_resource_never_widens_the_pane(qapp: QApplication) -> None:
                 assert pane.meta.text().startswith(uri) and pane.meta.width() <= pane.width()
         finally:
             await bridge.host.stop_all()
+
+    run_in_qt(qapp, scenario())
+
+
+def test_a_view_of_the_demo_stays_read_only_once_it_steps_aside(qapp: QApplication, tmp_path: Path) -> None:
+    async def scenario() -> None:
+        servers = {"demo": build_demo_server(), "fx": build_fixture_server()}
+        host = ServerHost(policy=FAST_RESTARTS, target_factory=lambda config, _hooks: servers[config.name])
+        demo = ServerConfig(name="demo", transport=TransportKind.STDIO, command="unused")
+        bridge = CoreBridge(host, None, ConfigStore(tmp_path / "servers.json"), fallback=[demo])
+        stepped_aside: list[list[str]] = []
+        bridge.fallback_stepped_aside.connect(stepped_aside.append)
+        host.start(bridge.configured_servers())
+        await host.wait_settled(15)
+        pane = ResourceViewerPane(bridge)
+        pane.show()
+        try:
+            assert await show(pane, "demo", "demo://guide") is ViewerKind.MARKDOWN
+            assert pane.reload_button.isEnabled() and not pane.server_gone
+            bridge.save_server(ServerConfig(name="fx", transport=TransportKind.STDIO, command="unused"), None)
+            assert stepped_aside == [["demo"]]
+            await eventually(lambda: pane.server_gone, what="the view to notice its server left")
+            assert pane.current_kind is ViewerKind.MARKDOWN, "what was shown stays"
+            assert pane.markdown_viewer.rendered.toPlainText().startswith("Getting started")
+            assert not pane.reload_button.isEnabled() and not pane.attach_button.isEnabled()
+            assert pane.note.text().startswith("Server removed") and pane.note.isVisibleTo(pane)
+            pane.reload()  # (the error card's Retry) does nothing: nothing to read from
+            assert pane.current_kind is ViewerKind.MARKDOWN
+            bridge.save_server(
+                ServerConfig(name="fx", transport=TransportKind.STDIO, command="unused", timeout=9.0), "fx"
+            )
+            assert stepped_aside == [["demo"]], "said once"
+
+            # A link to a demo resource (a chip in an old chat) now says why it cannot open, in words.
+            assert await show(pane, "demo", "demo://report.pdf") is ViewerKind.ERROR
+            shown = f"{pane.error_card.heading.text()} {pane.error_card.message.text()}"
+            assert "server was removed" in shown and "Error" not in shown
+        finally:
+            await host.stop_all()
 
     run_in_qt(qapp, scenario())
 
