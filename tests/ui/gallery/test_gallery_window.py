@@ -33,6 +33,7 @@ from tests.llm_server import LITELLM_WARNINGS
 from tests.servers.oauth_server import FollowingBrowser, OAuthTestServer
 from tests.servers.registry_documents import (
     build_mcpb,
+    bundle_entry,
     fixture_python_bundle,
     hello,
     populate,
@@ -181,7 +182,7 @@ def test_find_install_with_a_secret_and_see_its_resources(
 def test_declining_or_closing_installs_nothing(qapp: QApplication, tmp_path: Path, registry: RegistryFixture) -> None:
     async def scenario(window: MainWindow) -> None:
         dialog = window.gallery.open_gallery()
-        await until(lambda: dialog.list.count() == 3, what="the registry's list")
+        await until(lambda: dialog.list.count() == 4, what="the registry's list")
         pane = dialog.pane
         token = pane.form.editor("HELLO_TOKEN")
         assert isinstance(token, QLineEdit)
@@ -195,9 +196,23 @@ def test_declining_or_closing_installs_nothing(qapp: QApplication, tmp_path: Pat
         await until(lambda: pane.install_box.isEnabled(), what="the form back")
         pane.review.click()
         await until(lambda: consent(pane) is not None, what="the consent card again")
+        # Another server selected: the open card is withdrawn; a bundle whose download does not match
+        # the registry's fileSha256 is refused before anything is unpacked.
+        dialog.search.setText("fixture-bundle")
+        await until(lambda: "checksum" in pane.problem.text(), what="the checksum refusal", seen=pane.problem.text)
+        assert "does not match the registry's checksum" in pane.problem.text() and not pane.review.isEnabled()
+        assert consent(pane) is None and not (data_dir() / "bundles").exists()
+        dialog.search.setText("hello")
+        await until(lambda: pane.details.title.text() == "Hello" and pane.review.isEnabled(), what="hello again")
+        token = pane.form.editor("HELLO_TOKEN")
+        assert isinstance(token, QLineEdit)
+        token.setText("x")
+        pane.review.click()
+        await until(lambda: consent(pane) is not None, what="the consent card once more")
         dialog.close()  # closing withdraws the open card: no
         await asyncio.sleep(0.2)
 
+    registry.add(response(bundle_entry(registry, fixture_python_bundle(), sha="0" * 64)))
     config = run_desk(qapp, tmp_path, registry.url, scenario)
     assert json.loads(config.read_text()) == {"mcpServers": {}}
 
