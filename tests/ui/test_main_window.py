@@ -154,7 +154,7 @@ def test_approvals_inside_tool_cards_then_the_reopened_history(
         assert isinstance(second, ApprovalPanel)
         # fx is not trusted: what it returned marks the chat, and the second card says so.
         assert window.taint_chip.isVisibleTo(window)
-        assert "Untrusted content in this chat: result of echo on fx" in window.taint_chip.label.text()
+        assert "Untrusted content in this chat: result of echo on fx" in window.taint_chip.text
         assert second.taint.isVisibleTo(second) and second.allow_chat.isHidden()
         qtbot.keyClicks(second.reason, "once is enough")
         qtbot.keyClick(second.reason, Qt.Key.Key_Return)

@@ -36,6 +36,7 @@ from desktop_app.ui.conversation.conversation_view import ConversationView
 from desktop_app.ui.conversation.markdown_html import render_markdown
 from desktop_app.ui.conversation.message_bubble import MessageBubble
 from desktop_app.ui.conversation.pane import ConversationPane
+from desktop_app.ui.conversation.taint_chip import TaintChip
 from desktop_app.ui.conversation.tool_card import CallState, ResourceChip, ToolCard
 from resources_ui.drag_payload import ResourceRef, encode_resources
 from tests.hosting import eventually, run_in_qt
@@ -305,6 +306,23 @@ def test_a_card_asked_under_taint_says_so(qapp: QApplication, qtbot: QtBot) -> N
         assert late is not None and late.panel is None and late.state is CallState.RUNNING
 
     run_in_qt(qapp, scenario())
+
+
+def test_the_taint_chip_stays_one_line_and_keeps_every_reason(qtbot: QtBot) -> None:
+    chip = TaintChip()
+    qtbot.addWidget(chip)
+    chip.resize(420, 40)
+    long = "read web://a/very/long/path/to/notes.md from web, a server you have not marked as trusted"
+    chip.set_reasons([long, "result of fetch on web, a tool that may bring in content from the open world"])
+    shown = chip.label.text()
+    assert shown.startswith("⚠ Untrusted content in this chat: read web://") and shown.endswith("… (+1 more)")
+    assert chip.label.fontMetrics().horizontalAdvance(shown) <= chip.width()
+    assert chip.text == f"⚠ Untrusted content in this chat: {long} (+1 more)"
+    assert long in chip.label.toolTip() and "open world" in chip.label.toolTip()
+    chip.resize(1400, 40)
+    assert chip.label.text() == chip.text  # room enough: nothing is cut
+    chip.set_reasons([])
+    assert chip.isHidden()
 
 
 def test_a_standalone_panel_shows_what_a_card_would(qapp: QApplication, qtbot: QtBot) -> None:
