@@ -8,11 +8,10 @@ from __future__ import annotations
 
 from typing import Final
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QPoint, Qt, QTimer, Signal
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QPoint, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QGuiApplication, QKeyEvent, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QHeaderView,
     QLineEdit,
     QMenu,
     QTreeView,
@@ -24,6 +23,7 @@ from desktop_app.bridge import CoreBridge
 from resources_ui.drag_payload import ResourceRef
 from resources_ui.filter_proxy import ResourceFilterProxy
 from resources_ui.sign_in_buttons import SignInButtons
+from resources_ui.tree_delegate import ResourceRowDelegate
 from resources_ui.tree_model import NAME_COLUMN, SIZE_COLUMN, TYPE_COLUMN, URI_COLUMN, Entry, ResourceTreeModel, refs_of
 
 FILTER_DELAY_MS: Final = 40
@@ -107,12 +107,14 @@ class ResourceBrowser(QWidget):
         self.view.copy_pressed.connect(self.copy_uris)
         self.view.doubleClicked.connect(self._open_index)
         self.view.verticalScrollBar().valueChanged.connect(self._fetch_near_bottom)
-        header = self.view.header()
-        header.setStretchLastSection(False)
-        header.setSectionResizeMode(URI_COLUMN, QHeaderView.ResizeMode.Stretch)
-        for column, width in ((NAME_COLUMN, 220), (TYPE_COLUMN, 130), (SIZE_COLUMN, 72)):
-            header.setSectionResizeMode(column, QHeaderView.ResizeMode.Interactive)
-            header.resizeSection(column, width)
+        # One column, two lines a row (name, then URI · type · size): it reads in a narrow dock.
+        self.view.setItemDelegate(ResourceRowDelegate(self.view))
+        self.view.setHeaderHidden(True)
+        for column in (URI_COLUMN, TYPE_COLUMN, SIZE_COLUMN):
+            self.view.setColumnHidden(column, True)
+        self.view.header().setStretchLastSection(True)
+        self.view.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.view.setIconSize(QSize(16, 16))
 
         self._preview_timer = QTimer(self, singleShot=True, interval=PREVIEW_DELAY_MS)
         self._preview_timer.timeout.connect(self._preview_current)

@@ -370,6 +370,9 @@ class ResourceTreeModel(QAbstractItemModel):
             return kind_icon(ContentKind.TEMPLATE if entry.is_template else kind_for(entry.mime_type, entry.uri))
         if role == Qt.ItemDataRole.ToolTipRole:
             lines = [entry.description or entry.label, entry.uri]
+            kind = ("template" + (f" · {entry.mime_type}" if entry.mime_type else "")) if entry.is_template else None
+            if kind or entry.mime_type:
+                lines.append(kind or entry.mime_type or "")
             if entry.size is not None:
                 lines.append(f"{entry.size:,} bytes")
             return "\n".join(lines)

@@ -98,7 +98,7 @@ class ServersPanel(QWidget):
         self._log = QPlainTextEdit()
         self._log.setReadOnly(True)
         self._log.setMaximumBlockCount(5000)
-        self._log.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self._log.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)  # long lines wrap: nothing hidden
         self._log.setObjectName("serverLog")
         mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
         mono.setStyleHint(QFont.StyleHint.Monospace)

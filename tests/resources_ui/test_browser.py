@@ -14,6 +14,7 @@ from desktop_app.core.server_status import ServerState
 from desktop_app.demo_server import build_server as build_demo_server
 from resources_ui import RESOURCES_MIME, ResourceBrowser, ResourceRef, decode_resources, encode_resources
 from resources_ui.filter_proxy import CHUNK, SCREENFUL, match_rank, query_words
+from resources_ui.tree_delegate import ResourceRowDelegate, secondary_text
 from resources_ui.tree_model import ENTRY_ROLE, EntryKind, make_entry
 from tests.hosting import eventually, inprocess_bridge, run_in_qt
 from tests.servers.fixture_server import RESOURCE_URIS, build_fixture_server
@@ -57,6 +58,40 @@ def test_tree_shows_servers_status_counts_and_details(qapp: QApplication, qtmode
             assert demo_sizes[0].endswith("KB")
             assert "Getting started with MCP Desk" in children(browser, 1)
             assert browser.view.isExpanded(proxy.index(0, 0)) and browser.view.isExpanded(proxy.index(1, 0))
+        finally:
+            await bridge.host.stop_all()
+
+    run_in_qt(qapp, scenario())
+
+
+def test_the_tree_reads_at_a_dock_width(qapp: QApplication) -> None:
+    """One column of two-line rows: nothing needs a horizontal scrollbar, every URI stays told apart."""
+
+    async def scenario() -> None:
+        bridge = await inprocess_bridge({"demo": build_demo_server()})
+        browser = ResourceBrowser(bridge)
+        browser.resize(320, 600)  # narrower than the dock's default
+        browser.show()
+        view, proxy = browser.view, browser.proxy
+        try:
+            await eventually(lambda: proxy.rowCount(proxy.index(0, 0)) > 5, what="the demo's resources")
+            assert view.isHeaderHidden() and all(view.isColumnHidden(c) for c in (1, 2, 3))
+            assert not view.horizontalScrollBar().isVisible()
+            server = proxy.index(0, 0)
+            assert secondary_text(server) == proxy.data(proxy.index(0, 1))  # what it offers
+            rows = [proxy.index(row, 0, server) for row in range(proxy.rowCount(server))]
+            guide = next(i for i in rows if proxy.data(i) == "Getting started with MCP Desk")
+            assert secondary_text(guide).startswith("demo://guide · text/markdown · ")
+            assert "text/markdown" in proxy.data(guide, Qt.ItemDataRole.ToolTipRole)
+            delegate = view.itemDelegate()
+            assert isinstance(delegate, ResourceRowDelegate)
+            height = view.visualRect(guide).height()
+            assert height >= 2 * view.fontMetrics().height(), "name over URI, type and size"
+            metrics = view.fontMetrics()
+            width = view.viewport().width() - 40
+            shown = [metrics.elidedText(secondary_text(i), Qt.TextElideMode.ElideMiddle, width) for i in rows]
+            assert len(set(shown)) == len(shown), f"two rows read the same: {shown}"
+            view.grab()  # paints every visible row through the delegate
         finally:
             await bridge.host.stop_all()
 
