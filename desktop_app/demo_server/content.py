@@ -51,6 +51,7 @@ The model does not receive every resource up front. It sees a catalog (URI, titl
 description) and calls `read_resource` for what it needs, so its context stays small and each document
 arrives whole. Binary content such as `demo://report.pdf` is shown to you natively and reaches the model
 as text or as an image, never as base64.
+
 See also: [templates](templates), [approvals](approvals), and the [protocol's resources page](https://modelcontextprotocol.io/docs/concepts/resources).
 """,
     "templates": """\
@@ -59,6 +60,7 @@ See also: [templates](templates), [approvals](approvals), and the [protocol's re
 A template such as `demo://notes/{topic}` stands for a family of resources the server cannot list one
 by one. Fill in the variable and read the result. Servers can offer completions for template
 variables: type `ap` for `topic` here and `approvals` is suggested. Unknown values give a clear error.
+
 See also: [resources](resources) and [completions](completions).
 """,
     "prompts": """\

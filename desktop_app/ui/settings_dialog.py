@@ -11,7 +11,7 @@ from dataclasses import replace
 from functools import partial
 
 from mcp.client.auth.utils import is_valid_client_metadata_url
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -68,7 +68,6 @@ class SettingsDialog(QDialog):
         super().__init__(parent)
         self.setObjectName("settingsDialog")
         self.setWindowTitle("Settings")
-        self.resize(620, 640)
         self._secrets = secrets
         self._rules = rules
         self._servers = dict(servers or {})
@@ -182,6 +181,8 @@ class SettingsDialog(QDialog):
         self.provider.currentIndexChanged.connect(self._on_provider)
         self.api_base.editingFinished.connect(self._list_models)
         self._load(settings)
+        # Tall enough for every row (a reason on top adds one): squeezed rows would overlap.
+        self.resize(self.sizeHint().expandedTo(QSize(620, 640)))
 
     # -- loading ---------------------------------------------------------------------------
 

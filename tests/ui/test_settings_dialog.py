@@ -178,3 +178,9 @@ def test_server_registry_is_a_setting(qapp: QApplication) -> None:
     assert dialog.build().registry_url == "https://mcp.internal.example"
     dialog.registry.clear()  # empty: the official registry
     assert dialog.build().registry_url == "https://registry.modelcontextprotocol.io"
+
+
+def test_a_reason_on_top_leaves_every_row_its_height(qapp: QApplication) -> None:
+    dialog = SettingsDialog(AppSettings(), None, None, reason="Choose a model to send your message to. " * 3)
+    assert dialog.reason.isVisibleTo(dialog)
+    assert dialog.height() >= dialog.sizeHint().height(), "squeezed rows overlap"
