@@ -36,6 +36,8 @@ class AppSettings:
     """The MCP Registry the gallery and `mcp-desk search/install` read (an organisation's own, maybe)."""
     client_metadata_url: str = ""
     """MCP Desk's Client ID Metadata Document URL for sign-in, when the user hosts one (empty: none)."""
+    roots: tuple[str, ...] = ()
+    """Default roots: folders offered to servers that list none of their own."""
 
 
 @dataclass(frozen=True)
@@ -68,6 +70,9 @@ def load_settings(path: Path) -> SettingsLoad:
     provider = data.get("provider")
     registry = data.get("registry_url")
     cimd = data.get("client_metadata_url")
+    roots = data.get("roots", [])
+    if not isinstance(roots, list) or not all(isinstance(r, str) for r in roots):
+        return SettingsLoad(AppSettings(), f"{path.name} has roots that are not a list of folders; using defaults")
     return SettingsLoad(
         AppSettings(
             model,
@@ -75,6 +80,7 @@ def load_settings(path: Path) -> SettingsLoad:
             provider if isinstance(provider, str) else "",
             registry if isinstance(registry, str) and registry.strip() else DEFAULT_REGISTRY_URL,
             cimd if isinstance(cimd, str) else "",
+            tuple(roots),
         )
     )
 
@@ -87,6 +93,7 @@ def save_settings(path: Path, settings: AppSettings) -> None:
         "chat": asdict(settings.chat),
         "registry_url": settings.registry_url,
         "client_metadata_url": settings.client_metadata_url,
+        "roots": list(settings.roots),
     }
     path.parent.mkdir(parents=True, exist_ok=True)
     if path.exists():

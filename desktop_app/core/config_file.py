@@ -18,10 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from desktop_app.core.asks.root_paths import root_problem
 from desktop_app.core.paths import config_dir
 from desktop_app.core.server_config import (
     DEFAULT_TIMEOUT_S,
     JWT_SIGNING_ALGORITHMS,
+    LOG_LEVELS,
     OAUTH_GRANTS,
     PROTOCOL_MODES,
     TOKEN_ENDPOINT_AUTH_METHODS,
@@ -47,7 +49,11 @@ _STDIO_KEYS: Final = ("command", "args", "env", "cwd")
 _REMOTE_KEYS: Final = ("url", "headers", "oauth")
 # Everything we read; other per-server keys are kept verbatim when the file is rewritten.
 KNOWN_SERVER_KEYS: Final = frozenset(
-    {*_STDIO_KEYS, *_REMOTE_KEYS, "type", "disabled", "protocol", "timeout", "origin", "trusted", "autoApproveReadOnly"}
+    {
+        *_STDIO_KEYS,
+        *_REMOTE_KEYS,
+        *("type", "disabled", "protocol", "timeout", "origin", "trusted", "autoApproveReadOnly", "roots", "logLevel"),
+    }
 )
 # The `oauth` object's keys (JSON spelling -> OAuthSettings field); unknown ones are refused, as typos.
 OAUTH_KEYS: Final[Mapping[str, str]] = {
@@ -142,6 +148,14 @@ def _str_map(value: object, path: KeyPath) -> dict[str, str]:
     return dict(value)
 
 
+def _roots(value: object, path: KeyPath) -> tuple[str, ...]:
+    roots = _str_list(value, path)
+    for index, entry in enumerate(roots):
+        if (problem := root_problem(entry)) is not None:
+            raise _schema_error((*path, index), problem)
+    return roots
+
+
 def _nonempty_str(value: object, path: KeyPath) -> str:
     if not isinstance(value, str) or not value.strip():
         raise _schema_error(path, "must be a non-empty string")
@@ -202,6 +216,10 @@ def _server_from_dict(name: str, data: object, at: KeyPath) -> ServerConfig:
         if not isinstance(flags[key], bool):
             raise _schema_error((*at, key), "must be true or false")
 
+    log_level = data.get("logLevel")
+    if log_level is not None and log_level not in LOG_LEVELS:
+        raise _schema_error((*at, "logLevel"), f"must be one of {', '.join(LOG_LEVELS)}")
+
     common: dict[str, Any] = {
         "name": name,
         "transport": transport,
@@ -211,6 +229,8 @@ def _server_from_dict(name: str, data: object, at: KeyPath) -> ServerConfig:
         "origin": _str_map(data.get("origin", {}), (*at, "origin")),
         "trusted": flags["trusted"],
         "auto_approve_read_only": flags["autoApproveReadOnly"],
+        "roots": _roots(data["roots"], (*at, "roots")) if "roots" in data else None,
+        "log_level": log_level,
     }
     if transport is TransportKind.STDIO:
         cwd = data.get("cwd")
@@ -354,6 +374,10 @@ def server_to_dict(cfg: ServerConfig) -> dict[str, Any]:
         out["trusted"] = True
     if cfg.auto_approve_read_only:
         out["autoApproveReadOnly"] = True
+    if cfg.roots is not None:
+        out["roots"] = list(cfg.roots)
+    if cfg.log_level is not None:
+        out["logLevel"] = cfg.log_level
     return out
 
 

@@ -10,10 +10,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import time
 import warnings
 from collections import Counter, deque
 from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import replace
 from typing import Any, Final, TypeVar
 
 from mcp import Client
@@ -26,6 +28,7 @@ from mcp_types import (
     REQUEST_TIMEOUT,
     CallToolResult,
     CompleteResult,
+    DiscoverResult,
     GetPromptResult,
     Implementation,
     LoggingMessageNotificationParams,
@@ -35,11 +38,15 @@ from mcp_types import (
     ResourceListChangedNotification,
     ResourceTemplateReference,
     ResourceUpdatedNotification,
+    ServerCapabilities,
     ToolListChangedNotification,
 )
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from desktop_app import __version__
+from desktop_app.core.asks.question import FallbackAsker, QuestionGate
+from desktop_app.core.asks.server_asks import ServerAsks
+from desktop_app.core.asks.service import AskService
 from desktop_app.core.auth.credentials import CredentialStore
 from desktop_app.core.auth.server_auth import ServerAuth, SignInServices
 from desktop_app.core.catalog import ServerCatalog
@@ -56,7 +63,7 @@ from desktop_app.core.events import (
 from desktop_app.core.expansion import SecretLookup, redact, resolve_server
 from desktop_app.core.process_exit import describe_exit
 from desktop_app.core.restart_policy import RestartPolicy
-from desktop_app.core.server_config import ServerConfig
+from desktop_app.core.server_config import LOG_LEVELS, ServerConfig
 from desktop_app.core.server_errors import (
     ConnectionLost,
     ServerRequestTimeout,
@@ -93,6 +100,7 @@ class ServerConnection:
         target_factory: TargetFactory = open_transport,
         log_level: str = "info",
         sign_in: SignInServices | None = None,
+        asks: AskService | None = None,
     ) -> None:
         self.config = config
         self._bus = bus
@@ -127,6 +135,15 @@ class ServerConnection:
         """How the last stdio process ended, once the transport has stopped it."""
         self._stderr_count = 0
         self._attempt_stderr_from = 0
+        self.asks = ServerAsks(
+            config.name,
+            asks or AskService(QuestionGate(FallbackAsker())),
+            note=self._note,
+            alive=lambda: not self._stop.is_set(),
+            publish=bus.publish,
+            own_roots=lambda: self.config.roots,
+        )
+        """Answers what the server asks (elicitation, sampling, roots); its questions go to the user."""
 
     @property
     def name(self) -> str:
@@ -171,6 +188,43 @@ class ServerConnection:
             self.config = config
         self.start()
 
+    async def apply_config(self, config: ServerConfig) -> None:
+        """Take a changed configuration: new roots or log level apply live where the protocol allows,
+        anything else restarts the server."""
+        old, client = self.config, self._client
+        live = (
+            replace(
+                old,
+                roots=config.roots,
+                log_level=config.log_level,
+                trusted=config.trusted,
+                auto_approve_read_only=config.auto_approve_read_only,
+            )
+            == config
+        )
+        if not live or client is None or (config.log_level != old.log_level and self._modern(client)):
+            await self.restart(config)
+            return
+        self.config = config
+        if config.roots != old.roots:
+            await self.roots_changed()
+        if config.log_level != old.log_level:
+            await self._enable_legacy_logging(client)
+
+    async def roots_changed(self) -> None:
+        """The user changed this server's roots (or the defaults it uses): tell a connected server."""
+        client = self._client
+        if client is None:
+            return
+        try:
+            await self.asks.roots_changed(client)
+        except Exception as exc:
+            self._note("warning", f"could not send roots/list_changed: {describe_error(exc)}")
+
+    @property
+    def log_level(self) -> str:
+        return self.config.log_level or self._log_level
+
     async def wait_settled(self, timeout: float | None = None) -> ServerStatus:
         """Wait until the server is ready, failed, disabled or stopped (not mid-attempt)."""
         await asyncio.wait_for(self._settled.wait(), timeout)
@@ -182,10 +236,21 @@ class ServerConnection:
         return await self._request(f"resources/read {uri}", lambda c: c.read_resource(uri))
 
     async def call_tool(
-        self, tool: str, arguments: dict[str, Any], progress: ProgressFnT | None = None
+        self,
+        tool: str,
+        arguments: dict[str, Any],
+        progress: ProgressFnT | None = None,
+        *,
+        call_id: str | None = None,
     ) -> CallToolResult:
-        return await self._request(
-            f"tools/call {tool}", lambda c: c.call_tool(tool, arguments, progress_callback=progress)
+        """Call a tool; questions the server asks meanwhile are shown with the chat's call `call_id`."""
+
+        def send(client: Client) -> Awaitable[CallToolResult]:
+            # The timeout is kept by `asks.call_tool`: it pauses while the server waits on the user.
+            return client.call_tool(tool, arguments, read_timeout_seconds=math.inf, progress_callback=progress)
+
+        return await self.asks.call_tool(
+            tool, call_id, self.config.timeout, lambda: self._request(f"tools/call {tool}", send)
         )
 
     async def get_prompt(self, prompt: str, arguments: dict[str, str]) -> GetPromptResult:
@@ -322,9 +387,10 @@ class ServerConnection:
             read_timeout_seconds=config.timeout,
             message_handler=self._on_message,
             logging_callback=self._on_log,
-            log_level=self._log_level,  # type: ignore[arg-type]
+            log_level=self.log_level,  # type: ignore[arg-type]
             client_info=CLIENT_INFO,
             cache=None,  # every read and list must reflect the server now, not a TTL ago
+            **self.asks.client_options(),
         )
         async with contextlib.AsyncExitStack() as stack:
             try:
@@ -334,6 +400,7 @@ class ServerConnection:
             except TimeoutError:
                 raise TimeoutError(f"no answer to the MCP handshake within {config.timeout:g} s") from None
             self._note("info", f"connected, protocol {client.protocol_version}")
+            await self._discover_pinned(client)
             await self._enable_legacy_logging(client)
             self._set_catalog(await self._list_catalog(client))
             self._client = client
@@ -362,6 +429,17 @@ class ServerConnection:
                 self._client = None
                 if listener is not None:
                     await _cancel(listener)
+
+    async def _discover_pinned(self, client: Client) -> None:
+        """A pinned 2026 version skips the probe, and the SDK then assumes a server with no capabilities
+        (so nothing would be listed): ask the server what it offers with one `server/discover`."""
+        if self.config.protocol not in MODERN_PROTOCOL_VERSIONS or client.server_capabilities != ServerCapabilities():
+            return
+        try:
+            raw = await client.session.send_discover(client.protocol_version)
+            client.session.adopt(DiscoverResult.model_validate(raw))
+        except (MCPError, ValueError, RuntimeError) as exc:
+            self._note("warning", f"server/discover failed; listing nothing: {describe_error(exc)}")
 
     async def _list_catalog(self, client: Client) -> ServerCatalog:
         caps = client.server_capabilities
@@ -452,11 +530,12 @@ class ServerConnection:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", MCPDeprecationWarning)
             try:
-                await client.set_logging_level(self._log_level)  # type: ignore[arg-type]
+                await client.set_logging_level(self.log_level)  # type: ignore[arg-type]
             except MCPError as exc:
                 self._note("info", f"server refused logging/setLevel: {exc.message}")
 
     async def _on_message(self, message: Any) -> None:
+        self.asks.on_notification(message)
         if isinstance(message, Exception):
             self._on_garbage(message)
         elif isinstance(message, ResourceUpdatedNotification):
@@ -468,6 +547,8 @@ class ServerConnection:
             self._relist.set()
 
     async def _on_log(self, params: LoggingMessageNotificationParams) -> None:
+        if _severity(params.level) < _severity(self.log_level):
+            return  # below this server's level: not every server honours logging/setLevel
         data = params.data if isinstance(params.data, str) else repr(params.data)
         prefix = f"[{params.logger}] " if params.logger else ""
         self._add_log("server", params.level, prefix + data)
@@ -545,6 +626,10 @@ async def _all_pages(fetch: Callable[[str | None], Awaitable[Any]], attr: str) -
             break
         seen.add(cursor)
     return items
+
+
+def _severity(level: str) -> int:
+    return LOG_LEVELS.index(level) if level in LOG_LEVELS else 0
 
 
 async def _first_of(*events: asyncio.Event) -> None:

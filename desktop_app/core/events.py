@@ -63,8 +63,18 @@ class LogLine:
     entry: LogEntry
 
 
-Event = ServerStateChanged | ServerRemoved | CatalogChanged | ResourceUpdated | LogLine
-E = TypeVar("E", ServerStateChanged, ServerRemoved, CatalogChanged, ResourceUpdated, LogLine)
+@dataclass(frozen=True)
+class SamplingUsage:
+    """A server's sampling request ran on the user's model and spent these tokens."""
+
+    server: str
+    model: str
+    prompt_tokens: int
+    completion_tokens: int
+
+
+Event = ServerStateChanged | ServerRemoved | CatalogChanged | ResourceUpdated | LogLine | SamplingUsage
+E = TypeVar("E", ServerStateChanged, ServerRemoved, CatalogChanged, ResourceUpdated, LogLine, SamplingUsage)
 Unsubscribe = Callable[[], None]
 
 

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 
 from desktop_app.core.asks.question import FallbackAsker, QuestionGate
+from desktop_app.core.asks.service import AskService
 from desktop_app.core.auth.credentials import CredentialStore
 from desktop_app.core.auth.server_auth import SignInServices
 from desktop_app.core.catalog import Catalog
@@ -67,6 +68,8 @@ class ServerHost:
         """Where servers' questions to the user go, one open per server; the window sets `questions.asker`."""
         self.sign_in = SignInServices(CredentialStore(lambda: self.secrets))
         """Sign-in to remote servers: tokens in the current secret store; the window sets `sign_in.opener`."""
+        self.asks = AskService(self.questions)
+        """What servers may ask of the user and of the app: the model for sampling, the roots, the chat."""
         self.bus.subscribe(CatalogChanged, self._on_catalog)
 
     @property
@@ -97,7 +100,17 @@ class ServerHost:
                 elif _same_but_trust(current.config, config):
                     current.config = config  # only the user's trust changed (or nothing): no reconnect
                 else:
-                    await current.restart(config)
+                    await current.apply_config(config)
+
+    async def set_default_roots(self, roots: Iterable[str]) -> None:
+        """New app-wide default roots: servers that use them are told their roots changed."""
+        roots = tuple(roots)
+        if roots == self.asks.default_roots:
+            return
+        self.asks.default_roots = roots
+        for connection in list(self._connections.values()):
+            if connection.config.roots is None:
+                await connection.roots_changed()
 
     async def set_enabled(self, name: str, enabled: bool) -> None:
         connection = self.connection(name)
@@ -152,6 +165,7 @@ class ServerHost:
             policy=self._policy,
             target_factory=self._target_factory,
             sign_in=self.sign_in,
+            asks=self.asks,
         )
         self._connections[config.name] = connection
         return connection

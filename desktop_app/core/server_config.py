@@ -11,6 +11,8 @@ PROTOCOL_MODES: Final = ("auto", "legacy", "2026-07-28")
 OAUTH_GRANTS: Final = ("authorization_code", "client_credentials")
 TOKEN_ENDPOINT_AUTH_METHODS: Final = ("client_secret_basic", "client_secret_post", "private_key_jwt", "none")
 JWT_SIGNING_ALGORITHMS: Final = ("RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512")
+LOG_LEVELS: Final = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+"""MCP's log levels, least severe first."""
 
 
 class TransportKind(StrEnum):
@@ -80,6 +82,10 @@ class ServerConfig:
     """The user trusts this server: its tool annotations count, its content does not taint a chat."""
     auto_approve_read_only: bool = False
     """Its read-only tools run without asking (only while it is trusted)."""
+    roots: tuple[str, ...] | None = None
+    """Folders (paths or file:// URIs) the server may work in; None uses the app's default roots."""
+    log_level: str | None = None
+    """The least severe log message the server should send (`LOG_LEVELS`); None is the app's default."""
 
     @property
     def is_stdio(self) -> bool:

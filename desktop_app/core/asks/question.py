@@ -51,6 +51,11 @@ class Asker(Protocol):
     async def ask(self, question: Question[R]) -> R: ...
 
 
+class QuestionRefused(Exception):
+    """The asker cannot answer this question at all (e.g. a headless run with no answer for a required
+    field); whoever asked gets an error saying why, instead of a made-up reply."""
+
+
 class TooManyQuestions(RuntimeError):
     """A server asked again while its earlier questions were still waiting; it is told so, not queued."""
 

@@ -462,7 +462,10 @@ class Turn:
         try:
             connection = engine.host.connection(server)
             result = await call_with_sign_in(
-                engine.host, server, call_id, lambda: connection.call_tool(tool, verdict.arguments, report)
+                engine.host,
+                server,
+                call_id,
+                lambda: connection.call_tool(tool, verdict.arguments, report, call_id=call_id),
             )
         except (ServerUnavailableError, ServerRequestTimeout) as exc:
             self._emit(ChatError(ErrorKind.SERVER, str(exc)))

@@ -14,7 +14,7 @@ import os
 import re
 import threading
 import warnings
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from functools import partial
 from typing import Any, Final, TypeVar
 
@@ -174,8 +174,11 @@ async def stream_completion(
     messages: Sequence[dict[str, Any]],
     tools: Sequence[dict[str, Any]],
     api_key: str | None,
+    extra: Mapping[str, Any] | None = None,
 ) -> AsyncIterator[Any]:
     """Stream one chat completion's chunks; provider failures raise `ProviderError`.
+
+    `extra` adds completion options (`stop`, `tool_choice`, …) for callers other than the chat.
 
     The stream is closed on every exit (cancellation included), so the HTTP request ends too.
     """
@@ -197,6 +200,7 @@ async def stream_completion(
         kwargs["api_key"] = api_key
     if settings.temperature is not None:
         kwargs["temperature"] = settings.temperature
+    kwargs.update(extra or {})
     try:
         response = await litellm.acompletion(**kwargs)
     except Exception as exc:

@@ -1,0 +1,97 @@
+"""Hosts that answer servers' questions with a scripted user, for the ask-back tests."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from mcp.shared.exceptions import MCPError
+from mcp_types import TextContent
+
+from desktop_app.core.asks.question import Question, ScriptedAsker
+from desktop_app.core.connection import ServerConnection
+from desktop_app.core.host import ServerHost
+from desktop_app.core.server_config import ServerConfig, TransportKind
+from desktop_app.core.server_status import ServerState
+from desktop_app.core.transports import TransportHooks, open_transport
+from tests.hosting import FAST_RESTARTS
+from tests.servers.asking_server import build_asking_server
+from tests.servers.everything import everything_stdio_params
+
+ASKING_SCRIPT = Path(__file__).resolve().parents[2] / "servers" / "asking_server.py"
+ERAS = ("legacy", "2026-07-28")
+
+
+def asking_config(protocol: str = "auto", name: str = "asking", **options: Any) -> ServerConfig:
+    """The asking fixture server over real stdio, in the given protocol era."""
+    return ServerConfig(
+        name=name,
+        transport=TransportKind.STDIO,
+        command=sys.executable,
+        args=(str(ASKING_SCRIPT),),
+        protocol=protocol,
+        **options,
+    )
+
+
+def everything_config(**options: Any) -> ServerConfig:
+    params = everything_stdio_params()
+    return ServerConfig(
+        name="everything", transport=TransportKind.STDIO, command=params.command, args=tuple(params.args), **options
+    )
+
+
+def _inprocess(config: ServerConfig, hooks: TransportHooks) -> Any:
+    """The asking server in this process (fast), any other server as configured."""
+    if config.args == (str(ASKING_SCRIPT),):
+        return build_asking_server()
+    return open_transport(config, hooks)
+
+
+@asynccontextmanager
+async def asking_host(
+    answer: Callable[[Question[Any]], Any] | None, *configs: ServerConfig, stdio: bool = False
+) -> AsyncIterator[tuple[ServerHost, ScriptedAsker]]:
+    """A host whose user is `answer` (None: every question gets its fallback), with `configs` ready.
+
+    The asking server runs in-process unless `stdio` (then as a real subprocess, like every other server).
+    """
+    host = ServerHost(policy=FAST_RESTARTS, target_factory=open_transport if stdio else _inprocess)
+    asker = ScriptedAsker(answer)
+    host.questions.asker = asker
+    host.start(configs)
+    try:
+        await host.wait_settled(30)
+        for config in configs:
+            assert host.connection(config.name).status.state is ServerState.READY, host.connection(config.name).status
+        yield host, asker
+    finally:
+        await host.stop_all()
+
+
+def text_of(result: Any) -> str:
+    return "\n".join(block.text for block in result.content if isinstance(block, TextContent))
+
+
+async def call_json(connection: ServerConnection, tool: str, arguments: dict[str, Any], call_id: str = "c1") -> Any:
+    result = await connection.call_tool(tool, arguments, call_id=call_id)
+    assert not result.is_error, text_of(result)
+    return json.loads(text_of(result))
+
+
+async def refusal(connection: ServerConnection, tool: str, arguments: dict[str, Any]) -> str:
+    """What a refused question made of the call: an error result or a JSON-RPC error (a server's choice)."""
+    try:
+        result = await connection.call_tool(tool, arguments)
+    except MCPError as exc:
+        return exc.message
+    assert result.is_error, text_of(result)
+    return text_of(result)
+
+
+def host_notes(connection: ServerConnection) -> list[str]:
+    return [entry.text for entry in connection.log if entry.source == "host"]

@@ -1,0 +1,76 @@
+"""A chat turn whose tool asks back: the question carries the model's call id, and only the server's
+prompt (never the conversation) reaches the model when the server samples."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from desktop_app.core.asks.elicitation import ElicitReply, FormQuestion
+from desktop_app.core.asks.question import Question
+from desktop_app.core.asks.sampling import SamplingConsent, SamplingDecision, SamplingQuestion
+from desktop_app.core.asks.service import SamplingModel
+from desktop_app.core.chat.approval import ApprovalPolicy
+from desktop_app.core.chat.conversations import Conversation
+from desktop_app.core.chat.engine import ChatEngine
+from desktop_app.core.chat.events import ToolResult, TurnFinished
+from desktop_app.core.chat.settings import ModelSettings
+from desktop_app.core.events import SamplingUsage
+from tests.core.asks.hosting import ERAS, asking_config, asking_host
+from tests.llm_server import LITELLM_WARNINGS, RecordingApprover, ScriptedLLM, ToolCall, calls, text, tool_messages
+
+pytestmark = [pytest.mark.anyio, *LITELLM_WARNINGS]
+
+
+@pytest.fixture(autouse=True)
+def provider_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+
+
+@pytest.fixture
+def llm() -> Iterator[ScriptedLLM]:
+    with ScriptedLLM() as server:
+        yield server
+
+
+def user(question: Question[Any]) -> Any:
+    if isinstance(question, FormQuestion):
+        return ElicitReply("accept", {"name": "Ada", "email": "ada@example.com"})
+    if isinstance(question, SamplingQuestion):
+        return SamplingConsent(SamplingDecision.CHAT)
+    return question.fallback()
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_a_turn_whose_tools_ask_the_user_and_borrow_the_model(era: str, llm: ScriptedLLM) -> None:
+    async with asking_host(user, asking_config(era)) as (host, asker):
+        settings = ModelSettings("openai/scripted", api_base=llm.url, max_tokens=300, max_retries=0)
+        host.asks.model = SamplingModel(settings, "compatible")
+        engine = ChatEngine(host, settings, ApprovalPolicy(RecordingApprover()))
+        conversation = Conversation()
+        host.asks.chat = conversation.id
+        usage: list[SamplingUsage] = []
+        host.bus.subscribe(SamplingUsage, usage.append)
+        llm.queue(
+            calls(ToolCall("asking__ask_form", {}, id="call_form")),
+            calls(ToolCall("asking__sample", {"prompt": "A haiku, please"}, id="call_sample")),
+            text("Sampled: "),  # the server's sampling request, on the user's model
+            text("All done."),
+        )
+        turn = engine.start_turn(conversation, "My secret diary says hello. Fill in the form and get a haiku.")
+        events = [event async for event in turn]
+        assert isinstance(events[-1], TurnFinished) and events[-1].text == "All done."
+        form, consent = asker.asked
+        assert isinstance(form, FormQuestion) and form.call_id == "call_form"
+        assert isinstance(consent, SamplingQuestion) and consent.call_id == "call_sample"
+        results = {e.call_id: e.text for e in events if isinstance(e, ToolResult)}
+        assert json.loads(results["call_form"])["content"] == {"name": "Ada", "email": "ada@example.com"}
+        assert json.loads(results["call_sample"])["text"] == "Sampled: "
+        sampling_body = llm.bodies()[2]
+        assert "secret diary" not in json.dumps(sampling_body)  # the conversation never leaks into sampling
+        assert sampling_body["messages"][-1] == {"role": "user", "content": "A haiku, please"}
+        assert [m["tool_call_id"] for m in tool_messages(llm.bodies()[3])] == ["call_form", "call_sample"]
+        assert usage == [SamplingUsage("asking", "openai/scripted", 11, 7)]
