@@ -17,8 +17,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Final, TypeVar, cast
 
-from desktop_app.core.app_settings import default_settings_path, load_settings
+from desktop_app.cli.asks import ELICIT_CHOICES, SAMPLING_CHOICES, CliAsker, ask_line
+from desktop_app.core.app_settings import AppSettings, default_settings_path, load_settings
 from desktop_app.core.asks.question import Asker, Question
+from desktop_app.core.asks.root_paths import root_problem
+from desktop_app.core.asks.service import SamplingModel
 from desktop_app.core.chat.approval import (
     RULES_FILENAME,
     AlwaysAllowRules,
@@ -71,6 +74,8 @@ Once untrusted content is in the conversation (a resource or result from a serve
 trusted, or from a tool that reaches the open world), rules no longer cover tools that are not read-only:
 those calls are asked again (or denied), and the transcript marks them ("rule_paused"). --approve allow
 allows everything.
+--elicit and --sampling answer servers that ask back (a form or a link; the model); every refused
+request prints one line on stderr. --root adds a folder to the roots every server is offered.
 """
 
 
@@ -112,17 +117,11 @@ class TerminalApprover:
             f"Allow tool {request.tool} on server {request.server}{said} with {arguments}? "
             "[y/N, or a reason to decline] "
         )
-        answer = (await asyncio.to_thread(_ask, question)).strip()
+        answer = (await asyncio.to_thread(ask_line, question)).strip()  # "" at end of input declines
         if answer.lower() in ("y", "yes"):
             return ApprovalReply(Decision.ALLOW_ONCE)
         reason = "" if answer.lower() in ("", "n", "no") else answer
         return ApprovalReply(Decision.DENY, reason=reason)
-
-
-def _ask(question: str) -> str:
-    sys.stderr.write(question)
-    sys.stderr.flush()
-    return sys.stdin.readline()  # "" at end of input: a closed stdin declines
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -143,6 +142,22 @@ def _parser() -> argparse.ArgumentParser:
         choices=("deny", "allow", "ask"),
         default="deny",
         help="how to answer server tool calls your saved rules do not cover (default: deny)",
+    )
+    parser.add_argument(
+        "--elicit",
+        choices=ELICIT_CHOICES,
+        default="decline",
+        help="what to do when a server asks the user to fill in a form or open a link (default: decline;"
+        " defaults: accept the form's defaults, failing when a required field has none)",
+    )
+    parser.add_argument(
+        "--sampling",
+        choices=SAMPLING_CHOICES,
+        default="deny",
+        help="what to do when a server asks to use the model (default: deny)",
+    )
+    parser.add_argument(
+        "--root", action="append", default=[], metavar="PATH", help="offer this folder to servers (repeatable)"
     )
     parser.add_argument("--attach", action="append", default=[], metavar="URI", help="attach a resource (repeatable)")
     parser.add_argument("--transcript", type=Path, metavar="FILE", help="write the messages and events as JSON")
@@ -180,11 +195,10 @@ def _error(message: str) -> None:
     print(f"{PROG}: {message}", file=sys.stderr, flush=True)
 
 
-def _settings(args: argparse.Namespace) -> tuple[ModelSettings, ChatOptions]:
+def _settings(args: argparse.Namespace, saved: AppSettings) -> tuple[ModelSettings, ChatOptions]:
     """The app's saved model and options, overridden by whatever the flags give."""
     if not args.message.strip():
         raise UsageError("the message is empty")
-    saved = load_settings(default_settings_path()).settings
     if args.model is None and saved.model is None:
         raise UsageError("no model: pass --model, or choose one in the app's Settings")
     try:
@@ -228,13 +242,22 @@ def _approver(choice: str) -> Asker:
 
 
 async def _run(args: argparse.Namespace) -> int:
-    settings, options = _settings(args)
+    saved = load_settings(default_settings_path()).settings
+    settings, options = _settings(args, saved)
+    for root in args.root:
+        if (problem := root_problem(root)) is not None:
+            raise UsageError(f"--root {root} {problem}")
     try:
         servers = _servers(args.config)
     except ConfigError as exc:
         raise UsageError(f"configuration error: {exc}") from None
     secrets = _secrets()
     host = ServerHost(secrets=secrets, policy=_NO_RESTARTS)
+    host.questions.asker = CliAsker(args.elicit, args.sampling, _error)
+    host.asks.on_refusal = lambda server, text: _error(f"{server}: {text}")
+    host.asks.model = SamplingModel(settings, saved.provider, secrets)
+    host.asks.default_roots = saved.roots
+    host.asks.extra_roots = tuple(args.root)
     host.start(servers)
     try:
         if servers:

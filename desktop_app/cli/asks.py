@@ -1,0 +1,195 @@
+"""What `mcp-desk run` answers when a server asks: `--elicit` and `--sampling`, or the terminal.
+
+Every request refused by a flag (or that cannot be answered) prints one line on stderr, so a
+script sees what the server wanted. `ask` prompts on the terminal (stderr, then a line of stdin;
+a closed stdin declines).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from collections.abc import Callable
+from typing import Any, Final, TypeVar
+
+from desktop_app.core.asks.elicitation import ElicitReply, FormQuestion, UrlQuestion
+from desktop_app.core.asks.form_schema import FieldKind, FormField
+from desktop_app.core.asks.question import Question, QuestionRefused
+from desktop_app.core.asks.sampling import (
+    ReviewQuestion,
+    ReviewReply,
+    SamplingConsent,
+    SamplingDecision,
+    SamplingQuestion,
+)
+
+R = TypeVar("R")
+ELICIT_CHOICES: Final = ("decline", "cancel", "defaults", "ask")
+SAMPLING_CHOICES: Final = ("deny", "allow", "ask")
+FIELD_ATTEMPTS: Final = 3
+PAST: Final = {"decline": "declined", "cancel": "cancelled"}
+NO_SECRETS: Final = "Servers must not ask for passwords or API keys here: don't enter them."
+
+
+def ask_line(question: str) -> str:
+    """Write `question` on stderr and read one line of stdin ("" at end of input)."""
+    sys.stderr.write(question)
+    sys.stderr.flush()
+    return sys.stdin.readline()
+
+
+async def prompt(question: str) -> str:
+    return (await asyncio.to_thread(ask_line, question)).strip()
+
+
+def _yes(answer: str) -> bool:
+    return answer.lower() in ("y", "yes")
+
+
+class CliAsker:
+    """An `Asker` for the command line; `report` prints one line on stderr."""
+
+    def __init__(self, elicit: str, sampling: str, report: Callable[[str], None]) -> None:
+        self._elicit = elicit
+        self._sampling = sampling
+        self._report = report
+
+    async def ask(self, question: Question[R]) -> R:
+        reply: Any
+        if isinstance(question, FormQuestion):
+            reply = await self._form(question)
+        elif isinstance(question, UrlQuestion):
+            reply = await self._url(question)
+        elif isinstance(question, SamplingQuestion):
+            reply = await self._sample(question)
+        elif isinstance(question, ReviewQuestion):
+            reply = await self._review(question)
+        else:
+            self._report(f"{question.server} asked something this command cannot answer; refused")
+            reply = question.fallback()
+        return reply  # type: ignore[no-any-return]
+
+    # -- elicitation ------------------------------------------------------------------------
+
+    async def _form(self, question: FormQuestion) -> ElicitReply:
+        where = f'a form from {question.server} ("{_short(question.message)}")'
+        if self._elicit in ("decline", "cancel"):
+            self._report(f"{PAST[self._elicit]} {where} (--elicit {self._elicit})")
+            return ElicitReply(self._elicit)  # type: ignore[arg-type]
+        if self._elicit == "defaults":
+            missing = question.form.required_without_default()
+            if missing:  # the refusal is reported once, by whoever handles it
+                raise QuestionRefused(f"required field(s) without a default: {', '.join(missing)} (--elicit defaults)")
+            return ElicitReply("accept", question.form.defaults())
+        sys.stderr.write(f"\n{question.server} asks: {question.message}\n{NO_SECRETS}\n")
+        answer = await prompt("Fill in this form? [y = yes, n = decline, c = cancel] ")
+        if not _yes(answer):
+            action = "cancel" if answer.lower() in ("c", "cancel") else "decline"
+            self._report(f"{PAST[action]} {where}")
+            return ElicitReply(action)  # type: ignore[arg-type]
+        values: dict[str, Any] = {}
+        for form_field in question.form.fields:
+            value = await self._field(form_field)
+            if value is not None:
+                values[form_field.name] = value
+        return ElicitReply("accept", values)
+
+    async def _field(self, form_field: FormField) -> Any:
+        hint = _hint(form_field)
+        for _ in range(FIELD_ATTEMPTS):
+            text = await prompt(f"  {form_field.label}{hint}: ")
+            if not text:
+                if form_field.default is not None or not form_field.required:
+                    return form_field.default
+                sys.stderr.write("    this field is required\n")
+                continue
+            value = _parse(form_field, text)
+            problem = "is not understood" if value is None else form_field.check(value)
+            if problem is None:
+                return value
+            sys.stderr.write(f"    {form_field.label} {problem}\n")
+        raise QuestionRefused(f"no valid answer for '{form_field.name}' after {FIELD_ATTEMPTS} tries")
+
+    async def _url(self, question: UrlQuestion) -> ElicitReply:
+        where = f"a link from {question.server} ({question.url})"
+        if self._elicit != "ask":
+            action = "cancel" if self._elicit == "cancel" else "decline"
+            self._report(f"{PAST[action]} {where} (--elicit {self._elicit}: links are opened only when asked)")
+            return ElicitReply(action)  # type: ignore[arg-type]
+        sys.stderr.write(f"\n{question.server} asks you to open a web page: {question.message}\n")
+        sys.stderr.write(f"  {question.url}\n  (domain: {question.domain})\n")
+        if _yes(await prompt("Open it yourself and continue? [y/N] ")):
+            if question.then_retry:  # the server refused the call until this is done: wait for the user
+                await prompt("Press Enter once you have finished in the browser. ")
+                question.completion.set()
+            return ElicitReply("accept")
+        self._report(f"declined {where}")
+        return ElicitReply("decline")
+
+    # -- sampling ---------------------------------------------------------------------------
+
+    async def _sample(self, question: SamplingQuestion) -> SamplingConsent:
+        if self._sampling == "allow":
+            return SamplingConsent(SamplingDecision.ALWAYS)
+        if self._sampling == "deny":
+            self._report(f"denied a sampling request from {question.server} (--sampling deny)")
+            return SamplingConsent(SamplingDecision.DENY)
+        lines = [f"\n{question.server} wants to use your model ({question.model}, up to {question.max_tokens} tokens)"]
+        if question.system_prompt:
+            lines.append(f"  system: {question.system_prompt}")
+        lines += [f"  {m.role}: {m.text}" for m in question.messages]
+        if question.tools:
+            lines.append(f"  tools offered: {', '.join(question.tools)}")
+        sys.stderr.write("\n".join(lines) + "\n")
+        if _yes(await prompt("Allow? [y/N] ")):
+            return SamplingConsent(SamplingDecision.ONCE)
+        self._report(f"denied a sampling request from {question.server}")
+        return SamplingConsent(SamplingDecision.DENY)
+
+    async def _review(self, question: ReviewQuestion) -> ReviewReply:
+        shown = question.text or "; ".join(f"call {name} with {args}" for name, args in question.tool_uses)
+        sys.stderr.write(f"\nThe model answered {question.server}: {shown}\n")
+        if _yes(await prompt(f"Send this answer to {question.server}? [y/N] ")):
+            return ReviewReply(True)
+        self._report(f"kept the model's answer from {question.server}")
+        return ReviewReply(False)
+
+
+def _short(text: str, limit: int = 80) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _hint(form_field: FormField) -> str:
+    parts = []
+    if form_field.description:
+        parts.append(form_field.description)
+    if form_field.options:
+        parts.append(", ".join(f"{o.value} = {o.title}" if o.title != o.value else o.value for o in form_field.options))
+    if form_field.kind is FieldKind.MULTI:
+        parts.append("comma-separated")
+    if form_field.kind is FieldKind.BOOLEAN:
+        parts.append("y/n")
+    if form_field.format:
+        parts.append(form_field.format)
+    default = "" if form_field.default is None else f" [{json.dumps(form_field.default)}]"
+    required = " (required)" if form_field.required else ""
+    return (f" ({'; '.join(parts)})" if parts else "") + required + default
+
+
+def _parse(form_field: FormField, text: str) -> Any:
+    """The typed value of an answer, or None when it cannot be read as the field's type."""
+    try:
+        if form_field.kind is FieldKind.BOOLEAN:
+            lowered = text.lower()
+            return True if lowered in ("y", "yes", "true") else False if lowered in ("n", "no", "false") else None
+        if form_field.kind is FieldKind.INTEGER:
+            return int(text)
+        if form_field.kind is FieldKind.NUMBER:
+            return float(text)
+    except ValueError:
+        return None
+    if form_field.kind is FieldKind.MULTI:
+        return [part.strip() for part in text.split(",") if part.strip()]
+    return text

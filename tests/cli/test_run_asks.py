@@ -1,0 +1,152 @@
+"""`mcp-desk run` answering servers that ask back: `--elicit`, `--sampling` and `--root`, each value."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from desktop_app.cli.run import run_command
+from tests.core.asks.hosting import ASKING_SCRIPT
+from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, ToolCall, calls, text, tool_messages
+
+pytestmark = LITELLM_WARNINGS
+ALL_DEFAULTS = json.dumps({"type": "object", "properties": {"n": {"type": "integer", "default": 7}}})
+
+
+@pytest.fixture(autouse=True)
+def provider_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+
+
+@pytest.fixture
+def llm() -> Iterator[ScriptedLLM]:
+    with ScriptedLLM() as server:
+        yield server
+
+
+@pytest.fixture
+def config(tmp_path: Path) -> Path:
+    path = tmp_path / "servers.json"
+    server = {"command": sys.executable, "args": [str(ASKING_SCRIPT)], "protocol": "legacy"}
+    path.write_text(json.dumps({"mcpServers": {"asking": server}}))
+    return path
+
+
+def run(config: Path, llm: ScriptedLLM, tool: str, arguments: dict[str, Any], *flags: str) -> str:
+    """Have the model call one of the asking server's tools, then answer; returns the tool's result."""
+    start = len(llm.requests)
+    llm.queue(calls(ToolCall(f"asking__{tool}", arguments)), text("done"))
+    base = ["--config", str(config), "--model", "openai/scripted", "--api-base", llm.url, "--approve", "allow"]
+    assert run_command([*base, *flags, "go"]) == 0
+    [result] = tool_messages(llm.bodies()[start + 1])
+    return str(result["content"])
+
+
+def stderr_lines(capsys: pytest.CaptureFixture[str]) -> list[str]:
+    return [line for line in capsys.readouterr().err.splitlines() if line]
+
+
+@pytest.mark.parametrize(
+    ("flag", "action"), [([], "decline"), (["--elicit", "decline"], "decline"), (["--elicit", "cancel"], "cancel")]
+)
+def test_forms_are_declined_or_cancelled_with_one_line_each(
+    config: Path, llm: ScriptedLLM, capsys: pytest.CaptureFixture[str], flag: list[str], action: str
+) -> None:
+    assert json.loads(run(config, llm, "ask_form", {}, *flag)) == {"action": action}
+    past = {"decline": "declined", "cancel": "cancelled"}[action]
+    assert stderr_lines(capsys) == [
+        f'mcp-desk run: {past} a form from asking ("Tell the asking server about you.") (--elicit {action})'
+    ]
+
+
+def test_defaults_accept_a_form_or_fail_it(config: Path, llm: ScriptedLLM, capsys: pytest.CaptureFixture[str]) -> None:
+    accepted = run(config, llm, "ask_form", {"schema": ALL_DEFAULTS}, "--elicit", "defaults")
+    assert json.loads(accepted) == {"action": "accept", "content": {"n": 7}}
+    assert stderr_lines(capsys) == []
+    refused = run(config, llm, "ask_form", {}, "--elicit", "defaults")
+    assert "required field(s) without a default: name, email" in refused
+    assert stderr_lines(capsys) == [
+        "mcp-desk run: asking: refused a form: required field(s) without a default: name, email (--elicit defaults)"
+    ]
+
+
+def test_ask_fills_the_form_on_the_terminal(
+    config: Path, llm: ScriptedLLM, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # y: fill it in; name too short, then good; email; age kept; subscribe y; colour r; days kept.
+    monkeypatch.setattr(sys, "stdin", io.StringIO("y\nA\nAda\nada@example.com\n\ny\nr\n\n"))
+    answer = json.loads(run(config, llm, "ask_form", {}, "--elicit", "ask"))
+    assert answer == {
+        "action": "accept",
+        "content": {
+            "name": "Ada",
+            "email": "ada@example.com",
+            "age": 30,
+            "subscribe": True,
+            "colour": "r",
+            "days": ["mon"],
+        },
+    }
+    err = capsys.readouterr().err
+    assert "asking asks: Tell the asking server about you." in err
+    assert "Servers must not ask for passwords or API keys here" in err
+    assert "Name needs at least 2 characters" in err
+
+
+def test_links_are_never_opened_without_asking(
+    config: Path, llm: ScriptedLLM, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert json.loads(run(config, llm, "ask_link", {}, "--elicit", "defaults")) == {"action": "decline"}
+    assert stderr_lines(capsys) == [
+        "mcp-desk run: declined a link from asking (https://example.com/connect?step=1)"
+        " (--elicit defaults: links are opened only when asked)"
+    ]
+    monkeypatch.setattr(sys, "stdin", io.StringIO("y\n"))
+    assert json.loads(run(config, llm, "ask_link", {}, "--elicit", "ask")) == {"action": "accept"}
+    assert "(domain: example.com)" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("choice", ["deny", "allow", "ask"])
+def test_sampling_each_choice(
+    config: Path,
+    llm: ScriptedLLM,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    choice: str,
+) -> None:
+    monkeypatch.setattr(sys, "stdin", io.StringIO("y\ny\n"))
+    llm.queue(calls(ToolCall("asking__sample", {"prompt": "Name a colour"})), text("Teal."), text("done"))
+    base = ["--config", str(config), "--model", "openai/scripted", "--api-base", llm.url, "--approve", "allow"]
+    assert run_command([*base, "--sampling", choice, "go"]) == 0
+    bodies = llm.bodies()
+    result = tool_messages(bodies[-1])[0]["content"]
+    err = capsys.readouterr().err
+    if choice == "deny":
+        assert "The user declined the sampling request" in result
+        assert err == "mcp-desk run: denied a sampling request from asking (--sampling deny)\n"
+        return
+    assert json.loads(result)["text"] == "Teal."
+    assert bodies[1]["messages"] == [
+        {"role": "system", "content": "You are the asking server's helper."},
+        {"role": "user", "content": "Name a colour"},
+    ]
+    if choice == "ask":
+        assert "asking wants to use your model (openai/scripted, up to 100 tokens)" in err
+        assert "The model answered asking: Teal." in err
+    else:
+        assert err == ""
+
+
+def test_roots_from_the_flag(
+    config: Path, llm: ScriptedLLM, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    roots = json.loads(run(config, llm, "roots", {}, "--root", str(tmp_path), "--root", "file:///srv/data"))
+    assert roots == [{"uri": tmp_path.as_uri(), "name": tmp_path.name}, {"uri": "file:///srv/data", "name": "data"}]
+    assert run_command(["--config", str(config), "--model", "openai/x", "--root", "https://x.org", "hi"]) == 2
+    assert "--root https://x.org must be a folder path or a file:// URI" in capsys.readouterr().err
