@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QApplication
 
 from desktop_app.bridge import CoreBridge
 from desktop_app.core.app_settings import default_settings_path, load_settings
+from desktop_app.core.asks.service import SAMPLING_GRANTS_FILENAME, SamplingGrants
 from desktop_app.core.chat.approval import RULES_FILENAME, AlwaysAllowRules
 from desktop_app.core.chat.conversations import ConversationStore
 from desktop_app.core.config_file import default_config_path
@@ -60,6 +61,8 @@ async def run_window(
     bridge = CoreBridge(host, None, store, fallback=[demo_server_config()])
     settings_path = settings_path or default_settings_path()
     loaded_settings = load_settings(settings_path)
+    host.asks.grants = SamplingGrants(data_dir() / SAMPLING_GRANTS_FILENAME)
+    host.asks.default_roots = loaded_settings.settings.roots
     conversations = ConversationStore.open_default()
     finished = asyncio.Event()
     window: MainWindow | None = None

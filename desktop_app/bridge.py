@@ -16,7 +16,14 @@ from PySide6.QtCore import QObject, Signal
 from desktop_app.core.config_file import ConfigError
 from desktop_app.core.config_import import ImportReport
 from desktop_app.core.config_store import ConfigStore
-from desktop_app.core.events import CatalogChanged, LogLine, ResourceUpdated, ServerRemoved, ServerStateChanged
+from desktop_app.core.events import (
+    CatalogChanged,
+    LogLine,
+    ResourceUpdated,
+    SamplingUsage,
+    ServerRemoved,
+    ServerStateChanged,
+)
 from desktop_app.core.host import ServerHost
 from desktop_app.core.registry.bundle import remove_bundle_files
 from desktop_app.core.secret_store import SecretStore
@@ -36,6 +43,7 @@ class CoreBridge(QObject):
     task_failed = Signal(str)  # a user-facing error from background work
     secrets_changed = Signal(object)  # SecretStore | None: unlocked, or moved to another backend
     fallback_stepped_aside = Signal(list)  # names of the fallback (demo) servers the user's first server replaced
+    sampling_used = Signal(object)  # SamplingUsage: a server's sampling request ran on the user's model
 
     def __init__(
         self,
@@ -56,6 +64,7 @@ class CoreBridge(QObject):
         bus.subscribe(CatalogChanged, lambda e: self.catalog_changed.emit(e.server, e.catalog))
         bus.subscribe(ResourceUpdated, lambda e: self.resource_updated.emit(e.server, e.uri))
         bus.subscribe(LogLine, lambda e: self.log_line.emit(e.server, e.entry))
+        bus.subscribe(SamplingUsage, self.sampling_used.emit)
 
     def spawn(self, work: Coroutine[Any, Any, Any], what: str) -> asyncio.Task[Any]:
         """Run core work without blocking the Qt thread; failures surface as `task_failed`."""

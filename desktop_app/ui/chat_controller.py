@@ -16,6 +16,7 @@ from PySide6.QtCore import QObject, Signal
 from desktop_app.bridge import CoreBridge
 from desktop_app.core.app_settings import AppSettings
 from desktop_app.core.asks.question import Asker
+from desktop_app.core.asks.service import SamplingModel
 from desktop_app.core.chat.approval import AlwaysAllowRules, ApprovalPolicy
 from desktop_app.core.chat.context import naive_dump_tokens
 from desktop_app.core.chat.conversations import DEFAULT_TITLE, Conversation, ConversationStore
@@ -65,11 +66,21 @@ class ChatController(QObject):
         self._engine: ChatEngine | None = None
         self._dump: tuple[tuple[str, frozenset[tuple[str, str]]], int] | None = None
         self._warming = False
+        self._tell_servers()
+        bridge.secrets_changed.connect(lambda _store: self._tell_servers())
+
+    def _tell_servers(self) -> None:
+        """Servers that sample use the user's model; "allow for this chat" means the chat on screen."""
+        asks = self._bridge.host.asks
+        asks.chat = self.conversation.id
+        model = self.settings.model
+        asks.model = None if model is None else SamplingModel(model, self.settings.provider, self._bridge.secrets)
 
     # -- settings and the engine -----------------------------------------------------------
 
     def apply_settings(self, settings: AppSettings) -> None:
         self.settings = settings
+        self._tell_servers()
         if self._engine is not None and settings.model is not None:
             self._engine.settings = settings.model
             self._engine.options = settings.chat
@@ -191,6 +202,7 @@ class ChatController(QObject):
             self.cancel()
         self.policy.forget_chat(self.conversation.id)
         self.conversation = Conversation.start(self.store)
+        self._tell_servers()
         self.view.clear()
         self.taint_changed.emit([])
         self.conversations_changed.emit()
@@ -199,6 +211,7 @@ class ChatController(QObject):
         if self.busy:
             self.cancel()
         self.conversation = Conversation.resume(self.store, conversation_id)
+        self._tell_servers()
         self.view.show_history(self.conversation.messages, self.conversation.events)
         self.taint_changed.emit(list(self.conversation.taint))
         self.conversations_changed.emit()

@@ -4,6 +4,7 @@ the viewer on the right. Docks can be moved and hidden; their layout is remember
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from dataclasses import replace
 from functools import partial
@@ -33,6 +34,7 @@ from desktop_app.core.chat.prompts import prompt_draft
 from desktop_app.core.config_file import ConfigError
 from desktop_app.core.config_import import known_sources
 from desktop_app.core.content import ResourceContent
+from desktop_app.core.events import SamplingUsage
 from desktop_app.core.paths import data_dir
 from desktop_app.core.secret_store import (
     SecretStore,
@@ -42,9 +44,10 @@ from desktop_app.core.secret_store import (
     open_secret_store,
 )
 from desktop_app.core.server_errors import describe_error
-from desktop_app.core.server_status import ServerStatus
+from desktop_app.core.server_status import ServerState, ServerStatus
 from desktop_app.ui.asks.card import AskCard
 from desktop_app.ui.asks.card_asker import CardAsker
+from desktop_app.ui.asks.cards import register_cards
 from desktop_app.ui.asks.sign_in_card import SignInCard
 from desktop_app.ui.attention import Attention
 from desktop_app.ui.chat_controller import ChatController
@@ -53,6 +56,7 @@ from desktop_app.ui.conversation.composer import Composer
 from desktop_app.ui.conversation.conversation_view import ConversationView
 from desktop_app.ui.conversation.pane import ConversationPane
 from desktop_app.ui.conversation.taint_chip import TaintChip
+from desktop_app.ui.conversation.tool_card import CallState, ToolCard
 from desktop_app.ui.gallery.drops import bundle_paths, choose_bundle
 from desktop_app.ui.gallery.gallery_controller import GalleryController
 from desktop_app.ui.history_panel import HistoryPanel
@@ -128,6 +132,7 @@ class MainWindow(QMainWindow):
         self.asker = CardAsker(self._place_card, self)
         self.asker.register(SignInQuestion, lambda question: SignInCard(question, bridge))
         self.asker.register(ApprovalRequest, ApprovalPanel)
+        register_cards(self.asker)
         bridge.host.questions.asker = self.asker
         bridge.host.sign_in.opener = SystemBrowser()
         bridge.host.sign_in.client_metadata_url = settings.client_metadata_url or None
@@ -183,6 +188,11 @@ class MainWindow(QMainWindow):
         self.history.new_requested.connect(self.new_chat)
         self.bridge.server_state_changed.connect(self._update_counts)
         self.bridge.server_removed.connect(self._update_counts)
+        self.bridge.server_state_changed.connect(self._withdraw_questions)
+        self.bridge.sampling_used.connect(self._on_sampling)
+        self.bridge.server_removed.connect(
+            lambda name: self.asker.withdraw("The server was removed, so its question was withdrawn.", server=name)
+        )
         self.bridge.fallback_stepped_aside.connect(
             lambda _names: self.conversation.add_message("info", DEMO_STEPPED_ASIDE)
         )
@@ -246,6 +256,7 @@ class MainWindow(QMainWindow):
         self._context_label.setObjectName("contextMeter")
         self._meter: dict[str, str] = {}
         self._catalog_tokens = 0
+        self._sampled = (0, 0)
         self._secrets_label = QLabel()
         bar = self.statusBar()
         bar.addWidget(self._servers_label)
@@ -261,13 +272,19 @@ class MainWindow(QMainWindow):
 
     def _place_card(self, card: AskCard[Any]) -> None:
         """A model's tool approval inside its tool card; other questions under the tool call that
-        caused them, else on their server's panel. Unseen, the window asks for attention."""
+        caused them (the tool card waits with them), else on their server's panel. Unseen, the
+        window asks for attention."""
         question = card.question
         call_id = question.call_id
+        tool = self.conversation.card(call_id) if call_id is not None else None
         if isinstance(question, ApprovalRequest) and question.requester is Requester.MODEL and call_id is not None:
             self.conversation.embed(call_id, card)
-        elif call_id is not None and self.conversation.card(call_id) is not None:
+        elif call_id is not None and tool is not None:
             self.conversation.add_below(call_id, card)
+            if tool.state is CallState.RUNNING:  # the tool card waits with the question
+                tool.set_state(CallState.ASKING)
+                card.sig_answered.connect(lambda _reply: _resume(tool))
+                card.sig_withdrawn.connect(lambda _why: _resume(tool))
         else:
             self._servers_dock.show()
             self._servers_dock.raise_()
@@ -279,6 +296,10 @@ class MainWindow(QMainWindow):
         super().changeEvent(event)
         if event.type() == QEvent.Type.ActivationChange and self.isActiveWindow():
             self.attention.seen()
+
+    def _withdraw_questions(self, name: str, status: ServerStatus) -> None:
+        if status.state not in (ServerState.READY, ServerState.STARTING):
+            self.asker.withdraw("The server stopped, so its question was withdrawn.", server=name)
 
     # -- actions ---------------------------------------------------------------------------
 
@@ -353,8 +374,15 @@ class MainWindow(QMainWindow):
     def open_settings(self, reason: str | None = None) -> None:
         """Settings, non-modal; `reason` says why they opened without being asked for."""
         servers = self.bridge.store.servers if self.bridge.store is not None else {}
+        grants = self.bridge.host.asks.grants
         dialog = SettingsDialog(
-            self.chat.settings, self.bridge.secrets, self.chat.rules, self, servers=servers, reason=reason
+            self.chat.settings,
+            self.bridge.secrets,
+            self.chat.rules,
+            self,
+            servers=servers,
+            reason=reason,
+            grants=grants,
         )
         dialog.server_rule_revoked.connect(self._revoke_server_rule)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
@@ -426,6 +454,7 @@ class MainWindow(QMainWindow):
             self.show_notice(f"The settings could not be saved: {exc}")
         self.chat.apply_settings(settings)
         self.bridge.host.sign_in.client_metadata_url = settings.client_metadata_url or None
+        self.bridge.spawn(self.bridge.host.set_default_roots(settings.roots), "Offering the default roots")
         self._update_model()
         self.gallery.settings_changed()
 
@@ -512,8 +541,13 @@ class MainWindow(QMainWindow):
         self._meter["usage"] = f"last call {usage.prompt_tokens:,} in / {usage.completion_tokens:,} out"
         self._show_meter()
 
+    def _on_sampling(self, used: SamplingUsage) -> None:
+        self._sampled = (self._sampled[0] + used.prompt_tokens, self._sampled[1] + used.completion_tokens)
+        self._meter["sampling"] = f"servers' sampling {self._sampled[0]:,} in / {self._sampled[1]:,} out"
+        self._show_meter()
+
     def _show_meter(self) -> None:
-        order = ("catalog", "dump", "usage")
+        order = ("catalog", "dump", "usage", "sampling")
         self._context_label.setText("  ·  ".join(self._meter[key] for key in order if key in self._meter))
 
     # -- closing ---------------------------------------------------------------------------
@@ -530,3 +564,10 @@ class MainWindow(QMainWindow):
         self._closing = True
         self.statusBar().showMessage("Stopping servers…")
         self._on_close()
+
+
+def _resume(tool: ToolCard) -> None:
+    """A question of this call ended: the call runs on (unless it finished meanwhile)."""
+    with contextlib.suppress(RuntimeError):  # the tool card may be gone (a new chat)
+        if tool.state is CallState.ASKING:
+            tool.set_state(CallState.RUNNING)

@@ -35,7 +35,15 @@ from PySide6.QtWidgets import (
 from desktop_app.core.config_file import ConfigError, parse_pasted
 from desktop_app.core.expansion import secret_placeholder
 from desktop_app.core.secret_store import SecretStore
-from desktop_app.core.server_config import DEFAULT_TIMEOUT_S, PROTOCOL_MODES, OAuthSettings, ServerConfig, TransportKind
+from desktop_app.core.server_config import (
+    DEFAULT_TIMEOUT_S,
+    LOG_LEVELS,
+    PROTOCOL_MODES,
+    OAuthSettings,
+    ServerConfig,
+    TransportKind,
+)
+from desktop_app.ui.asks.roots_editor import RootsEditor
 from desktop_app.ui.style import error_label
 
 _SECRET_REF = re.compile(r"^\$\{secret:([^}]+)\}$")
@@ -113,7 +121,7 @@ class ServerEditor(QDialog):
         self._previous = config.name if config else None
         self._origin = dict(config.origin) if config else {}  # kept: updates and uninstall need it
         self._oauth: OAuthSettings | None = None
-        self.resize(640, 560)
+        self.resize(660, 720)
 
         self.name = QLineEdit()
         self.name.setPlaceholderText("e.g. github")
@@ -171,6 +179,15 @@ class ServerEditor(QDialog):
         )
         trust_note.setWordWrap(True)
         trust_note.setStyleSheet("color: #8a8f98;")
+        self.log_level = QComboBox()
+        self.log_level.addItem("Default (info)", None)
+        for level in LOG_LEVELS:
+            self.log_level.addItem(level, level)
+        self.log_level.setToolTip("The least severe log message the server should send")
+        self.default_roots = QCheckBox("Use the default roots from Settings")
+        self.roots = RootsEditor()
+        self.default_roots.toggled.connect(lambda on: self.roots.setEnabled(not on))
+        self.default_roots.setChecked(True)
 
         self.paste = QPlainTextEdit()
         self.paste.setPlaceholderText('Paste a Claude Desktop snippet: {"name": {"command": …}} then "Fill in"')
@@ -188,6 +205,9 @@ class ServerEditor(QDialog):
         advanced = QFormLayout()
         advanced.addRow("Protocol", self.protocol)
         advanced.addRow("Request timeout", self.timeout)
+        advanced.addRow("Log level", self.log_level)
+        advanced.addRow("Roots", self.default_roots)
+        advanced.addRow("", self.roots)
         advanced.addRow("", self.disabled)
         trust = QVBoxLayout()
         trust.setSpacing(4)
@@ -257,6 +277,9 @@ class ServerEditor(QDialog):
         self.trusted.setChecked(config.trusted)
         self.auto_read_only.setChecked(config.auto_approve_read_only)
         self.auto_read_only.setEnabled(config.trusted)
+        self.log_level.setCurrentIndex(self.log_level.findData(config.log_level))
+        self.default_roots.setChecked(config.roots is None)
+        self.roots.set_entries(config.roots or ())
         self._on_transport()
 
     def _fill_from_json(self) -> None:
@@ -285,7 +308,11 @@ class ServerEditor(QDialog):
             "origin": self._origin,
             "trusted": trusted,
             "auto_approve_read_only": trusted and self.auto_read_only.isChecked(),
+            "log_level": self.log_level.currentData(),
+            "roots": None if self.default_roots.isChecked() else self.roots.entries(),
         }
+        if not self.default_roots.isChecked() and (problem := self.roots.first_problem()) is not None:
+            raise ValueError(problem)
         if kind is TransportKind.STDIO:
             command = self.command.text().strip()
             if not command:
@@ -302,7 +329,7 @@ class ServerEditor(QDialog):
                 args=args,
                 env=env,
                 cwd=self.cwd.text().strip() or None,
-                **common,  # type: ignore[arg-type]
+                **common,
             )
         url = self.url.text().strip()
         if not url.startswith(("http://", "https://")):
@@ -313,7 +340,7 @@ class ServerEditor(QDialog):
             url=url,
             headers=self._values(name, self.headers),
             oauth=self._oauth,
-            **common,  # type: ignore[arg-type]
+            **common,
         )
 
     def _values(self, server: str, table: KeyValueTable) -> dict[str, str]:

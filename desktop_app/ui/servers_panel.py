@@ -9,12 +9,15 @@ from typing import Any
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QFont, QFontDatabase
 from PySide6.QtWidgets import (
+    QComboBox,
+    QFrame,
     QHBoxLayout,
     QLabel,
     QListWidget,
     QListWidgetItem,
     QPlainTextEdit,
     QPushButton,
+    QScrollArea,
     QSplitter,
     QVBoxLayout,
     QWidget,
@@ -24,7 +27,7 @@ from desktop_app.bridge import CoreBridge
 from desktop_app.core.catalog import ServerCatalog
 from desktop_app.core.config_file import ConfigError
 from desktop_app.core.events import LogEntry
-from desktop_app.core.server_config import ServerConfig
+from desktop_app.core.server_config import LOG_LEVELS, ServerConfig
 from desktop_app.core.server_status import ServerState, ServerStatus
 from desktop_app.ui.asks.card import AskCard
 from desktop_app.ui.confirm import confirm
@@ -61,6 +64,8 @@ class ServersPanel(QWidget):
     def __init__(self, bridge: CoreBridge, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._bridge = bridge
+        self._asking: dict[str, int] = {}
+        """Open questions per server, shown on its row."""
         self._list = QListWidget()
         self._list.setObjectName("serverList")
         self._title = QLabel()
@@ -100,6 +105,7 @@ class ServersPanel(QWidget):
         self._log.setMaximumBlockCount(5000)
         self._log.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)  # long lines wrap: nothing hidden
         self._log.setObjectName("serverLog")
+        self._log.setMinimumHeight(90)
         mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
         mono.setStyleHint(QFont.StyleHint.Monospace)
         self._log.setFont(mono)
@@ -124,10 +130,31 @@ class ServersPanel(QWidget):
         details_layout.addWidget(self._sign_in_bar)
         details_layout.addLayout(buttons)
         details_layout.addWidget(self._update_row)
-        self._cards = QVBoxLayout()
+        # Questions asked outside a turn; a long form scrolls here instead of squeezing the log away.
+        cards = QWidget()
+        self._cards = QVBoxLayout(cards)
         self._cards.setContentsMargins(0, 0, 0, 0)
-        details_layout.addLayout(self._cards)
-        details_layout.addWidget(QLabel("Log (stderr, server messages, host notes)"))
+        self._cards.addStretch(1)  # cards keep their own height; spare room stays below them
+        self._cards_area = QScrollArea()
+        self._cards_area.setObjectName("serverQuestions")
+        self._cards_area.setWidget(cards)
+        self._cards_area.setWidgetResizable(True)
+        self._cards_area.setFrameShape(QFrame.Shape.NoFrame)
+        self._cards_area.hide()
+        details_layout.addWidget(self._cards_area, 6)
+        self._level = QComboBox()
+        self._level.setObjectName("logLevelFilter")
+        for level in LOG_LEVELS[:5]:
+            self._level.addItem(f"{level} and above" if level != "debug" else "everything", level)
+        self._level.setCurrentIndex(LOG_LEVELS.index("info"))
+        self._level.setToolTip("Show log lines of this level and above (stderr lines count as info)")
+        self._level.currentIndexChanged.connect(lambda _index: self._show_selected())
+        log_header = QHBoxLayout()
+        log_header.addWidget(QLabel("Log (stderr, server messages, host notes)"))
+        log_header.addStretch(1)
+        log_header.addWidget(QLabel("Show"))
+        log_header.addWidget(self._level)
+        details_layout.addLayout(log_header)
         details_layout.addWidget(self._log, 1)
 
         top = QWidget()
@@ -143,6 +170,8 @@ class ServersPanel(QWidget):
         splitter.addWidget(top)
         splitter.addWidget(details)
         splitter.setStretchFactor(1, 3)
+        self._splitter = splitter
+        self._add_row_height = self._add.sizeHint().height() + 8
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(splitter)
@@ -166,15 +195,38 @@ class ServersPanel(QWidget):
         self._show_selected()
 
     def add_card(self, card: AskCard[Any]) -> None:
-        """Show a server's question outside a turn: above the log, with the server selected."""
-        self._cards.addWidget(card)
-        self._list.setCurrentItem(self._item(card.question.server))
+        """Show a server's question outside a turn: above the log, its server selected and its row marked."""
+        server = card.question.server
+        self._cards.insertWidget(self._cards.count() - 1, card)
+        self._cards_area.show()
+        self._asking[server] = self._asking.get(server, 0) + 1
+        self._list.setCurrentItem(self._item(server))
+        self._refresh(server)
+        self._cards_area.verticalScrollBar().setValue(0)
+        self._make_room()
         card.sig_answered.connect(lambda _reply: self._retire(card))
         card.sig_withdrawn.connect(lambda _why: self._retire(card))
 
+    def _make_room(self) -> None:
+        """Shrink the server list to its rows so the question gets the height (never grows it)."""
+        top, rest = self._splitter.sizes()
+        rows = max(self._list.count(), 3)
+        needed = self._list.sizeHintForRow(0) * rows + 2 * self._list.frameWidth() + self._add_row_height
+        if top > needed:
+            self._splitter.setSizes([needed, rest + top - needed])
+
     def _retire(self, card: AskCard[Any]) -> None:
+        server = card.question.server
+        self._asking[server] = max(self._asking.get(server, 0) - 1, 0)
+        self._refresh(server)
+
+        def remove() -> None:
+            card.deleteLater()
+            if self._cards.count() <= 2:  # this card (until deleted) and the stretch
+                self._cards_area.hide()
+
         # The outcome stays readable for a moment, then the card leaves the panel.
-        QTimer.singleShot(CARD_LINGER_MS, card.deleteLater)
+        QTimer.singleShot(CARD_LINGER_MS, remove)
 
     def show_updates(self, updates: dict[str, str]) -> None:
         """Mark installed servers that have a newer registry version (entry name -> version)."""
@@ -215,7 +267,11 @@ class ServersPanel(QWidget):
         status = connection.status
         item.setIcon(state_icon(status.state))
         badge = f"  ·  update {self._updates[name]}" if name in self._updates else ""
-        item.setText(f"{name}  —  {status.state.value}{badge}")
+        asking = self._asking.get(name, 0) > 0
+        item.setText(f"{name}  —  {status.state.value}{badge}" + ("  ·  asks you something" if asking else ""))
+        font = item.font()
+        font.setBold(asking)
+        item.setFont(font)
         item.setToolTip(status.explained())
         if name == self.selected():
             self._show_selected()
@@ -254,7 +310,7 @@ class ServersPanel(QWidget):
         newer = self._updates.get(connection.name) if configured else None
         self._update.setText(f"Update to {newer}…" if newer else "")
         self._update_row.setVisible(newer is not None)
-        self._log.setPlainText("\n".join(format_log_entry(e) for e in connection.log))
+        self._log.setPlainText("\n".join(format_log_entry(e) for e in connection.log if self._shown(e)))
         self._log.moveCursor(self._log.textCursor().MoveOperation.End)
         self._log.horizontalScrollBar().setValue(0)
 
@@ -262,12 +318,17 @@ class ServersPanel(QWidget):
         self._refresh(name)
 
     def _on_log(self, name: str, entry: LogEntry) -> None:
-        if name == self.selected():
+        if name == self.selected() and self._shown(entry):
             self._log.appendPlainText(format_log_entry(entry))
 
     def _for_selected(self, action: Callable[[str], None]) -> None:
         if (name := self.selected()) is not None:
             action(name)
+
+    def _shown(self, entry: LogEntry) -> bool:
+        """Whether the log filter lets `entry` through (unknown levels always show)."""
+        wanted = LOG_LEVELS.index(str(self._level.currentData()))
+        return entry.level not in LOG_LEVELS or LOG_LEVELS.index(entry.level) >= wanted
 
     def _on_restart(self) -> None:
         if (name := self.selected()) is not None:

@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app.core.app_settings import AppSettings
+from desktop_app.core.asks.service import SamplingGrants
 from desktop_app.core.chat.approval import AlwaysAllowRules
 from desktop_app.core.chat.settings import ModelSettings
 from desktop_app.core.providers import (
@@ -46,6 +47,7 @@ from desktop_app.core.registry import DEFAULT_REGISTRY_URL
 from desktop_app.core.registry.client import RegistryError, normalise_registry_url
 from desktop_app.core.secret_store import SecretStore, SecretStoreError
 from desktop_app.core.server_config import ServerConfig
+from desktop_app.ui.asks.roots_editor import RootsEditor, roots_hint
 from desktop_app.ui.style import ERROR_COLOUR, error_label
 
 
@@ -63,6 +65,7 @@ class SettingsDialog(QDialog):
         *,
         servers: Mapping[str, ServerConfig] | None = None,
         reason: str | None = None,
+        grants: SamplingGrants | None = None,
     ) -> None:
         """`reason` says why the dialog opened by itself (e.g. Send with no model chosen)."""
         super().__init__(parent)
@@ -71,6 +74,7 @@ class SettingsDialog(QDialog):
         self._secrets = secrets
         self._rules = rules
         self._servers = dict(servers or {})
+        self._grants = grants
         self._models_task: asyncio.Task[list[str]] | None = None
         self.reason = QLabel(reason or "")
         self.reason.setObjectName("settingsReason")
@@ -149,6 +153,12 @@ class SettingsDialog(QDialog):
         chat_form.addRow("Server registry", self.registry)
         chat_form.addRow("Sign-in client document", self.client_document)
 
+        roots_box = QGroupBox("Default roots")
+        self.roots = RootsEditor()
+        roots_layout = QVBoxLayout(roots_box)
+        roots_layout.addWidget(roots_hint())
+        roots_layout.addWidget(self.roots)
+
         rules_box = QGroupBox("Approval rules")
         self.rules_list = QListWidget()
         self.rules_list.setMaximumHeight(120)
@@ -174,6 +184,7 @@ class SettingsDialog(QDialog):
         layout.addWidget(self.reason)
         layout.addWidget(model_box)
         layout.addWidget(chat_box)
+        layout.addWidget(roots_box)
         layout.addWidget(rules_box)
         layout.addWidget(self.error)
         layout.addWidget(buttons)
@@ -208,6 +219,7 @@ class SettingsDialog(QDialog):
         self.registry.setText("" if settings.registry_url == DEFAULT_REGISTRY_URL else settings.registry_url)
         self.client_document.setText(settings.client_metadata_url)
         self._chat = settings.chat
+        self.roots.set_entries(settings.roots)
         self._fill_rules()
         self._list_models()  # again, now with the saved base URL
 
@@ -304,6 +316,10 @@ class SettingsDialog(QDialog):
             item = QListWidgetItem(f"Run read-only tools of {name} without asking{paused}")
             item.setData(Qt.ItemDataRole.UserRole, ("server", name, ""))
             self.rules_list.addItem(item)
+        for server in self._grants.always() if self._grants else []:
+            item = QListWidgetItem(f"Let {server} use your model (sampling) without asking")
+            item.setData(Qt.ItemDataRole.UserRole, ("sampling", server, ""))
+            self.rules_list.addItem(item)
         if self.rules_list.count() == 0:
             empty = QListWidgetItem("No rules yet: every tool call asks you.")
             empty.setFlags(Qt.ItemFlag.NoItemFlags)
@@ -317,6 +333,8 @@ class SettingsDialog(QDialog):
         kind, server, tool = item.data(Qt.ItemDataRole.UserRole)
         if kind == "tool" and self._rules is not None:
             self._rules.revoke(server, tool)
+        elif kind == "sampling" and self._grants is not None:
+            self._grants.revoke(server)
         elif kind == "server" and server in self._servers:
             self._servers[server] = replace(self._servers[server], auto_approve_read_only=False)
             self.server_rule_revoked.emit(server)
@@ -366,7 +384,9 @@ class SettingsDialog(QDialog):
         document = self.client_document.text().strip()
         if document and not is_valid_client_metadata_url(document):
             raise ValueError("Sign-in client document: give an https:// URL with a path, where the document is served.")
-        return AppSettings(model, chat, preset.id, registry, document)
+        if (problem := self.roots.first_problem()) is not None:
+            raise ValueError(problem)
+        return AppSettings(model, chat, preset.id, registry, document, self.roots.entries())
 
     def _save(self) -> None:
         try:

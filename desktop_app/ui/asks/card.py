@@ -51,7 +51,7 @@ class AskCard(QFrame, Generic[R]):
         self.title = QLabel(title)
         self.title.setTextFormat(Qt.TextFormat.RichText)
         self.title.setWordWrap(True)
-        self.origin = QLabel(f"Asked by <b>{_escape(question.server)}</b>")
+        self.origin = QLabel(f"Asked by <b>{escape(question.server)}</b>")
         self.origin.setStyleSheet(MUTED)
         self.body = QVBoxLayout()
         self.body.setContentsMargins(0, 0, 0, 0)
@@ -140,5 +140,6 @@ class AskCard(QFrame, Generic[R]):
         self.setStyleSheet(f"#askCard {{ border: {width}px solid {colour}; border-radius: 8px; }}")
 
 
-def _escape(text: str) -> str:
+def escape(text: str) -> str:
+    """Plain text for a rich-text label (servers' words are never markup)."""
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

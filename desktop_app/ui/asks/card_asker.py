@@ -24,7 +24,7 @@ R = TypeVar("R")
 CardFactory = Callable[[Any], AskCard[Any]]
 """Builds the card for one question (typed loosely: each factory takes its own question type)."""
 
-NO_ANSWER = "No longer waiting for an answer."
+NO_ANSWER = "No longer needed: the request it belonged to ended (it was stopped, or its server was)."
 
 
 class CardAsker(QObject):

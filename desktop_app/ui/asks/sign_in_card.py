@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QLabel, QPushButton, QVBoxLayout, QWidget
 from desktop_app.bridge import CoreBridge
 from desktop_app.core.auth.question import SignInQuestion
 from desktop_app.core.server_status import ServerState, ServerStatus
-from desktop_app.ui.asks.card import MUTED, AskCard, Tone, _escape
+from desktop_app.ui.asks.card import MUTED, AskCard, Tone, escape
 
 WAITING = "Waiting for the browser… finish signing in there."
 
@@ -22,7 +22,7 @@ class SignInCard(AskCard[bool]):
     """Sign in to a server so the tool call can go on."""
 
     def __init__(self, question: SignInQuestion, bridge: CoreBridge, parent: QWidget | None = None) -> None:
-        name = _escape(question.server)
+        name = escape(question.server)
         if question.scopes:
             title = f"<b>{name}</b> asks for more permissions to run this tool"
         else:

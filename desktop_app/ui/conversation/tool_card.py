@@ -38,6 +38,7 @@ _CALM_BORDER: Final = "rgba(127,127,127,90)"
 
 class CallState(StrEnum):
     AWAITING = "awaiting approval"
+    ASKING = "waiting for your answer"
     RUNNING = "running"
     DONE = "done"
     ERROR = "error"
@@ -47,6 +48,7 @@ class CallState(StrEnum):
 
 _BADGE = {
     CallState.AWAITING: "#d9a21b",
+    CallState.ASKING: "#d9a21b",
     CallState.RUNNING: "#4f6cf7",
     CallState.DONE: "#2e9e5b",
     CallState.ERROR: "#d64545",

@@ -1,0 +1,179 @@
+"""The form and link cards: native editors from the schema, checks before sending, the three answers."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from PySide6.QtCore import QDate, Qt, QUrl
+from PySide6.QtWidgets import (
+    QApplication,
+    QCheckBox,
+    QComboBox,
+    QDateEdit,
+    QDoubleSpinBox,
+    QLineEdit,
+    QListWidget,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop_app.core.asks.elicitation import ElicitReply, FormQuestion, UrlQuestion
+from desktop_app.core.asks.form_schema import parse_form_schema
+from desktop_app.ui.asks.card_asker import CardAsker
+from desktop_app.ui.asks.cards import register_cards
+from desktop_app.ui.asks.form_card import NO_SECRETS, FormCard
+from desktop_app.ui.asks.url_card import UrlCard
+from tests.hosting import eventually, run_in_qt
+from tests.servers.asking_server import PROFILE_SCHEMA
+
+EVERY_KIND: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        **PROFILE_SCHEMA["properties"],
+        "born": {"type": "string", "format": "date", "title": "Birthday"},
+        "score": {"type": "number", "minimum": 0, "maximum": 10, "default": 3.25},
+        "site": {"type": "string", "format": "uri", "title": "Website", "description": "Your home page"},
+    },
+    "required": ["name", "email"],
+}
+
+
+def window_with_asker() -> tuple[QWidget, CardAsker]:
+    host = QWidget()
+    host.resize(640, 900)
+    asker = CardAsker(QVBoxLayout(host).addWidget)
+    register_cards(asker)
+    return host, asker
+
+
+async def open_card(asker: CardAsker, question: Any) -> tuple[asyncio.Future[Any], Any]:
+    reply = asyncio.ensure_future(asker.ask(question))
+    await eventually(lambda: len(asker.pending) == 1, what="the card")
+    return reply, asker.pending[0]
+
+
+def test_the_form_card_draws_each_field_checks_it_and_sends(qapp: QApplication) -> None:
+    host, asker = window_with_asker()
+    form = parse_form_schema(EVERY_KIND)
+
+    async def scenario() -> None:
+        question = FormQuestion(server="asking", message="Tell us <b>about</b> you.", form=form)
+        reply, card = await open_card(asker, question)
+        assert isinstance(card, FormCard)
+        host.show()
+        editors = {name: editor.widget for name, editor in card.editors.items()}
+        assert isinstance(editors["name"], QLineEdit) and isinstance(editors["age"], QSpinBox)
+        assert isinstance(editors["subscribe"], QCheckBox) and isinstance(editors["colour"], QComboBox)
+        assert isinstance(editors["days"], QListWidget) and isinstance(editors["born"], QDateEdit)
+        assert isinstance(editors["score"], QDoubleSpinBox) and editors["score"].value() == 3.25
+        assert editors["age"].value() == 30 and editors["age"].maximum() == 150
+        assert editors["colour"].currentText() == "Green"
+        assert card.message.text() == "Tell us &lt;b&gt;about&lt;/b&gt; you."  # the server's words, not markup
+        assert card.warning.text() == NO_SECRETS
+        assert card.values() == {"age": 30, "subscribe": False, "colour": "g", "days": ["mon"], "score": 3.25}
+
+        card.submit.click()  # required fields are empty: nothing is sent, the problems are shown
+        assert not reply.done()
+        assert card.problems["name"].text() == "Name is required" and card.problems["name"].isVisible()
+        assert card.problems["email"].text() == "Email is required"
+        editors["name"].setText("Ada")
+        editors["email"].setText("not an email")
+        editors["site"].setText("example.com")
+        card.submit.click()
+        assert not reply.done() and not card.problems["name"].isVisible()
+        assert "must be an email address" in card.problems["email"].text()
+        assert card.problems["site"].text() == "Website must be a full address such as https://example.com"
+
+        editors["email"].setText("ada@example.com")
+        editors["site"].setText("https://ada.example")
+        editors["born"].setDate(QDate(1815, 12, 10))
+        days = editors["days"]
+        days.item(0).setCheckState(Qt.CheckState.Unchecked)
+        days.item(4).setCheckState(Qt.CheckState.Checked)
+        editors["subscribe"].setChecked(True)
+        card.submit.click()
+        answer = await reply
+        assert answer == ElicitReply(
+            "accept",
+            {
+                "name": "Ada",
+                "email": "ada@example.com",
+                "age": 30,
+                "subscribe": True,
+                "colour": "g",
+                "days": ["fri"],
+                "born": "1815-12-10",
+                "score": 3.25,
+                "site": "https://ada.example",
+            },
+        )
+        assert card.outcome.text() == "Sent to asking" and card.form.isHidden()
+
+        for button, action, summary in (("decline", "decline", "Declined"), ("cancel", "cancel", "Cancelled")):
+            reply, card = await open_card(asker, question)
+            getattr(card, button).click()
+            assert await reply == ElicitReply(action)
+            assert card.outcome.text() == summary
+
+    run_in_qt(qapp, scenario())
+
+
+def test_optional_fields_without_defaults_start_empty(qapp: QApplication) -> None:
+    _host, asker = window_with_asker()
+    schema = {
+        "type": "object",
+        "properties": {
+            "when": {"type": "string", "format": "date-time"},
+            "n": {"type": "integer", "minimum": 1},
+            "pick": {"type": "string", "enum": ["a", "b"]},
+            "many": {"type": "array", "items": {"enum": ["x", "y"]}},
+        },
+    }
+
+    async def scenario() -> None:
+        reply, card = await open_card(asker, FormQuestion(server="s", message="m", form=parse_form_schema(schema)))
+        assert card.values() == {}
+        assert card.editors["n"].widget.text() == "Not set"
+        card.editors["n"].widget.setValue(4)
+        card.editors["pick"].widget.setCurrentIndex(2)
+        card.submit.click()
+        assert await reply == ElicitReply("accept", {"n": 4, "pick": "b"})
+
+    run_in_qt(qapp, scenario())
+
+
+def test_the_link_card_opens_the_page_only_when_asked(qapp: QApplication, monkeypatch: pytest.MonkeyPatch) -> None:
+    _host, asker = window_with_asker()
+    opened: list[str] = []
+
+    def fake_browser(url: QUrl) -> bool:
+        opened.append(url.toString())
+        return True
+
+    monkeypatch.setattr(UrlCard, "open_url", fake_browser)
+
+    async def scenario() -> None:
+        question = UrlQuestion(server="asking", message="Connect.", url="http://pay.example.com/x?y=1")
+        reply, card = await open_card(asker, question)
+        assert isinstance(card, UrlCard)
+        assert "pay.example.com" in card.domain.text() and "not encrypted" in card.domain.text()
+        assert card.url.text() == "http://pay.example.com/x?y=1"
+        assert opened == []
+        card.decline.click()
+        assert await reply == ElicitReply("decline") and opened == []
+
+        retry = UrlQuestion(server="asking", message="Pay first.", url="https://pay.example.com/c", then_retry=True)
+        reply, card = await open_card(asker, retry)
+        card.open_page.click()
+        assert await reply == ElicitReply("accept")
+        assert opened == ["https://pay.example.com/c"]
+        assert card.done.isVisibleTo(card) and "continues once you finish" in card.outcome.text()
+        card.done.click()  # the server never reports it: the user says so
+        assert retry.completion.is_set()
+        await eventually(lambda: card.outcome.text() == "Done: the step on pay.example.com is complete")
+        assert not card.done.isVisibleTo(card)
+
+    run_in_qt(qapp, scenario())
