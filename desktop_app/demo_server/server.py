@@ -29,6 +29,7 @@ from pydantic import BaseModel, Field
 
 from desktop_app import __version__
 from desktop_app.demo_server import content, media
+from desktop_app.demo_server.asking import add_asking_tools
 from desktop_app.demo_server.content import (
     DIAGRAM_URI,
     GUIDE_URI,
@@ -136,6 +137,7 @@ def build_server() -> DemoServer:
     _add_resources(server)
     _add_prompts(server)
     _add_tools(server)
+    add_asking_tools(server, _announce_notes_changed)
     _add_completions(server)
     return server
 

@@ -139,7 +139,7 @@ async def test_listings_in_both_protocol_eras(mode: Literal["auto", "legacy"]) -
         assert all(a.description for p in prompts.values() for a in p.arguments or [])
 
         tools = {t.name: t for t in (await c.list_tools()).tools}
-        assert set(tools) == {"add_note", "word_count", "get_time"}
+        assert set(tools) == {"add_note", "word_count", "get_time", "plan_meeting"}
         assert tools["add_note"].annotations is not None
         assert tools["add_note"].annotations.read_only_hint is False
         assert tools["get_time"].annotations is not None
