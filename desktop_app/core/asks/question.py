@@ -82,8 +82,8 @@ class FallbackAsker:
 class ScriptedAsker:
     """Answers with `answer(question)` (a reply or an awaitable of one); records every question asked.
 
-    With no `answer`, each question gets its fallback. Tests script the user this way; the command
-    line builds its `--elicit`/`--sampling` flags on it.
+    With no `answer`, each question gets its fallback. Tests script the user this way (the command
+    line's flags live in `desktop_app.cli.asks`).
     """
 
     def __init__(self, answer: Callable[[Question[Any]], Any] | None = None) -> None:
