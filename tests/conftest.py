@@ -8,6 +8,10 @@ import tempfile
 from collections.abc import Iterator
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# QtWebEngine (MCP App views): software rendering, and no Chromium process sandbox when run as root
+# (Chromium refuses to start one then); views keep their iframe sandbox and CSP either way.
+_chromium = "--disable-gpu" + (" --no-sandbox" if hasattr(os, "geteuid") and os.geteuid() == 0 else "")
+os.environ.setdefault("QTWEBENGINE_CHROMIUM_FLAGS", _chromium)
 os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
 # No test may read or write the developer's real configuration, data or keyring.
 _home = tempfile.mkdtemp(prefix="mcp-desk-tests-")
@@ -16,6 +20,10 @@ os.environ["XDG_DATA_HOME"] = os.path.join(_home, "data")
 os.environ["XDG_CACHE_HOME"] = os.path.join(_home, "cache")
 
 import pytest  # noqa: E402
+
+from desktop_app.ui.apps.web_engine import prepare_application  # noqa: E402
+
+prepare_application()  # before pytest-qt creates the QApplication
 
 
 @pytest.fixture

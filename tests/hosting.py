@@ -42,7 +42,11 @@ async def eventually(check: Callable[[], bool], timeout: float = 15.0, what: str
 
 
 def live_children(parent: int | None = None) -> list[int]:
-    """PIDs of the children of `parent` (default: this process) that still exist (zombies included: they leaked too)."""
+    """PIDs of the children of `parent` (default: this process) that still exist (zombies included: they leaked too).
+
+    QtWebEngine's helper processes are not counted: Qt starts them once for the whole process
+    (MCP App views) and ends them with it.
+    """
     me = str(os.getpid() if parent is None else parent)
     children = []
     for entry in Path("/proc").iterdir():
@@ -54,9 +58,17 @@ def live_children(parent: int | None = None) -> list[int]:
             continue
         # Field 4 (after the parenthesised command name) is the parent pid.
         fields = stat.rsplit(")", 1)[1].split()
-        if fields[1] == me:
+        if fields[1] == me and not _is_web_engine_helper(entry):
             children.append(int(entry.name))
     return children
+
+
+def _is_web_engine_helper(proc: Path) -> bool:
+    try:
+        command = (proc / "cmdline").read_bytes().split(b"\0", 1)[0]
+    except OSError:
+        return False
+    return command.endswith(b"QtWebEngineProcess")
 
 
 def run_in_qt(app: QApplication, scenario: Coroutine[Any, Any, Any]) -> Any:

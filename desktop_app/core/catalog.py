@@ -8,6 +8,7 @@ from typing import Final
 
 from mcp_types import Implementation, Prompt, Resource, ResourceTemplate, Tool
 
+from desktop_app.core.apps.meta import visible_to_model
 from desktop_app.core.tool_names import ToolNameMap, build_tool_names
 
 SYNTHETIC_TOOL_NAMES: Final = frozenset({"read_resource", "invoke_prompt", "search_resources", "search_tools"})
@@ -39,7 +40,10 @@ class CatalogTool:
 
 @dataclass(frozen=True)
 class Catalog:
-    """The aggregated view over all ready servers, with O(1) lookups by URI and tool name."""
+    """The aggregated view over all ready servers, with O(1) lookups by URI and tool name.
+
+    `tools()` and `tool()` are the model's tools: app-only tools (MCP Apps) stay in the server's snapshot.
+    """
 
     servers: Mapping[str, ServerCatalog] = field(default_factory=dict)
     _uri_owner: dict[str, str] = field(init=False, repr=False)
@@ -59,7 +63,9 @@ class Catalog:
                     owner[resource.uri] = name
                     resources[resource.uri] = resource
             for tool in snapshot.tools:
-                tools[(name, tool.name)] = tool
+                # MCP Apps: a tool whose `_meta.ui.visibility` leaves out "model" is for its views only.
+                if visible_to_model(tool):
+                    tools[(name, tool.name)] = tool
         object.__setattr__(self, "_uri_owner", owner)
         object.__setattr__(self, "_resources", resources)
         object.__setattr__(self, "_tools", tools)

@@ -19,6 +19,7 @@ from dataclasses import replace
 from typing import Any, Final, TypeVar
 
 from mcp import Client
+from mcp.client import advertise
 from mcp.client.subscriptions import ResourceUpdated as ListenResourceUpdated
 from mcp.shared.dispatcher import ProgressFnT
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
@@ -44,6 +45,7 @@ from mcp_types import (
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from desktop_app import __version__
+from desktop_app.core.apps.meta import EXTENSION_ID, client_extension_settings
 from desktop_app.core.asks.question import FallbackAsker, QuestionGate
 from desktop_app.core.asks.server_asks import ServerAsks
 from desktop_app.core.asks.service import AskService
@@ -391,6 +393,7 @@ class ServerConnection:
             client_info=CLIENT_INFO,
             cache=None,  # every read and list must reflect the server now, not a TTL ago
             **self.asks.client_options(),
+            extensions=[advertise(EXTENSION_ID, client_extension_settings())],  # MCP Apps: views render here
         )
         async with contextlib.AsyncExitStack() as stack:
             try:
@@ -574,6 +577,10 @@ class ServerConnection:
 
     def _on_garbage(self, exc: Exception) -> None:
         self._note("warning", f"ignored a message that is not valid JSON-RPC: {describe_error(exc)[:300]}")
+
+    def note_app(self, level: str, text: str) -> None:
+        """A line about one of this server's MCP App views (what it sent, what it was refused)."""
+        self._add_log("app", level, text)
 
     def _note(self, level: str, text: str) -> None:
         self._add_log("host", level, text)

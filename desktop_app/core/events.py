@@ -17,12 +17,12 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-LogSource = Literal["stderr", "server", "host"]
+LogSource = Literal["stderr", "server", "host", "app"]
 
 
 @dataclass(frozen=True)
 class LogEntry:
-    """One line in a server's log view: its stderr, a log notification, or the host's own note."""
+    """One line in a server's log view: its stderr, a log notification, the host's note, or an app view's message."""
 
     time: float
     source: LogSource

@@ -18,6 +18,9 @@ from typing import Any, Final
 
 from mcp.shared.exceptions import MCPError
 
+from desktop_app.core.apps.gateway import wire
+from desktop_app.core.apps.meta import ui_resource_uri
+from desktop_app.core.apps.partial_input import ToolInputStream
 from desktop_app.core.auth.in_turn import call_with_sign_in
 from desktop_app.core.catalog import Catalog, CatalogTool
 from desktop_app.core.chat.approval import ApprovalPolicy, ApprovalRequest, Verdict, denial_message, validate_arguments
@@ -34,6 +37,7 @@ from desktop_app.core.chat.events import (
     TextDelta,
     ToolCallStarted,
     ToolDecision,
+    ToolInputPartial,
     ToolProgress,
     ToolResult,
     TurnFinished,
@@ -130,21 +134,39 @@ class ChatEngine:
         builder = self.context_builder()
         return await asyncio.to_thread(builder.build, catalog or self.host.catalog, query)
 
-    def start_turn(self, conversation: Conversation, text: str, attachments: Sequence[Attachment] = ()) -> Turn:
-        """Start a turn now; iterate the returned `Turn` for its events, `cancel()` to stop it."""
+    def start_turn(
+        self,
+        conversation: Conversation,
+        text: str,
+        attachments: Sequence[Attachment] = (),
+        context: Sequence[str] = (),
+    ) -> Turn:
+        """Start a turn now; iterate the returned `Turn` for its events, `cancel()` to stop it.
+
+        `context` is what MCP App views asked the model to know (`ui/update-model-context`): it
+        travels with this user message, after the user's own text and attachments.
+        """
         if not text.strip() and not attachments:
             raise ValueError("a message needs text or an attachment")
-        return Turn(self, conversation, text, tuple(attachments))
+        return Turn(self, conversation, text, tuple(attachments), tuple(context))
 
 
 class Turn:
     """One user message and everything the model does about it, as a stream of events."""
 
-    def __init__(self, engine: ChatEngine, conversation: Conversation, text: str, attachments: tuple[Attachment, ...]):
+    def __init__(
+        self,
+        engine: ChatEngine,
+        conversation: Conversation,
+        text: str,
+        attachments: tuple[Attachment, ...],
+        context: tuple[str, ...] = (),
+    ):
         self._engine = engine
         self.conversation = conversation
         self._text = text
         self._attachments = attachments
+        self._context = context
         self._queue: asyncio.Queue[ChatEvent | None] = asyncio.Queue()
         self.events: list[ChatEvent] = []
         self.sent_messages: list[dict[str, Any]] = []
@@ -272,12 +294,15 @@ class Turn:
         """Stream one completion, emitting text as it comes; returns the whole assistant message."""
         chunks: list[Any] = []
         self._partial = []
+        app_inputs = ToolInputStream(self._app_tool)
         async for chunk in stream_completion(self._engine.settings, messages, tools, api_key):
             chunks.append(chunk)
-            delta = chunk.choices[0].delta.content if chunk.choices else None
-            if delta:
-                self._partial.append(delta)
-                self._emit(TextDelta(delta))
+            delta = chunk.choices[0].delta if chunk.choices else None
+            if delta is not None and delta.content:
+                self._partial.append(delta.content)
+                self._emit(TextDelta(delta.content))
+            for partial in app_inputs.feed(getattr(delta, "tool_calls", None) or ()):
+                self._emit(ToolInputPartial(partial.call_id, partial.server, partial.tool, partial.arguments))
         self._partial = None
         response = assemble(chunks, messages) if chunks else None
         if response is None or not response.choices:
@@ -302,6 +327,13 @@ class Turn:
             figures = (int(usage.prompt_tokens or 0), int(usage.completion_tokens or 0), int(usage.total_tokens or 0))
         return assistant, figures
 
+    def _app_tool(self, exposed_name: str) -> tuple[str, str] | None:
+        """(server, tool) when the model's tool `exposed_name` comes with an MCP App view."""
+        target = self._engine.host.catalog.tool(exposed_name)
+        if target is None or ui_resource_uri(target.tool) is None:
+            return None
+        return target.server, target.tool.name
+
     # -- user message and attachments ---------------------------------------------------
 
     async def _user_message(self) -> tuple[dict[str, Any], list[ResourceRead]]:
@@ -322,6 +354,7 @@ class Turn:
             parts.append(f"Attached resource {attachment.uri} ({name}, {mime}):\n{out.text}")
             if out.images:
                 images.extend(image_message(out.images)["content"])
+        parts.extend(self._context)
         text = "\n\n".join(parts)
         if images:
             return {"role": "user", "content": [{"type": "text", "text": text}, *images]}, reads
@@ -482,6 +515,7 @@ class Turn:
             is_error=converted.is_error,
             structured=converted.structured,
             binaries=converted.binaries,
+            app_result=wire(result) if ui_resource_uri(target.tool) is not None else None,
         )
 
     @staticmethod

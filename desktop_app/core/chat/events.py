@@ -42,6 +42,16 @@ class ToolCallStarted:
 
 
 @dataclass(frozen=True)
+class ToolInputPartial:
+    """A tool with an MCP App view: its arguments so far, while the model still streams them."""
+
+    call_id: str
+    server: str
+    tool: str
+    arguments: dict[str, Any]
+
+
+@dataclass(frozen=True)
 class ApprovalNeeded:
     """A server tool call waits for the user's decision (asked through the approval policy's asker)."""
 
@@ -112,6 +122,8 @@ class ToolResult:
     cancelled: bool = False
     structured: Any = None
     binaries: tuple[ToolBinary, ...] = ()
+    app_result: dict[str, Any] | None = None
+    """For a tool with an MCP App view: the result as the server sent it (JSON), for the view."""
 
 
 @dataclass(frozen=True)
@@ -179,6 +191,7 @@ class TurnFinished:
 ChatEvent = (
     TextDelta
     | ToolCallStarted
+    | ToolInputPartial
     | ApprovalNeeded
     | ToolDecision
     | ConversationTainted

@@ -1,0 +1,84 @@
+"""The chat loop with MCP Apps: app-only tools hidden, partial input streamed, the view's result and context."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+
+import pytest
+
+from desktop_app.core.chat.approval import ApprovalPolicy
+from desktop_app.core.chat.conversations import Conversation
+from desktop_app.core.chat.engine import ChatEngine
+from desktop_app.core.chat.events import ChatEvent, ToolInputPartial, ToolResult
+from desktop_app.core.chat.settings import ChatOptions, ModelSettings
+from desktop_app.core.host import ServerHost
+from desktop_app.core.server_config import ServerConfig, TransportKind
+from tests.hosting import FAST_RESTARTS
+from tests.llm_server import LITELLM_WARNINGS, RecordingApprover, ScriptedLLM, ToolCall, calls, text, tool_names
+from tests.servers.app_server import build_app_server
+
+pytestmark = [pytest.mark.anyio, *LITELLM_WARNINGS]
+
+
+@pytest.fixture
+def llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[ScriptedLLM]:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    with ScriptedLLM() as server:
+        yield server
+
+
+@pytest.fixture
+async def engine(llm: ScriptedLLM) -> AsyncIterator[ChatEngine]:
+    server = build_app_server()
+    host = ServerHost(policy=FAST_RESTARTS, target_factory=lambda _config, _hooks: server)
+    host.start([ServerConfig(name="apps", transport=TransportKind.STDIO, command="unused")])
+    await host.wait_settled(15)
+    settings = ModelSettings("openai/scripted", api_base=llm.url, max_tokens=300, max_retries=0)
+    try:
+        yield ChatEngine(host, settings, ApprovalPolicy(RecordingApprover()), options=ChatOptions())
+    finally:
+        await host.stop_all()
+
+
+async def run(engine: ChatEngine, message: str, **kw: object) -> list[ChatEvent]:
+    turn = engine.start_turn(Conversation(), message, **kw)  # type: ignore[arg-type]
+    return [event async for event in turn]
+
+
+async def test_app_only_tools_are_not_offered_to_the_model(engine: ChatEngine, llm: ScriptedLLM) -> None:
+    llm.queue(text("ok"))
+    await run(engine, "hi")
+    names = tool_names(llm.bodies()[0])
+    assert {"apps__probe", "apps__model_only", "apps__plain"} <= set(names)
+    assert "apps__bump" not in names
+
+
+async def test_partial_input_while_streaming_then_the_raw_result(engine: ChatEngine, llm: ScriptedLLM) -> None:
+    steps = {"steps": ["call:bump", "read:fixture-app://note", "message:hello there"]}
+    llm.queue(calls(ToolCall("apps__probe", steps, id="call_p")), text("done"))
+    events = await run(engine, "probe it")
+    partials = [e for e in events if isinstance(e, ToolInputPartial)]
+    assert partials, "the streamed arguments were not reported"
+    assert all((p.call_id, p.server, p.tool) == ("call_p", "apps", "probe") for p in partials)
+    assert partials[-1].arguments == steps
+    assert len(partials) >= 2  # the arguments arrive in fragments
+    [result] = [e for e in events if isinstance(e, ToolResult)]
+    assert result.app_result is not None
+    assert result.app_result["structuredContent"] == {"steps": 3}
+    assert "resultType" not in result.app_result
+
+
+async def test_tools_without_a_view_report_no_partial_input(engine: ChatEngine, llm: ScriptedLLM) -> None:
+    llm.queue(calls(ToolCall("apps__plain", {}, id="call_x")), text("done"))
+    events = await run(engine, "plain please")
+    assert not [e for e in events if isinstance(e, ToolInputPartial)]
+    [result] = [e for e in events if isinstance(e, ToolResult)]
+    assert result.app_result is None
+
+
+async def test_app_context_travels_with_the_next_user_message(engine: ChatEngine, llm: ScriptedLLM) -> None:
+    llm.queue(text("noted"))
+    await run(engine, "what am I looking at?", context=["[Context from the app ui://fixture/probe.html] note 2"])
+    user = llm.bodies()[0]["messages"][-1]
+    assert user["role"] == "user"
+    assert user["content"] == "what am I looking at?\n\n[Context from the app ui://fixture/probe.html] note 2"
