@@ -69,6 +69,9 @@ def main(argv: list[str] | None = None) -> int:
     from desktop_app.core.config_file import default_config_path
     from desktop_app.single_instance import claim
     from desktop_app.splash import show_splash
+    from desktop_app.ui.apps.web_engine import prepare_application
+
+    prepare_application()  # MCP App views need this set before the QApplication exists (no import cost)
 
     app = QApplication.instance() or QApplication([sys.argv[0]])
     assert isinstance(app, QApplication)

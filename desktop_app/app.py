@@ -77,6 +77,7 @@ async def run_window(
                 await asyncio.gather(starting, return_exceptions=True)
             if window is not None:
                 await window.chat.wait_idle()
+                await window.apps.shut_down()
             await host.stop_all()
         finally:
             finished.set()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import sys
 import time
@@ -73,8 +74,14 @@ def _is_web_engine_helper(proc: Path) -> bool:
 
 def run_in_qt(app: QApplication, scenario: Coroutine[Any, Any, Any]) -> Any:
     """Run a coroutine on a qasync loop over the test's QApplication (widgets and servers together)."""
-    with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(app)) as runner:
-        return runner.run(scenario)
+    try:
+        with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(app)) as runner:
+            return runner.run(scenario)
+    finally:
+        # A closed qasync loop lives in reference cycles, with Qt timers still registered on its
+        # timer object: collect it now, while no Qt event is being dispatched (collected later,
+        # in the middle of one, its half-cleared timer object can crash the process).
+        gc.collect()
 
 
 async def inprocess_bridge(servers: dict[str, Any]) -> CoreBridge:

@@ -23,7 +23,8 @@ transports, secrets, completions, shortcuts).
 - demo://notes-log: the notes added with the add_note tool.
 
 Tools: add_note(title, text) appends to the notes log (a visible side effect, so the user is asked to \
-approve it); word_count(uri) and get_time() only read.
+approve it); word_count(uri) and get_time() only read; show_notes_board() shows the notes log as an \
+interactive board (an MCP App) where the user can read, chart and add notes.
 Prompts: summarize_resource(uri, style) and plan_task(goal, constraints).
 """
 

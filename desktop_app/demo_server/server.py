@@ -38,6 +38,7 @@ from desktop_app.demo_server.content import (
     REPORT_URI,
     SETTINGS_URI,
 )
+from desktop_app.demo_server.notes_app import BOARD_URI, board_html, build_notes_app
 
 MAX_NOTES: Final = 200
 """The log lives in memory for the life of the process; a cap keeps a runaway model loop harmless."""
@@ -82,6 +83,18 @@ class NotesLog:
             lines += [f"## {note.number}. {note.title}", "", f"*Added {stamp}*", "", note.text, ""]
         return "\n".join(lines).rstrip() + "\n"
 
+    def entries(self) -> list[dict[str, Any]]:
+        """The notes as data (for the notes board)."""
+        return [
+            {
+                "number": note.number,
+                "title": note.title,
+                "text": note.text,
+                "added_at": note.added_at.strftime("%Y-%m-%d %H:%M UTC"),
+            }
+            for note in self._notes
+        ]
+
 
 class WordCount(BaseModel):
     """Structured result, so hosts can show the tool's output schema as well as its text."""
@@ -101,6 +114,7 @@ class DemoServer(MCPServer[Any]):
     """
 
     def __init__(self) -> None:
+        self.notes = NotesLog()
         super().__init__(
             name=content.SERVER_NAME,
             title="MCP Desk Demo",
@@ -109,8 +123,8 @@ class DemoServer(MCPServer[Any]):
             version=__version__,
             # Quiet on stderr: MCP Desk keeps a server's stderr as its log.
             log_level="WARNING",
+            extensions=[build_notes_app(self.notes)],  # the MCP App: a notes board
         )
-        self.notes = NotesLog()
         self._sizes: dict[str, Callable[[], int | None]] = {}
 
     def report_size(self, uri: str, size: Callable[[], int | None]) -> None:
@@ -134,6 +148,7 @@ def _utf8_size(text: Callable[[], str]) -> Callable[[], int]:
 def build_server() -> DemoServer:
     """A fresh server with its own notes log, so each connection in tests starts from a clean state."""
     server = DemoServer()
+    server.report_size(BOARD_URI, _utf8_size(board_html))
     _add_resources(server)
     _add_prompts(server)
     _add_tools(server)

@@ -10,11 +10,13 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 
 from desktop_app.bridge import CoreBridge
 from desktop_app.core.app_settings import AppSettings
+from desktop_app.core.apps.meta import ViewOrigin
 from desktop_app.core.asks.question import Asker
 from desktop_app.core.asks.service import SamplingModel
 from desktop_app.core.chat.approval import AlwaysAllowRules, ApprovalPolicy
@@ -27,7 +29,11 @@ from desktop_app.core.chat.prompts import PromptDraft
 from desktop_app.core.chat.tokens import count_tokens
 from desktop_app.ui.conversation.conversation_view import ConversationView
 from desktop_app.ui.conversation.markdown_html import preload_highlighting
+from desktop_app.ui.conversation.message_bubble import MessageBubble
 from resources_ui.drag_payload import ResourceRef
+
+if TYPE_CHECKING:
+    from desktop_app.ui.apps.controller import AppViews
 
 log = logging.getLogger(__name__)
 TITLE_LENGTH = 60
@@ -66,6 +72,9 @@ class ChatController(QObject):
         self._engine: ChatEngine | None = None
         self._dump: tuple[tuple[str, frozenset[tuple[str, str]]], int] | None = None
         self._warming = False
+        self.apps: AppViews | None = None
+        """The window's MCP App views: they follow this chat's events."""
+        self._app_context: dict[tuple[str, str, str | None], tuple[str, MessageBubble]] = {}
         self._tell_servers()
         bridge.secrets_changed.connect(lambda _store: self._tell_servers())
 
@@ -156,14 +165,54 @@ class ChatController(QObject):
         if engine is None:
             self.settings_needed.emit()
             return False
-        self.warm_up()  # a message that was not typed (a prompt, a restored draft) still needs the library
-        attachments = [Attachment(ref.uri) for ref in refs]
         self.view.add_user_message(text, refs)
+        self._begin(engine, text, refs)
+        return True
+
+    def _begin(self, engine: ChatEngine, text: str, refs: list[ResourceRef]) -> None:
+        self.warm_up()  # a message that was not typed (a prompt, a draft, an app's) still needs the library
+        attachments = [Attachment(ref.uri) for ref in refs]
         self._title_from(text or (refs[0].name if refs else ""))
-        self._turn = engine.start_turn(self.conversation, text, attachments)
+        context = [text for text, _bubble in self._app_context.values()]
+        for _text, bubble in self._app_context.values():
+            bubble.header.setText(f"{bubble.header.text()} · sent with this message")
+        self._app_context.clear()
+        self._turn = engine.start_turn(self.conversation, text, attachments, context)
         self.busy_changed.emit(True)
         self._bridge.spawn(self._follow(self._turn, text, refs), "The chat turn")
-        return True
+
+    # -- what MCP App views ask of the conversation (`AppChat`) ---------------------------------
+
+    def chat_id(self) -> str:
+        return self.conversation.id
+
+    def taint(self) -> str | None:
+        return self.conversation.tainted
+
+    def send_app_message(self, origin: ViewOrigin, server: str, text: str) -> str | None:
+        """A view's `ui/message`: a user message, shown as the app's, answered like the user's own."""
+        if self.busy:
+            return "The conversation is busy with an answer; try again once it has finished."
+        engine = self.engine()
+        if engine is None:
+            return "No model is chosen yet, so nothing can answer the message."
+        bubble = self.view.add_message("app", text)
+        bubble.header.setText(f"From the app {origin.resource_uri} ({server}), sent as your message")
+        self._begin(engine, text, [])
+        return None
+
+    def set_app_context(self, origin: ViewOrigin, server: str, text: str) -> None:
+        """A view's `ui/update-model-context`: shown to the user, given to the model with the next message."""
+        key = (server, origin.resource_uri, origin.call_id)
+        labelled = f"[Context from the app {origin.resource_uri} of {server}, as of now]\n{text}"
+        previous = self._app_context.get(key)
+        if previous is not None:
+            bubble = previous[1]
+            bubble.set_text(text)
+        else:
+            bubble = self.view.add_message("app", text)
+            bubble.header.setText(f"The app {origin.resource_uri} gave the model context for your next message")
+        self._app_context[key] = (labelled, bubble)
 
     async def _follow(self, turn: Turn, text: str, refs: list[ResourceRef]) -> None:
         try:
@@ -174,6 +223,8 @@ class ChatController(QObject):
                     self.taint_changed.emit(list(turn.conversation.taint))
                     continue
                 self.view.apply(event)
+                if self.apps is not None:
+                    self.apps.on_event(event)
                 if isinstance(event, Usage):
                     self.usage_changed.emit(event)
                 elif isinstance(event, ChatError) and event.kind is ErrorKind.INPUT:
@@ -197,9 +248,15 @@ class ChatController(QObject):
 
     # -- conversations ---------------------------------------------------------------------
 
+    def _close_apps(self, reason: str) -> None:
+        self._app_context.clear()
+        if self.apps is not None:
+            self._bridge.spawn(self.apps.close_all(reason), "Closing the chat's apps")
+
     def new_chat(self) -> None:
         if self.busy:
             self.cancel()
+        self._close_apps("a new chat began")
         self.policy.forget_chat(self.conversation.id)
         self.conversation = Conversation.start(self.store)
         self._tell_servers()
@@ -210,6 +267,7 @@ class ChatController(QObject):
     def resume(self, conversation_id: str) -> None:
         if self.busy:
             self.cancel()
+        self._close_apps("another chat was opened")
         self.conversation = Conversation.resume(self.store, conversation_id)
         self._tell_servers()
         self.view.show_history(self.conversation.messages, self.conversation.events)

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from desktop_app.bridge import CoreBridge
 from desktop_app.core.app_settings import AppSettings, save_settings
+from desktop_app.core.apps.questions import AppPermissionQuestion, OpenLinkQuestion
 from desktop_app.core.auth.question import SignInQuestion
 from desktop_app.core.chat.approval import AlwaysAllowRules, ApprovalRequest, Requester
 from desktop_app.core.chat.context import SystemPrompt
@@ -45,6 +46,8 @@ from desktop_app.core.secret_store import (
 )
 from desktop_app.core.server_errors import describe_error
 from desktop_app.core.server_status import ServerState, ServerStatus
+from desktop_app.ui.apps.cards import OpenLinkCard, PermissionCard
+from desktop_app.ui.apps.controller import AppViews
 from desktop_app.ui.asks.card import AskCard
 from desktop_app.ui.asks.card_asker import CardAsker
 from desktop_app.ui.asks.cards import register_cards
@@ -133,12 +136,27 @@ class MainWindow(QMainWindow):
         self.asker.register(SignInQuestion, lambda question: SignInCard(question, bridge))
         self.asker.register(ApprovalRequest, ApprovalPanel)
         register_cards(self.asker)
+        self.asker.register(OpenLinkQuestion, OpenLinkCard)
+        self.asker.register(AppPermissionQuestion, PermissionCard)
         bridge.host.questions.asker = self.asker
         bridge.host.sign_in.opener = SystemBrowser()
         bridge.host.sign_in.client_metadata_url = settings.client_metadata_url or None
         self.chat = ChatController(bridge, self.conversation, conversations, rules, settings, self.asker)
         self.gallery = GalleryController(bridge, lambda: self.chat.settings.registry_url, self.open_settings, self)
         self.setAcceptDrops(True)  # .mcpb bundles dropped anywhere on the window
+        # MCP App views: in their tool cards, or in the viewer (QtWebEngine loads with the first one).
+        self.apps = AppViews(
+            bridge,
+            self.conversation,
+            policy=self.chat.policy,
+            chat=self.chat,
+            show_in_viewer=self._show_app,
+            clear_viewer=self.resources.viewer.clear,
+            parent=self,
+        )
+        self.chat.apps = self.apps
+        self.resources.viewer.set_app_factory(self.apps.view_for_resource)
+        self.resources.viewer.app_released.connect(self.apps.released)
         self._servers_dock = servers_dock
         self._wire()
         self._menus([resources_dock, servers_dock, history_dock, self.viewer_dock])
@@ -325,6 +343,11 @@ class MainWindow(QMainWindow):
     def open_resource(self, ref: ResourceRef) -> None:
         self.viewer_dock.show()
         self.resources.open_resource(ref)
+
+    def _show_app(self, ref: ResourceRef, view: QWidget) -> None:
+        self.viewer_dock.show()
+        self.viewer_dock.raise_()
+        self.resources.viewer.show_widget(ref, view)
 
     def show_content(self, content: ResourceContent) -> None:
         self.viewer_dock.show()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from enum import Enum
 from functools import cache
 from typing import Final
@@ -20,6 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app.bridge import CoreBridge
+from desktop_app.core.apps.document import is_app_mime
 from desktop_app.core.content import ResourceContent, human_size
 from desktop_app.core.server_errors import describe_error
 from resources_ui.drag_payload import ResourceRef
@@ -34,6 +36,9 @@ from resources_ui.viewers.text_viewer import MarkdownViewer, TextViewer
 LOADING_DELAY_MS: Final = 150
 """Fast reads swap content directly; only slow ones flash a "Loading…" page."""
 
+AppViewFactory = Callable[[ResourceRef], QWidget]
+"""Makes the live view of an MCP App (`ui://`) resource; the window supplies it (web views live above us)."""
+
 
 class ViewerKind(Enum):
     EMPTY = "empty"
@@ -43,6 +48,7 @@ class ViewerKind(Enum):
     PDF = "pdf"
     IMAGE = "image"
     BINARY = "binary"
+    APP = "app"
     ERROR = "error"
 
 
@@ -55,6 +61,8 @@ def choose_viewer(content: ResourceContent) -> ViewerKind:
     """The viewer for one content item, by what it holds and then by its (possibly sniffed) type."""
     if content.error is not None:
         return ViewerKind.ERROR
+    if is_app_mime(content.mime_type) and content.uri.startswith("ui://"):
+        return ViewerKind.APP
     kind = kind_for(content.mime_type, content.uri)
     if content.text is not None:
         return ViewerKind.MARKDOWN if kind is ContentKind.MARKDOWN else ViewerKind.TEXT
@@ -82,6 +90,8 @@ class ResourceViewerPane(QWidget):
     """ViewerKind: a resource (or an error about it) is now on screen."""
     web_link_requested = Signal(str)
     """str: a web link in a document was clicked (the window asks before opening a browser)."""
+    app_released = Signal(QWidget)
+    """The app view shown here was taken off (something else is shown now); its owner decides its fate."""
 
     def __init__(self, bridge: CoreBridge, cache: ResourceCache | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -137,6 +147,11 @@ class ResourceViewerPane(QWidget):
         self.binary_card = BinaryCard()
         self.error_card = ErrorCard()
         self.error_card.retry_requested.connect(self.reload)
+        self.app_page = QWidget()
+        self._app_layout = QVBoxLayout(self.app_page)
+        self._app_layout.setContentsMargins(0, 0, 0, 0)
+        self._app: QWidget | None = None
+        self._app_factory: AppViewFactory | None = None
         self._pages = {
             ViewerKind.EMPTY: self.placeholder,
             ViewerKind.LOADING: self.loading,
@@ -145,6 +160,7 @@ class ResourceViewerPane(QWidget):
             ViewerKind.PDF: self.pdf_viewer,
             ViewerKind.IMAGE: self.image_viewer,
             ViewerKind.BINARY: self.binary_card,
+            ViewerKind.APP: self.app_page,
             ViewerKind.ERROR: self.error_card,
         }
         self._stack = QStackedWidget()
@@ -192,6 +208,24 @@ class ResourceViewerPane(QWidget):
         self._set_ref(ref)
         self._generation += 1
         self._present(contents, keep_view=False)
+
+    def set_app_factory(self, factory: AppViewFactory | None) -> None:
+        """Show MCP App resources live with `factory`; without one their HTML is shown as text."""
+        self._app_factory = factory
+
+    @property
+    def app_widget(self) -> QWidget | None:
+        return self._app
+
+    def show_widget(self, ref: ResourceRef, widget: QWidget) -> None:
+        """Show a live app view that lives elsewhere (moved here from a tool card)."""
+        self._set_ref(ref)
+        self._generation += 1
+        self.meta.setText(ref.uri)
+        self.note.hide()
+        self.part_box.hide()
+        self._hold_app(widget)
+        self._switch(ViewerKind.APP)
 
     def clear(self) -> None:
         self._set_ref(None)
@@ -293,6 +327,12 @@ class ResourceViewerPane(QWidget):
                     self.text_viewer.verticalScrollBar().setValue(scroll)
             elif kind is ViewerKind.BINARY:
                 self.binary_card.show_content(content)
+            elif kind is ViewerKind.APP:
+                if self._app_factory is None or self._ref is None:
+                    kind = ViewerKind.TEXT
+                    self.text_viewer.show_text(content.text or "", "text/html", content.uri)
+                else:
+                    self._hold_app(self._app_factory(self._ref))
             else:
                 self._show_error("The server sent content that cannot be shown.", content.error or "")
                 return
@@ -320,7 +360,24 @@ class ResourceViewerPane(QWidget):
         self.error_card.show_error(heading, message)
         self._switch(ViewerKind.ERROR)
 
+    def _hold_app(self, widget: QWidget) -> None:
+        if widget is self._app:
+            return
+        self._release_app()
+        self._app = widget
+        self._app_layout.addWidget(widget)
+        widget.show()
+
+    def _release_app(self) -> None:
+        if self._app is not None:
+            app, self._app = self._app, None
+            self._app_layout.removeWidget(app)
+            app.setParent(None)
+            self.app_released.emit(app)
+
     def _switch(self, kind: ViewerKind) -> None:
+        if kind is not ViewerKind.APP:
+            self._release_app()
         if kind is not ViewerKind.LOADING:
             self._loading_timer.stop()
         self._kind = kind

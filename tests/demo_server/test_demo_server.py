@@ -38,6 +38,7 @@ EXPECTED_RESOURCES = {
     "demo://diagram.png": "image/png",
     "demo://settings.json": "application/json",
     "demo://notes-log": "text/markdown",
+    "ui://demo/notes-board": "text/html;profile=mcp-app",
 }
 
 
@@ -139,7 +140,7 @@ async def test_listings_in_both_protocol_eras(mode: Literal["auto", "legacy"]) -
         assert all(a.description for p in prompts.values() for a in p.arguments or [])
 
         tools = {t.name: t for t in (await c.list_tools()).tools}
-        assert set(tools) == {"add_note", "word_count", "get_time", "plan_meeting"}
+        assert set(tools) == {"add_note", "word_count", "get_time", "plan_meeting", "show_notes_board", "list_notes"}
         assert tools["add_note"].annotations is not None
         assert tools["add_note"].annotations.read_only_hint is False
         assert tools["get_time"].annotations is not None
@@ -375,6 +376,22 @@ async def test_read_only_tools(client: Client) -> None:
 
     now = await client.call_tool("get_time", {})
     assert not now.is_error and "UTC:" in tool_text(now)
+
+
+@pytest.mark.anyio
+async def test_notes_board_app(client: Client) -> None:
+    tools = {t.name: t for t in (await client.list_tools()).tools}
+    assert tools["show_notes_board"].meta == {"ui": {"resourceUri": "ui://demo/notes-board"}}
+    assert tools["list_notes"].meta == {"ui": {"resourceUri": "ui://demo/notes-board", "visibility": ["app"]}}
+    await client.call_tool("add_note", {"title": "Board", "text": "one two three"})
+    board = await client.call_tool("show_notes_board", {})
+    assert board.structured_content is not None
+    [note] = board.structured_content["notes"]
+    assert (note["number"], note["title"], note["text"]) == (1, "Board", "one two three")
+    assert "Board" in tool_text(board)  # the text fallback for hosts without apps
+    [page] = (await client.read_resource("ui://demo/notes-board")).contents
+    assert page.mime_type == "text/html;profile=mcp-app"
+    assert "ui/initialize" in getattr(page, "text", "") and "add_note" in getattr(page, "text", "")
 
 
 # --------------------------------------------------------------------------------------------------

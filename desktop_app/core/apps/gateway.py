@@ -110,6 +110,7 @@ class AppGateway:
             trust=self.host.trust(self.server),
             taint=self._chat.taint(),
             requester=Requester.APP,
+            app=self.origin.resource_uri,
         )
         verdict = await self._policy.decide(self._chat.chat_id(), request)
         if not verdict.allowed:

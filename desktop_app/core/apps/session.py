@@ -108,7 +108,14 @@ class AppSession:
             loop = asyncio.get_running_loop()
             self._start_timer = loop.call_later(self._start_timeout, self._start_expired)
 
+    def _cancel_start_timer(self) -> None:
+        # Dropped, not just cancelled: a handle keeps its event loop alive as long as the view lives.
+        if self._start_timer is not None:
+            self._start_timer.cancel()
+            self._start_timer = None
+
     def _start_expired(self) -> None:
+        self._start_timer = None
         if self.state in (SessionState.WAITING, SessionState.INITIALIZING):
             self.close(
                 f"The app did not start: it never completed the MCP Apps handshake within {self._start_timeout:g} s."
@@ -120,8 +127,7 @@ class AppSession:
             return
         self.state = SessionState.CLOSED
         self.closed_reason = reason
-        if self._start_timer is not None:
-            self._start_timer.cancel()
+        self._cancel_start_timer()
         for task in list(self._tasks):
             task.cancel()
         for future in self._pending.values():
@@ -137,8 +143,7 @@ class AppSession:
         if self.state is not SessionState.CLOSED:
             self.state = SessionState.CLOSED
             self.closed_reason = ""
-            if self._start_timer is not None:
-                self._start_timer.cancel()
+            self._cancel_start_timer()
             for task in list(self._tasks):
                 task.cancel()
             self._services.log("info", f"app view torn down: {reason}")
@@ -257,8 +262,7 @@ class AppSession:
             self._services.log("warning", "app sent ui/notifications/initialized before ui/initialize")
             return
         self.state = SessionState.READY
-        if self._start_timer is not None:
-            self._start_timer.cancel()
+        self._cancel_start_timer()
         outbox, self._outbox = self._outbox, []
         for method, params in outbox:
             self._notify(method, params)

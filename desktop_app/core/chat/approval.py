@@ -96,6 +96,8 @@ class ApprovalRequest(Question[ApprovalReply]):
     taint: str | None = None
     """Why the conversation is tainted, if it is (the first reason)."""
     requester: Requester = Requester.MODEL
+    app: str | None = None
+    """The `ui://` resource of the view that asks, when an app asks."""
     rule_paused: bool = False
     """Set by the policy: a rule would have allowed this call, but the conversation is tainted."""
     problem: str | None = None
@@ -111,6 +113,7 @@ class ApprovalRequest(Question[ApprovalReply]):
         trust: ServerTrust = UNTRUSTED,
         taint: str | None = None,
         requester: Requester = Requester.MODEL,
+        app: str | None = None,
     ) -> ApprovalRequest:
         """The request for calling `target` with `arguments`, with everything the card shows."""
         tool = target.tool
@@ -129,6 +132,7 @@ class ApprovalRequest(Question[ApprovalReply]):
             trust=trust,
             taint=taint,
             requester=requester,
+            app=app,
         )
 
     @property

@@ -50,7 +50,9 @@ class ApprovalPanel(AskCard[ApprovalReply]):
 
     def __init__(self, request: ApprovalRequest, parent: QWidget | None = None) -> None:
         destructive = request.hints.claims_destructive
-        who = "An app view wants to run" if request.requester is Requester.APP else "Allow"
+        who = "Allow"
+        if request.requester is Requester.APP:
+            who = f"The app <b>{_escape(request.app)}</b> wants to run" if request.app else "An app view wants to run"
         name = _escape(request.title or request.tool)
         super().__init__(
             request,

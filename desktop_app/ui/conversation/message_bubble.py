@@ -14,9 +14,9 @@ from desktop_app.ui.conversation.markdown_html import render_markdown
 from desktop_app.ui.flow_layout import FlowLayout
 from resources_ui.drag_payload import ResourceRef
 
-Role = Literal["user", "assistant", "prompt", "notice", "info"]
-"""`notice` is for failures (red); `info` for neutral news such as "Stopped."."""
-_TITLES = {"user": "You", "assistant": "Assistant", "prompt": "Prompt", "notice": "", "info": ""}
+Role = Literal["user", "assistant", "prompt", "notice", "info", "app"]
+"""`notice` is for failures (red); `info` for neutral news such as "Stopped."; `app` for an MCP App's words."""
+_TITLES = {"user": "You", "assistant": "Assistant", "prompt": "Prompt", "notice": "", "info": "", "app": "App"}
 
 
 def is_dark(widget: QWidget) -> bool:
@@ -92,6 +92,7 @@ class MessageBubble(QFrame):
             "prompt": ("#2f2a1f", "#f0e6cc") if dark else ("#fff8e6", "#5b4300"),
             "notice": ("#3a2325", "#ffd7d7") if dark else ("#fff0f0", "#8a1f1f"),
             "info": ("#2a2c31", "#b9bec7") if dark else ("#f3f4f6", "#4b5260"),
+            "app": ("#1f3330", "#d2f0ea") if dark else ("#eafaf6", "#15524a"),
         }[self.role]
         self.setStyleSheet(
             f"#{self.objectName()} {{ background: {colours[0]}; border: 1px solid rgba(127,127,127,60);"

@@ -169,6 +169,9 @@ class ToolCard(QFrame):
         layout.addLayout(self.slot)
         layout.addWidget(self.arguments)
         layout.addWidget(self.decision)
+        self.app_slot = QVBoxLayout()
+        self.app_slot.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(self.app_slot)
         layout.addWidget(self.result_toggle)
         layout.addWidget(self.result_box)
         self.panel: QWidget | None = None
@@ -236,6 +239,10 @@ class ToolCard(QFrame):
 
     def set_arguments(self, arguments: dict[str, Any]) -> None:
         self.arguments.setPlainText(pretty_json(arguments))
+
+    def show_app(self, widget: QWidget) -> None:
+        """Show `widget` in the card under the arguments (the call's MCP App view)."""
+        self.app_slot.addWidget(widget)
 
     def set_progress(self, text: str) -> None:
         self.progress.setText(text)

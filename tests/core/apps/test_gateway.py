@@ -81,7 +81,7 @@ async def test_a_views_tool_call_passes_the_same_approval_and_says_the_app_asks(
     assert result["content"][0]["text"] == "bumped 1"
     assert "resultType" not in result
     [request] = approver.requests
-    assert (request.server, request.tool, request.requester) == ("apps", "bump", Requester.APP)
+    assert (request.server, request.tool, request.requester, request.app) == ("apps", "bump", Requester.APP, PROBE_URI)
     assert request.call_id == ORIGIN.call_id  # asked under the tool card that shows the view
 
 

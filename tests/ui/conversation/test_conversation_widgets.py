@@ -331,6 +331,9 @@ def test_a_standalone_panel_shows_what_a_card_would(qapp: QApplication, qtbot: Q
         qtbot.addWidget(panel)
         assert "An app view wants to run <b>Add a note</b> on <b>demo</b>?" in panel.title.text()
         assert not panel.title.isHidden() and not panel.description.isHidden() and panel.claims is not None
+        named = ApprovalPanel(_request(requester=Requester.APP, app="ui://demo/board.html"))
+        qtbot.addWidget(named)
+        assert "The app <b>ui://demo/board.html</b> wants to run <b>Add a note</b>" in named.title.text()
 
     run_in_qt(qapp, scenario())
 

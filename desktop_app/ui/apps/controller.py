@@ -1,0 +1,307 @@
+"""Where MCP App views live: in the tool card of the call that made them, the viewer, or a window.
+
+The controller follows the chat's events: a tool with a view gets one as soon as its arguments
+start streaming (so the page is ready by the time the call runs), shown in the call's card once
+that exists, fed the input and then the result or the cancellation. The user can move a view to
+the viewer pane or a window of its own and back; the view keeps running while it moves. A `ui://`
+resource selected in the browser opens as a view in the viewer. QtWebEngine is imported by the
+first view, never before.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Final
+
+from mcp_types import Tool
+from PySide6.QtCore import QObject, Qt
+from PySide6.QtGui import QCloseEvent, QDesktopServices
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+
+from desktop_app.bridge import CoreBridge
+from desktop_app.core.apps.gateway import AppChat, AppGateway
+from desktop_app.core.apps.meta import ViewOrigin, ui_resource_uri
+from desktop_app.core.chat.approval import ApprovalPolicy
+from desktop_app.core.chat.events import ChatEvent, ToolCallStarted, ToolInputPartial, ToolResult, TurnFinished
+from desktop_app.ui.conversation.conversation_view import ConversationView
+from resources_ui.drag_payload import ResourceRef
+
+if TYPE_CHECKING:
+    from desktop_app.ui.apps.app_view import AppView
+
+log = logging.getLogger(__name__)
+
+DECLINED: Final = "The user declined to run the tool."
+STOPPED: Final = "The user stopped the answer before the tool finished."
+
+
+class AppSlot(QWidget):
+    """A tool card's place for its view: the view itself, or a note saying where it went."""
+
+    def __init__(self, view: AppView, bring_back: Callable[[], None], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.view = view
+        self.away = QWidget()
+        row = QHBoxLayout(self.away)
+        row.setContentsMargins(0, 0, 0, 0)
+        self.away_label = QLabel()
+        self.away_label.setStyleSheet("color: #8a8f98;")
+        self.back = QPushButton("Bring it back here")
+        self.back.clicked.connect(bring_back)
+        row.addWidget(self.away_label)
+        row.addStretch(1)
+        row.addWidget(self.back)
+        self.away.hide()
+        self._layout = QVBoxLayout(self)
+        self._layout.setContentsMargins(0, 4, 0, 0)
+        self._layout.addWidget(self.away)
+        self.hold()
+
+    def hold(self) -> None:
+        self.away.hide()
+        self._layout.addWidget(self.view)
+        self.view.set_placement("inline")
+        self.view.show()
+
+    def show_away(self, where: str) -> None:
+        self.away_label.setText(f"This app is shown {where}.")
+        self.away.show()
+
+
+class AppWindow(QWidget):
+    """A view popped out of the conversation; closing the window puts the view back."""
+
+    def __init__(self, view: AppView, on_close: Callable[[AppView], None]) -> None:
+        super().__init__(None, Qt.WindowType.Window)
+        self.view = view
+        self._on_close = on_close
+        self.setWindowTitle(f"{view.title.text().replace('<b>', '').replace('</b>', '')} — MCP Desk")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addWidget(view)
+        view.set_placement("window")
+        self.resize(720, 640)
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self._on_close(self.view)
+        super().closeEvent(event)
+
+
+class AppViews(QObject):
+    """Creates, feeds and places every view of the window; `close_all` tears them down."""
+
+    def __init__(
+        self,
+        bridge: CoreBridge,
+        conversation: ConversationView,
+        *,
+        policy: ApprovalPolicy,
+        chat: AppChat,
+        show_in_viewer: Callable[[ResourceRef, QWidget], None],
+        clear_viewer: Callable[[], None],
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self._bridge = bridge
+        self._conversation = conversation
+        self._policy = policy
+        self._chat = chat
+        self._show_in_viewer = show_in_viewer
+        self._clear_viewer = clear_viewer
+        self._by_call: dict[str, AppView] = {}
+        self._slots: dict[str, AppSlot] = {}
+        self._waiting: set[str] = set()
+        self._windows: dict[int, AppWindow] = {}
+        self._in_viewer: AppView | None = None
+        self._viewer_owned: AppView | None = None
+        self._started = False
+
+    @property
+    def views(self) -> list[AppView]:
+        found = list(self._by_call.values())
+        if self._viewer_owned is not None:
+            found.append(self._viewer_owned)
+        return found
+
+    def view_for_call(self, call_id: str) -> AppView | None:
+        return self._by_call.get(call_id)
+
+    # -- the chat's events -------------------------------------------------------------------
+
+    def on_event(self, event: ChatEvent) -> None:
+        if isinstance(event, ToolInputPartial):
+            view = self._for_call(event.call_id, event.server, event.tool)
+            if view is not None:
+                view.tool_input_partial(event.arguments)
+        elif isinstance(event, ToolCallStarted) and event.server is not None and event.tool is not None:
+            view = self._for_call(event.call_id, event.server, event.tool)
+            if view is not None:
+                self._place_in_card(event.call_id, view)
+                view.tool_input(event.arguments)
+                self._waiting.add(event.call_id)
+        elif isinstance(event, ToolResult) and (view := self._by_call.get(event.call_id)) is not None:
+            self._waiting.discard(event.call_id)
+            if event.denied:
+                view.tool_cancelled(DECLINED)
+            elif event.app_result is not None:
+                view.tool_result(event.app_result)
+            else:
+                view.tool_result({"content": [{"type": "text", "text": event.text}], "isError": True})
+        elif isinstance(event, TurnFinished) and event.reason in ("cancelled", "error"):
+            for call_id in sorted(self._waiting):
+                if (view := self._by_call.get(call_id)) is not None:
+                    view.tool_cancelled(STOPPED)
+            self._waiting.clear()
+
+    def _tool(self, server: str, name: str) -> Tool | None:
+        snapshot = self._bridge.host.catalog.servers.get(server)
+        return next((t for t in snapshot.tools if t.name == name), None) if snapshot is not None else None
+
+    def _for_call(self, call_id: str, server: str, name: str) -> AppView | None:
+        view = self._by_call.get(call_id)
+        if view is not None:
+            return view
+        tool = self._tool(server, name)
+        uri = ui_resource_uri(tool) if tool is not None else None
+        if tool is None or uri is None:
+            return None
+        view = self._create(server, ViewOrigin(uri, call_id), tool)
+        self._by_call[call_id] = view
+        return view
+
+    def _create(self, server: str, origin: ViewOrigin, tool: Tool | None) -> AppView:
+        from desktop_app.ui.apps.app_view import AppView  # QtWebEngine loads here, with the first view
+
+        self._started = True
+        gateway = AppGateway(
+            self._bridge.host,
+            server,
+            origin,
+            policy=self._policy,
+            chat=self._chat,
+            open_url=lambda url: QDesktopServices.openUrl(url),
+        )
+        view = AppView(self._bridge, server, origin, gateway, tool=tool)
+        view.sig_open_in_viewer.connect(lambda: self.open_in_viewer(view))
+        view.sig_pop_out.connect(lambda: self.pop_out(view))
+        view.sig_bring_back.connect(lambda: self.bring_back(view))
+        return view
+
+    # -- placement -----------------------------------------------------------------------------
+
+    def _place_in_card(self, call_id: str, view: AppView) -> None:
+        card = self._conversation.card(call_id)
+        if card is None or call_id in self._slots:
+            return
+        slot = AppSlot(view, lambda: self.bring_back(view))
+        self._slots[call_id] = slot
+        card.show_app(slot)
+
+    def open_in_viewer(self, view: AppView) -> None:
+        self._take_from_window(view)
+        self._vacate_viewer()
+        self._in_viewer = view
+        slot = self._slot_of(view)
+        if slot is not None:
+            slot.show_away("in the viewer")
+        name = view.title.text().replace("<b>", "").replace("</b>", "")
+        self._show_in_viewer(ResourceRef(view.server, view.origin.resource_uri, name, None), view)
+        view.set_placement("viewer")
+
+    def pop_out(self, view: AppView) -> None:
+        if self._in_viewer is view:
+            self._in_viewer = None
+            self._clear_viewer()
+        slot = self._slot_of(view)
+        if slot is not None:
+            slot.show_away("in its own window")
+        window = AppWindow(view, self._window_closed)
+        self._windows[id(view)] = window
+        window.show()
+
+    def bring_back(self, view: AppView) -> None:
+        slot = self._slot_of(view)
+        if slot is None:
+            return
+        self._take_from_window(view)
+        if self._in_viewer is view:
+            self._in_viewer = None
+            self._clear_viewer()  # lets go of the view first (`released` then ignores it)
+        slot.hold()
+
+    def released(self, widget: QWidget) -> None:
+        """The viewer pane let go of `widget` (it shows something else now)."""
+        if self._in_viewer is not None and widget is self._in_viewer:
+            view, self._in_viewer = self._in_viewer, None
+            self.bring_back(view)
+        elif self._viewer_owned is not None and widget is self._viewer_owned:
+            owned, self._viewer_owned = self._viewer_owned, None
+            self._bridge.spawn(self._dispose(owned), "Closing an app view")
+
+    def view_for_resource(self, ref: ResourceRef) -> QWidget:
+        """A view of a `ui://` resource selected in the browser (no tool call, so no input or result)."""
+        self._vacate_viewer()
+        view = self._create(ref.server, ViewOrigin(ref.uri, None), None)
+        view.set_placement("viewer")
+        self._viewer_owned = view
+        return view
+
+    def _vacate_viewer(self) -> None:
+        if self._in_viewer is not None:
+            self.bring_back(self._in_viewer)
+        if self._viewer_owned is not None:
+            owned, self._viewer_owned = self._viewer_owned, None
+            self._bridge.spawn(self._dispose(owned), "Closing an app view")
+
+    def _window_closed(self, view: AppView) -> None:
+        window = self._windows.pop(id(view), None)
+        if window is None:
+            return
+        if self._slot_of(view) is not None:
+            self.bring_back(view)
+        else:
+            self._bridge.spawn(self._dispose(view), "Closing an app view")
+
+    def _take_from_window(self, view: AppView) -> None:
+        window = self._windows.pop(id(view), None)
+        if window is not None:
+            view.setParent(None)
+            window.hide()
+            window.deleteLater()
+
+    def _slot_of(self, view: AppView) -> AppSlot | None:
+        call_id = view.origin.call_id
+        return self._slots.get(call_id) if call_id is not None else None
+
+    # -- closing -------------------------------------------------------------------------------
+
+    async def _dispose(self, view: AppView) -> None:
+        await view.dispose("the view was closed")
+        view.setParent(None)
+        view.deleteLater()
+
+    async def close_all(self, reason: str) -> None:
+        """Tear every view down (each may save its state, briefly) before its place disappears."""
+        views = self.views
+        for view in views:
+            self._take_from_window(view)
+            view.hide()
+            view.setParent(None)  # out of the card: the conversation may delete its widgets now
+        self._by_call.clear()
+        self._slots.clear()
+        self._waiting.clear()
+        self._in_viewer = self._viewer_owned = None
+        await asyncio.gather(*(v.dispose(reason) for v in views), return_exceptions=True)
+        for view in views:
+            view.deleteLater()
+
+    async def shut_down(self) -> None:
+        """Quitting: close every view, then release the web profiles (pages must go first)."""
+        await self.close_all("MCP Desk is quitting")
+        if self._started:
+            await asyncio.sleep(0.05)  # let the deferred deletions run
+            from desktop_app.ui.apps import profiles
+
+            profiles.shut_down()

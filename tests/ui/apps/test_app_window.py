@@ -1,0 +1,171 @@
+"""MCP Apps in the whole window: a model's call shows its view in the tool card, gated, movable."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import json
+import subprocess
+import sys
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from pathlib import Path
+
+import pytest
+import qasync
+from PySide6.QtWidgets import QApplication
+
+from desktop_app.app import run_window
+from desktop_app.core.app_settings import AppSettings, save_settings
+from desktop_app.core.apps.session import SessionState
+from desktop_app.core.chat.approval import Requester
+from desktop_app.core.chat.settings import ModelSettings
+from desktop_app.ui.apps.controller import AppSlot, AppWindow
+from desktop_app.ui.conversation.approval_panel import ApprovalPanel
+from desktop_app.ui.conversation.message_bubble import MessageBubble
+from desktop_app.ui.conversation.tool_card import ToolCard
+from desktop_app.ui.main_window import MainWindow
+from resources_ui.viewers.viewer_pane import ViewerKind
+from tests.hosting import live_children
+from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, ToolCall, calls, text
+from tests.servers.app_server import NOTE_URI, PROBE_URI
+
+pytestmark = LITELLM_WARNINGS
+APP_SERVER = Path(__file__).parents[2] / "servers" / "app_server.py"
+Scenario = Callable[[MainWindow, ScriptedLLM], Awaitable[None]]
+
+
+@pytest.fixture
+def llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[ScriptedLLM]:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    with ScriptedLLM() as server:
+        yield server
+
+
+async def until(check: Callable[[], object], timeout: float = 30.0, what: str = "condition") -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await asyncio.sleep(0.02)
+
+
+def run_app(qapp: QApplication, tmp_path: Path, llm: ScriptedLLM, scenario: Scenario) -> None:
+    config = tmp_path / "servers.json"
+    config.write_text(json.dumps({"mcpServers": {"apps": {"command": sys.executable, "args": [str(APP_SERVER)]}}}))
+    settings_path = tmp_path / "settings.json"
+    save_settings(settings_path, AppSettings(ModelSettings("openai/scripted", api_base=llm.url), provider="compatible"))
+
+    async def main() -> None:
+        running = asyncio.ensure_future(run_window(qapp, config, settings_path))
+        await until(lambda: any(isinstance(w, MainWindow) and w.isVisible() for w in qapp.topLevelWidgets()))
+        window = next(w for w in qapp.topLevelWidgets() if isinstance(w, MainWindow) and w.isVisible())
+        await until(lambda: window.bridge.host.ready_count() == 1, what="the app server ready")
+        try:
+            await scenario(window, llm)
+        finally:
+            window.close()
+            await asyncio.wait_for(running, 15)
+
+    with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(qapp)) as runner:
+        runner.run(main())
+    gc.collect()  # the closed loop, now, not inside a later Qt dispatch (see tests/hosting.run_in_qt)
+    assert live_children() == []
+
+
+def probe_reports(window: MainWindow) -> list[dict[str, object]]:
+    prefix = "app log: [probe] "
+    lines = [e.text for e in window.bridge.host.connection("apps").log if prefix in e.text]
+    return [json.loads(line.split(prefix, 1)[1]) for line in lines]
+
+
+def reported(window: MainWindow, step: str) -> dict[str, object] | None:
+    return next((r for r in probe_reports(window) if r["step"] == step), None)
+
+
+def test_a_models_call_shows_its_app_in_the_tool_card_and_the_app_acts_through_the_gate(
+    qapp: QApplication, tmp_path: Path, llm: ScriptedLLM
+) -> None:
+    steps = ["call:bump", f"read:{NOTE_URI}", "context:the user picked note 2", "message-when-idle:Tell me about it"]
+
+    async def scenario(window: MainWindow, llm: ScriptedLLM) -> None:
+        llm.queue(calls(ToolCall("apps__probe", {"steps": steps}, id="call_probe")), text("Here is the probe."))
+        llm.queue(text("About note 2."))
+        window.composer.editor.setPlainText("Show me the probe")
+        window.composer.send()
+        # The model's own call to `probe` is approved as usual …
+        # The first model call loads litellm (seconds; more on a busy machine).
+        await until(lambda: window.findChildren(ApprovalPanel), timeout=120, what="the model's approval")
+        [model_panel] = window.findChildren(ApprovalPanel)
+        assert model_panel.request.requester is Requester.MODEL
+        tool_card = next(c for c in window.conversation.findChildren(ToolCard) if c.call_id == "call_probe")
+        assert model_panel.parent() is tool_card  # one card per call: the approval lives inside it
+        model_panel.allow_once.click()
+        # … the view, inside the call's tool card, then asks to run `bump`: the same approval says the app asks.
+        await until(
+            lambda: any(p.open and p is not model_panel for p in window.findChildren(ApprovalPanel)),
+            what="the app's approval",
+        )
+        app_panel = next(p for p in window.findChildren(ApprovalPanel) if p.open and p is not model_panel)
+        assert app_panel.request.requester is Requester.APP and app_panel.request.tool == "bump"
+        assert f"The app <b>{PROBE_URI}</b> wants to run" in app_panel.title.text()
+        assert app_panel.parent() is not tool_card and app_panel.isVisible()  # under the card, standing alone
+        [slot] = tool_card.findChildren(AppSlot)
+        view = slot.view
+        assert view.parent() is slot and view.placement == "inline"
+        app_panel.allow_once.click()
+        await until(lambda: reported(window, "done"), what="the probe's steps")
+        assert reported(window, "call:bump")["ok"] is True  # type: ignore[index]
+        assert reported(window, f"read:{NOTE_URI}")["ok"] is True  # type: ignore[index]
+        assert reported(window, "result")["detail"] == {"steps": 4}  # type: ignore[index]
+        await until(lambda: len(llm.bodies()) == 3 and not window.chat.busy, what="the app's message answered")
+        app_bubbles = [b for b in window.conversation.findChildren(MessageBubble) if b.role == "app"]
+        assert any("gave the model context" in b.header.text() for b in app_bubbles)
+        assert any(b.text == "Tell me about it" and "From the app" in b.header.text() for b in app_bubbles)
+        user = llm.bodies()[2]["messages"][-1]["content"]
+        assert user.startswith("Tell me about it\n\n[Context from the app ui://fixture/probe.html of apps")
+        assert user.endswith("the user picked note 2")
+
+        # Moved to the viewer and back, popped out and back: the same live view all along.
+        view.viewer_button.click()
+        viewer = window.resources.viewer
+        assert viewer.app_widget is view and viewer.current_kind is ViewerKind.APP
+        assert slot.away.isVisibleTo(slot)
+        view.back_button.click()
+        assert view.parent() is slot and viewer.app_widget is None
+        view.pop_button.click()
+        [popped] = [w for w in qapp.topLevelWidgets() if isinstance(w, AppWindow) and w.isVisible()]
+        assert popped.view is view and view.placement == "window"
+        popped.close()
+        await until(lambda: view.parent() is slot, what="the view back in its card")
+        assert view.session.state is SessionState.READY
+
+    run_app(qapp, tmp_path, llm, scenario)
+
+
+def test_a_ui_resource_selected_in_the_browser_runs_in_the_viewer(
+    qapp: QApplication, tmp_path: Path, llm: ScriptedLLM
+) -> None:
+    async def scenario(window: MainWindow, llm: ScriptedLLM) -> None:
+        browser = window.resources.browser
+        await until(lambda: browser.index_of("apps", PROBE_URI).isValid(), what="the app in the browser")
+        entry = browser.proxy.entry(browser.index_of("apps", PROBE_URI))
+        assert entry is not None
+        browser.open_entry(entry)  # what a click on the row does
+        viewer = window.resources.viewer
+        await until(lambda: viewer.current_kind is ViewerKind.APP, what="the app in the viewer")
+        view = viewer.app_widget
+        assert view is not None
+        await until(lambda: view.session.state is SessionState.READY, what="the view initialized")
+        assert reported(window, "initialized")["detail"]["tool"] is None  # type: ignore[index]
+
+    run_app(qapp, tmp_path, llm, scenario)
+
+
+def test_starting_the_window_does_not_load_qtwebengine() -> None:
+    code = (
+        "import sys; import desktop_app.app, desktop_app.ui.main_window;"
+        "loaded = [m for m in sys.modules if 'WebEngine' in m];"
+        "assert not loaded, loaded"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
