@@ -1,8 +1,9 @@
 """`mcp-desk --self-test`: check that this installation (source or bundle) works end to end.
 
 Each check is real: the embedded demo server is started over stdio, its long guide and its
-PDF are read, a PDF page is rendered with Qt offscreen, tokens are counted offline, and the
-secret store is exercised. Prints one line per check; exit status 0 only if all passed.
+PDF are read, a PDF page is rendered with Qt offscreen, the demo's MCP App is shown in a
+sandboxed QtWebEngine view until it paints, tokens are counted offline, and the secret store is
+exercised. Prints one line per check; exit status 0 only if all passed.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import sys
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import Any
 
 from desktop_app.core.content import ResourceContent, describe_for_model
 from desktop_app.core.host import ServerHost
@@ -71,16 +73,64 @@ class SelfTest:
 
     async def pdf_render(self) -> str:
         import pymupdf
-        from PySide6.QtGui import QGuiApplication, QImage
+        from PySide6.QtGui import QImage
 
         assert self.pdf is not None and self.pdf.data is not None
-        _app = QGuiApplication.instance() or QGuiApplication([sys.argv[0]])
+        _app = qt_application()
         document = pymupdf.open(stream=self.pdf.data, filetype="pdf")
         pixmap = document[0].get_pixmap(dpi=96)
         image = QImage(pixmap.samples, pixmap.width, pixmap.height, pixmap.stride, QImage.Format.Format_RGB888).copy()
         if image.isNull():
             raise RuntimeError("Qt could not take the rendered page")
         return f"{document.page_count} pages; page 1 rendered {image.width()}x{image.height()}"
+
+    async def app_view(self) -> str:
+        """The demo's notes board in a real view: QtWebEngine starts, the view handshakes and paints."""
+        from desktop_app.bridge import CoreBridge
+        from desktop_app.core.apps.gateway import AppGateway, wire
+        from desktop_app.core.apps.meta import ViewOrigin
+        from desktop_app.core.apps.session import SessionState
+        from desktop_app.core.chat.approval import ApprovalPolicy, Decision, StaticApprover
+        from desktop_app.demo_server.notes_app import BOARD_URI
+        from desktop_app.ui.apps.app_view import AppView
+
+        app = qt_application()
+        started = time.perf_counter()
+        bridge = CoreBridge(self.host)
+        tool = next(t for t in self.host.catalog.servers["demo"].tools if t.name == "show_notes_board")
+        result = await self.host.connection("demo").call_tool("show_notes_board", {})
+        origin = ViewOrigin(BOARD_URI, "self-test")
+        gateway = AppGateway(
+            self.host,
+            "demo",
+            origin,
+            policy=ApprovalPolicy(StaticApprover(Decision.DENY)),
+            chat_id=lambda: "self-test",
+            chat=_NoChat(),
+            open_url=lambda _url: False,
+        )
+        view = AppView(bridge, "demo", origin, gateway, tool=tool)
+        view.resize(640, 480)
+        view.show()
+        view.tool_input({})
+        view.tool_result(wire(result))
+        try:
+            deadline = time.monotonic() + 60
+            while not (view.session.state is SessionState.READY and view.has_painted()):
+                if view.session.state is SessionState.CLOSED:
+                    raise RuntimeError(view.session.closed_reason or "the view closed")
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"the view did not paint within 60 s ({view.session.state.value})")
+                app.processEvents()  # this check runs on a plain asyncio loop: pump Qt by hand
+                await asyncio.sleep(0.01)
+            name = view.session.app_name
+            return f"{name} ({BOARD_URI}) initialized and painted in {time.perf_counter() - started:.1f} s"
+        finally:
+            from desktop_app.ui.apps import profiles
+
+            await view.dispose("self-test over")
+            view.deleteLater()
+            profiles.shut_down()
 
     async def tokens(self) -> str:
         from desktop_app.core.chat.tokens import count_tokens
@@ -114,6 +164,7 @@ class SelfTest:
             ("long text resource", self.long_text),
             ("PDF resource", self.pdf_resource),
             ("PDF page render", self.pdf_render),
+            ("MCP App view", self.app_view),
             ("token counting", self.tokens),
             ("secret store", self.secrets),
         ]
@@ -131,6 +182,29 @@ class SelfTest:
         finally:
             await self.host.stop_all()
         return outcomes
+
+
+class _NoChat:
+    """The self-test has no conversation: a view's messages and context are refused."""
+
+    def send_app_message(self, origin: object, server: str, text: str) -> str | None:
+        return "there is no conversation in the self-test"
+
+    def set_app_context(self, origin: object, server: str, text: str) -> None:
+        return None
+
+
+def qt_application() -> Any:
+    """The widgets application the checks share (made once, ready for QtWebEngine)."""
+    from PySide6.QtWidgets import QApplication
+
+    from desktop_app.ui.apps.web_engine import prepare_application
+
+    existing = QApplication.instance()
+    if existing is not None:
+        return existing
+    prepare_application()
+    return QApplication([sys.argv[0]])
 
 
 def main(argv: list[str]) -> int:

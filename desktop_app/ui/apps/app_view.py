@@ -348,6 +348,22 @@ class AppView(QFrame):
         except TooManyQuestions:
             return False
 
+    def has_painted(self) -> bool:
+        """Whether the page shows anything but its background yet (a cheap sample of a grab)."""
+        web = self._web
+        if web is None or not web.isVisible():
+            return False
+        image = web.grab().toImage()
+        if image.isNull() or image.width() < 4 or image.height() < 4:
+            return False
+        first = image.pixel(0, 0)
+        step_x, step_y = max(1, image.width() // 40), max(1, image.height() // 40)
+        return any(
+            image.pixel(x, y) != first
+            for y in range(0, image.height(), step_y)
+            for x in range(0, image.width(), step_x)
+        )
+
     # -- containment -------------------------------------------------------------------------
 
     def add_notice(self, text: str) -> None:

@@ -301,7 +301,6 @@ class AppViews(QObject):
         """Quitting: close every view, then release the web profiles (pages must go first)."""
         await self.close_all("MCP Desk is quitting")
         if self._started:
-            await asyncio.sleep(0.05)  # let the deferred deletions run
             from desktop_app.ui.apps import profiles
 
             profiles.shut_down()

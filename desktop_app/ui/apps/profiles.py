@@ -2,12 +2,12 @@
 
 A profile holds the server's scheme handler (which serves only that server's views) and its
 request interceptor. Nothing is written to disk: no cache, no cookies, no remembered permissions.
-Profiles live until `shut_down`, which the app calls after the last view has gone.
+Profiles live until `shut_down`, which the app (and the self-test) call after the last view has gone.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QCoreApplication
+from PySide6.QtCore import QCoreApplication, QEvent
 from PySide6.QtWebEngineCore import QWebEngineDownloadRequest, QWebEngineProfile, QWebEngineSettings
 
 from desktop_app.ui.apps.guard import RequestGuard
@@ -79,7 +79,9 @@ def server_web(server: str) -> ServerWeb:
 
 
 def shut_down() -> None:
-    """Release every profile (call once no page is left: pages must go before their profile)."""
+    """Release every profile, after the pages already let go (a page must never outlive its profile)."""
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)  # views and pages deleted with deleteLater
     for web in _profiles.values():
         web.profile.deleteLater()
     _profiles.clear()
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
