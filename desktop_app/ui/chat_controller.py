@@ -251,7 +251,7 @@ class ChatController(QObject):
     def _close_apps(self, reason: str) -> None:
         self._app_context.clear()
         if self.apps is not None:
-            self._bridge.spawn(self.apps.close_all(reason), "Closing the chat's apps")
+            self.apps.close_all(reason)  # out of the cards at once; torn down in the background
 
     def new_chat(self) -> None:
         if self.busy:

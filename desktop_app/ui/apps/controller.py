@@ -282,17 +282,23 @@ class AppViews(QObject):
         view.setParent(None)
         view.deleteLater()
 
-    async def close_all(self, reason: str) -> None:
-        """Tear every view down (each may save its state, briefly) before its place disappears."""
+    def close_all(self, reason: str) -> asyncio.Task[None]:
+        """Take every view out of its place now (the conversation may delete its cards right after),
+        then tear them down in the background (each may save its state, briefly)."""
         views = self.views
+        if self._in_viewer is not None or self._viewer_owned is not None:
+            self._in_viewer = self._viewer_owned = None
+            self._clear_viewer()  # lets go of its view (`released` finds nothing to do)
         for view in views:
             self._take_from_window(view)
             view.hide()
-            view.setParent(None)  # out of the card: the conversation may delete its widgets now
+            view.setParent(None)
         self._by_call.clear()
         self._slots.clear()
         self._waiting.clear()
-        self._in_viewer = self._viewer_owned = None
+        return self._bridge.spawn(self._dispose_all(views, reason), "Closing app views")
+
+    async def _dispose_all(self, views: list[AppView], reason: str) -> None:
         await asyncio.gather(*(v.dispose(reason) for v in views), return_exceptions=True)
         for view in views:
             view.deleteLater()

@@ -140,6 +140,13 @@ def test_a_models_call_shows_its_app_in_the_tool_card_and_the_app_acts_through_t
         await until(lambda: view.parent() is slot, what="the view back in its card")
         assert view.session.state is SessionState.READY
 
+        # A new chat: the view is told it is going (it may save its state), then released.
+        view.viewer_button.click()
+        window.new_chat()
+        assert viewer.app_widget is None and window.apps.views == []
+        await until(lambda: reported(window, "teardown"), what="the view's teardown")
+        assert view.session.state is SessionState.CLOSED
+
     run_app(qapp, tmp_path, llm, scenario)
 
 
