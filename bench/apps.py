@@ -82,6 +82,12 @@ async def main(count: int) -> int:
     from tests.hosting import inprocess_bridge
 
     class Chat:
+        def chat_id(self) -> str:
+            return "bench"
+
+        def taint(self) -> str | None:
+            return None
+
         def send_app_message(self, origin: ViewOrigin, server: str, text: str) -> str | None:
             return None
 
@@ -111,7 +117,6 @@ async def main(count: int) -> int:
             "demo",
             origin,
             policy=ApprovalPolicy(StaticApprover(Decision.ALLOW_ONCE)),
-            chat_id=lambda: "bench",
             chat=Chat(),
             open_url=lambda _url: False,
         )

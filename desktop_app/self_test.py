@@ -105,7 +105,6 @@ class SelfTest:
             "demo",
             origin,
             policy=ApprovalPolicy(StaticApprover(Decision.DENY)),
-            chat_id=lambda: "self-test",
             chat=_NoChat(),
             open_url=lambda _url: False,
         )
@@ -186,6 +185,12 @@ class SelfTest:
 
 class _NoChat:
     """The self-test has no conversation: a view's messages and context are refused."""
+
+    def chat_id(self) -> str:
+        return "self-test"
+
+    def taint(self) -> str | None:
+        return None
 
     def send_app_message(self, origin: object, server: str, text: str) -> str | None:
         return "there is no conversation in the self-test"

@@ -26,7 +26,6 @@ if not os.environ.get("DISPLAY"):
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import qasync  # noqa: E402
-from desktop_app.ui.conversation.approval_card import ApprovalCard  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from desktop_app.app import run_window  # noqa: E402
@@ -34,6 +33,7 @@ from desktop_app.core.app_settings import AppSettings, default_settings_path, sa
 from desktop_app.core.apps.session import SessionState  # noqa: E402
 from desktop_app.core.chat.settings import ModelSettings  # noqa: E402
 from desktop_app.ui.apps.web_engine import prepare_application  # noqa: E402
+from desktop_app.ui.conversation.approval_panel import ApprovalPanel  # noqa: E402
 from desktop_app.ui.main_window import MainWindow  # noqa: E402
 from tests.llm_server import ScriptedLLM, ToolCall, calls, text  # noqa: E402
 
@@ -53,8 +53,8 @@ async def until(check: Callable[[], object], timeout: float = 60.0) -> None:
 
 async def allow_all(window: MainWindow, count: int) -> None:
     for _ in range(count):
-        await until(lambda: any(not c.reply.done() for c in window.findChildren(ApprovalCard)))
-        next(c for c in window.findChildren(ApprovalCard) if not c.reply.done()).allow_once.click()
+        await until(lambda: any(p.open for p in window.findChildren(ApprovalPanel)))
+        next(p for p in window.findChildren(ApprovalPanel) if p.open).allow_once.click()
 
 
 async def scenario(app: QApplication, output: Path, in_viewer: bool) -> None:

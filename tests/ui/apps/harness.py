@@ -63,6 +63,12 @@ class Chat:
         self.messages: list[str] = []
         self.contexts: list[str] = []
 
+    def chat_id(self) -> str:
+        return "chat-1"
+
+    def taint(self) -> str | None:
+        return None
+
     def send_app_message(self, origin: ViewOrigin, server: str, text: str) -> str | None:
         self.messages.append(text)
         return None
