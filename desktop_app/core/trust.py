@@ -97,6 +97,11 @@ def prompt_taint(server: str, prompt: str, trust: ServerTrust) -> str | None:
     return None if trust.trusted else f"used prompt '{prompt}' from {server}, a server you have not marked as trusted"
 
 
+def app_taint(server: str, app: str, trust: ServerTrust) -> str | None:
+    """Why a message or model context from an MCP App view taints the conversation (its server's words)."""
+    return None if trust.trusted else f"text from the app {app} of {server}, a server you have not marked as trusted"
+
+
 def tool_result_taint(server: str, tool: str, hints: ToolHints, trust: ServerTrust) -> str | None:
     """Why a tool's result taints the conversation: an untrusted server, or a tool that may reach an open world."""
     if not trust.trusted:

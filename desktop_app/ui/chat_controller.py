@@ -27,6 +27,7 @@ from desktop_app.core.chat.events import ApprovalNeeded, ChatError, Conversation
 from desktop_app.core.chat.llm import warm_up
 from desktop_app.core.chat.prompts import PromptDraft
 from desktop_app.core.chat.tokens import count_tokens
+from desktop_app.core.trust import app_taint
 from desktop_app.ui.conversation.conversation_view import ConversationView
 from desktop_app.ui.conversation.markdown_html import preload_highlighting
 from desktop_app.ui.conversation.message_bubble import MessageBubble
@@ -198,6 +199,7 @@ class ChatController(QObject):
             return "No model is chosen yet, so nothing can answer the message."
         bubble = self.view.add_message("app", text)
         bubble.header.setText(f"From the app {origin.resource_uri} ({server}), sent as your message")
+        self._app_taint(origin, server)
         self._begin(engine, text, [])
         return None
 
@@ -213,6 +215,13 @@ class ChatController(QObject):
             bubble = self.view.add_message("app", text)
             bubble.header.setText(f"The app {origin.resource_uri} gave the model context for your next message")
         self._app_context[key] = (labelled, bubble)
+        self._app_taint(origin, server)
+
+    def _app_taint(self, origin: ViewOrigin, server: str) -> None:
+        """An untrusted server's app speaks to the model: the chat holds untrusted content from now on."""
+        reason = app_taint(server, origin.resource_uri, self._bridge.host.trust(server))
+        if reason is not None and self.conversation.add_taint(reason):
+            self.taint_changed.emit(list(self.conversation.taint))
 
     async def _follow(self, turn: Turn, text: str, refs: list[ResourceRef]) -> None:
         try:

@@ -157,6 +157,11 @@ class AppSession:
         self._outbox = [m for m in self._outbox if m[0] != "ui/notifications/tool-input-partial"]
         self._notify("ui/notifications/tool-input-partial", {"arguments": arguments})
 
+    @property
+    def input_sent(self) -> bool:
+        """The complete tool input went (or is queued) to the view."""
+        return self._input_sent
+
     def tool_input(self, arguments: dict[str, Any]) -> None:
         self._outbox = [m for m in self._outbox if m[0] != "ui/notifications/tool-input-partial"]
         self._input_sent = True

@@ -24,7 +24,14 @@ from desktop_app.bridge import CoreBridge
 from desktop_app.core.apps.gateway import AppChat, AppGateway
 from desktop_app.core.apps.meta import ViewOrigin, ui_resource_uri
 from desktop_app.core.chat.approval import ApprovalPolicy
-from desktop_app.core.chat.events import ChatEvent, ToolCallStarted, ToolInputPartial, ToolResult, TurnFinished
+from desktop_app.core.chat.events import (
+    ChatEvent,
+    ToolCallStarted,
+    ToolDecision,
+    ToolInputPartial,
+    ToolResult,
+    TurnFinished,
+)
 from desktop_app.ui.conversation.conversation_view import ConversationView
 from resources_ui.drag_payload import ResourceRef
 
@@ -131,6 +138,7 @@ class AppViews(QObject):
     # -- the chat's events -------------------------------------------------------------------
 
     def on_event(self, event: ChatEvent) -> None:
+        """Feed the views: the view appears with the call, its input once the call is allowed to run."""
         if isinstance(event, ToolInputPartial):
             view = self._for_call(event.call_id, event.server, event.tool)
             if view is not None:
@@ -139,16 +147,25 @@ class AppViews(QObject):
             view = self._for_call(event.call_id, event.server, event.tool)
             if view is not None:
                 self._place_in_card(event.call_id, view)
-                view.tool_input(event.arguments)
                 self._waiting.add(event.call_id)
-        elif isinstance(event, ToolResult) and (view := self._by_call.get(event.call_id)) is not None:
+        elif isinstance(event, ToolDecision) and (view := self._by_call.get(event.call_id)) is not None:
+            # The input is what runs: the user's edits, not the model's proposal.
+            if event.allowed:
+                view.tool_input(event.arguments)
+            else:
+                self._waiting.discard(event.call_id)
+                view.tool_cancelled(DECLINED)
+        elif isinstance(event, ToolResult) and event.call_id in self._waiting:
             self._waiting.discard(event.call_id)
+            view = self._by_call[event.call_id]
             if event.denied:
                 view.tool_cancelled(DECLINED)
             elif event.app_result is not None:
                 view.tool_result(event.app_result)
-            else:
+            elif view.session.input_sent:
                 view.tool_result({"content": [{"type": "text", "text": event.text}], "isError": True})
+            else:  # refused before it could run (arguments that do not match the schema)
+                view.tool_cancelled(f"The tool did not run: {event.text}")
         elif isinstance(event, TurnFinished) and event.reason in ("cancelled", "error"):
             for call_id in sorted(self._waiting):
                 if (view := self._by_call.get(call_id)) is not None:

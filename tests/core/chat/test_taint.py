@@ -258,3 +258,11 @@ async def test_a_call_cancelled_while_waiting_is_marked(host: ServerHost, llm: S
     stored = [e["type"] for _, e in Conversation.resume(store, chat.id).events]
     assert stored == ["ToolCallStarted", "ToolResult", "TurnFinished"]
     store.close()
+
+
+def test_an_apps_words_taint_unless_its_server_is_trusted() -> None:
+    from desktop_app.core.trust import UNTRUSTED, ServerTrust, app_taint
+
+    assert app_taint("demo", "ui://demo/board.html", ServerTrust(trusted=True)) is None
+    reason = app_taint("demo", "ui://demo/board.html", UNTRUSTED)
+    assert reason == "text from the app ui://demo/board.html of demo, a server you have not marked as trusted"

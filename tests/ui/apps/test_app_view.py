@@ -6,7 +6,7 @@ from PySide6.QtWidgets import QApplication
 
 from desktop_app.core.apps.questions import AppPermissionQuestion, OpenLinkQuestion
 from desktop_app.core.apps.session import SessionState
-from desktop_app.core.chat.approval import ApprovalReply, Decision
+from desktop_app.core.chat.approval import ApprovalReply, Decision, Requester
 from tests.hosting import eventually, run_in_qt
 from tests.servers.app_server import HUGE_URI, NOTE_TEXT, NOTE_URI, PROBE_URI, SILENT_URI
 from tests.ui.apps.harness import Env, Scenario, make_env, widget_text
@@ -48,7 +48,7 @@ def test_a_view_calls_a_tool_reads_a_resource_opens_a_link_and_sends_a_message(q
         assert (link.server, link.call_id) == ("apps", "call-1")
         assert env.chat.messages == ["hello"] and env.chat.contexts == ["c1"]
         [approval] = env.approver.requests
-        assert approval.tool == "bump" and approval.origin.resource_uri == PROBE_URI
+        assert approval.tool == "bump" and approval.app == PROBE_URI and approval.requester is Requester.APP
         assert (await env.wait_report("result"))["detail"] == {"steps": 5}
         assert view.session.app_name == "probe" and "probe" in view.title.text()
         log = [entry.text for entry in env.bridge.host.connection("apps").log if entry.source == "app"]
@@ -64,7 +64,7 @@ def test_the_approval_gate_holds_a_views_tool_call(qapp: QApplication) -> None:
         view = env.view()
         view.tool_input({"steps": ["call:bump", "call:model_only", "call:plain"]})
         await env.wait_report("done")
-        assert env.report("call:bump")["detail"] == "The user declined to run 'bump'"  # type: ignore[index]
+        assert env.report("call:bump")["detail"] == "The user declined to run 'bump'; it was not called."  # type: ignore[index]
         assert "not callable by apps" in env.report("call:model_only")["detail"]  # type: ignore[index]
         assert env.report("call:plain")["ok"] is True  # type: ignore[index]  (default visibility: model and app)
         assert [r.tool for r in env.approver.requests] == ["bump", "plain"]

@@ -125,6 +125,8 @@ def test_a_models_call_shows_its_app_in_the_tool_card_and_the_app_acts_through_t
         user = llm.bodies()[2]["messages"][-1]["content"]
         assert user.startswith("Tell me about it\n\n[Context from the app ui://fixture/probe.html of apps")
         assert user.endswith("the user picked note 2")
+        # The app server is not trusted: what its app said to the model taints the chat.
+        assert any(r.startswith(f"text from the app {PROBE_URI} of apps") for r in window.chat.conversation.taint)
 
         # Moved to the viewer and back, popped out and back: the same live view all along.
         view.viewer_button.click()
