@@ -11,7 +11,7 @@ from dataclasses import replace
 from functools import partial
 
 from mcp.client.auth.utils import is_valid_client_metadata_url
-from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QDoubleSpinBox,
     QFormLayout,
+    QFrame,
     QGroupBox,
     QHBoxLayout,
     QLabel,
@@ -26,6 +27,7 @@ from PySide6.QtWidgets import (
     QListWidget,
     QListWidgetItem,
     QPushButton,
+    QScrollArea,
     QSpinBox,
     QVBoxLayout,
     QWidget,
@@ -49,6 +51,7 @@ from desktop_app.core.secret_store import SecretStore, SecretStoreError
 from desktop_app.core.server_config import ServerConfig
 from desktop_app.ui.asks.roots_editor import RootsEditor, roots_hint
 from desktop_app.ui.style import ERROR_COLOUR, error_label
+from desktop_app.ui.unsqueezed_column import UnsqueezedColumn
 
 
 class SettingsDialog(QDialog):
@@ -180,20 +183,41 @@ class SettingsDialog(QDialog):
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self._save)
         buttons.rejected.connect(self.reject)
+        self.sections = UnsqueezedColumn(model_box, chat_box, roots_box, rules_box)
+        self.scroller = QScrollArea()
+        self.scroller.setWidgetResizable(True)
+        self.scroller.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroller.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.scroller.setWidget(self.sections)
+        self.scroller.setMinimumWidth(
+            self.sections.minimumSizeHint().width() + self.scroller.verticalScrollBar().sizeHint().width()
+        )
         layout = QVBoxLayout(self)
         layout.addWidget(self.reason)
-        layout.addWidget(model_box)
-        layout.addWidget(chat_box)
-        layout.addWidget(roots_box)
-        layout.addWidget(rules_box)
+        layout.addWidget(self.scroller, 1)
         layout.addWidget(self.error)
         layout.addWidget(buttons)
 
         self.provider.currentIndexChanged.connect(self._on_provider)
         self.api_base.editingFinished.connect(self._list_models)
         self._load(settings)
-        # Tall enough for every row (a reason on top adds one): squeezed rows would overlap.
-        self.resize(self.sizeHint().expandedTo(QSize(620, 640)))
+        self._fit_height()
+
+    def event(self, event: QEvent) -> bool:
+        handled = super().event(event)
+        if event.type() == QEvent.Type.LayoutRequest:  # a note, a reason or a row appeared or went
+            self._fit_height()
+        return handled
+
+    def _fit_height(self) -> None:
+        """Grow to show every section whole, within the screen; beyond that the sections scroll."""
+        layout = self.layout()
+        if layout is None:
+            return
+        around = layout.sizeHint().height() - self.scroller.sizeHint().height()
+        wanted = min(around + self.sections.sizeHint().height(), self.screen().availableGeometry().height() - 60)
+        if self.height() < wanted:
+            self.resize(self.width(), wanted)
 
     # -- loading ---------------------------------------------------------------------------
 

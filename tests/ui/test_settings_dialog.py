@@ -71,6 +71,10 @@ def test_key_goes_to_the_store_and_the_model_gets_its_prefix(qapp: QApplication,
     assert settings.chat.pdf_text and settings.provider == "anthropic"
     assert secrets.get("LLM_API_KEY_ANTHROPIC") == "sk-ant-secret"
     assert "NOT encrypted" in dialog.key_note.text()
+    dialog.show()  # with the long note shown, no row is squashed below its own height
+    for field in (dialog.provider, dialog.model, dialog.api_base, dialog.key, dialog.rules_list):
+        assert field.height() >= field.minimumSizeHint().height()
+    dialog.close()
 
     again = SettingsDialog(settings, secrets, None)
     assert again.model.currentText() == "claude-sonnet-4-5"
