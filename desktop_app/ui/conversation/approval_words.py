@@ -48,7 +48,8 @@ def hint_badges(server: str, hints: ToolHints | None, trusted: bool) -> QWidget 
     )
     layout.addWidget(said)
     for claim in claims:
-        colour = _HINT_COLOURS.get(claim, "#8a8f98")
+        # An untrusted server's "read-only" is not relied on, so it does not get the reassuring green.
+        colour = _HINT_COLOURS.get(claim, "#8a8f98") if trusted or claim != "read-only" else "#8a8f98"
         badge = QLabel(claim)
         badge.setObjectName("hintBadge")
         badge.setToolTip(f"The server says this tool {HINT_TIPS[claim]}.")

@@ -263,7 +263,8 @@ class ToolCard(QFrame):
         self.settled = True
         if cancelled:
             self.set_state(CallState.CANCELLED)
-            self.decision.setText(self.decision.text() or "Stopped before it finished")
+            # No decision yet: the turn was stopped while the call waited for the user, so it never ran.
+            self.decision.setText(self.decision.text() or "Stopped before you answered; it did not run")
             self.decision.show()
             return
         self.set_state(CallState.DENIED if denied else CallState.ERROR if is_error else CallState.DONE)

@@ -30,6 +30,7 @@ from desktop_app.core.trust import ServerTrust, ToolHints
 from desktop_app.ui.asks.card import Tone
 from desktop_app.ui.asks.card_asker import CardAsker
 from desktop_app.ui.conversation.approval_panel import ApprovalPanel
+from desktop_app.ui.conversation.approval_words import DANGER_COLOUR, hint_badges
 from desktop_app.ui.conversation.attachment_chip import AttachmentChip
 from desktop_app.ui.conversation.composer import Composer
 from desktop_app.ui.conversation.conversation_view import ConversationView
@@ -296,6 +297,9 @@ def test_a_card_asked_under_taint_says_so(qapp: QApplication, qtbot: QtBot) -> N
         answer.cancel()  # the turn stopped: the question is withdrawn and the card is itself again
         await asyncio.gather(answer, return_exceptions=True)
         assert card.panel is None and card.arguments.isVisibleTo(card)
+        view.apply(ToolResult("c1", "", "cancelled", cancelled=True))
+        assert card.state is CallState.CANCELLED
+        assert card.decision.text() == "Stopped before you answered; it did not run"
         # Withdrawn before its card arrived: the card comes without it.
         early = asyncio.ensure_future(ask_user(asker, _request(call_id="c9")))
         await eventually(lambda: len(asker.pending) == 1, what="the early question")
@@ -336,6 +340,21 @@ def test_a_standalone_panel_shows_what_a_card_would(qapp: QApplication, qtbot: Q
         assert "The app <b>ui://demo/board.html</b> wants to run <b>Add a note</b>" in named.title.text()
 
     run_in_qt(qapp, scenario())
+
+
+def test_claims_are_coloured_only_where_they_are_relied_on(qtbot: QtBot) -> None:
+    def badges(hints: ToolHints, trusted: bool) -> dict[str, str]:
+        row = hint_badges("web", hints, trusted)
+        assert row is not None
+        qtbot.addWidget(row)
+        return {label.text(): label.styleSheet() for label in row.findChildren(QLabel)}
+
+    trusted = badges(ToolHints(read_only=True, open_world=True), trusted=True)
+    assert "#2e9e5b" in trusted["read-only"] and "(not verified)" not in trusted
+    untrusted = badges(ToolHints(read_only=True, open_world=True), trusted=False)
+    assert "#2e9e5b" not in untrusted["read-only"] and "(not verified)" in untrusted
+    assert DANGER_COLOUR in badges(ToolHints(destructive=True), trusted=False)["destructive"]  # always believed
+    assert hint_badges("web", ToolHints(), trusted=False) is None
 
 
 def test_history_shows_what_happened(qapp: QApplication, qtbot: QtBot) -> None:
