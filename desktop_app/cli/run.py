@@ -187,7 +187,8 @@ def run_command(argv: list[str]) -> int:
     except Exception as exc:
         if args.debug:
             traceback.print_exc()
-        _error(f"unexpected error: {type(exc).__name__}: {exc}")
+        more = "" if args.debug else " (--debug shows the details)"
+        _error(f"unexpected error: {str(exc) or 'no details'}{more}")
         return EXIT_UNFINISHED
 
 

@@ -125,7 +125,8 @@ class SecretStore:
             yield
         except keyring.errors.KeyringError as exc:
             raise SecretStoreError(
-                f"could not {action} secret {name!r} in {self.backend.label}: {type(exc).__name__}"
+                f"could not {action} secret {name!r} in {self.backend.label}"
+                + (" (it is locked)" if isinstance(exc, keyring.errors.KeyringLocked) else "")
             ) from exc
 
 

@@ -189,7 +189,8 @@ def test_backend_failures_become_store_errors_without_values(tmp_path: Path) -> 
     ring.locked = True
     with pytest.raises(SecretStoreError) as info:
         store.set("TOKEN", SECRET)
-    assert "TOKEN" in str(info.value) and "KeyringLocked" in str(info.value)
+    assert "TOKEN" in str(info.value) and "it is locked" in str(info.value)
+    assert "Error" not in str(info.value) and "KeyringLocked" not in str(info.value), "words, not a class name"
     assert SECRET not in str(info.value)
 
 

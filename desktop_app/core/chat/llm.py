@@ -157,13 +157,13 @@ def describe_provider_error(model: str, exc: BaseException, *, streaming: bool =
             kind = "cannot reach the provider" if not streaming else "the connection to the provider broke"
         elif not streaming:
             kind = "the request was not sent"
-    detail = str(getattr(exc, "message", None) or exc or type(exc).__name__)
+    detail = str(getattr(exc, "message", None) or exc or "")
     detail = _PREFIXES.sub("", detail.strip().splitlines()[0] if detail.strip() else "").strip()
     for prefix in ("litellm.", "Error:"):
         detail = detail.removeprefix(prefix).strip()
     if len(detail) > _MAX_DETAIL:
         detail = detail[: _MAX_DETAIL - 1] + "…"
-    head = kind or type(exc).__name__
+    head = kind or "the provider call failed"  # never an exception's class name: users read this
     if isinstance(status, int):
         head += f" (HTTP {status})"
     return f"{model}: {head}: {detail}" if detail and detail != head else f"{model}: {head}"

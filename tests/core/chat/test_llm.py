@@ -83,3 +83,16 @@ async def test_failures_before_any_answer_carry_no_http_status(llm: ScriptedLLM)
     llm.queue(failure(401, "invalid api key"))
     answered = error(await turn(ModelSettings("openai/local-model", api_base=llm.url, max_retries=0)))
     assert answered == "openai/local-model: authentication failed (HTTP 401): invalid api key"
+
+
+def test_an_unforeseen_failure_reads_as_words_not_a_class_name() -> None:
+    from desktop_app.core.chat.llm import describe_provider_error
+
+    class OddLibraryError(Exception):
+        pass
+
+    assert (
+        describe_provider_error("openai/x", OddLibraryError(), streaming=True) == "openai/x: the provider call failed"
+    )
+    shown = describe_provider_error("openai/x", OddLibraryError("the stream ended early"), streaming=True)
+    assert shown == "openai/x: the provider call failed: the stream ended early"
