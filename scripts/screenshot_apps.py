@@ -26,6 +26,7 @@ if not os.environ.get("DISPLAY"):
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import qasync  # noqa: E402
+from PySide6.QtCore import QPoint  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from desktop_app.app import run_window  # noqa: E402
@@ -34,6 +35,7 @@ from desktop_app.core.apps.session import SessionState  # noqa: E402
 from desktop_app.core.chat.settings import ModelSettings  # noqa: E402
 from desktop_app.ui.apps.web_engine import prepare_application  # noqa: E402
 from desktop_app.ui.conversation.approval_panel import ApprovalPanel  # noqa: E402
+from desktop_app.ui.conversation.tool_card import ToolCard  # noqa: E402
 from desktop_app.ui.main_window import MainWindow  # noqa: E402
 from tests.llm_server import ScriptedLLM, ToolCall, calls, text  # noqa: E402
 
@@ -70,8 +72,13 @@ async def scenario(app: QApplication, output: Path, in_viewer: bool) -> None:
     await until(lambda: view.session.state is SessionState.READY)
     if in_viewer:
         view.viewer_button.click()
-    else:
-        window.conversation.ensureWidgetVisible(view, 0, 0)
+    else:  # the call's card from its header down, the board inside it
+        card = next(c for c in window.conversation.findChildren(ToolCard) if c.isAncestorOf(view))
+        await asyncio.sleep(0.5)  # the card's layout settles before it is measured
+        content = window.conversation.widget()
+        assert content is not None
+        top = card.mapTo(content, QPoint(0, 0)).y()
+        window.conversation.verticalScrollBar().setValue(top - 8)
     await asyncio.sleep(2.0)  # let the board and the last render settle
     window.grab().save(str(output))
     print(f"wrote {output}")
