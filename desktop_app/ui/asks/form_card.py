@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QFormLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFormLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from desktop_app.core.asks.elicitation import ElicitReply, FormQuestion
 from desktop_app.core.asks.form_schema import FieldKind
@@ -50,13 +50,19 @@ class FormCard(AskCard[ElicitReply]):
             self.problems[form_field.name] = problem
             cell = QVBoxLayout()
             cell.setSpacing(2)
-            cell.addWidget(editor.widget)
+            # A short editor (a drop-down, a number) keeps its width; the notes under it take the row's
+            # width, so they wrap where the row ends, not at the editor's edge.
+            grows = bool(editor.widget.sizePolicy().expandingDirections() & Qt.Orientation.Horizontal)
+            cell.addWidget(editor.widget, 0, Qt.AlignmentFlag(0) if grows else Qt.AlignmentFlag.AlignLeft)
+            notes = [problem]
             if form_field.description:
                 note = QLabel(escape(form_field.description))
                 note.setWordWrap(True)
                 note.setStyleSheet(MUTED)
+                notes.insert(0, note)
+            for note in notes:
+                note.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
                 cell.addWidget(note)
-            cell.addWidget(problem)
             boolean = form_field.kind is FieldKind.BOOLEAN  # a checkbox carries its own label
             label = "" if boolean else f"{escape(form_field.label)}{' *' if form_field.required else ''}"
             rows.addRow(label, cell)

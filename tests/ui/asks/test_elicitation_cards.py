@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDateEdit,
     QDoubleSpinBox,
+    QLabel,
     QLineEdit,
     QListWidget,
     QSpinBox,
@@ -33,7 +34,12 @@ EVERY_KIND: dict[str, Any] = {
     "type": "object",
     "properties": {
         **PROFILE_SCHEMA["properties"],
-        "born": {"type": "string", "format": "date", "title": "Birthday"},
+        "born": {
+            "type": "string",
+            "format": "date",
+            "title": "Birthday",
+            "description": "The day you were born, exactly as it is written in your passport or identity card",
+        },
         "score": {"type": "number", "minimum": 0, "maximum": 10, "default": 3.25},
         "site": {"type": "string", "format": "uri", "title": "Website", "description": "Your home page"},
     },
@@ -71,6 +77,11 @@ def test_the_form_card_draws_each_field_checks_it_and_sends(qapp: QApplication) 
         assert isinstance(editors["score"], QDoubleSpinBox) and editors["score"].value() == 3.25
         assert editors["age"].value() == 30 and editors["age"].maximum() == 150
         assert editors["colour"].currentText() == "Green"
+        # A short editor keeps its width; its note wraps at the row's edge and is shown whole.
+        await eventually(lambda: card.form.width() > 300, what="the form laid out")
+        [note] = [label for label in card.form.findChildren(QLabel) if label.text().startswith("The day you were")]
+        assert editors["born"].width() < note.width()
+        assert note.height() >= note.heightForWidth(note.width())
         assert card.message.text() == "Tell us &lt;b&gt;about&lt;/b&gt; you."  # the server's words, not markup
         assert card.warning.text() == NO_SECRETS
         assert card.values() == {"age": 30, "subscribe": False, "colour": "g", "days": ["mon"], "score": 3.25}
