@@ -4,6 +4,7 @@ row outside one, sampling usage on the meter, and questions withdrawn when their
 from __future__ import annotations
 
 import asyncio
+import importlib
 import json
 import sys
 import time
@@ -29,14 +30,18 @@ from desktop_app.ui.main_window import MainWindow
 from tests.core.asks.hosting import ASKING_SCRIPT
 from tests.hosting import live_children
 from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, ToolCall, calls, text, tool_messages
+from tests.servers.everything import everything_available, everything_stdio_params
 
 pytestmark = LITELLM_WARNINGS
 Scenario = Callable[[MainWindow, ScriptedLLM], Awaitable[None]]
+needs_everything = pytest.mark.skipif(not everything_available(), reason="server-everything is not installed")
 
 
 @pytest.fixture
 def llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[ScriptedLLM]:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    # The model library takes seconds to import (tens on a loaded machine): not inside a turn's deadline.
+    importlib.import_module("litellm")
     with ScriptedLLM() as server:
         yield server
 
@@ -49,18 +54,28 @@ async def until(check: Callable[[], object], timeout: float = 60.0, what: str = 
         await asyncio.sleep(0.02)
 
 
-def run_app(qapp: QApplication, tmp_path: Path, llm: ScriptedLLM, scenario: Scenario) -> None:
+def run_app(
+    qapp: QApplication,
+    tmp_path: Path,
+    llm: ScriptedLLM,
+    scenario: Scenario,
+    servers: dict[str, Any] | None = None,
+    roots: tuple[str, ...] = (),
+) -> None:
+    """The real window with `servers` (default: the asking server) and a scripted model."""
     config = tmp_path / "servers.json"
-    server = {"command": sys.executable, "args": [str(ASKING_SCRIPT)], "protocol": "legacy"}
-    config.write_text(json.dumps({"mcpServers": {"asking": server}}))
+    asking = {"command": sys.executable, "args": [str(ASKING_SCRIPT)], "protocol": "legacy"}
+    servers = servers or {"asking": asking}
+    config.write_text(json.dumps({"mcpServers": servers}))
     settings = tmp_path / "settings.json"
-    save_settings(settings, AppSettings(ModelSettings("openai/scripted", api_base=llm.url), provider="compatible"))
+    model = ModelSettings("openai/scripted", api_base=llm.url)
+    save_settings(settings, AppSettings(model, provider="compatible", roots=roots))
 
     async def main() -> None:
         running = asyncio.ensure_future(run_window(qapp, config, settings))
         await until(lambda: any(isinstance(w, MainWindow) and w.isVisible() for w in qapp.topLevelWidgets()))
         window = next(w for w in qapp.topLevelWidgets() if isinstance(w, MainWindow) and w.isVisible())
-        await until(lambda: window.bridge.host.ready_count() == 1, what="the asking server")
+        await until(lambda: window.bridge.host.ready_count() == len(servers), what="the servers")
         try:
             await scenario(window, llm)
         finally:
@@ -160,3 +175,35 @@ def test_sampling_consent_and_usage_on_the_meter(qapp: QApplication, tmp_path: P
         assert "servers' sampling 11 in / 7 out" in window._context_label.text()
 
     run_app(qapp, tmp_path, llm, scenario)
+
+
+@needs_everything
+def test_server_everything_asks_with_every_kind_of_field_and_lists_the_default_roots(
+    qapp: QApplication, tmp_path: Path, llm: ScriptedLLM
+) -> None:
+    params = everything_stdio_params()
+    everything = {"command": params.command, "args": list(params.args)}
+
+    async def scenario(window: MainWindow, llm: ScriptedLLM) -> None:
+        llm.queue(
+            calls(ToolCall("everything__trigger-elicitation-request", {}, id="call_form")),
+            calls(ToolCall("everything__get-roots-list", {}, id="call_roots")),
+            text("Done."),
+        )
+        window.composer.editor.setPlainText("Fill in the reference form, then list my folders")
+        window.composer.send()
+        await allow_the_call(window)
+        card = await server_question(window, "the form card")
+        assert isinstance(card, FormCard)
+        assert len(card.editors) == 13  # every kind of field the reference server asks for has an editor
+        tool = window.conversation.card("call_form")
+        assert tool is not None and tool.state is CallState.ASKING
+        card.editors["name"].widget.setText("Grace Hopper")  # type: ignore[attr-defined]
+        card.submit.click()
+        await allow_the_call(window)
+        await until(lambda: not window.chat.busy, what="the end of the turn")
+        form, roots = (m["content"] for m in tool_messages(llm.bodies()[2]))
+        assert "Name: Grace Hopper" in form and "42" in form  # the edit and a default went back
+        assert tmp_path.as_uri() in roots  # the default roots from Settings reach the server
+
+    run_app(qapp, tmp_path, llm, scenario, servers={"everything": everything}, roots=(str(tmp_path),))
