@@ -145,6 +145,7 @@ def test_approvals_inside_tool_cards_then_the_reopened_history(
         assert isinstance(first, ApprovalPanel)
         cards = window.conversation.findChildren(ToolCard)
         assert len(cards) == 1 and cards[0].isAncestorOf(first)  # inside its call's card: one card per call
+        await until(lambda: window.focusWidget() is first, what="the keyboard on the card that asks")
         assert json.loads(first.editor.toPlainText()) == {"text": "first"}
         first.editor.setPlainText('{"text": "edited by the user"}')
         await until(lambda: first.armed, what="the panel to take Enter")

@@ -16,7 +16,7 @@ import json
 from typing import Final
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QKeyEvent, QKeySequence, QShortcut
+from PySide6.QtGui import QKeyEvent, QKeySequence, QShortcut, QShowEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QLineEdit, QPushButton, QWidget
 
 from desktop_app.core.chat.approval import (
@@ -66,6 +66,7 @@ class ApprovalPanel(AskCard[ApprovalReply]):
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self._host: ToolCard | None = None
         self._armed = False
+        self._focus_when_shown = False
 
         # Shown only when the panel stands alone: a tool card already shows these.
         self.description = QLabel(request.description or "")
@@ -168,7 +169,17 @@ class ApprovalPanel(AskCard[ApprovalReply]):
             super()._set_border(colour, width)
 
     def focus(self) -> None:
-        self.setFocus(Qt.FocusReason.OtherFocusReason)
+        """Take the keyboard now, or as soon as the panel is shown (a card shows it after a moment)."""
+        if self.isVisible():
+            self.setFocus(Qt.FocusReason.OtherFocusReason)
+        else:
+            self._focus_when_shown = True
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if self._focus_when_shown:
+            self._focus_when_shown = False
+            self.setFocus(Qt.FocusReason.OtherFocusReason)
 
     @property
     def armed(self) -> bool:

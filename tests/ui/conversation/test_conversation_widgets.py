@@ -174,6 +174,7 @@ def test_one_card_per_call_with_keyboard_answers(qapp: QApplication, qtbot: QtBo
         await eventually(lambda: card.state is CallState.AWAITING, what="the card to await approval")
         [panel] = _open_panels(view)
         assert card.isAncestorOf(panel)
+        assert view.focusWidget() is panel, "the keyboard goes to the card that asks"
         assert panel.title.isHidden() and panel.origin.isHidden()  # the card's header says it already
         assert _visible_editors(card) == [panel.editor]  # the arguments appear once, editable
         assert json.loads(panel.editor.toPlainText()) == {"title": "a", "text": "b"}
