@@ -122,6 +122,7 @@ class ApprovalPanel(AskCard[ApprovalReply]):
         self.reason.setClearButtonEnabled(True)
         self.keys = QLabel("Enter allows once · Esc denies")
         self.keys.setStyleSheet(MUTED)
+        self.keys.setWordWrap(True)  # in a narrow pane it takes two lines rather than widening the card
         reason_row = QHBoxLayout()
         reason_row.setContentsMargins(0, 0, 0, 0)
         reason_row.addWidget(self.reason, 1)
