@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import repeat
+from operator import add, attrgetter
 from typing import Any, Final, overload
 
 from PySide6.QtCore import (
@@ -58,6 +60,7 @@ MIN_FIRST: Final = 20
 RECENT: Final = 16
 """Queries remembered per server, so erasing what was typed costs no new filter pass."""
 
+_LABEL: Final = attrgetter("folded_label")
 _NO_HINT: Final = QAbstractItemModel.LayoutChangeHint.NoLayoutChangeHint
 _TEXT_ROLES: Final = frozenset({Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole})
 _ROLES: Final = frozenset(
@@ -204,13 +207,18 @@ class ResourceFilterProxy(QAbstractProxyModel):
         found: Sequence[Entry] = pool
         for word in self._words:
             found = [entry for entry in found if word in entry.folded_text]
-        ranks = [0] * len(found)
-        for word in self._words:  # a label that starts with the word ranks 0 without a call
-            ranks = [
-                rank if entry.folded_label.startswith(word) else rank + _word_rank(entry, word)
-                for rank, entry in zip(ranks, found, strict=True)
-            ]
-        order = [found[i] for i in sorted(range(len(found)), key=ranks.__getitem__)] if any(ranks) else found
+        ranks: list[int] | None = None
+        labels = list(map(_LABEL, found))
+        for word in self._words:
+            # Labels that start with the word rank 0: tested in C; only the others cost a call each.
+            starts = list(map(str.startswith, labels, repeat(word)))
+            if all(starts):
+                continue
+            word_ranks = [0 if start else _word_rank(entry, word) for start, entry in zip(starts, found, strict=True)]
+            ranks = word_ranks if ranks is None else list(map(add, ranks, word_ranks))
+        if ranks is None or not any(ranks):
+            return _View(found, found, entries, 0)
+        order = [found[i] for i in sorted(range(len(found)), key=ranks.__getitem__)]
         return _View(order, found, entries, 0)
 
     def _refilter(self, server_ids: Sequence[int], *, narrowing: bool = False) -> None:

@@ -7,7 +7,7 @@ from typing import Any
 
 from PySide6.QtCore import QMimeData, QModelIndex, Qt
 from PySide6.QtGui import QGuiApplication, QPalette
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QStyledItemDelegate, QStyleOptionViewItem
 from pytestqt.qtbot import QtBot
 
 from desktop_app.core.server_status import ServerState
@@ -58,6 +58,17 @@ def test_tree_shows_servers_status_counts_and_details(qapp: QApplication, qtmode
             assert demo_sizes[0].endswith("KB")
             assert "Getting started with MCP Desk" in children(browser, 1)
             assert browser.view.isExpanded(proxy.index(0, 0)) and browser.view.isExpanded(proxy.index(1, 0))
+            # Painting asks for every role of a cell at once (multiData): it sees what data() says.
+            delegate = QStyledItemDelegate()
+            for row in range(proxy.rowCount(proxy.index(1, 0))):
+                for column in range(proxy.columnCount()):
+                    index = proxy.index(row, column, proxy.index(1, 0))
+                    option = QStyleOptionViewItem()
+                    delegate.initStyleOption(option, index)
+                    assert option.text == proxy.data(index)
+                    assert option.icon.isNull() is (column != 0)
+                    right = bool(option.displayAlignment & Qt.AlignmentFlag.AlignRight)
+                    assert right is (column == 3)
         finally:
             await bridge.host.stop_all()
 
