@@ -26,8 +26,6 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, Final, TypeVar, cast
 
-import jsonschema  # type: ignore[import-untyped]
-
 from desktop_app.core.asks.question import Asker, Question, ask_user
 from desktop_app.core.catalog import CatalogTool
 from desktop_app.core.config_file import atomic_write
@@ -165,6 +163,8 @@ def validate_arguments(schema: dict[str, Any], arguments: Any) -> str | None:
     """None when `arguments` satisfy the tool's input schema, else a one-line reason."""
     if not isinstance(arguments, dict):
         return "the arguments must be a JSON object"
+    import jsonschema  # type: ignore[import-untyped]  # here, not at start-up: its import costs 0.3-1 s
+
     try:
         validator_class = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
         validator_class.check_schema(schema)

@@ -1,7 +1,9 @@
 """Markdown to the HTML subset Qt's rich text understands, with highlighted, copyable code blocks.
 
 Qt's QTextBrowser ignores stylesheets classes from Pygments, so colours are inlined; each code
-block gets a `copy:N` link whose target text is kept alongside the HTML.
+block gets a `copy:N` link whose target text is kept alongside the HTML. markdown-it and Pygments
+are imported on first use (about a second of start-up on a busy machine otherwise; the model
+library's warm-up imports them in a worker thread before the first answer).
 """
 
 from __future__ import annotations
@@ -9,14 +11,12 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass
 from functools import cache
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
-from markdown_it import MarkdownIt
-from pygments import highlight
-from pygments.formatters import HtmlFormatter
-from pygments.lexer import Lexer
-from pygments.lexers import get_lexer_by_name
-from pygments.util import ClassNotFound
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from pygments.formatters import HtmlFormatter
+    from pygments.lexer import Lexer
 
 
 @dataclass(frozen=True)
@@ -27,18 +27,25 @@ class RenderedMarkdown:
 
 @cache
 def _parser() -> MarkdownIt:
+    from markdown_it import MarkdownIt
+
     # "js-default" escapes raw HTML: a model's output can never inject markup or links we did not make.
     return MarkdownIt("js-default", {"linkify": False, "typographer": False, "html": False})
 
 
 @cache
 def _formatter(dark: bool) -> HtmlFormatter:
+    from pygments.formatters import HtmlFormatter
+
     return HtmlFormatter(noclasses=True, nowrap=True, style="monokai" if dark else "friendly")
 
 
 @cache
 def _lexer(language: str) -> Lexer | None:
     """The lexer for a fence's language, looked up once; unknown or half-streamed names give None."""
+    from pygments.lexers import get_lexer_by_name
+    from pygments.util import ClassNotFound
+
     try:
         return get_lexer_by_name(language)
     except ClassNotFound:
@@ -50,6 +57,8 @@ def _highlight(code: str, language: str, dark: bool) -> str:
     lexer = _lexer(language.lower()) if language else None
     if lexer is None:
         return html.escape(code)
+    from pygments import highlight
+
     return str(highlight(code, lexer, _formatter(dark)))
 
 
@@ -58,6 +67,9 @@ PRELOADED_LANGUAGES: Final = ("python", "json", "bash", "javascript", "typescrip
 
 def preload_highlighting() -> None:
     """Import the common lexers and the formatter ahead of time (call it from a worker thread)."""
+    from pygments import highlight
+
+    _parser()
     for language in PRELOADED_LANGUAGES:
         if (lexer := _lexer(language)) is not None:
             highlight("x = 1", lexer, _formatter(False))
