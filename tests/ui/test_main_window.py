@@ -20,6 +20,7 @@ from pytestqt.qtbot import QtBot
 
 from desktop_app.app import run_window
 from desktop_app.core.app_settings import AppSettings, save_settings
+from desktop_app.core.chat.llm import load_litellm
 from desktop_app.core.chat.settings import ModelSettings
 from desktop_app.ui.conversation.approval_panel import ApprovalPanel
 from desktop_app.ui.conversation.attachment_chip import AttachmentChip
@@ -74,6 +75,10 @@ def run_app(
         await until(lambda: any(isinstance(w, MainWindow) and w.isVisible() for w in qapp.topLevelWidgets()))
         window = next(w for w in qapp.topLevelWidgets() if isinstance(w, MainWindow) and w.isVisible())
         await until(lambda: window.bridge.host.ready_count() == 1, what="the server ready")
+        if llm is not None:
+            # The window loads the model library when the user starts typing; its first import takes
+            # tens of seconds on a busy machine, which is not what these tests time.
+            await asyncio.wait_for(load_litellm(), 120)
         try:
             await scenario(window, llm)  # type: ignore[arg-type]
         finally:
