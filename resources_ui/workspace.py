@@ -45,12 +45,19 @@ class ResourceWorkspace(QObject):
         self.browser.template_requested.connect(self.open_template)
         self.template_form.open_requested.connect(self.viewer.open)
         self.viewer.web_link_requested.connect(self.web_link_requested)
+        bridge.server_removed.connect(self._on_server_removed)
         for source in (self.browser, self.viewer, self.template_form):
             source.attach_requested.connect(self.attach_requested)
 
     def open_resource(self, ref: ResourceRef) -> None:
         self.template_form.hide()
         self.viewer.open(ref)
+
+    def _on_server_removed(self, name: str) -> None:
+        """A template form of a server that left could only fail: it goes (the viewer keeps what it shows)."""
+        entry = self.template_form.entry
+        if entry is not None and entry.server == name:
+            self.template_form.hide()
 
     def open_template(self, entry: Entry) -> None:
         self.template_form.set_template(entry)

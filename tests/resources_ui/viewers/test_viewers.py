@@ -282,11 +282,16 @@ def test_a_view_of_the_demo_stays_read_only_once_it_steps_aside(qapp: QApplicati
         pane = ResourceViewerPane(bridge)
         pane.show()
         try:
+            workspace = ResourceWorkspace(bridge, pane.cache)
+            note = make_entry(EntryKind.TEMPLATE, "demo", "demo://notes/{topic}", "Topic note")
+            workspace.open_template(note)
+            assert not workspace.template_form.isHidden()
             assert await show(pane, "demo", "demo://guide") is ViewerKind.MARKDOWN
             assert pane.reload_button.isEnabled() and not pane.server_gone
             bridge.save_server(ServerConfig(name="fx", transport=TransportKind.STDIO, command="unused"), None)
             assert stepped_aside == [["demo"]]
             await eventually(lambda: pane.server_gone, what="the view to notice its server left")
+            assert workspace.template_form.isHidden(), "a form that could only fail goes"
             assert pane.current_kind is ViewerKind.MARKDOWN, "what was shown stays"
             assert pane.markdown_viewer.rendered.toPlainText().startswith("Getting started")
             assert not pane.reload_button.isEnabled() and not pane.attach_button.isEnabled()
@@ -297,6 +302,11 @@ def test_a_view_of_the_demo_stays_read_only_once_it_steps_aside(qapp: QApplicati
                 ServerConfig(name="fx", transport=TransportKind.STDIO, command="unused", timeout=9.0), "fx"
             )
             assert stepped_aside == [["demo"]], "said once"
+            await eventually(
+                lambda: "fx" in host.connections and host.connection("fx").config.timeout == 9.0,
+                what="the edited server",
+            )
+            await host.wait_settled(15)
 
             # A link to a demo resource (a chip in an old chat) now says why it cannot open, in words.
             assert await show(pane, "demo", "demo://report.pdf") is ViewerKind.ERROR
