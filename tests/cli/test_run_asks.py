@@ -14,8 +14,10 @@ import pytest
 from desktop_app.cli.run import run_command
 from tests.core.asks.hosting import ASKING_SCRIPT
 from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, ToolCall, calls, text, tool_messages
+from tests.servers.everything import everything_available, everything_stdio_params
 
 pytestmark = LITELLM_WARNINGS
+needs_everything = pytest.mark.skipif(not everything_available(), reason="server-everything is not installed")
 ALL_DEFAULTS = json.dumps({"type": "object", "properties": {"n": {"type": "integer", "default": 7}}})
 
 
@@ -150,3 +152,33 @@ def test_roots_from_the_flag(
     assert roots == [{"uri": tmp_path.as_uri(), "name": tmp_path.name}, {"uri": "file:///srv/data", "name": "data"}]
     assert run_command(["--config", str(config), "--model", "openai/x", "--root", "https://x.org", "hi"]) == 2
     assert "--root https://x.org must be a folder path or a file:// URI" in capsys.readouterr().err
+
+
+@needs_everything
+def test_server_everything_headless_form_and_sampling(
+    tmp_path: Path, llm: ScriptedLLM, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    params = everything_stdio_params()
+    config = tmp_path / "servers.json"
+    config.write_text(json.dumps({"mcpServers": {"everything": {"command": params.command, "args": params.args}}}))
+    # y: fill in the form; the name; every other field keeps its default or stays empty.
+    monkeypatch.setattr(sys, "stdin", io.StringIO("y\nGrace Hopper\n" + "\n" * 12))
+    llm.queue(
+        calls(ToolCall("everything__trigger-elicitation-request", {})),
+        calls(ToolCall("everything__trigger-sampling-request", {"prompt": "A colour?", "maxTokens": 50})),
+        text("Teal."),  # the model's answer to the server's sampling request
+        text("done"),
+    )
+    base = ["--config", str(config), "--model", "openai/scripted", "--api-base", llm.url, "--approve", "allow"]
+    assert run_command([*base, "--elicit", "ask", "--sampling", "allow", "go"]) == 0
+    bodies = llm.bodies()
+    [form] = tool_messages(bodies[1])
+    assert "Name: Grace Hopper" in form["content"] and "Integer: 42" in form["content"]
+    assert bodies[2]["messages"][-1] == {
+        "role": "user",
+        "content": "Resource trigger-sampling-request context: A colour?",
+    }
+    assert bodies[2]["max_tokens"] == 50
+    [sampled] = tool_messages(bodies[3])[-1:]
+    assert "Teal." in sampled["content"]
+    assert "everything asks: Please provide inputs for the following fields:" in capsys.readouterr().err
