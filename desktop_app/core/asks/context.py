@@ -8,11 +8,12 @@ call that ends while the user thinks all get a clear error for the server and a 
 from __future__ import annotations
 
 import contextlib
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final, TypeVar
 
-from mcp_types import INVALID_REQUEST, ErrorData
+from mcp_types import INTERNAL_ERROR, INVALID_REQUEST, ErrorData
 
 from desktop_app.core.asks.attribution import CallEnded, CallTracker, unless_ended
 from desktop_app.core.asks.question import Question, QuestionRefused, TooManyQuestions
@@ -20,6 +21,7 @@ from desktop_app.core.asks.service import AskService
 from desktop_app.core.events import Event
 
 R = TypeVar("R")
+log = logging.getLogger(__name__)
 
 USER_REJECTED: Final = -1
 """The code the spec's examples use when the user says no to a sampling request."""
@@ -61,3 +63,6 @@ class AskContext:
             return self.refuse(what, str(exc))
         except CallEnded:
             return self.refuse(what, CANCELLED_TURN if scope and scope.cancelled else "the request it belongs to ended")
+        except Exception:  # a fault on our side (e.g. drawing the question): the server hears why, we keep going
+            log.exception("asking the user for %s failed", self.server)
+            return self.refuse(what, "it could not be shown to the user (a fault in MCP Desk)", INTERNAL_ERROR)

@@ -104,6 +104,17 @@ async def test_bad_requests_get_a_reason_and_a_log_line(era: str) -> None:
         assert connection.status.state is ServerState.READY
 
 
+async def test_a_fault_while_asking_is_an_error_for_the_server_not_a_crash() -> None:
+    def broken(question: Question[Any]) -> Any:
+        raise RuntimeError("the card could not be drawn")
+
+    async with asking_host(broken, asking_config()) as (host, _asker):
+        connection = host.connection("asking")
+        assert "could not be shown to the user" in await refusal(connection, "ask_form", {})
+        assert any("could not be shown to the user" in note for note in host_notes(connection))
+        assert connection.status.state is ServerState.READY
+
+
 def test_url_problems() -> None:
     assert url_problem("https://example.com/x") is None
     assert url_problem("HTTP://example.com") is None
