@@ -74,7 +74,9 @@ from desktop_app.core.server_errors import (
     is_connection_loss,
 )
 from desktop_app.core.server_status import ServerState, ServerStatus
-from desktop_app.core.transports import TransportHooks, open_transport
+from desktop_app.core.transport_watch import TransportWatch
+from desktop_app.core.transports import open_transport
+from desktop_app.core.watched_streams import CLOSED_REASON, TransportHooks
 
 log = logging.getLogger(__name__)
 
@@ -118,7 +120,7 @@ class ServerConnection:
         self._client: Client | None = None
         self._task: asyncio.Task[None] | None = None
         self._stop = asyncio.Event()
-        self._dead = asyncio.Event()
+        self._watch = TransportWatch(self._note)
         self._relist = asyncio.Event()
         self._resubscribe = asyncio.Event()
         self._settled = asyncio.Event()
@@ -130,7 +132,7 @@ class ServerConnection:
             status=lambda: self.status,
             set_status=self._set_status,
             note=self._note,
-            lost=lambda: self._dead.set(),
+            lost=lambda: self._watch.mark_dead("the server asks to sign in again"),
         )
         """The server's sign-in (remote servers that answer 401); idle for the others."""
         self._exit_code: int | None = None
@@ -300,14 +302,14 @@ class ServerConnection:
                 ) from exc
             if exc.code != CONNECTION_CLOSED:
                 raise
-            self._dead.set()
+            self._watch.mark_dead(CLOSED_REASON)
             raise ServerUnavailableError(f"Server '{self.name}' closed the connection during {what}") from exc
         except Exception as exc:
             if (refused := self.auth.refusal(generation)) is not None:
                 raise refused from exc
             if not is_connection_loss(exc):
                 raise
-            self._dead.set()
+            self._watch.mark_dead(describe_error(exc))
             raise ServerUnavailableError(
                 f"Server '{self.name}' connection lost during {what}: {describe_error(exc)}"
             ) from exc
@@ -331,7 +333,9 @@ class ServerConnection:
                 except Exception as exc:
                     if self._stop.is_set():
                         break
-                    reason = self._exit_reason(exc) or describe_error(exc)
+                    # The process's exit, else why the transport ended (it knows), else the error itself.
+                    lost = self._watch.dead.is_set() and is_connection_loss(exc)
+                    reason = self._exit_reason(exc) or (self._watch.dead_reason if lost else describe_error(exc))
                 else:
                     if self._stop.is_set():
                         break
@@ -373,16 +377,10 @@ class ServerConnection:
         resolved = resolve_server(self.config, self._secrets or _NoSecrets(), self._environ)
         self._secret_values = resolved.secret_values
         config = resolved.config
-        self._dead = asyncio.Event()
         self._exit_code = None
         self._attempt_stderr_from = self._stderr_count
-        hooks = TransportHooks(
-            on_stderr=self._on_stderr,
-            on_garbage=self._on_garbage,
-            on_closed=self._dead.set,
-            on_exit=self._on_exit,
-            auth=self.auth.session_auth(config),
-        )
+        self._watch = watch = TransportWatch(self._note)
+        hooks = watch.hooks(on_stderr=self._on_stderr, on_exit=self._on_exit, auth=self.auth.session_auth(config))
         client = Client(
             self._target_factory(config, hooks),
             mode=config.protocol,
@@ -396,12 +394,15 @@ class ServerConnection:
             extensions=[advertise(EXTENSION_ID, client_extension_settings())],  # MCP Apps: views render here
         )
         async with contextlib.AsyncExitStack() as stack:
+            watch.handshaking = True
             try:
                 # The SDK bounds each request, but not the whole `auto` probe-and-fallback dance.
                 async with asyncio.timeout(config.timeout):
                     await stack.enter_async_context(client)
-            except TimeoutError:
-                raise TimeoutError(f"no answer to the MCP handshake within {config.timeout:g} s") from None
+            except Exception as exc:
+                raise watch.handshake_failure(exc, config.timeout) from exc
+            finally:
+                watch.handshaking = False
             self._note("info", f"connected, protocol {client.protocol_version}")
             await self._discover_pinned(client)
             await self._enable_legacy_logging(client)
@@ -415,11 +416,11 @@ class ServerConnection:
                 if self._modern(client):
                     listener = self._start_listener(client)
                 while True:
-                    await _first_of(self._stop, self._dead, self._relist, self._resubscribe)
+                    await _first_of(self._stop, watch.dead, self._relist, self._resubscribe)
                     if self._stop.is_set():
                         return
-                    if self._dead.is_set():
-                        raise ConnectionLost("the server closed the connection")
+                    if watch.dead.is_set():
+                        raise ConnectionLost(watch.dead_reason)
                     if self._relist.is_set():
                         self._relist.clear()
                         self._set_catalog(await self._list_catalog(client))
@@ -539,9 +540,8 @@ class ServerConnection:
 
     async def _on_message(self, message: Any) -> None:
         self.asks.on_notification(message)
-        if isinstance(message, Exception):
-            self._on_garbage(message)
-        elif isinstance(message, ResourceUpdatedNotification):
+        # Exceptions (unparsable lines) arrive here too; the watched transport already logged them.
+        if isinstance(message, ResourceUpdatedNotification):
             self._bus.publish(ResourceUpdated(self.name, message.params.uri))
         elif isinstance(
             message,
@@ -574,9 +574,6 @@ class ServerConnection:
         if self._exit_code is None or not (exc is None or isinstance(exc, ConnectionLost) or is_connection_loss(exc)):
             return None
         return describe_exit(self._exit_code)
-
-    def _on_garbage(self, exc: Exception) -> None:
-        self._note("warning", f"ignored a message that is not valid JSON-RPC: {describe_error(exc)[:300]}")
 
     def note_app(self, level: str, text: str) -> None:
         """A line about one of this server's MCP App views (what it sent, what it was refused)."""

@@ -24,11 +24,15 @@ class ConnectionLost(Exception):
     """Raised inside the owner task when the transport ended under a live session."""
 
 
+class ProtocolViolation(Exception):
+    """The server broke the protocol in a way worth naming (its message is the user-facing reason)."""
+
+
 def describe_error(exc: BaseException) -> str:
     """A one-line, user-facing reason, reaching through anyio's exception groups."""
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
-    if isinstance(exc, ConnectionLost):
+    if isinstance(exc, ConnectionLost | ProtocolViolation):
         return str(exc)
     if isinstance(exc, FileNotFoundError):
         return f"command not found: {exc.filename or exc}"

@@ -1,8 +1,8 @@
-"""Opening a server's transport, with its stderr captured and its end noticed.
+"""Opening a server's transport, with its stderr captured and its streams watched.
 
-The SDK's transports tell a waiting request that the connection closed, but nobody tells an
-idle host. Wrapping the read stream lets the owning task learn of a death the moment the
-server's stdout (or HTTP stream) ends, so it can restart without waiting for a failed call.
+Every transport's streams are wrapped (`watched_streams`) so the owning task learns of a death
+the moment the server's stdout (or HTTP stream) ends, and a stdio server's stdout is decoded
+leniently (`lenient_utf8`) so one invalid byte cannot end the SDK's reader.
 """
 
 from __future__ import annotations
@@ -12,21 +12,20 @@ import contextlib
 import os
 import threading
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
-from types import TracebackType
-from typing import Any, Self
+from typing import Any
 
-import anyio
 import httpx2
 import mcp.client.stdio as sdk_stdio
 from mcp.client.sse import sse_client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
-from mcp.shared.message import SessionMessage
 
+from desktop_app.core.lenient_utf8 import CODEC_NAME as LENIENT_UTF8
+from desktop_app.core.lenient_utf8 import reporting_bad_bytes
 from desktop_app.core.process_exit import keeping_processes
 from desktop_app.core.server_config import ServerConfig, TransportKind
+from desktop_app.core.watched_streams import TransportHooks, watch
 
 # The SDK waits 2 s for a server to exit after stdin closes, then 2 s more after SIGTERM.
 # Quitting the app must take under 2 s in all, so a server gets a shorter grace period.
@@ -34,66 +33,6 @@ sdk_stdio.PROCESS_TERMINATION_TIMEOUT = 0.8
 sdk_stdio.FORCE_KILL_TIMEOUT = 0.4
 
 STDERR_DRAIN_S = 0.5
-_CLOSED_ERRORS = (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError)
-
-
-@dataclass(frozen=True)
-class TransportHooks:
-    """Where a transport reports what the session does not (stderr lines, garbage, the end), and the
-    auth an HTTP or SSE transport sends with each request (the sign-in's, see `core.auth`)."""
-
-    on_stderr: Callable[[str], None]
-    on_garbage: Callable[[Exception], None]
-    on_closed: Callable[[], None]
-    auth: httpx2.Auth | None = None
-    on_exit: Callable[[int], None] = lambda _returncode: None
-    """A stdio server's process ended with this return code (reported once the SDK has stopped it)."""
-
-
-class _WatchedReadStream:
-    """Delegates to the SDK's read stream, reporting its end and any unparsable message."""
-
-    def __init__(self, inner: Any, hooks: TransportHooks) -> None:
-        self._inner = inner
-        self._hooks = hooks
-
-    @property
-    def last_context(self) -> Any:
-        return getattr(self._inner, "last_context", None)
-
-    async def receive(self) -> SessionMessage | Exception:
-        try:
-            item: SessionMessage | Exception = await self._inner.receive()
-        except _CLOSED_ERRORS:
-            self._hooks.on_closed()
-            raise
-        if isinstance(item, Exception):
-            self._hooks.on_garbage(item)
-        return item
-
-    def __aiter__(self) -> Self:
-        return self
-
-    async def __anext__(self) -> SessionMessage | Exception:
-        try:
-            return await self.receive()
-        except anyio.EndOfStream:
-            raise StopAsyncIteration from None
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc_val: BaseException | None,
-        exc_tb: TracebackType | None,
-    ) -> bool | None:
-        await self.aclose()
-        return None
 
 
 def _pump_stderr(fd: int, loop: asyncio.AbstractEventLoop, on_line: Callable[[str], None], done: asyncio.Event) -> None:
@@ -121,7 +60,12 @@ async def _stdio(config: ServerConfig, hooks: TransportHooks) -> AsyncIterator[A
     if not config.command:
         raise ValueError(f"server '{config.name}' has no command")
     params = StdioServerParameters(
-        command=config.command, args=list(config.args), env=dict(config.env) or None, cwd=config.cwd
+        command=config.command,
+        args=list(config.args),
+        env=dict(config.env) or None,
+        cwd=config.cwd,
+        encoding=LENIENT_UTF8,
+        encoding_error_handler="replace",
     )
     read_fd, write_fd = os.pipe()
     errlog = os.fdopen(write_fd, "w")
@@ -130,7 +74,8 @@ async def _stdio(config: ServerConfig, hooks: TransportHooks) -> AsyncIterator[A
     spawned: list[Any] = []
     try:
         async with contextlib.AsyncExitStack() as stack:
-            with keeping_processes() as spawned:  # the SDK spawns the server on entering
+            # The SDK spawns the server, and starts its stdout reader, on entering.
+            with keeping_processes() as spawned, reporting_bad_bytes(hooks.on_bad_bytes):
                 read, write = await stack.enter_async_context(stdio_client(params, errlog=errlog))
             errlog.close()  # the child holds its own copy; ours would keep the pipe open forever
             thread = threading.Thread(
@@ -141,7 +86,7 @@ async def _stdio(config: ServerConfig, hooks: TransportHooks) -> AsyncIterator[A
             )
             thread.start()
             pumping = True
-            yield _WatchedReadStream(read, hooks), write
+            yield watch(read, write, hooks)
     finally:
         errlog.close()
         if not pumping:
@@ -170,7 +115,7 @@ async def _http(config: ServerConfig, hooks: TransportHooks) -> AsyncIterator[An
         create_mcp_http_client(headers=dict(config.headers) or None, timeout=timeout, auth=hooks.auth) as http,
         streamable_http_client(config.url, http_client=http) as (read, write),
     ):
-        yield _WatchedReadStream(read, hooks), write
+        yield watch(read, write, hooks)
 
 
 @contextlib.asynccontextmanager
@@ -180,7 +125,7 @@ async def _sse(config: ServerConfig, hooks: TransportHooks) -> AsyncIterator[Any
     async with sse_client(
         config.url, headers=dict(config.headers) or None, timeout=config.timeout, auth=hooks.auth
     ) as (read, write):
-        yield _WatchedReadStream(read, hooks), write
+        yield watch(read, write, hooks)
 
 
 def open_transport(config: ServerConfig, hooks: TransportHooks) -> contextlib.AbstractAsyncContextManager[Any]:

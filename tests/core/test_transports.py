@@ -57,7 +57,19 @@ from tests.servers.paginated_server import build_paginated_server, resource_uri
 
 FIXTURE_SCRIPT = Path(__file__).resolve().parents[1] / "servers" / "fixture_server.py"
 PAGINATED_SCRIPT = FIXTURE_SCRIPT.with_name("paginated_server.py")
-TOOL_NAMES = {"echo", "add", "slow", "crash", "read_resource", "rich", "fail", "notify_change", "log"}
+TOOL_NAMES = {
+    "echo",
+    "add",
+    "slow",
+    "crash",
+    "bad_bytes",
+    "close_stdout_soon",
+    "read_resource",
+    "rich",
+    "fail",
+    "notify_change",
+    "log",
+}
 
 needs_everything = pytest.mark.skipif(
     not everything_available(), reason="node or tests/npm server-everything missing (run `make test`)"

@@ -4,6 +4,7 @@ Importable (`build_fixture_server()` for in-process tests) and runnable as a scr
 stdio, streamable HTTP or SSE, with flags that simulate misbehaving servers:
 
     python tests/servers/fixture_server.py [--garbage] [--hang-on-start]
+        [--bad-bytes-on-start] [--unsolicited-response ID]
         [--exit-immediately N] [--pages N --per-page M] [--secret-echo]
         [--http PORT | --sse PORT]
 """
@@ -17,6 +18,7 @@ import json
 import os
 import struct
 import sys
+import threading
 import time
 import warnings
 import zlib
@@ -67,6 +69,7 @@ RESOURCE_URIS: Final = (
 ITEM_TEMPLATE: Final = "fixture://items/{item_id}"
 SERVER_READ_RESOURCE_REPLY: Final = "SERVER TOOL read_resource called"
 CRASH_EXIT_CODE: Final = 3
+NOT_UTF8: Final = b"\xff\xfe\x80"
 DATA_JSON: Final[dict[str, Any]] = {
     "name": "fixture data",
     "items": list(ITEM_IDS),
@@ -199,6 +202,17 @@ def _register_prompts(server: MCPServer) -> None:
         return Completion(values=values, total=len(values), has_more=False)
 
 
+def _wire_fd() -> int:
+    """The descriptor the SDK's stdio server writes messages to (it moves them off fd 1 so a
+    stray print cannot corrupt the stream; these fault tools corrupt it on purpose)."""
+    import mcp.server.stdio as sdk_stdio
+
+    claim = sdk_stdio._claims.get(1)
+    if claim is None or claim.private_fd is None:
+        raise ToolError("not serving over stdio")
+    return claim.private_fd
+
+
 def _register_tools(server: MCPServer, *, allow_exit: bool) -> None:
     # Pure functions: they say so (the claims count only when the user trusts the server).
     pure = ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False)
@@ -227,6 +241,23 @@ def _register_tools(server: MCPServer, *, allow_exit: bool) -> None:
         sys.stderr.write("fixture server: crashing on purpose\n")
         sys.stderr.flush()
         os._exit(CRASH_EXIT_CODE)
+
+    @server.tool(description="Write bytes that are not UTF-8 as a line on the stdio stream")
+    def bad_bytes() -> str:
+        os.write(_wire_fd(), NOT_UTF8 + b"\n")
+        return "wrote bytes that are not UTF-8"
+
+    @server.tool(description="Close the stdio stream half a second after answering, and keep running")
+    def close_stdout_soon() -> str:
+        fd = _wire_fd()
+
+        def close_later() -> None:
+            time.sleep(0.5)
+            os.close(fd)
+            print("fixture server: closed stdout, still running", file=sys.stderr, flush=True)
+
+        threading.Thread(target=close_later, daemon=True).start()
+        return "closing stdout"
 
     @server.tool(name="read_resource", description="A server tool named like the client's synthetic tool")
     def read_resource_tool(uri: str) -> str:
@@ -289,6 +320,11 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--garbage", action="store_true", help="print non-JSON lines on stdout first")
     parser.add_argument("--hang-on-start", action="store_true", help="never answer initialize")
+    parser.add_argument("--bad-bytes-on-start", action="store_true", help="print a line that is not UTF-8 first")
+    parser.add_argument(
+        "--unsolicited-response", type=int, metavar="ID", help="print a response to request ID before any request"
+    )
+
     parser.add_argument("--exit-immediately", type=int, metavar="N", help="exit at once with code N")
     parser.add_argument("--pages", type=int, metavar="N", help="serve the paginated server instead")
     parser.add_argument("--per-page", type=int, default=5, metavar="M", help="items per page (default 5)")
@@ -314,6 +350,10 @@ def main(argv: list[str] | None = None) -> None:
     if args.garbage:
         for line in ("this is not json", "{broken json", "Traceback? no, just noise"):
             print(line, flush=True)
+    if args.bad_bytes_on_start:
+        os.write(1, NOT_UTF8 + b"\n")
+    if args.unsolicited_response is not None:
+        os.write(1, json.dumps({"jsonrpc": "2.0", "id": args.unsolicited_response, "result": {}}).encode() + b"\n")
     if args.hang_on_start:
         while True:
             time.sleep(3600)

@@ -1,0 +1,92 @@
+"""Servers that break the transport: bytes that are not UTF-8, a stream that ends under a live
+process, and answers nobody asked for."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from desktop_app.core.events import ServerStateChanged
+from desktop_app.core.host import ServerHost
+from desktop_app.core.server_status import ServerState
+from tests.hosting import FAST_RESTARTS, eventually, fixture_config
+
+pytestmark = pytest.mark.anyio
+
+
+def _notes(host: ServerHost, name: str, text: str) -> list[str]:
+    return [entry.text for entry in host.connection(name).log if text in entry.text]
+
+
+async def test_bytes_that_are_not_utf8_after_a_tool_leave_the_connection_working() -> None:
+    host = ServerHost(policy=FAST_RESTARTS)
+    host.start([fixture_config("fx", timeout=5)])
+    try:
+        await host.wait_settled(20)
+        connection = host.connection("fx")
+        for _ in range(2):
+            result = await connection.call_tool("bad_bytes", {})
+            assert "not UTF-8" in str(result.content[0])
+        echoed = await connection.call_tool("echo", {"text": "still here"})
+        assert "still here" in str(echoed.content[0])
+        assert connection.status.state is ServerState.READY
+        [note] = _notes(host, "fx", "not UTF-8")  # once, however often it happens
+        assert "(ff fe 80)" in note
+        # Each garbled line is reported once, as the line it was.
+        assert len(_notes(host, "fx", "not valid JSON-RPC: '\ufffd'")) == 2
+    finally:
+        await host.stop_all()
+
+
+async def test_bytes_that_are_not_utf8_at_start_up_do_not_wait_for_the_timeout() -> None:
+    host = ServerHost(policy=FAST_RESTARTS)
+    host.start([fixture_config("fx", "--bad-bytes-on-start", timeout=20)])
+    try:
+        started = time.monotonic()
+        await host.wait_settled(15)
+        assert host.connection("fx").status.state is ServerState.READY
+        assert time.monotonic() - started < 15
+        assert len(_notes(host, "fx", "(ff fe 80)")) == 1
+    finally:
+        await host.stop_all()
+
+
+async def test_a_stream_that_ends_under_a_live_server_marks_the_connection_dead_at_once() -> None:
+    host = ServerHost(policy=FAST_RESTARTS)
+    host.start([fixture_config("fx", timeout=30)])
+    try:
+        await host.wait_settled(20)
+        connection = host.connection("fx")
+        states: list[tuple[ServerState, str | None]] = []
+        host.bus.subscribe(ServerStateChanged, lambda e: states.append((e.status.state, e.status.reason)))
+        await connection.call_tool("close_stdout_soon", {})
+        # No request is made: the owner learns from the stream alone, long before any timeout.
+        await eventually(lambda: bool(states), timeout=10, what="the connection to be marked dead")
+        assert states[0] == (ServerState.RESTARTING, "the server closed the connection")
+        await eventually(lambda: connection.status.state is ServerState.READY, timeout=20, what="a restart")
+    finally:
+        await host.stop_all()
+
+
+async def test_a_response_before_the_handshake_is_named_as_what_happened() -> None:
+    host = ServerHost(policy=FAST_RESTARTS)
+    host.start([fixture_config("fx", "--unsolicited-response", "1")])
+    try:
+        await eventually(lambda: host.connection("fx").status.state is ServerState.FAILED, timeout=60)
+        reason = host.connection("fx").status.reason or ""
+        assert "the server sent a response to a request it was never sent (id 1) before the handshake" in reason
+        assert "-32022" not in reason and "handshake is not accepted" not in reason
+    finally:
+        await host.stop_all()
+
+
+async def test_a_response_to_no_request_is_ignored_with_a_note() -> None:
+    host = ServerHost(policy=FAST_RESTARTS)
+    host.start([fixture_config("fx", "--unsolicited-response", "99")])
+    try:
+        await host.wait_settled(20)
+        assert host.connection("fx").status.state is ServerState.READY
+        assert _notes(host, "fx", "never sent or was already answered (id 99)")
+    finally:
+        await host.stop_all()
