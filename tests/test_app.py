@@ -88,3 +88,32 @@ def test_broken_config_keeps_the_file_and_starts_the_demo(qapp: QApplication, tm
 
     run_in_qt(qapp, scenario())
     assert config.read_text() == broken
+
+
+def test_quitting_with_ten_servers_and_a_large_listing_in_flight_is_fast(qapp: QApplication, tmp_path: Path) -> None:
+    servers: dict[str, object] = {
+        f"fx{i}": {"command": sys.executable, "args": [str(FIXTURE_SCRIPT)]} for i in range(9)
+    }
+    big_args = ["--pages", "10", "--per-page", "1000", "--slow-relist", "0.5"]
+    servers["big"] = {"command": sys.executable, "args": [str(FIXTURE_SCRIPT), *big_args], "protocol": "legacy"}
+    config = tmp_path / "servers.json"
+    config.write_text(json.dumps({"mcpServers": servers}))
+
+    async def scenario() -> None:
+        running = asyncio.ensure_future(run_window(qapp, config))
+        window = await _window()
+        host = window.bridge.host
+        await _until(lambda: host.ready_count() == 10, timeout=90)
+        assert len(host.catalog.servers["big"].resources) == 10_000
+        big = host.connection("big")
+        await big.call_tool("announce_change", {})
+        await _until(lambda: any("slowly" in line for line in big.stderr))  # a 10,000-resource re-listing
+        started = time.monotonic()
+        window.close()
+        await asyncio.wait_for(running, 10)
+        elapsed = time.monotonic() - started
+        assert elapsed < 2.0, f"quitting took {elapsed:.2f} s"
+        assert all(c.status.state is ServerState.STOPPED for c in host.connections.values())
+
+    run_in_qt(qapp, scenario())
+    assert live_children() == []

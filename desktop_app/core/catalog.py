@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Final
@@ -43,33 +44,34 @@ class Catalog:
     """The aggregated view over all ready servers, with O(1) lookups by URI and tool name.
 
     `tools()` and `tool()` are the model's tools: app-only tools (MCP Apps) stay in the server's snapshot.
+    The indexes are built on first use: while servers come and go (at start-up, or all at once
+    when quitting) each change makes a new catalog that nobody may ever query.
     """
 
     servers: Mapping[str, ServerCatalog] = field(default_factory=dict)
-    _uri_owner: dict[str, str] = field(init=False, repr=False)
-    _resources: dict[str, Resource] = field(init=False, repr=False)
-    _tool_names: ToolNameMap = field(init=False, repr=False)
-    _tools: dict[tuple[str, str], Tool] = field(init=False, repr=False)
 
-    def __post_init__(self) -> None:
-        owner: dict[str, str] = {}
-        resources: dict[str, Resource] = {}
-        tools: dict[tuple[str, str], Tool] = {}
+    @functools.cached_property
+    def _resources(self) -> dict[str, tuple[str, Resource]]:
+        """Each URI's owner and resource; the first server (by name) wins a URI two servers both claim."""
+        resources: dict[str, tuple[str, Resource]] = {}
         for name in sorted(self.servers):
-            snapshot = self.servers[name]
-            for resource in snapshot.resources:
-                # First server (by name) wins a URI two servers both claim: deterministic.
-                if resource.uri not in owner:
-                    owner[resource.uri] = name
-                    resources[resource.uri] = resource
-            for tool in snapshot.tools:
-                # MCP Apps: a tool whose `_meta.ui.visibility` leaves out "model" is for its views only.
-                if visible_to_model(tool):
-                    tools[(name, tool.name)] = tool
-        object.__setattr__(self, "_uri_owner", owner)
-        object.__setattr__(self, "_resources", resources)
-        object.__setattr__(self, "_tools", tools)
-        object.__setattr__(self, "_tool_names", build_tool_names(tools, SYNTHETIC_TOOL_NAMES))
+            for resource in self.servers[name].resources:
+                resources.setdefault(resource.uri, (name, resource))
+        return resources
+
+    @functools.cached_property
+    def _tools(self) -> dict[tuple[str, str], Tool]:
+        # MCP Apps: a tool whose `_meta.ui.visibility` leaves out "model" is for its views only.
+        return {
+            (name, tool.name): tool
+            for name in sorted(self.servers)
+            for tool in self.servers[name].tools
+            if visible_to_model(tool)
+        }
+
+    @functools.cached_property
+    def _tool_names(self) -> ToolNameMap:
+        return build_tool_names(self._tools, SYNTHETIC_TOOL_NAMES)
 
     def with_server(self, snapshot: ServerCatalog) -> Catalog:
         return Catalog({**self.servers, snapshot.server: snapshot})
@@ -78,10 +80,12 @@ class Catalog:
         return Catalog({k: v for k, v in self.servers.items() if k != server})
 
     def owner_of(self, uri: str) -> str | None:
-        return self._uri_owner.get(uri)
+        found = self._resources.get(uri)
+        return None if found is None else found[0]
 
     def resource(self, uri: str) -> Resource | None:
-        return self._resources.get(uri)
+        found = self._resources.get(uri)
+        return None if found is None else found[1]
 
     def resources(self) -> Iterator[tuple[str, Resource]]:
         for name in sorted(self.servers):

@@ -121,6 +121,8 @@ class ServerConnection:
         self._task: asyncio.Task[None] | None = None
         self._stop = asyncio.Event()
         self._watch = TransportWatch(self._note)
+        self._idle = False
+        """True while the owner only waits (for work, a stop or a retry): stopping then needs no cancel."""
         self._relist = asyncio.Event()
         self._resubscribe = asyncio.Event()
         self._settled = asyncio.Event()
@@ -178,8 +180,9 @@ class ServerConnection:
             return
         self._stop.set()
         await self.auth.close()
-        if self.status.state is ServerState.STARTING:
-            task.cancel()  # mid-handshake nobody watches the stop event; cancelling unwinds it now
+        if not self._idle:
+            # A handshake or a listing in progress is work thrown away: unwind it now, don't wait.
+            task.cancel()
         done, _ = await asyncio.wait({task}, timeout=timeout)
         if not done:
             task.cancel()
@@ -363,8 +366,12 @@ class ServerConnection:
                         next_try_at=time.time() + delay,
                     )
                 )
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._stop.wait(), delay)
+                self._idle = True
+                try:
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(self._stop.wait(), delay)
+                finally:
+                    self._idle = False
             self._set_status(ServerStatus(ServerState.STOPPED))
         except asyncio.CancelledError:
             self._set_status(ServerStatus(ServerState.STOPPED))
@@ -416,7 +423,11 @@ class ServerConnection:
                 if self._modern(client):
                     listener = self._start_listener(client)
                 while True:
-                    await _first_of(self._stop, watch.dead, self._relist, self._resubscribe)
+                    self._idle = True
+                    try:
+                        await _first_of(self._stop, watch.dead, self._relist, self._resubscribe)
+                    finally:
+                        self._idle = False
                     if self._stop.is_set():
                         return
                     if watch.dead.is_set():

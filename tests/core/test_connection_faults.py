@@ -1,5 +1,5 @@
 """Servers that break the transport: bytes that are not UTF-8, a stream that ends under a live
-process, and answers nobody asked for."""
+process, answers nobody asked for, and a stop that must not wait for a listing."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from desktop_app.core.events import ServerStateChanged
 from desktop_app.core.host import ServerHost
 from desktop_app.core.server_status import ServerState
-from tests.hosting import FAST_RESTARTS, eventually, fixture_config
+from tests.hosting import FAST_RESTARTS, eventually, fixture_config, live_children
 
 pytestmark = pytest.mark.anyio
 
@@ -90,3 +90,24 @@ async def test_a_response_to_no_request_is_ignored_with_a_note() -> None:
         assert _notes(host, "fx", "never sent or was already answered (id 99)")
     finally:
         await host.stop_all()
+
+
+async def test_stopping_does_not_wait_for_a_listing_in_flight() -> None:
+    host = ServerHost(policy=FAST_RESTARTS)
+    big = fixture_config(
+        "big", "--pages", "10", "--per-page", "1000", "--slow-relist", "0.5", protocol="legacy", timeout=60
+    )
+    host.start([big, *(fixture_config(f"fx{i}") for i in range(3))])
+    try:
+        await host.wait_settled(60)
+        assert len(host.catalog.servers["big"].resources) == 10_000
+        connection = host.connection("big")
+        await connection.call_tool("announce_change", {})
+        await eventually(lambda: any("slowly" in line for line in connection.stderr), what="a re-listing")
+    finally:
+        started = time.monotonic()
+        await host.stop_all()
+        elapsed = time.monotonic() - started
+    assert elapsed < 2.0, f"stopping took {elapsed:.2f} s"
+    assert all(c.status.state is ServerState.STOPPED for c in host.connections.values())
+    await eventually(lambda: live_children() == [], timeout=2, what="no child processes")

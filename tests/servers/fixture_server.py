@@ -5,7 +5,7 @@ stdio, streamable HTTP or SSE, with flags that simulate misbehaving servers:
 
     python tests/servers/fixture_server.py [--garbage] [--hang-on-start]
         [--bad-bytes-on-start] [--unsolicited-response ID]
-        [--exit-immediately N] [--pages N --per-page M] [--secret-echo]
+        [--exit-immediately N] [--pages N --per-page M [--slow-relist S]] [--secret-echo]
         [--http PORT | --sse PORT]
 """
 
@@ -328,6 +328,7 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--exit-immediately", type=int, metavar="N", help="exit at once with code N")
     parser.add_argument("--pages", type=int, metavar="N", help="serve the paginated server instead")
     parser.add_argument("--per-page", type=int, default=5, metavar="M", help="items per page (default 5)")
+    parser.add_argument("--slow-relist", type=float, metavar="S", help="paginated: announce_change, then S s a page")
     parser.add_argument("--secret-echo", action="store_true", help="print FIXTURE_TOKEN to stderr")
     transport = parser.add_mutually_exclusive_group()
     transport.add_argument("--http", type=int, metavar="PORT", help="streamable HTTP on 127.0.0.1:PORT/mcp")
@@ -361,7 +362,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.pages is not None:
         from tests.servers.paginated_server import run_paginated
 
-        run_paginated(args.pages, args.per_page, http_port=args.http, sse_port=args.sse)
+        run_paginated(args.pages, args.per_page, slow_relist=args.slow_relist, http_port=args.http, sse_port=args.sse)
         return
 
     server = build_fixture_server(allow_exit=True)

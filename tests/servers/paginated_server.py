@@ -6,15 +6,20 @@ resource templates, prompts and tools are each `pages * per_page` generated item
 opaque to the client (`page:<n>`); an unknown cursor is an INVALID_PARAMS error, as the
 spec asks.
 
-    python tests/servers/paginated_server.py --pages 3 --per-page 4 [--tools N] [--http PORT]
+    python tests/servers/paginated_server.py --pages 3 --per-page 4 [--tools N] [--slow-relist S] [--http PORT]
 
 `--templates`, `--prompts` and `--tools` give those listings their own size (the benchmarks'
 large catalogs: 10,000 resources but a few hundred tools).
+
+With `slow_relist` (seconds), it also offers an `announce_change` tool: it announces that the
+resource list changed (handshake-era sessions) and from then on serves each listing page that
+much later, so a re-listing is still in flight when a test stops the server.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Sequence
 from typing import Any, Final, TypeVar
 
@@ -46,6 +51,7 @@ from mcp_types import (
 )
 
 SERVER_NAME: Final = "paginated"
+ANNOUNCE_TOOL: Final = "announce_change"
 _CURSOR_PREFIX: Final = "page:"
 
 _T = TypeVar("_T")
@@ -79,6 +85,7 @@ def build_paginated_server(
     templates: int | None = None,
     prompts: int | None = None,
     tools: int | None = None,
+    slow_relist: float | None = None,
 ) -> Server[Any]:
     """A server with `pages` pages of `per_page` resources; the other listings are as long, or as given."""
     if pages < 1 or per_page < 1:
@@ -97,6 +104,11 @@ def build_paginated_server(
         Tool(name=f"tool_{i:04d}", description=f"Generated tool {i}", input_schema={"type": "object"})
         for i in range(count if tools is None else tools)
     ]
+    page_delay = [0.0]
+    if slow_relist is not None:
+        tools_.append(
+            Tool(name=ANNOUNCE_TOOL, description="Announce a change; list slowly", input_schema={"type": "object"})
+        )
     known_uris = {resource.uri for resource in resources}
     known_prompts = {prompt.name for prompt in prompts_}
     known_tools = {tool.name for tool in tools_}
@@ -104,6 +116,9 @@ def build_paginated_server(
     async def list_resources(
         ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None
     ) -> ListResourcesResult:
+        if page_delay[0]:
+            print(f"serving a resources page slowly ({page_delay[0]} s)", file=sys.stderr, flush=True)
+            await anyio.sleep(page_delay[0])
         page, next_cursor = _page(resources, params, per_page)
         return ListResourcesResult(resources=page, next_cursor=next_cursor)
 
@@ -134,6 +149,10 @@ def build_paginated_server(
         return GetPromptResult(messages=[message])
 
     async def call_tool(ctx: ServerRequestContext[Any], params: CallToolRequestParams) -> CallToolResult:
+        if params.name == ANNOUNCE_TOOL and slow_relist is not None:
+            page_delay[0] = slow_relist
+            await ctx.session.send_resource_list_changed()
+            return CallToolResult(content=[TextContent(text="announced")])
         if params.name not in known_tools:
             raise MCPError(code=INVALID_PARAMS, message=f"Unknown tool: {params.name}")
         return CallToolResult(content=[TextContent(text=f"{params.name} called")])
@@ -160,6 +179,7 @@ def run_paginated(
     pages: int,
     per_page: int,
     *,
+    slow_relist: float | None = None,
     http_port: int | None = None,
     sse_port: int | None = None,
     sizes: dict[str, int | None] | None = None,
@@ -167,7 +187,7 @@ def run_paginated(
     """Serve over stdio, or streamable HTTP on 127.0.0.1 (SSE is not offered here)."""
     if sse_port is not None:
         raise SystemExit("the paginated server does not serve SSE; use stdio or --http")
-    server = build_paginated_server(pages, per_page, **(sizes or {}))
+    server = build_paginated_server(pages, per_page, **(sizes or {}), slow_relist=slow_relist)
     if http_port is None:
         anyio.run(_serve_stdio, server)
         return
@@ -183,10 +203,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--per-page", type=int, default=5, metavar="M")
     for kind in ("templates", "prompts", "tools"):
         parser.add_argument(f"--{kind}", type=int, metavar="N", help=f"{kind} listed (default: as many as resources)")
+    parser.add_argument("--slow-relist", type=float, metavar="S", help="offer announce_change; then S s per page")
     parser.add_argument("--http", type=int, metavar="PORT", help="streamable HTTP on 127.0.0.1:PORT/mcp")
     args = parser.parse_args(argv)
     sizes = {"templates": args.templates, "prompts": args.prompts, "tools": args.tools}
-    run_paginated(args.pages, args.per_page, http_port=args.http, sizes=sizes)
+    run_paginated(args.pages, args.per_page, slow_relist=args.slow_relist, http_port=args.http, sizes=sizes)
 
 
 if __name__ == "__main__":
