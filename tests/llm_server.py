@@ -169,6 +169,13 @@ class ScriptedLLM:
 
     async def _openai(self, request: Request) -> Response:
         reply = await self._take(request)
+        if unanswered := _unanswered_calls(self.requests[-1].body.get("messages", [])):
+            # What OpenAI answers to a history with tool calls left without a result.
+            message = (
+                "An assistant message with 'tool_calls' must be followed by tool messages responding to each "
+                f"'tool_call_id'. The following tool_call_ids did not have response messages: {', '.join(unanswered)}"
+            )
+            return JSONResponse({"error": {"message": message, "type": "invalid_request_error"}}, status_code=400)
         if reply is None:
             return JSONResponse({"error": {"message": "the test script has no reply left"}}, status_code=500)
         if reply.status != 200:
@@ -284,6 +291,18 @@ class RecordingApprover:
             return question.fallback()
         self.requests.append(question)
         return self.replies.popleft() if self.replies else ApprovalReply(Decision.ALLOW_ONCE)
+
+
+def _unanswered_calls(messages: list[dict[str, Any]]) -> list[str]:
+    unanswered: list[str] = []
+    for index, message in enumerate(messages):
+        if message.get("role") != "assistant" or not message.get("tool_calls"):
+            continue
+        following = messages[index + 1 :]
+        run = following[: next((i for i, m in enumerate(following) if m.get("role") != "tool"), len(following))]
+        answered = {m.get("tool_call_id") for m in run}
+        unanswered += [call["id"] for call in message["tool_calls"] if call.get("id") not in answered]
+    return unanswered
 
 
 def tool_messages(body: dict[str, Any]) -> list[dict[str, Any]]:

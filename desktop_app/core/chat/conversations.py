@@ -2,7 +2,8 @@
 
 A message is written in its own short transaction the moment it is whole, so killing the
 app mid-turn loses at most the message in progress. Messages are stored in the provider
-format they are sent in (OpenAI chat messages), so resuming needs no conversion.
+format they are sent in (OpenAI chat messages), so resuming needs no conversion beyond the
+repair of tool calls a crash left without a result (`history_repair`).
 
 Beside the messages, a conversation keeps what only the user saw (the `events` table: which
 server ran a call, the arguments that really ran, who allowed it, chips, "Stopped." markers),
@@ -23,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from desktop_app.core.chat.history_repair import Message, missing_results
 from desktop_app.core.paths import data_dir
 from desktop_app.core.trust import MAX_TAINT_REASONS
 
@@ -182,6 +184,31 @@ class ConversationStore:
             if cursor.rowcount == 0:
                 raise ConversationNotFoundError(f"no conversation {conversation_id!r}")
 
+    def insert(self, conversation_id: str, inserts: builtins.list[tuple[int, Message]]) -> None:
+        """Insert messages at positions of the current list (as `missing_results` gives them), in one commit.
+
+        Events kept after a later message move with it; those at the insert position stay before
+        the new message (they are the calls it answers).
+        """
+        now = time.time()
+        with self._transaction() as db:
+            for position, message in sorted(inserts, key=lambda item: item[0], reverse=True):
+                # Two steps, so no row ever takes a position another row still holds.
+                db.execute(
+                    "UPDATE messages SET position = -position - 2 WHERE conversation_id = ? AND position >= ?",
+                    (conversation_id, position),
+                )
+                db.execute(
+                    "UPDATE messages SET position = -position - 1 WHERE conversation_id = ? AND position < 0",
+                    (conversation_id,),
+                )
+                db.execute(
+                    "UPDATE events SET position = position + 1 WHERE conversation_id = ? AND position > ?",
+                    (conversation_id, position),
+                )
+                body = json.dumps(message, ensure_ascii=False)
+                db.execute("INSERT INTO messages VALUES (?, ?, ?, ?)", (conversation_id, position, body, now))
+
     def rename(self, conversation_id: str, title: str) -> None:
         if not title.strip():
             raise ValueError("a conversation title cannot be empty")
@@ -244,9 +271,14 @@ class Conversation:
 
     @classmethod
     def resume(cls, store: ConversationStore, conversation_id: str) -> Conversation:
+        """The stored conversation, with tool calls a crash left unanswered given a result (and stored)."""
+        messages = store.messages(conversation_id)
+        if inserts := missing_results(messages):
+            store.insert(conversation_id, inserts)
+            messages = store.messages(conversation_id)
         return cls(
             id=conversation_id,
-            messages=store.messages(conversation_id),
+            messages=messages,
             store=store,
             events=store.events(conversation_id),
             taint=store.taint(conversation_id),

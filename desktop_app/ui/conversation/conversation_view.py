@@ -22,6 +22,7 @@ from desktop_app.core.chat.events import (
     TurnFinished,
     event_from_dict,
 )
+from desktop_app.core.chat.history_repair import INTERRUPTED_RESULT
 from desktop_app.core.content import ResourceContent
 from desktop_app.ui.conversation.message_bubble import MessageBubble, Role
 from desktop_app.ui.conversation.tool_card import CallState, ResourceChip, ToolCard
@@ -200,11 +201,12 @@ class ConversationView(QScrollArea):
                 self._cards[card.call_id] = card
                 self.add_widget(card)
         elif role == "tool" and (index, message.get("tool_call_id", "")) not in results:
-            legacy = self._cards.get(message.get("tool_call_id", ""))
-            if legacy is not None and not legacy.settled:
-                legacy.set_result(
-                    str(message.get("content", "")), is_error=False, denied=False, structured=None, binaries=[]
-                )
+            card = self._cards.get(message.get("tool_call_id", ""))
+            text = str(message.get("content", ""))
+            if card is not None and text == INTERRUPTED_RESULT:  # the app stopped: a decision may be shown
+                card.set_result(text, is_error=False, denied=False, structured=None, binaries=[], interrupted=True)
+            elif card is not None and not card.settled:
+                card.set_result(text, is_error=False, denied=False, structured=None, binaries=[])
 
     # -- events ----------------------------------------------------------------------------
 

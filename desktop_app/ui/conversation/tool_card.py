@@ -44,6 +44,8 @@ class CallState(StrEnum):
     ERROR = "error"
     DENIED = "denied"
     CANCELLED = "cancelled"
+    INTERRUPTED = "interrupted"
+    """The app stopped (crashed, was killed) before the call finished."""
 
 
 _BADGE = {
@@ -54,6 +56,7 @@ _BADGE = {
     CallState.ERROR: "#d64545",
     CallState.DENIED: "#8a8f98",
     CallState.CANCELLED: "#8a8f98",
+    CallState.INTERRUPTED: "#b7791f",
 }
 
 
@@ -121,8 +124,10 @@ class ToolCard(QFrame):
         self.setObjectName("toolCard")
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.set_border(_CALM_BORDER, 1)
-        where = f"{_escape(tool)} · on {_escape(server)}" if title else f"on {_escape(server)}"
-        self.title = QLabel(f"<b>{_escape(title or tool)}</b> &nbsp;<span style='color:#8a8f98'>{where}</span>")
+        on = f"on {_escape(server)}" if server else ""  # a card from history knows no server
+        where = " · ".join(part for part in (_escape(tool) if title else "", on) if part)
+        grey = f" &nbsp;<span style='color:#8a8f98'>{where}</span>" if where else ""
+        self.title = QLabel(f"<b>{_escape(title or tool)}</b>{grey}")
         self.title.setWordWrap(True)
         self.badge = QLabel()
         self.progress = QLabel()
@@ -258,6 +263,7 @@ class ToolCard(QFrame):
         structured: Any,
         binaries: list[ResourceContent],
         cancelled: bool = False,
+        interrupted: bool = False,
     ) -> None:
         self.release()
         self.settled = True
@@ -266,6 +272,14 @@ class ToolCard(QFrame):
             # No decision yet: the turn was stopped while the call waited for the user, so it never ran.
             self.decision.setText(self.decision.text() or "Stopped before you answered; it did not run")
             self.decision.show()
+            return
+        if interrupted:  # the app's own words, not a payload: plain, wrapped text, shown open
+            self.set_state(CallState.INTERRUPTED)
+            note = QLabel(text)
+            note.setWordWrap(True)
+            self.result_layout.addWidget(note)
+            self.result_toggle.setVisible(True)
+            self.result_toggle.setChecked(True)
             return
         self.set_state(CallState.DENIED if denied else CallState.ERROR if is_error else CallState.DONE)
         if denied:

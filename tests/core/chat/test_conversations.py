@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import subprocess
@@ -11,8 +12,16 @@ from pathlib import Path
 
 import pytest
 
+from desktop_app.core.chat.approval import ApprovalPolicy, Decision, StaticApprover
 from desktop_app.core.chat.conversations import Conversation, ConversationNotFoundError, ConversationStore
-from tests.llm_server import ScriptedLLM, ToolCall, calls, text
+from desktop_app.core.chat.engine import ChatEngine
+from desktop_app.core.chat.events import TurnFinished
+from desktop_app.core.chat.history_repair import INTERRUPTED_RESULT, missing_results
+from desktop_app.core.chat.settings import ModelSettings
+from desktop_app.core.host import ServerHost
+from desktop_app.core.server_config import ServerConfig, TransportKind
+from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, ToolCall, calls, text
+from tests.servers.fixture_server import build_fixture_server
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -168,3 +177,115 @@ def test_a_conversation_reaches_the_store_with_its_first_message(tmp_path: Path)
     store.create("Left empty by an earlier version")
     store.close()
     assert [c.id for c in ConversationStore(path).list()] == [untouched.id], "empty ones are dropped on open"
+
+
+_KILLED_AT_APPROVAL = textwrap.dedent(
+    """
+    import asyncio, sys
+    from pathlib import Path
+    from desktop_app.core.chat.approval import ApprovalPolicy, ApprovalReply, Decision
+    from desktop_app.core.chat.conversations import Conversation, ConversationStore
+    from desktop_app.core.chat.engine import ChatEngine
+    from desktop_app.core.chat.settings import ModelSettings
+    from desktop_app.core.host import ServerHost
+    from desktop_app.core.server_config import ServerConfig, TransportKind
+    from tests.servers.fixture_server import build_fixture_server
+
+    class AllowEchoThenWait:
+        async def approve(self, request):
+            if request.tool == "echo":
+                return ApprovalReply(Decision.ALLOW_ONCE)
+            print("approval open", flush=True)  # the card stays open until the app is killed
+            await asyncio.Event().wait()
+
+    async def main() -> None:
+        server = build_fixture_server()
+        host = ServerHost(target_factory=lambda _c, _h: server)
+        host.start([ServerConfig(name="fx", transport=TransportKind.STDIO, command="unused")])
+        await host.wait_settled(15)
+        conversation = Conversation.start(ConversationStore(Path(sys.argv[1])), "killed")
+        settings = ModelSettings("openai/scripted", api_base=sys.argv[2], max_retries=0)
+        engine = ChatEngine(host, settings, ApprovalPolicy(AllowEchoThenWait()))
+        async for _event in engine.start_turn(conversation, "echo, then add"):
+            pass
+
+    asyncio.run(main())
+    """
+)
+
+
+@LITELLM_WARNINGS[0]
+@LITELLM_WARNINGS[1]
+def test_tool_calls_a_killed_app_left_unanswered_get_a_stored_result_on_resume(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    path = tmp_path / "chats.sqlite3"
+    with ScriptedLLM() as llm:
+        echo = ToolCall("fx__echo", {"text": "hi"}, id="call_echo")
+        llm.queue(calls(echo, ToolCall("fx__add", {"a": 1, "b": 2}, id="call_add")))
+        process = subprocess.Popen(
+            [sys.executable, "-c", _KILLED_AT_APPROVAL, str(path), llm.url],
+            cwd=ROOT,
+            env={**os.environ, "OPENAI_API_KEY": "sk-test", "PYTHONPATH": str(ROOT)},
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            assert process.stdout is not None
+            assert process.stdout.readline() == "approval open\n"
+        finally:
+            process.send_signal(signal.SIGKILL)
+            process.wait(10)
+
+        store = ConversationStore(path)
+        [info] = store.list()
+        left = store.messages(info.id)
+        assert [m["role"] for m in left] == ["user", "assistant", "tool"]  # the add call has no result
+
+        resumed = Conversation.resume(store, info.id)
+        assert [m["role"] for m in resumed.messages] == ["user", "assistant", "tool", "tool"]
+        assert resumed.messages[3] == {"role": "tool", "tool_call_id": "call_add", "content": INTERRUPTED_RESULT}
+        store.close()
+        stored = ConversationStore(path)
+        assert stored.messages(info.id) == resumed.messages  # the repair is stored, not redone each time
+        assert stored.info(info.id).message_count == 4
+
+        # The resumed chat goes on: the provider accepts the repaired history.
+        llm.queue(text("Carrying on."))
+        asyncio.run(_one_turn(Conversation.resume(stored, info.id), llm.url, "go on"))
+        sent = llm.bodies()[-1]["messages"]
+        assert [m.get("tool_call_id") for m in sent if m["role"] == "tool"] == ["call_echo", "call_add"]
+        assert [m["role"] for m in stored.messages(info.id)][-2:] == ["user", "assistant"]
+        stored.close()
+
+
+async def _one_turn(conversation: Conversation, url: str, message: str) -> None:
+    server = build_fixture_server()
+    host = ServerHost(target_factory=lambda _c, _h: server)
+    host.start([ServerConfig(name="fx", transport=TransportKind.STDIO, command="unused")])
+    try:
+        await host.wait_settled(15)
+        settings = ModelSettings("openai/scripted", api_base=url, max_retries=0)
+        engine = ChatEngine(host, settings, ApprovalPolicy(StaticApprover(Decision.DENY)), secrets=None)
+        events = [event async for event in engine.start_turn(conversation, message)]
+        finished = events[-1]
+        assert isinstance(finished, TurnFinished) and finished.reason == "stop", events
+    finally:
+        await host.stop_all()
+
+
+def test_missing_results_go_after_the_results_that_were_stored() -> None:
+    call = {"type": "function", "function": {"name": "t", "arguments": "{}"}}
+    history = [
+        {"role": "user", "content": "a"},
+        {"role": "assistant", "content": None, "tool_calls": [{**call, "id": "1"}, {**call, "id": "2"}]},
+        {"role": "tool", "tool_call_id": "1", "content": "done"},
+        {"role": "user", "content": "b"},
+        {"role": "assistant", "content": "", "tool_calls": [{**call, "id": "3"}]},
+    ]
+    assert missing_results(history) == [
+        (3, {"role": "tool", "tool_call_id": "2", "content": INTERRUPTED_RESULT}),
+        (5, {"role": "tool", "tool_call_id": "3", "content": INTERRUPTED_RESULT}),
+    ]
+    assert missing_results(history[:1]) == []

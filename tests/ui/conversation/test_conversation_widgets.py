@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QPointF, Qt, QUrl
@@ -14,6 +15,7 @@ from pytestqt.qtbot import QtBot
 
 from desktop_app.core.asks.question import ask_user
 from desktop_app.core.chat.approval import ApprovalReply, ApprovalRequest, Decision, Requester
+from desktop_app.core.chat.conversations import Conversation, ConversationStore
 from desktop_app.core.chat.events import (
     ChatError,
     ResourceRead,
@@ -25,6 +27,7 @@ from desktop_app.core.chat.events import (
     TurnFinished,
     event_to_dict,
 )
+from desktop_app.core.chat.history_repair import INTERRUPTED_RESULT
 from desktop_app.core.content import ResourceContent
 from desktop_app.core.trust import ServerTrust, ToolHints
 from desktop_app.ui.asks.card import Tone
@@ -458,3 +461,22 @@ def test_composer_keys_and_attachments(qtbot: QtBot) -> None:
     composer.attach([ref])
     composer.detach(ref)
     assert composer.attachments == []
+
+
+def test_history_shows_a_call_the_app_never_finished(qtbot: QtBot, tmp_path: Path) -> None:
+    store = ConversationStore(tmp_path / "chats.sqlite3")
+    killed = Conversation.start(store)
+    call = {"type": "function", "function": {"name": "fx__add", "arguments": '{"a": 1}'}}
+    killed.append({"role": "user", "content": "add"})
+    killed.append({"role": "assistant", "content": "", "tool_calls": [{**call, "id": "c1"}, {**call, "id": "c2"}]})
+    killed.append({"role": "tool", "tool_call_id": "c1", "content": "2"})
+    view = ConversationView()
+    qtbot.addWidget(view)
+    view.show_history(Conversation.resume(store, killed.id).messages)
+    finished, stopped = view.card("c1"), view.card("c2")
+    assert finished is not None and finished.state is CallState.DONE
+    assert stopped is not None and stopped.state is CallState.INTERRUPTED
+    assert stopped.badge.text().strip() == "interrupted"
+    assert stopped.result_toggle.isChecked()
+    assert [label.text() for label in stopped.result_box.findChildren(QLabel)] == [INTERRUPTED_RESULT]
+    store.close()
