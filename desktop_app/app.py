@@ -20,6 +20,7 @@ from desktop_app.core.chat.conversations import ConversationStore
 from desktop_app.core.config_file import default_config_path
 from desktop_app.core.config_store import ConfigStore
 from desktop_app.core.host import ServerHost
+from desktop_app.core.log_routing import install_logging
 from desktop_app.core.paths import data_dir
 from desktop_app.core.secret_store import PasswordRequiredError, SecretStoreError, open_secret_store
 from desktop_app.core.server_config import ServerConfig, TransportKind
@@ -154,6 +155,7 @@ def run_app(
     splash: Splash | None = None,
     instance: PrimaryInstance | None = None,
 ) -> int:
+    install_logging(logging.WARNING)  # warnings on the terminal, secrets redacted, servers' own in their logs
     app.setApplicationName("MCP Desk")
     app.setOrganizationName("MCP Desk")
     app.setDesktopFileName("mcp-desk")

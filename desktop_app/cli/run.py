@@ -39,6 +39,7 @@ from desktop_app.core.chat.settings import DEFAULT_MAX_ITERATIONS, DEFAULT_MAX_T
 from desktop_app.core.config_file import ConfigError, default_config_path, load_config
 from desktop_app.core.expansion import SecretLookup
 from desktop_app.core.host import ServerHost
+from desktop_app.core.log_routing import install_logging
 from desktop_app.core.paths import data_dir
 from desktop_app.core.providers import key_secret_name, provider_for
 from desktop_app.core.restart_policy import RestartPolicy
@@ -174,8 +175,8 @@ def run_command(argv: list[str]) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse already printed usage and the error (or the help)
         return EXIT_USAGE if exc.code not in (0, None) else EXIT_OK
-    if args.debug:
-        logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    # stdout carries only the answer; libraries' records go to the servers' logs or, with --debug, stderr.
+    install_logging(logging.INFO if args.debug else None)
     try:
         return asyncio.run(_run(args))
     except UsageError as exc:

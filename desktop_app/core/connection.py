@@ -63,6 +63,7 @@ from desktop_app.core.events import (
     ServerStateChanged,
 )
 from desktop_app.core.expansion import SecretLookup, redact, resolve_server
+from desktop_app.core.log_routing import server_log_context
 from desktop_app.core.process_exit import describe_exit
 from desktop_app.core.restart_policy import RestartPolicy
 from desktop_app.core.server_config import LOG_LEVELS, ServerConfig
@@ -169,7 +170,10 @@ class ServerConnection:
             self._set_status(ServerStatus(ServerState.DISABLED))
             return
         self._stop = asyncio.Event()
-        self._task = asyncio.create_task(self._own(), name=f"mcp-server:{self.name}")
+        # The SDK's own log records about this server land in its log (`log_routing`).
+        self._task = asyncio.create_task(
+            self._own(), name=f"mcp-server:{self.name}", context=server_log_context(self._note)
+        )
 
     async def stop(self, timeout: float = 1.8) -> None:
         """Close the session and end the server process; cancel the owner if it overstays."""

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Final, Protocol
 
 from desktop_app.core.config_file import SERVERS_KEY, ConfigError
+from desktop_app.core.log_redaction import remember_secrets
 from desktop_app.core.server_config import ServerConfig
 
 SECRET_PREFIX: Final = "secret:"
@@ -157,6 +158,7 @@ def resolve_server(
         return value
 
     resolved = _map_fields(cfg, expand)
+    remember_secrets(used)  # from now on no log line shows them, whatever library logs it
     return ResolvedServer(config=resolved, secret_values=frozenset(used))
 
 

@@ -8,7 +8,6 @@ sharp replacement is done.
 
 from __future__ import annotations
 
-import importlib
 from bisect import bisect_right
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -18,6 +17,7 @@ from PySide6.QtCore import QPoint, QRect, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QImage, QMouseEvent, QPainter, QPaintEvent
 from PySide6.QtWidgets import QWidget
 
+from desktop_app.core.mupdf import load as load_mupdf
 from resources_ui.viewers.slices import SliceRunner
 
 if TYPE_CHECKING:
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 def mupdf() -> Any:
     """PyMuPDF, imported on first use (it costs ~70 ms): the window shows before any PDF is opened."""
-    return importlib.import_module("pymupdf")
+    return load_mupdf()
 
 
 GAP: Final = 12

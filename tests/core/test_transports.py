@@ -63,6 +63,7 @@ TOOL_NAMES = {
     "slow",
     "crash",
     "bad_bytes",
+    "bad_notification",
     "close_stdout_soon",
     "read_resource",
     "rich",

@@ -4,7 +4,7 @@ Importable (`build_fixture_server()` for in-process tests) and runnable as a scr
 stdio, streamable HTTP or SSE, with flags that simulate misbehaving servers:
 
     python tests/servers/fixture_server.py [--garbage] [--hang-on-start]
-        [--bad-bytes-on-start] [--unsolicited-response ID]
+        [--bad-bytes-on-start] [--unsolicited-response ID] [--broken-pdf]
         [--exit-immediately N] [--pages N --per-page M [--slow-relist S]] [--secret-echo]
         [--http PORT | --sse PORT]
 """
@@ -136,6 +136,20 @@ def huge_png_bytes() -> bytes:
 
 
 CORRUPT_PDF: Final = b"This is not a PDF. It only claims to be application/pdf.\n" * 4
+BROKEN_PDF_TEXT: Final = "readable despite the damage"
+
+
+@functools.cache
+def broken_pdf_bytes() -> bytes:
+    """A PDF whose page content stream has syntax errors: it opens, and MuPDF complains while reading it."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 72), "placeholder")
+    stream = f"BT /F9 12 Tf 72 72 Td ({BROKEN_PDF_TEXT}) Tj ET q /Im9 Do Q ] ] }} BI ID xx".encode()
+    doc.update_stream(page.get_contents()[0], stream)
+    data: bytes = doc.tobytes()
+    doc.close()
+    return data
 
 
 def _b64(data: bytes) -> str:
@@ -247,6 +261,12 @@ def _register_tools(server: MCPServer, *, allow_exit: bool) -> None:
         os.write(_wire_fd(), NOT_UTF8 + b"\n")
         return "wrote bytes that are not UTF-8"
 
+    @server.tool(description="Send a resources/updated notification without its uri (the client cannot validate it)")
+    def bad_notification() -> str:
+        message = {"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {}}
+        os.write(_wire_fd(), json.dumps(message).encode() + b"\n")
+        return "sent a notification without a uri"
+
     @server.tool(description="Close the stdio stream half a second after answering, and keep running")
     def close_stdout_soon() -> str:
         fd = _wire_fd()
@@ -307,10 +327,16 @@ def _register_tools(server: MCPServer, *, allow_exit: bool) -> None:
         return f"logged: {message}"
 
 
-def build_fixture_server(*, allow_exit: bool = False) -> MCPServer:
+def build_fixture_server(*, allow_exit: bool = False, broken_pdf: bool = False) -> MCPServer:
     """The fixture server; `allow_exit` lets `crash` really exit (never in-process)."""
     server = MCPServer(SERVER_NAME, version="1.0.0", instructions="A test fixture for MCP Desk.")
     _register_resources(server)
+    if broken_pdf:
+
+        @server.resource("fixture://broken.pdf", name="broken.pdf", mime_type="application/pdf")
+        def broken_pdf_resource() -> bytes:
+            return broken_pdf_bytes()
+
     _register_prompts(server)
     _register_tools(server, allow_exit=allow_exit)
     return server
@@ -321,6 +347,7 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--garbage", action="store_true", help="print non-JSON lines on stdout first")
     parser.add_argument("--hang-on-start", action="store_true", help="never answer initialize")
     parser.add_argument("--bad-bytes-on-start", action="store_true", help="print a line that is not UTF-8 first")
+    parser.add_argument("--broken-pdf", action="store_true", help="also serve fixture://broken.pdf (bad content)")
     parser.add_argument(
         "--unsolicited-response", type=int, metavar="ID", help="print a response to request ID before any request"
     )
@@ -365,7 +392,7 @@ def main(argv: list[str] | None = None) -> None:
         run_paginated(args.pages, args.per_page, slow_relist=args.slow_relist, http_port=args.http, sse_port=args.sse)
         return
 
-    server = build_fixture_server(allow_exit=True)
+    server = build_fixture_server(allow_exit=True, broken_pdf=args.broken_pdf)
     if args.http is not None:
         server.run("streamable-http", host="127.0.0.1", port=args.http)
     elif args.sse is not None:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from desktop_app.core.expansion import SecretLookup
+from desktop_app.core.log_redaction import remember_secrets
 from desktop_app.core.providers import provider_for_model
 
 DEFAULT_MAX_TOKENS: Final = 4096
@@ -87,6 +88,7 @@ def resolve_api_key(
     """The key to send: the one stored in the app, else None so litellm reads the provider's
     environment variable; a server at a base URL with neither gets `NO_KEY_PLACEHOLDER`."""
     if settings.api_key_secret and secrets is not None and (stored := secrets.get(settings.api_key_secret)):
+        remember_secrets([stored])  # no log line may show it
         return stored
     provider = provider_for_model(settings.model)
     environ = os.environ if environ is None else environ

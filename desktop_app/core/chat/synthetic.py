@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import base64
 import difflib
-import importlib
 import json
 from dataclasses import dataclass
 from typing import Any, Final
@@ -24,6 +23,7 @@ from desktop_app.core.chat.settings import ChatOptions
 from desktop_app.core.chat.tool_specs import ToolOffer
 from desktop_app.core.content import ResourceContent, describe_for_model, from_mcp, human_size
 from desktop_app.core.host import ServerHost
+from desktop_app.core.mupdf import load as load_mupdf
 from desktop_app.core.server_errors import ServerRequestTimeout, ServerUnavailableError
 
 READ_RESOURCE: Final = "read_resource"
@@ -222,7 +222,7 @@ def parse_pages(spec: str, count: int) -> list[int]:
 
 def pdf_text(data: bytes, pages: str | None) -> str:
     """The PDF's text per page, labelled, via PyMuPDF (CPU work: call it from a thread)."""
-    pymupdf: Any = importlib.import_module("pymupdf")  # imported on first use; its API is untyped
+    pymupdf: Any = load_mupdf()
     with pymupdf.open(stream=data, filetype="pdf") as doc:
         count = doc.page_count
         indices = parse_pages(pages, count) if pages else list(range(count))

@@ -1,0 +1,72 @@
+"""Library log records: into the server's log they concern, once, redacted; never a secret anywhere."""
+
+from __future__ import annotations
+
+import io
+import logging
+from collections.abc import Iterator
+
+import pytest
+
+from desktop_app.core.host import ServerHost
+from desktop_app.core.log_redaction import RedactingFilter, remember_secrets
+from desktop_app.core.log_routing import install_logging
+from tests.hosting import FAST_RESTARTS, eventually, fixture_config
+
+
+@pytest.fixture
+def console() -> Iterator[io.StringIO]:
+    """The app's routing installed with no console (as `mcp-desk run` without --debug), removed after."""
+    stream = io.StringIO()
+    root = logging.getLogger()
+    level = root.level
+    handler = install_logging(None, stream)
+    try:
+        yield stream
+    finally:
+        root.removeHandler(handler)
+        root.setLevel(level)
+
+
+@pytest.mark.anyio
+async def test_sdk_records_land_in_the_server_log_once_without_tracebacks(console: io.StringIO) -> None:
+    host = ServerHost(policy=FAST_RESTARTS)
+    host.start([fixture_config("fx", "--garbage")])
+    try:
+        await host.wait_settled(20)
+        connection = host.connection("fx")
+        await connection.call_tool("bad_notification", {})  # the SDK warns that it cannot validate it
+        await eventually(lambda: any("Failed to validate" in e.text for e in connection.log), what="the warning")
+        texts = [entry.text for entry in connection.log]
+        # Three junk lines, three notes, each quoting its line; the SDK's own report is not repeated.
+        assert len([t for t in texts if "not valid JSON-RPC" in t]) == 3
+        assert any("'this is not json'" in t for t in texts)
+        assert not any("Failed to parse" in t for t in texts)
+        assert any(t.startswith("client: Failed to validate notification") for t in texts)  # the SDK names it so
+        assert not any("most recent call last" in t for t in texts)
+    finally:
+        await host.stop_all()
+    assert console.getvalue() == ""
+
+
+def test_known_secrets_are_redacted_in_messages_arguments_and_tracebacks() -> None:
+    secret = "p@ss w/rd+2"
+    remember_secrets([secret, "abc"])  # too short to redact without mangling ordinary text
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    handler.addFilter(RedactingFilter())
+    logger = logging.getLogger("tests.redaction")
+    logger.addHandler(handler)
+    logger.propagate = False
+    try:
+        logger.warning("GET https://x.example/?key=%s and %s", "p%40ss%20w%2Frd%2B2", "p%40ss+w%2Frd%2B2")
+        try:
+            raise RuntimeError(f"bad token {secret}")
+        except RuntimeError:
+            logger.exception("failed with %s (abc)", secret)
+    finally:
+        logger.removeHandler(handler)
+    printed = stream.getvalue()
+    assert "p@ss" not in printed and "p%40ss" not in printed
+    assert printed.count("***") == 4
+    assert "(abc)" in printed
