@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import shlex
 import sys
 from pathlib import Path
@@ -20,6 +21,7 @@ from desktop_app.cli.search import registry_url
 from desktop_app.core.asks.question import Asker, Question, R, ScriptedAsker
 from desktop_app.core.config_file import ConfigError, default_config_path
 from desktop_app.core.config_store import ConfigStore
+from desktop_app.core.log_routing import install_logging
 from desktop_app.core.paths import data_dir
 from desktop_app.core.registry.bundle import Bundle, open_bundle_file, plan_bundle
 from desktop_app.core.registry.choices import choices, download_bundle, pick
@@ -101,6 +103,7 @@ def install_command(argv: list[str]) -> int:
         args = _parser().parse_args(argv)
     except SystemExit as exc:
         return EXIT_ERROR if exc.code not in (0, None) else EXIT_OK
+    install_logging(logging.WARNING)  # libraries' warnings on stderr, secrets redacted
     try:
         done = asyncio.run(_install(args))
     except (UsageError, RegistryError, PlanError, BundleError, InstallError, ConfigError) as exc:

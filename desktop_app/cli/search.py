@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import sys
 from typing import Final
 
 from desktop_app.core.app_settings import default_settings_path, load_settings
+from desktop_app.core.log_routing import install_logging
 from desktop_app.core.paths import cache_dir
 from desktop_app.core.registry.cache import RegistryCache
 from desktop_app.core.registry.client import RegistryClient, RegistryError, ServerPage, browse
@@ -42,6 +44,7 @@ def search_command(argv: list[str]) -> int:
         args = _parser().parse_args(argv)
     except SystemExit as exc:
         return EXIT_ERROR if exc.code not in (0, None) else EXIT_OK
+    install_logging(logging.WARNING)  # libraries' warnings on stderr, secrets redacted
     try:
         entries, notes = asyncio.run(_search(registry_url(args.registry), args.query, max(1, args.limit)))
     except RegistryError as exc:
