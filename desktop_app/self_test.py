@@ -72,17 +72,25 @@ class SelfTest:
         return describe_for_model(self.pdf)
 
     async def pdf_render(self) -> str:
-        import pymupdf
+        """Page 1 drawn the way the viewer draws it: in the PDF worker process, within the budget."""
         from PySide6.QtGui import QImage
+
+        from desktop_app.core.pdf_worker import PAGE_BUDGET_S, PdfWorker, new_document_key
 
         assert self.pdf is not None and self.pdf.data is not None
         _app = qt_application()
-        document = pymupdf.open(stream=self.pdf.data, filetype="pdf")
-        pixmap = document[0].get_pixmap(dpi=96)
-        image = QImage(pixmap.samples, pixmap.width, pixmap.height, pixmap.stride, QImage.Format.Format_RGB888).copy()
+        worker, key, data = PdfWorker(), new_document_key(), self.pdf.data
+        try:
+            count = (await worker.request(key, data, {"op": "count"}, page=0, budget=PAGE_BUDGET_S))["pages"]
+            render = {"op": "render", "scale": 96 / 72}
+            band = await worker.request(key, data, render, page=0, budget=PAGE_BUDGET_S)
+        finally:
+            worker.close()
+        samples = band["samples"]
+        image = QImage(samples, band["width"], band["height"], band["stride"], QImage.Format.Format_RGB888).copy()
         if image.isNull():
             raise RuntimeError("Qt could not take the rendered page")
-        return f"{document.page_count} pages; page 1 rendered {image.width()}x{image.height()}"
+        return f"{count} pages; page 1 rendered {image.width()}x{image.height()} in the PDF worker"
 
     async def app_view(self) -> str:
         """The demo's notes board in a real view: QtWebEngine starts, the view handshakes and paints."""

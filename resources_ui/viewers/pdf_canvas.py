@@ -1,27 +1,24 @@
-"""The page surface of the PDF viewer: lays pages out, renders them on demand, paints hits.
+"""The page surface of the PDF viewer: lays pages out, paints them and the hits, selects text.
 
-Only pages in (or next to) the viewport are rendered, in horizontal bands of bounded size, one
-band per slice, so even a page at 800 % never holds the event loop for long. Finished pages
-are kept in a pixel-bounded cache; a page at a stale zoom stays on screen, scaled, until its
-sharp replacement is done.
+Pages are drawn by `PdfRenderer` in the PDF worker process, only those in (or next to) the
+viewport; a page at a stale zoom stays on screen, scaled, until its sharp replacement is done.
+A page that takes long shows its progress, and one too heavy to draw within the budget says so,
+with a button to draw it anyway (`PageNotice`).
 """
 
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections import OrderedDict
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 from PySide6.QtCore import QPoint, QRect, QRectF, Qt, Signal
-from PySide6.QtGui import QColor, QImage, QMouseEvent, QPainter, QPaintEvent
+from PySide6.QtGui import QColor, QMouseEvent, QPainter, QPaintEvent
 from PySide6.QtWidgets import QWidget
 
 from desktop_app.core.mupdf import load as load_mupdf
-from resources_ui.viewers.slices import SliceRunner
-
-if TYPE_CHECKING:
-    pass
+from resources_ui.viewers.pdf_notice import PageNotice
+from resources_ui.viewers.pdf_renderer import PdfRenderer, Word
 
 
 def mupdf() -> Any:
@@ -30,29 +27,11 @@ def mupdf() -> Any:
 
 
 GAP: Final = 12
-BAND_PIXELS: Final = 600_000
-CACHE_PIXELS: Final = 48_000_000
-MAX_DISPLAY_LISTS: Final = 16
-MAX_WORD_PAGES: Final = 8
 
 _PAGE_SHADOW: Final = QColor(0, 0, 0, 40)
 _HIT: Final = QColor(255, 200, 0, 110)
 _CURRENT_HIT: Final = QColor(255, 120, 0, 150)
 _SELECTION: Final = QColor(40, 110, 230, 80)
-
-Word = tuple[float, float, float, float, str, int, int, int]
-"""PyMuPDF's word tuple: x0, y0, x1, y1, text, block, line, word number."""
-
-
-@dataclass
-class _Build:
-    """A page image being rendered band by band."""
-
-    page: int
-    scale: float
-    image: QImage
-    display_list: Any
-    next_y: int = 0
 
 
 @dataclass(frozen=True)
@@ -73,21 +52,22 @@ class PdfCanvas(QWidget):
         super().__init__(parent)
         self.setObjectName("pdfCanvas")
         self.setCursor(Qt.CursorShape.IBeamCursor)
-        self._doc: Any = None
         self._sizes: list[tuple[float, float]] = []
         self._tops: list[int] = []
         self._zoom = 1.0
-        self._done: OrderedDict[int, tuple[float, QImage]] = OrderedDict()
-        self._build: _Build | None = None
-        self._lists: OrderedDict[int, Any] = OrderedDict()
-        self._words: OrderedDict[int, list[Word]] = OrderedDict()
         self._hits: list[Hit] = []
         self._current_hit = -1
         self._search_term = ""
-        self._search_page: int | None = None
         self._anchor: QPoint | None = None
         self._selection: tuple[int, list[Word]] | None = None
-        self._runner = SliceRunner(self._step, self)
+        self._notices: dict[int, PageNotice] = {}
+        self.renderer = PdfRenderer(self._wanted_pages, self)
+        self.renderer.page_updated.connect(self._on_page_updated)
+        self.renderer.page_rendered.connect(self.page_rendered)
+        self.renderer.hits_found.connect(self._on_hits_found)
+        self.renderer.search_finished.connect(self.search_finished)
+        renderer = self.renderer
+        self.destroyed.connect(lambda: renderer.shut_down())  # a lambda: the renderer goes with this widget
 
     # -- document and geometry -------------------------------------------------------------
 
@@ -101,16 +81,16 @@ class PdfCanvas(QWidget):
 
     @property
     def busy(self) -> bool:
-        return self._runner.busy
+        return self.renderer.busy
 
-    def set_document(self, doc: Any) -> None:
-        self._doc = doc
+    def set_document(self, doc: Any, data: bytes) -> None:
+        """Show `doc` (opened from `data`); only its page sizes are read here, on the GUI thread."""
         self._sizes = [(page.rect.width, page.rect.height) for page in doc]
-        self._done.clear()
-        self._lists.clear()
-        self._words.clear()
-        self._build = None
+        self.renderer.set_document(data, self._sizes)
         self._selection = None
+        for notice in self._notices.values():
+            notice.deleteLater()
+        self._notices.clear()
         self.start_search("")
         self._relayout()
 
@@ -129,6 +109,9 @@ class PdfCanvas(QWidget):
             y += round(height * self._zoom) + GAP
         self._tops = tops
         self.resize(round(self.max_page_width() * self._zoom) + 2 * GAP, y)
+        self.renderer.set_scale(self._scale())
+        for page, notice in self._notices.items():
+            notice.place_in(self.page_rect(page))
         self.update()
 
     def page_rect(self, page: int) -> QRect:
@@ -151,31 +134,12 @@ class PdfCanvas(QWidget):
 
     def rendered_pages(self) -> list[int]:
         """Pages whose image at the current zoom is complete."""
-        scale = self._scale()
-        return sorted(page for page, (s, _) in self._done.items() if s == scale)
+        return self.renderer.rendered_pages()
 
     def _scale(self) -> float:
         return self._zoom * self.devicePixelRatioF()
 
     # -- rendering -------------------------------------------------------------------------
-
-    def _step(self) -> bool:
-        """One bounded piece of work: a band of a needed page, else a page of the search."""
-        if self._doc is None:
-            return False
-        if self._build is not None and self._build.scale != self._scale():
-            self._build = None
-        if self._build is None:
-            page = self._next_needed()
-            if page is not None:
-                self._build = self._start_build(page)
-        if self._build is not None:
-            self._render_band(self._build)
-            return True
-        if self._search_page is not None:
-            self._search_step(self._search_page)
-            return True
-        return False
 
     def _wanted_pages(self) -> list[int]:
         visible = self.visibleRegion().boundingRect()
@@ -186,58 +150,35 @@ class PdfCanvas(QWidget):
         pages += [p for p in (last + 1, first - 1) if 0 <= p < self.page_count]
         return pages
 
-    def _next_needed(self) -> int | None:
-        scale = self._scale()
-        for page in self._wanted_pages():
-            done = self._done.get(page)
-            if done is None or done[0] != scale:
-                return page
-        return None
+    def notice(self, page: int) -> PageNotice | None:
+        """The card over `page` while it is slow to draw or not drawn, else None."""
+        return self._notices.get(page)
 
-    def _display_list(self, page: int) -> Any:
-        if page in self._lists:
-            self._lists.move_to_end(page)
-            return self._lists[page]
-        display_list = self._doc[page].get_displaylist()
-        self._lists[page] = display_list
-        while len(self._lists) > MAX_DISPLAY_LISTS:
-            self._lists.popitem(last=False)
-        return display_list
+    def _on_page_updated(self, page: int) -> None:
+        if page < self.page_count:
+            self._update_notice(page)
+            self.update(self.page_rect(page))
 
-    def _start_build(self, page: int) -> _Build:
-        scale = self._scale()
-        width, height = self._sizes[page]
-        image = QImage(max(1, round(width * scale)), max(1, round(height * scale)), QImage.Format.Format_RGB32)
-        image.fill(Qt.GlobalColor.white)
-        return _Build(page, scale, image, self._display_list(page))
-
-    def _render_band(self, build: _Build) -> None:
-        image = build.image
-        band = max(16, BAND_PIXELS // image.width())
-        y0, y1 = build.next_y, min(image.height(), build.next_y + band)
-        scale = build.scale
-        clip = mupdf().Rect(0, y0 / scale, image.width() / scale, y1 / scale)
-        pix = build.display_list.get_pixmap(matrix=mupdf().Matrix(scale, scale), clip=clip, alpha=False)
-        # The QImage only borrows the pixmap's buffer: drawing it copies before `pix` goes away.
-        band_image = QImage(pix.samples_mv, pix.width, pix.height, pix.stride, QImage.Format.Format_RGB888)
-        painter = QPainter(image)
-        painter.drawImage(QPoint(pix.x, pix.y), band_image)
-        painter.end()
-        del band_image, pix
-        build.next_y = y1
-        page_rect = self.page_rect(build.page)
-        self.update(page_rect)
-        if y1 >= image.height():
-            self._build = None
-            self._done[build.page] = (scale, image)
-            self._evict()
-            self.page_rendered.emit(build.page)
-
-    def _evict(self) -> None:
-        pixels = sum(image.width() * image.height() for _, image in self._done.values())
-        while pixels > CACHE_PIXELS and len(self._done) > 1:
-            _, (_, image) = self._done.popitem(last=False)
-            pixels -= image.width() * image.height()
+    def _update_notice(self, page: int) -> None:
+        """The page's notice: why it is not drawn, or how far its drawing is; none when all is well."""
+        renderer = self.renderer
+        notice = self._notices.get(page)
+        heavy = renderer.heavy.get(page)
+        progress = renderer.progress(page)
+        if heavy is None and progress is None:
+            if notice is not None:
+                del self._notices[page]
+                notice.deleteLater()
+            return
+        if notice is None:
+            notice = self._notices[page] = PageNotice(self)
+            notice.render_anyway.connect(lambda page=page: renderer.render_anyway(page))
+        if heavy is not None:
+            notice.show_heavy(heavy, can_force="too heavy" in heavy)
+        elif progress is not None:
+            notice.show_progress(page, *progress, anyway=renderer.forced(page))
+        notice.place_in(self.page_rect(page))
+        notice.show()
 
     # -- search ----------------------------------------------------------------------------
 
@@ -255,45 +196,39 @@ class PdfCanvas(QWidget):
 
     @property
     def searching(self) -> bool:
-        return self._search_page is not None
+        return self.renderer.searching
+
+    @property
+    def search_skipped(self) -> list[int]:
+        """Pages too heavy to search within the budget."""
+        return self.renderer.search_skipped
 
     def start_search(self, term: str) -> None:
-        """Search page by page in slices; hits arrive through `hits_changed`."""
+        """Search page by page in the worker; hits arrive through `hits_changed`."""
         self._search_term = term.strip()
         self._hits = []
         self._current_hit = -1
-        self._search_page = 0 if self._search_term and self.page_count else None
+        self.renderer.search(self._search_term)
         self.update()
         self.hits_changed.emit()
-        if self._search_page is not None:
-            self._runner.kick()
 
     def set_current_hit(self, number: int) -> None:
         self._current_hit = number
         self.update()
 
-    def _search_step(self, page: int) -> None:
-        rects = self._doc[page].search_for(self._search_term)
-        self._hits.extend(Hit(page, QRectF(r.x0, r.y0, r.width, r.height)) for r in rects)
-        self._search_page = page + 1 if page + 1 < self.page_count else None
-        if rects:
-            self.update(self.page_rect(page))
-            self.hits_changed.emit()
-        if self._search_page is None:
-            self.search_finished.emit()
+    def _on_hits_found(self, page: int, rects: list[tuple[float, float, float, float]]) -> None:
+        self._hits.extend(Hit(page, QRectF(x0, y0, x1 - x0, y1 - y0)) for x0, y0, x1, y1 in rects)
+        self.update(self.page_rect(page))
+        self.hits_changed.emit()
 
     # -- text selection --------------------------------------------------------------------
 
     def words(self, page: int) -> list[Word]:
-        if page not in self._words:
-            self._words[page] = self._doc[page].get_text("words")
-            while len(self._words) > MAX_WORD_PAGES:
-                self._words.popitem(last=False)
-        return self._words[page]
+        """The page's words, read in the worker once the page is drawn ([] until then)."""
+        return self.renderer.words(page) or []
 
     def page_text(self, page: int) -> str:
-        text: str = self._doc[page].get_text()
-        return text
+        return _lines(self.words(page))
 
     def select_rect(self, page: int, rect: QRectF) -> None:
         """Select the words on `page` touching `rect` (PDF points)."""
@@ -302,18 +237,7 @@ class PdfCanvas(QWidget):
         self.update()
 
     def selected_text(self) -> str:
-        if self._selection is None:
-            return ""
-        lines: list[str] = []
-        last_line: tuple[int, int] | None = None
-        for word in sorted(self._selection[1], key=lambda w: (w[5], w[6], w[7])):
-            line = (word[5], word[6])
-            if line == last_line:
-                lines[-1] += " " + word[4]
-            else:
-                lines.append(word[4])
-                last_line = line
-        return "\n".join(lines)
+        return "" if self._selection is None else _lines(self._selection[1])
 
     def clear_selection(self) -> None:
         if self._selection is not None:
@@ -346,22 +270,18 @@ class PdfCanvas(QWidget):
         painter = QPainter(self)
         exposed = event.rect()
         needs_work = False
-        scale = self._scale()
         for page in range(self.page_at(exposed.top()), self.page_at(exposed.bottom()) + 1):
             rect = self.page_rect(page)
             painter.fillRect(rect.translated(2, 3), _PAGE_SHADOW)
             painter.fillRect(rect, Qt.GlobalColor.white)
-            done = self._done.get(page)
-            if done is not None:
-                self._done.move_to_end(page)
-                painter.drawImage(QRectF(rect), done[1])
-            if self._build is not None and self._build.page == page and done is None:
-                painter.drawImage(QRectF(rect), self._build.image)
-            needs_work = needs_work or done is None or done[0] != scale
+            drawn = self.renderer.image(page)
+            if drawn is not None:
+                painter.drawImage(QRectF(rect), drawn[1])
+            needs_work = needs_work or not self.renderer.is_current(page)
             self._paint_marks(painter, page)
         painter.end()
         if needs_work:
-            self._runner.kick()
+            self.renderer.kick()
 
     def _paint_marks(self, painter: QPainter, page: int) -> None:
         for number, hit in enumerate(self._hits):
@@ -370,3 +290,17 @@ class PdfCanvas(QWidget):
         if self._selection is not None and self._selection[0] == page:
             for w in self._selection[1]:
                 painter.fillRect(self.to_canvas(page, QRectF(w[0], w[1], w[2] - w[0], w[3] - w[1])), _SELECTION)
+
+
+def _lines(words: list[Word]) -> str:
+    """Words joined as the page has them: spaces within a line, a line break between lines."""
+    lines: list[str] = []
+    last_line: tuple[int, int] | None = None
+    for word in sorted(words, key=lambda w: (w[5], w[6], w[7])):
+        line = (word[5], word[6])
+        if line == last_line:
+            lines[-1] += " " + word[4]
+        else:
+            lines.append(word[4])
+            last_line = line
+    return "\n".join(lines)

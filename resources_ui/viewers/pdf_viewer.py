@@ -1,7 +1,7 @@
 """The PDF viewer: page navigation, zoom and fit width, search with highlighted hits, copy text.
 
-Rendering goes through PyMuPDF (`import pymupdf`) on the canvas, in slices; this module is the
-toolbar and the scrolling around it.
+Pages are drawn by the canvas in the PDF worker process, with a time budget per page; this
+module is the toolbar and the scrolling around it.
 """
 
 from __future__ import annotations
@@ -71,7 +71,6 @@ class PdfViewer(QWidget):
         self.scroll_area.setBackgroundRole(QPalette.ColorRole.Mid)
         self.scroll_area.viewport().installEventFilter(self)
         self.scroll_area.verticalScrollBar().valueChanged.connect(self._on_scrolled)
-        self._doc: pymupdf.Document | None = None
         self._fit_width = True
         self._current_page = 0
         self._awaiting_first = False
@@ -161,17 +160,21 @@ class PdfViewer(QWidget):
     def fit_width(self) -> bool:
         return self._fit_width
 
+    def prepare(self) -> None:
+        """A PDF is on its way: start the PDF engine now, so its first page does not wait for it."""
+        self.canvas.renderer.worker.start_soon()
+
     def load(self, data: bytes, *, keep_view: bool = False) -> None:
         """Show a PDF from its bytes; `keep_view` stays on the same page and zoom (for updates)."""
         doc = open_pdf(data)
         page = self._current_page if keep_view else 0
-        if self._doc is not None:
-            self._doc.close()
-        self._doc = doc
-        self.canvas.set_document(doc)
-        self.page_total.setText(f"/ {doc.page_count}")
+        try:
+            self.canvas.set_document(doc, data)
+        finally:
+            doc.close()  # only its page sizes are used here; the worker has its own copy
+        self.page_total.setText(f"/ {self.page_count}")
         self.page_box.blockSignals(True)
-        self.page_box.setMaximum(doc.page_count)
+        self.page_box.setMaximum(self.page_count)
         self.page_box.blockSignals(False)
         self.search_edit.clear()
         self.hits_label.clear()
@@ -180,7 +183,7 @@ class PdfViewer(QWidget):
             self._apply_fit()
         else:
             self._set_zoom(self.canvas.zoom)
-        self.go_to_page(min(page, doc.page_count - 1))
+        self.go_to_page(min(page, self.page_count - 1))
 
     # -- navigation and zoom ---------------------------------------------------------------
 
@@ -308,13 +311,15 @@ class PdfViewer(QWidget):
 
     def _update_hits_label(self) -> None:
         hits, current = self.canvas.hits, self.canvas.current_hit
+        skipped = len(self.canvas.search_skipped)
+        unsearched = f" ({skipped} page{'s' * (skipped != 1)} too heavy to search)" if skipped else ""
         if not self.canvas.search_term:
             self.hits_label.clear()
         elif not hits:
-            self.hits_label.setText("searching…" if self.canvas.searching else "no matches")
+            self.hits_label.setText("searching…" if self.canvas.searching else f"no matches{unsearched}")
         else:
             more = "+" if self.canvas.searching else ""
-            self.hits_label.setText(f"{current + 1} of {len(hits)}{more}")
+            self.hits_label.setText(f"{current + 1} of {len(hits)}{more}{unsearched}")
 
     # -- text ------------------------------------------------------------------------------
 

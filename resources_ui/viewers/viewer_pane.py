@@ -195,6 +195,8 @@ class ResourceViewerPane(QWidget):
         """Read `ref` (through the cache) and show it; keeps it subscribed while shown."""
         if ref == self._ref and (self._contents or self.loading_now):
             return
+        if (ref.mime_type or "").startswith("application/pdf"):
+            self.pdf_viewer.prepare()  # the PDF engine starts while the resource is read
         self._set_ref(ref)
         self._load(keep_view=False)
 

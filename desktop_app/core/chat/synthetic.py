@@ -7,7 +7,6 @@ tell it when to pull content instead of guessing.
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import difflib
 import json
@@ -19,11 +18,11 @@ from mcp.shared.uri_template import InvalidUriTemplate, UriTemplate
 
 from desktop_app.core.catalog import Catalog
 from desktop_app.core.chat.context import ContextBuilder, rank
+from desktop_app.core.chat.pdf_text import PageRangeError, pdf_text
 from desktop_app.core.chat.settings import ChatOptions
 from desktop_app.core.chat.tool_specs import ToolOffer
 from desktop_app.core.content import ResourceContent, describe_for_model, from_mcp, human_size
 from desktop_app.core.host import ServerHost
-from desktop_app.core.mupdf import load as load_mupdf
 from desktop_app.core.server_errors import ServerRequestTimeout, ServerUnavailableError
 
 READ_RESOURCE: Final = "read_resource"
@@ -200,39 +199,6 @@ def not_found_message(catalog: Catalog, uri: str, *, search_offered: bool) -> st
     return text + "."
 
 
-def parse_pages(spec: str, count: int) -> list[int]:
-    """`"1-3,7"` -> `[0, 1, 2, 6]` (0-based), checked against the document's page count."""
-    pages: list[int] = []
-    for part in spec.replace(" ", "").split(","):
-        if not part:
-            continue
-        first, dash, last = part.partition("-")
-        try:
-            start = int(first)
-            end = int(last) if dash else start
-        except ValueError:
-            raise ToolInputError(f'\'{spec}\' is not a page range like "2" or "1-3,7"') from None
-        if start < 1 or end < start or end > count:
-            raise ToolInputError(f"pages '{part}' are outside this PDF's pages 1-{count}")
-        pages.extend(range(start - 1, end))
-    if not pages:
-        raise ToolInputError('no pages given; use a range like "1-3"')
-    return pages
-
-
-def pdf_text(data: bytes, pages: str | None) -> str:
-    """The PDF's text per page, labelled, via PyMuPDF (CPU work: call it from a thread)."""
-    pymupdf: Any = load_mupdf()
-    with pymupdf.open(stream=data, filetype="pdf") as doc:
-        count = doc.page_count
-        indices = parse_pages(pages, count) if pages else list(range(count))
-        chunks = [f"[Page {i + 1} of {count}]\n{doc[i].get_text().strip()}" for i in indices]
-    which = f"pages {pages}" if pages else f"all {count} pages"
-    return f"[PDF text extracted by MCP Desk, {which}; layout, images and charts are not included.]\n\n" + "\n\n".join(
-        chunks
-    )
-
-
 async def _render_content(
     content: ResourceContent, options: ChatOptions, pages: str | None
 ) -> tuple[str, ImagePart | None]:
@@ -240,9 +206,9 @@ async def _render_content(
         essence = content.mime_essence
         if options.pdf_text and essence == "application/pdf":
             try:
-                return await asyncio.to_thread(pdf_text, content.data, pages), None
-            except ToolInputError:
-                raise
+                return await pdf_text(content.data, pages), None
+            except PageRangeError as exc:
+                raise ToolInputError(str(exc)) from None
             except Exception as exc:  # a damaged PDF: say so and fall back to the descriptor
                 return f"{describe_for_model(content)}\n[Text extraction failed: {exc}]", None
         if options.images_to_model and essence in _VISION_MIMES:

@@ -1,0 +1,166 @@
+"""The PDF worker process: MuPDF work for the app, one request at a time, over stdin and stdout.
+
+MuPDF's Python bindings hold the GIL for the whole of each call (measured: a 90 MB vector page
+held it 40 s in one `get_pixmap`), so a thread would freeze the window just the same, and MuPDF's
+cookie could not be used to abort: nothing in the process can run to set `abort` until the call
+returns. In a process of its own the work runs in parallel, and `pdf_worker` enforces the time
+budget from outside by ending the process.
+
+Messages are 4-byte big-endian lengths followed by a pickle; both ends are this application.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import pickle
+import struct
+import sys
+from collections import OrderedDict
+from typing import IO, Any, Final
+
+from desktop_app.core.mupdf import load as load_mupdf
+
+DOCUMENTS: Final = 4
+"""Open documents kept; the oldest opened is closed first (`pdf_worker` keeps the same account)."""
+_PAGES: Final = 16
+_HEADER: Final = struct.Struct(">I")
+
+Request = dict[str, Any]
+Reply = dict[str, Any]
+
+
+def write_message(stream: IO[bytes], message: object) -> None:
+    payload = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+    stream.write(_HEADER.pack(len(payload)) + payload)
+    stream.flush()
+
+
+def read_message(stream: IO[bytes]) -> Any:
+    """The next message, or None at the end of the stream."""
+    header = _read_exactly(stream, _HEADER.size)
+    if header is None:
+        return None
+    payload = _read_exactly(stream, _HEADER.unpack(header)[0])
+    return None if payload is None else pickle.loads(payload)  # both ends are this application
+
+
+def _read_exactly(stream: IO[bytes], size: int) -> bytes | None:
+    data = b""
+    while len(data) < size:
+        chunk = stream.read(size - len(data))
+        if not chunk:
+            return None
+        data += chunk
+    return data
+
+
+class _Pages:
+    """Open documents and, per page, its display list and text page, least recently used dropped."""
+
+    def __init__(self) -> None:
+        self.mupdf: Any = load_mupdf()
+        self._documents: OrderedDict[str, Any] = OrderedDict()
+        self._pages: OrderedDict[tuple[str, int], tuple[Any, Any]] = OrderedDict()
+
+    def open(self, key: str, data: bytes) -> int:
+        self._documents[key] = self.mupdf.open(stream=data, filetype="pdf")
+        while len(self._documents) > DOCUMENTS:
+            self.close(next(iter(self._documents)))
+        return self.page_count(key)
+
+    def page_count(self, key: str) -> int:
+        return int(self._documents[key].page_count)
+
+    def close(self, key: str) -> None:
+        self._documents.pop(key, None)
+        self._pages = OrderedDict((k, v) for k, v in self._pages.items() if k[0] != key)
+
+    def display_list(self, key: str, page: int) -> Any:
+        return self._page(key, page)[0]
+
+    def text_page(self, key: str, page: int) -> Any:
+        display_list, text = self._page(key, page)
+        if text is None:
+            text = self.mupdf.TextPage(display_list.get_textpage(flags=self.mupdf.TEXTFLAGS_TEXT))
+            self._pages[(key, page)] = (display_list, text)
+        return text
+
+    def _page(self, key: str, page: int) -> tuple[Any, Any]:
+        found = self._pages.get((key, page))
+        if found is None:
+            found = (self._documents[key][page].get_displaylist(), None)
+            self._pages[(key, page)] = found
+            while len(self._pages) > _PAGES:
+                self._pages.popitem(last=False)
+        self._pages.move_to_end((key, page))
+        return found
+
+
+def _handle(pages: _Pages, request: Request) -> Reply:
+    op, key = request["op"], request.get("key", "")
+    if op == "open":
+        return {"pages": pages.open(key, request["data"])}
+    if op == "count":
+        return {"pages": pages.page_count(key)}
+    if op == "close":
+        pages.close(key)
+        return {}
+    if op == "render":
+        mupdf = pages.mupdf
+        scale = request["scale"]
+        clip = mupdf.Rect(*request["clip"]) if request.get("clip") else None
+        pix = pages.display_list(key, request["page"]).get_pixmap(
+            matrix=mupdf.Matrix(scale, scale), clip=clip, alpha=False
+        )
+        size = {"width": pix.width, "height": pix.height, "stride": pix.stride}
+        return {"x": pix.x, "y": pix.y, **size, "samples": bytes(pix.samples_mv)}
+    if op == "words":
+        return {"words": pages.text_page(key, request["page"]).extractWORDS()}
+    if op == "text":
+        return {"text": pages.text_page(key, request["page"]).extractText()}
+    if op == "search":
+        rects = pages.text_page(key, request["page"]).search(request["term"], quads=0)
+        return {"rects": [(r.x0, r.y0, r.x1, r.y1) for r in rects]}
+    raise ValueError(f"unknown request {op!r}")
+
+
+def serve(requests: IO[bytes], replies: IO[bytes]) -> None:
+    """Answer requests until the app closes the pipe; a failing request answers with its error."""
+    pages = _Pages()
+    write_message(replies, {"ready": True})
+    while (request := read_message(requests)) is not None:
+        try:
+            reply = _handle(pages, request)
+        except Exception as exc:
+            reply = {"error": str(exc) or type(exc).__name__}
+        write_message(replies, reply)
+
+
+def _die_with_the_app() -> None:
+    """A page can keep this process busy for minutes without reading its pipe: on Linux, let the
+    kernel end it with the app. (Elsewhere it ends at its next read, when the pipe is closed.)"""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+    import os
+    import signal
+
+    parent = os.getppid()
+    pr_set_pdeathsig = 1
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGKILL)
+    if os.getppid() != parent:  # the app went before the request took effect
+        os._exit(0)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The worker's entry point (`mcp-desk --pdf-worker` in a frozen build); it takes no arguments."""
+    _die_with_the_app()
+    # The replies own stdout: nothing else may print there.
+    replies, sys.stdout = sys.stdout.buffer, sys.stderr
+    serve(sys.stdin.buffer, replies)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,107 @@
+"""The PDF worker process: budgets end a request at once, and no worker outlives its app."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from desktop_app.core.pdf_worker import PageTooHeavy, PdfWorker, PdfWorkError, new_document_key
+from tests.pdfs import LIGHT_TEXT, pdf_with_pages
+
+ROOT = Path(__file__).resolve().parents[2]
+RENDER = {"op": "render", "scale": 1.0}
+
+
+@pytest.mark.anyio
+async def test_a_request_over_budget_ends_at_once_and_the_next_one_works() -> None:
+    worker = PdfWorker()
+    heavy, light = new_document_key(), new_document_key()
+    try:
+        started = time.monotonic()
+        with pytest.raises(PageTooHeavy, match=r"page 1 takes more than 0\.3 s to draw"):
+            await worker.request(heavy, pdf_with_pages(400_000), RENDER, page=0, budget=0.3)
+        assert time.monotonic() - started < 5
+        reply = await worker.request(light, pdf_with_pages(0), {"op": "text"}, page=0, budget=5)
+        assert reply["text"].strip() == LIGHT_TEXT.format(number=1)
+    finally:
+        worker.close()
+
+
+@pytest.mark.anyio
+async def test_abort_ends_an_unbounded_request() -> None:
+    import asyncio
+
+    worker = PdfWorker()
+    try:
+        render = asyncio.ensure_future(
+            worker.request(new_document_key(), pdf_with_pages(400_000), RENDER, page=0, budget=None)
+        )
+        await asyncio.sleep(1.0)
+        assert not render.done()
+        worker.abort()
+        with pytest.raises(PdfWorkError):
+            await asyncio.wait_for(render, 5)
+    finally:
+        worker.close()
+
+
+_APP_KILLED_MID_RENDER = textwrap.dedent(
+    """
+    import sys, threading
+    from desktop_app.core.pdf_worker import PdfWorker, new_document_key
+    from tests.pdfs import pdf_with_pages
+
+    worker, huge = PdfWorker(), pdf_with_pages(400_000)
+    worker.request_blocking(new_document_key(), pdf_with_pages(0), {"op": "count"}, page=0, budget=30)
+    print(worker._process.pid, flush=True)
+    worker.request_blocking(new_document_key(), huge, {"op": "render", "scale": 1.0}, page=0, budget=None)
+    """
+)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the kernel's parent-death signal is Linux only")
+def test_a_worker_busy_with_a_page_dies_with_its_app() -> None:
+    app = subprocess.Popen(
+        [sys.executable, "-c", _APP_KILLED_MID_RENDER],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert app.stdout is not None
+        worker_pid = int(app.stdout.readline())
+        _wait_until(lambda: _cpu_seconds(worker_pid) > 0.5, "the worker to be busy drawing")
+    finally:
+        app.send_signal(signal.SIGKILL)
+        app.wait(10)
+    _wait_until(lambda: _stat(worker_pid) is None, "the worker to end with its app")
+
+
+def _wait_until(check: Callable[[], bool], what: str, timeout: float = 10) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.02)
+
+
+def _stat(pid: int) -> list[str] | None:
+    """The process's /proc fields after its name; None once it is gone (or a zombie)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return None if fields[0] == "Z" else fields
+
+
+def _cpu_seconds(pid: int) -> float:
+    fields = _stat(pid)
+    return 0.0 if fields is None else (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
