@@ -24,6 +24,7 @@ from desktop_app.core.auth.server_auth import uses_oauth
 from desktop_app.core.auth.sign_out import sign_out
 from desktop_app.core.config_file import ConfigError, default_config_path, load_config
 from desktop_app.core.expansion import resolve_server
+from desktop_app.core.log_routing import install_logging
 from desktop_app.core.paths import data_dir
 from desktop_app.core.secret_store import SecretStore, SecretStoreError, open_secret_store
 from desktop_app.core.server_config import ServerConfig
@@ -73,8 +74,7 @@ def _main(parser: argparse.ArgumentParser, argv: list[str], action: Action) -> i
         args = parser.parse_args(argv)
     except SystemExit as exc:
         return EXIT_USAGE if exc.code not in (0, None) else EXIT_OK
-    if args.debug:
-        logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    install_logging(logging.INFO if args.debug else logging.WARNING)  # secrets redacted, whatever logs them
     prog = parser.prog
     try:
         message = asyncio.run(action(args))
