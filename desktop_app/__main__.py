@@ -40,7 +40,9 @@ COMMANDS: Final = (
     Command("logout", "desktop_app.cli.login:logout_command", "sign out of a remote server, revoking its tokens"),
     Command("--self-test", "desktop_app.self_test:main", "check this installation offline and print a report"),
     Command("--demo-server", "desktop_app.demo_server:main", "serve the embedded demo MCP server over stdio"),
-    Command("--pdf-worker", "desktop_app.core.pdf_process:main", "draw PDF pages for the window (the app starts it)"),
+    Command(
+        "--mupdf-worker", "desktop_app.core.mupdf_process:main", "draw PDF pages for the window (the app starts it)"
+    ),
 )
 
 

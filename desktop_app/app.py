@@ -21,8 +21,8 @@ from desktop_app.core.config_file import default_config_path
 from desktop_app.core.config_store import ConfigStore
 from desktop_app.core.host import ServerHost
 from desktop_app.core.log_routing import install_logging
+from desktop_app.core.mupdf_worker import close_all_workers
 from desktop_app.core.paths import data_dir
-from desktop_app.core.pdf_worker import close_all_workers
 from desktop_app.core.secret_store import PasswordRequiredError, SecretStoreError, open_secret_store
 from desktop_app.core.server_config import ServerConfig, TransportKind
 from desktop_app.demo_server import demo_server_command

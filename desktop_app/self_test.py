@@ -75,11 +75,11 @@ class SelfTest:
         """Page 1 drawn the way the viewer draws it: in the PDF worker process, within the budget."""
         from PySide6.QtGui import QImage
 
-        from desktop_app.core.pdf_worker import PAGE_BUDGET_S, PdfWorker, new_document_key
+        from desktop_app.core.mupdf_worker import PAGE_BUDGET_S, MupdfWorker, new_document_key
 
         assert self.pdf is not None and self.pdf.data is not None
         _app = qt_application()
-        worker, key, data = PdfWorker(), new_document_key(), self.pdf.data
+        worker, key, data = MupdfWorker(), new_document_key(), self.pdf.data
         try:
             count = (await worker.request(key, data, {"op": "count"}, page=0, budget=PAGE_BUDGET_S))["pages"]
             render = {"op": "render", "scale": 96 / 72}

@@ -1,6 +1,6 @@
 """Draws a document's pages, and searches and reads them, in the PDF worker process.
 
-MuPDF work never runs on the GUI thread (`core/pdf_worker` says why): here it is a sequence of
+MuPDF work never runs on the GUI thread (`core/mupdf_worker` says why): here it is a sequence of
 requests, one at a time, awaited on the event loop while the window stays live. A page is drawn
 in bands, each within the page budget; a page that overruns it is marked heavy, and is drawn only
 if the user asks, with no budget and with progress. The worker's threads never touch Qt: replies
@@ -20,7 +20,7 @@ from typing import Any, Final
 from PySide6.QtCore import QObject, QPoint, Qt, QTimer, Signal
 from PySide6.QtGui import QImage, QPainter
 
-from desktop_app.core.pdf_worker import PAGE_BUDGET_S, PageTooHeavy, PdfWorker, PdfWorkError, new_document_key
+from desktop_app.core.mupdf_worker import PAGE_BUDGET_S, MupdfWorker, MupdfWorkError, PageTooHeavy, new_document_key
 
 log = logging.getLogger(__name__)
 
@@ -58,7 +58,7 @@ class PdfRenderer(QObject):
 
     def __init__(self, wanted: Callable[[], list[int]], parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.worker = PdfWorker()
+        self.worker = MupdfWorker()
         self.budget: float = PAGE_BUDGET_S
         self._wanted = wanted
         self._key = ""
@@ -217,7 +217,7 @@ class PdfRenderer(QObject):
         key = self._key
         try:
             reply = await self.worker.request(key, self._data, request, page=build.page, budget=budget)
-        except PdfWorkError as exc:
+        except MupdfWorkError as exc:
             if key == self._key and build is self._build:
                 self._build = None
                 self._forced.discard(build.page)
@@ -240,7 +240,7 @@ class PdfRenderer(QObject):
         key = self._key
         try:
             reply = await self.worker.request(key, self._data, {"op": "words"}, page=page, budget=self.budget)
-        except PdfWorkError:
+        except MupdfWorkError:
             reply = {"words": []}
         if key == self._key:
             self._words[page] = [tuple(word) for word in reply["words"]]
@@ -253,7 +253,7 @@ class PdfRenderer(QObject):
             request = {"op": "search", "term": term}
             reply = await self.worker.request(key, self._data, request, page=page, budget=self.budget)
             rects = list(reply["rects"])
-        except PdfWorkError:
+        except MupdfWorkError:
             rects = []
             if key == self._key and term == self._search_term:
                 self.search_skipped.append(page)
@@ -276,7 +276,7 @@ class PdfRenderer(QObject):
             self.page_updated.emit(self._build.page)
 
 
-def _why(exc: PdfWorkError) -> str:
+def _why(exc: MupdfWorkError) -> str:
     if isinstance(exc, PageTooHeavy):
         return f"This page is too heavy to render (its drawing takes more than {exc.budget:g} s)."
     return f"This page could not be rendered: {exc}"

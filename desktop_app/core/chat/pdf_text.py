@@ -1,6 +1,6 @@
 """A PDF's text for the model, page by page, each page within the same budget as the viewer's.
 
-Extraction runs in the PDF worker process (`core/pdf_worker`): a page whose content takes longer
+Extraction runs in the PDF worker process (`core/mupdf_worker`): a page whose content takes longer
 than `PAGE_BUDGET_S` to read is skipped with a note the model sees, instead of stalling the app.
 """
 
@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Final
 
-from desktop_app.core.pdf_worker import PAGE_BUDGET_S, PageTooHeavy, PdfWorker, new_document_key
+from desktop_app.core.mupdf_worker import PAGE_BUDGET_S, MupdfWorker, PageTooHeavy, new_document_key
 
-_worker = PdfWorker()
+_worker = MupdfWorker()
 """One process for the model's reading, apart from the viewer's: neither waits for the other."""
 HEADER: Final = "[PDF text extracted by MCP Desk, {which}; layout, images and charts are not included.]"
 
@@ -40,7 +40,7 @@ def parse_pages(spec: str, count: int) -> list[int]:
 
 
 async def pdf_text(data: bytes, pages: str | None, *, budget: float = PAGE_BUDGET_S) -> str:
-    """The PDF's text per page, labelled; raises `PageRangeError`, or `PdfWorkError` for a broken PDF."""
+    """The PDF's text per page, labelled; raises `PageRangeError`, or `MupdfWorkError` for a broken PDF."""
     key = new_document_key()
     try:
         count = (await _worker.request(key, data, {"op": "count"}, page=0, budget=budget))["pages"]

@@ -1,4 +1,4 @@
-"""MuPDF work with a time budget, in a worker process (`pdf_process`), for the viewer and the model.
+"""MuPDF work with a time budget, in a worker process (`mupdf_process`), for the viewer and the model.
 
 A small PDF can hold a page whose drawing takes minutes (a 219 KB file whose content stream
 expands to ~90 MB of vectors). Every page-level request (display list, render, text, search)
@@ -23,24 +23,24 @@ import weakref
 from collections.abc import Callable
 from typing import IO, Any, Final, TypeVar
 
-from desktop_app.core.pdf_process import DOCUMENTS, read_message, write_message
+from desktop_app.core.mupdf_process import DOCUMENTS, read_message, write_message
 
 PAGE_BUDGET_S: Final = 3.0
 """How long one page may take to draw or to read, in the viewer and for the model alike."""
 START_TIMEOUT_S: Final = 60.0
-PDF_WORKER_FLAG: Final = "--pdf-worker"
+MUPDF_WORKER_FLAG: Final = "--mupdf-worker"
 
 log = logging.getLogger(__name__)
-_workers: weakref.WeakSet[PdfWorker] = weakref.WeakSet()
+_workers: weakref.WeakSet[MupdfWorker] = weakref.WeakSet()
 T = TypeVar("T")
 _keys = itertools.count(1)
 
 
-class PdfWorkError(RuntimeError):
+class MupdfWorkError(RuntimeError):
     """The PDF engine could not do a request (a damaged page, or the worker stopped)."""
 
 
-class PageTooHeavy(PdfWorkError):
+class PageTooHeavy(MupdfWorkError):
     """The page did not finish within its budget."""
 
     def __init__(self, page: int, budget: float) -> None:
@@ -52,8 +52,8 @@ class PageTooHeavy(PdfWorkError):
 def worker_command() -> list[str]:
     """How to start the worker, from source or from a frozen (PyInstaller) build."""
     if getattr(sys, "frozen", False):
-        return [sys.executable, PDF_WORKER_FLAG]
-    return [sys.executable, "-m", "desktop_app.core.pdf_process"]
+        return [sys.executable, MUPDF_WORKER_FLAG]
+    return [sys.executable, "-m", "desktop_app.core.mupdf_process"]
 
 
 def new_document_key() -> str:
@@ -61,7 +61,7 @@ def new_document_key() -> str:
     return f"doc-{next(_keys)}"
 
 
-class PdfWorker:
+class MupdfWorker:
     """One worker process, started on first use; requests are answered one at a time, in order.
 
     Requests wait in a thread of their own (not the shared default pool): one that takes long
@@ -119,7 +119,7 @@ class PdfWorker:
         with self._lock:
             process = self._ensure_started()
             if epoch != self._epoch:
-                raise PdfWorkError("the request was withdrawn")
+                raise MupdfWorkError("the request was withdrawn")
             if key not in self._opened:
                 self._exchange(process, {"op": "open", "key": key, "data": data}, page, None)
                 self._opened = [*self._opened, key][-DOCUMENTS:]
@@ -177,7 +177,7 @@ class PdfWorker:
     def _submit(self, job: Callable[[], None]) -> None:
         if self._runner is None or not self._runner.is_alive():
             self._jobs = queue.Queue()
-            self._runner = threading.Thread(target=_run_jobs, args=(self._jobs,), name="pdf-worker", daemon=True)
+            self._runner = threading.Thread(target=_run_jobs, args=(self._jobs,), name="mupdf-worker", daemon=True)
             self._runner.start()
         self._jobs.put(job)
 
@@ -201,12 +201,12 @@ class PdfWorker:
             creationflags=getattr(subprocess, "CREATE_NO_WINDOW", 0),
         )
         assert process.stdout is not None
-        threading.Thread(target=_pump, args=(process.stdout, replies), name="pdf-worker-replies", daemon=True).start()
+        threading.Thread(target=_pump, args=(process.stdout, replies), name="mupdf-worker-replies", daemon=True).start()
         ready = self._wait(process, replies, START_TIMEOUT_S)
         if ready is None or not ready.get("ready"):
             process.kill()
             process.wait()
-            raise PdfWorkError("the PDF engine did not start")
+            raise MupdfWorkError("the PDF engine did not start")
         self._process = process
         return process
 
@@ -217,16 +217,16 @@ class PdfWorker:
         try:
             write_message(process.stdin, request)
         except (BrokenPipeError, OSError):
-            raise PdfWorkError("the PDF engine stopped") from None
+            raise MupdfWorkError("the PDF engine stopped") from None
         reply = self._wait(process, self._replies, budget)
         if reply is None:
             if process.poll() is None and not self._ended:  # still working: over budget
                 process.kill()
                 process.wait()
                 raise PageTooHeavy(page, budget or 0.0)
-            raise PdfWorkError(f"the PDF engine stopped while reading page {page + 1}")
+            raise MupdfWorkError(f"the PDF engine stopped while reading page {page + 1}")
         if "error" in reply:
-            raise PdfWorkError(str(reply["error"]))
+            raise MupdfWorkError(str(reply["error"]))
         reply_dict: dict[str, Any] = reply
         return reply_dict
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from desktop_app.core.pdf_worker import PageTooHeavy, PdfWorker, PdfWorkError, new_document_key
+from desktop_app.core.mupdf_worker import MupdfWorker, MupdfWorkError, PageTooHeavy, new_document_key
 from tests.pdfs import LIGHT_TEXT, pdf_with_pages
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -22,7 +22,7 @@ RENDER = {"op": "render", "scale": 1.0}
 
 @pytest.mark.anyio
 async def test_a_request_over_budget_ends_at_once_and_the_next_one_works() -> None:
-    worker = PdfWorker()
+    worker = MupdfWorker()
     heavy, light = new_document_key(), new_document_key()
     try:
         started = time.monotonic()
@@ -39,7 +39,7 @@ async def test_a_request_over_budget_ends_at_once_and_the_next_one_works() -> No
 async def test_abort_ends_an_unbounded_request() -> None:
     import asyncio
 
-    worker = PdfWorker()
+    worker = MupdfWorker()
     try:
         render = asyncio.ensure_future(
             worker.request(new_document_key(), pdf_with_pages(400_000), RENDER, page=0, budget=None)
@@ -47,7 +47,7 @@ async def test_abort_ends_an_unbounded_request() -> None:
         await asyncio.sleep(1.0)
         assert not render.done()
         worker.abort()
-        with pytest.raises(PdfWorkError):
+        with pytest.raises(MupdfWorkError):
             await asyncio.wait_for(render, 5)
     finally:
         worker.close()
@@ -56,10 +56,10 @@ async def test_abort_ends_an_unbounded_request() -> None:
 _APP_KILLED_MID_RENDER = textwrap.dedent(
     """
     import sys, threading
-    from desktop_app.core.pdf_worker import PdfWorker, new_document_key
+    from desktop_app.core.mupdf_worker import MupdfWorker, new_document_key
     from tests.pdfs import pdf_with_pages
 
-    worker, huge = PdfWorker(), pdf_with_pages(400_000)
+    worker, huge = MupdfWorker(), pdf_with_pages(400_000)
     worker.request_blocking(new_document_key(), pdf_with_pages(0), {"op": "count"}, page=0, budget=30)
     print(worker._process.pid, flush=True)
     worker.request_blocking(new_document_key(), huge, {"op": "render", "scale": 1.0}, page=0, budget=None)

@@ -3,7 +3,7 @@
 MuPDF's Python bindings hold the GIL for the whole of each call (measured: a 90 MB vector page
 held it 40 s in one `get_pixmap`), so a thread would freeze the window just the same, and MuPDF's
 cookie could not be used to abort: nothing in the process can run to set `abort` until the call
-returns. In a process of its own the work runs in parallel, and `pdf_worker` enforces the time
+returns. In a process of its own the work runs in parallel, and `mupdf_worker` enforces the time
 budget from outside by ending the process.
 
 Messages are 4-byte big-endian lengths followed by a pickle; both ends are this application.
@@ -21,7 +21,7 @@ from typing import IO, Any, Final
 from desktop_app.core.mupdf import load as load_mupdf
 
 DOCUMENTS: Final = 4
-"""Open documents kept; the oldest opened is closed first (`pdf_worker` keeps the same account)."""
+"""Open documents kept; the oldest opened is closed first (`mupdf_worker` keeps the same account)."""
 _PAGES: Final = 16
 _HEADER: Final = struct.Struct(">I")
 
@@ -154,7 +154,7 @@ def _die_with_the_app() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """The worker's entry point (`mcp-desk --pdf-worker` in a frozen build); it takes no arguments."""
+    """The worker's entry point (`mcp-desk --mupdf-worker` in a frozen build); it takes no arguments."""
     _die_with_the_app()
     # The replies own stdout: nothing else may print there.
     replies, sys.stdout = sys.stdout.buffer, sys.stderr
