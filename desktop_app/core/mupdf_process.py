@@ -1,4 +1,4 @@
-"""The PDF worker process: MuPDF work for the app, one request at a time, over stdin and stdout.
+"""The MuPDF worker process: PDF pages and images for the app, one request at a time, over stdin and stdout.
 
 MuPDF's Python bindings hold the GIL for the whole of each call (measured: a 90 MB vector page
 held it 40 s in one `get_pixmap`), so a thread would freeze the window just the same, and MuPDF's
@@ -121,7 +121,24 @@ def _handle(pages: _Pages, request: Request) -> Reply:
     if op == "search":
         rects = pages.text_page(key, request["page"]).search(request["term"], quads=0)
         return {"rects": [(r.x0, r.y0, r.x1, r.y1) for r in rects]}
+    if op == "shrink_image":
+        return _shrink(pages.mupdf, request["data"], request["max_side"], request["max_bytes"])
     raise ValueError(f"unknown request {op!r}")
+
+
+def _shrink(mupdf: Any, data: bytes, max_side: int, max_bytes: int) -> Reply:
+    """The image scaled to fit `max_side`, as PNG, or as JPEG when that is needed to fit `max_bytes`."""
+    pix = mupdf.Pixmap(data)
+    if pix.colorspace is None or pix.colorspace.n not in (1, 3):  # masks, CMYK: to RGB
+        pix = mupdf.Pixmap(mupdf.csRGB, pix)
+    scale = min(1.0, max_side / max(pix.width, pix.height))
+    if scale < 1.0:
+        pix = mupdf.Pixmap(pix, max(1, round(pix.width * scale)), max(1, round(pix.height * scale)))
+    encoded, mime = pix.tobytes("png"), "image/png"
+    if len(encoded) > max_bytes:
+        opaque = mupdf.Pixmap(pix, 0) if pix.alpha else pix
+        encoded, mime = opaque.tobytes("jpeg", jpg_quality=85), "image/jpeg"
+    return {"data": encoded, "mime": mime, "width": pix.width, "height": pix.height}
 
 
 def serve(requests: IO[bytes], replies: IO[bytes]) -> None:

@@ -1,10 +1,11 @@
 """MuPDF work with a time budget, in a worker process (`mupdf_process`), for the viewer and the model.
 
 A small PDF can hold a page whose drawing takes minutes (a 219 KB file whose content stream
-expands to ~90 MB of vectors). Every page-level request (display list, render, text, search)
-therefore runs in a separate process, and waits at most its budget: past it the process is
-ended, the request fails with `PageTooHeavy`, and the next request starts a fresh process.
-A budget of None waits as long as it takes ("Render anyway"); `abort` ends that wait at once.
+expands to ~90 MB of vectors). Every page-level request (display list, render, text, search),
+and every image shrunk for a model, therefore runs in a separate process, and waits at most
+its budget: past it the process is ended, the request fails with `PageTooHeavy`, and the next
+request starts a fresh process. A budget of None waits as long as it takes ("Render anyway");
+`abort` ends that wait at once.
 """
 
 from __future__ import annotations
@@ -120,10 +121,14 @@ class MupdfWorker:
             process = self._ensure_started()
             if epoch != self._epoch:
                 raise MupdfWorkError("the request was withdrawn")
-            if key not in self._opened:
+            if key and key not in self._opened:
                 self._exchange(process, {"op": "open", "key": key, "data": data}, page, None)
                 self._opened = [*self._opened, key][-DOCUMENTS:]
             return self._exchange(process, {**request, "key": key, "page": page}, page, budget)
+
+    async def task(self, request: dict[str, Any], *, budget: float) -> dict[str, Any]:
+        """A request that needs no document (an image to shrink); `PageTooHeavy` past the budget."""
+        return await self.request("", b"", request, page=0, budget=budget)
 
     async def forget(self, key: str) -> None:
         """Let the process drop a document nobody will ask about again."""

@@ -18,10 +18,11 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app.core.content import image_dimensions
+from desktop_app.core.image_limits import ImageTooLarge, check_decoded_size
 from resources_ui.viewers.toolbar import tool_button
 
-MAX_PIXELS: Final = 64_000_000
-"""64 megapixels is 256 MB decoded: enough for any photo, refuses bombs before allocating."""
+THUMBNAIL_MAX_PIXELS: Final = 16_000_000
+"""Thumbnails are decoded on the GUI thread; past this a card shows none."""
 ZOOM_STEP: Final = 1.25
 MIN_ZOOM: Final = 0.02
 MAX_ZOOM: Final = 64.0
@@ -32,28 +33,50 @@ class ImageError(ValueError):
 
 
 def decode_image(data: bytes) -> QImage:
-    """Decode after checking the header's size; safe to call from a worker thread (QImage only).
-
-    The size comes from our own header parser for PNG/JPEG/GIF/WebP and from Qt's reader for
-    the rest; neither decodes pixels, so a 30000×30000 header costs nothing to refuse.
-    """
-    dims = image_dimensions(data)
-    buffer = QBuffer()
-    buffer.setData(QByteArray(data))
-    buffer.open(QIODevice.OpenModeFlag.ReadOnly)
-    reader = QImageReader(buffer)
-    if dims is None:
-        size = reader.size()
-        dims = (size.width(), size.height()) if size.isValid() else None
-    if dims is not None and dims[0] * dims[1] > MAX_PIXELS:
-        raise ImageError(
-            f"This image is {dims[0]:,}×{dims[1]:,} pixels; images over {MAX_PIXELS // 1_000_000} megapixels "
-            "are not decoded, to protect memory."
-        )
+    """Decode after checking the header's size; safe to call from a worker thread (QImage only)."""
+    reader, _buffer = _checked_reader(data)
     image = reader.read()
     if image.isNull():
         raise ImageError(f"This image could not be decoded: {reader.errorString()}")
     return image
+
+
+def decode_thumbnail(data: bytes, width: int, height: int) -> QImage | None:
+    """The image decoded straight to at most `width`×`height` (for a card); None if it must not or cannot be."""
+    try:
+        reader, _buffer = _checked_reader(data)
+    except ImageError:
+        return None
+    size = reader.size()
+    if not size.isValid() or size.width() * size.height() > THUMBNAIL_MAX_PIXELS:
+        return None  # not worth a stall of the window for a thumbnail; "Open" shows it
+    if size.width() > width or size.height() > height:
+        reader.setScaledSize(size.scaled(width, height, Qt.AspectRatioMode.KeepAspectRatio))
+    image = reader.read()
+    return None if image.isNull() else image
+
+
+def _checked_reader(data: bytes) -> tuple[QImageReader, QBuffer]:
+    """A reader for `data` whose claimed size is within the shared limit (`core/image_limits`).
+
+    The size comes from our own header parser for PNG/JPEG/GIF/WebP and from Qt's reader for
+    the rest; neither decodes pixels, so a 30000×30000 header costs nothing to refuse. The
+    buffer is returned too: the reader reads from it and must not outlive it.
+    """
+    buffer = QBuffer()
+    buffer.setData(QByteArray(data))
+    buffer.open(QIODevice.OpenModeFlag.ReadOnly)
+    reader = QImageReader(buffer)
+    dims = image_dimensions(data)
+    if dims is None:
+        size = reader.size()
+        dims = (size.width(), size.height()) if size.isValid() else None
+    if dims is not None:
+        try:
+            check_decoded_size(*dims)
+        except ImageTooLarge as exc:
+            raise ImageError(str(exc)) from None
+    return reader, buffer
 
 
 def _checkerboard() -> QBrush:

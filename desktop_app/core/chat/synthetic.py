@@ -23,6 +23,7 @@ from desktop_app.core.chat.settings import ChatOptions
 from desktop_app.core.chat.tool_specs import ToolOffer
 from desktop_app.core.content import ResourceContent, describe_for_model, from_mcp, human_size
 from desktop_app.core.host import ServerHost
+from desktop_app.core.image_limits import image_for_model
 from desktop_app.core.server_errors import ServerRequestTimeout, ServerUnavailableError
 
 READ_RESOURCE: Final = "read_resource"
@@ -212,8 +213,12 @@ async def _render_content(
             except Exception as exc:  # a damaged PDF: say so and fall back to the descriptor
                 return f"{describe_for_model(content)}\n[Text extraction failed: {exc}]", None
         if options.images_to_model and essence in _VISION_MIMES:
-            note = "\n[The image is attached in the next message.]"
-            return describe_for_model(content) + note, ImagePart(content.uri, essence, content.data)
+            image = await image_for_model(content.data, essence)
+            if image.data is None:
+                return f"{describe_for_model(content)}\n[The image is {image.note}.]", None
+            shrunk = f"; {image.note}" if image.note else ""
+            note = f"\n[The image is attached in the next message{shrunk}.]"
+            return describe_for_model(content) + note, ImagePart(content.uri, image.mime_type, image.data)
     return describe_for_model(content), None
 
 

@@ -28,6 +28,7 @@ from desktop_app.core.chat.events import ToolCallStarted, ToolDecision
 from desktop_app.core.content import ResourceContent, human_size
 from desktop_app.core.trust import ToolHints
 from desktop_app.ui.conversation.approval_words import MUTED, decision_line, hint_badges
+from resources_ui.viewers.image_viewer import decode_thumbnail
 
 DESCRIPTION_CHARS: Final = 280
 """Longer descriptions are cut in the card (the whole text is in the tooltip)."""
@@ -297,14 +298,11 @@ class ToolCard(QFrame):
         layout = QHBoxLayout(row)
         layout.setContentsMargins(0, 0, 0, 0)
         if content.mime_type and content.mime_type.startswith("image/") and content.data:
-            thumb = QPixmap()
-            if thumb.loadFromData(content.data) and not thumb.isNull():
+            # Decoded at thumbnail size, and not at all past the shared pixel limit (a tool's bomb).
+            thumb = decode_thumbnail(content.data, 240, 160)
+            if thumb is not None:
                 label = QLabel()
-                label.setPixmap(
-                    thumb.scaled(
-                        240, 160, Qt.AspectRatioMode.KeepAspectRatio, Qt.TransformationMode.SmoothTransformation
-                    )
-                )
+                label.setPixmap(QPixmap.fromImage(thumb))
                 layout.addWidget(label)
         if content.data:
             layout.addWidget(QLabel(f"{content.mime_type or 'binary'} · {human_size(content.size)}"))

@@ -20,6 +20,7 @@ from desktop_app.core.chat.events import (
     ChatError,
     ResourceRead,
     TextDelta,
+    ToolBinary,
     ToolCallStarted,
     ToolDecision,
     ToolProgress,
@@ -44,6 +45,7 @@ from desktop_app.ui.conversation.taint_chip import TaintChip
 from desktop_app.ui.conversation.tool_card import CallState, ResourceChip, ToolCard
 from resources_ui.drag_payload import ResourceRef, encode_resources
 from tests.hosting import eventually, run_in_qt
+from tests.servers.fixture_server import huge_png_bytes, png_bytes
 
 
 def test_markdown_escapes_html_and_numbers_code_blocks() -> None:
@@ -480,3 +482,18 @@ def test_history_shows_a_call_the_app_never_finished(qtbot: QtBot, tmp_path: Pat
     assert stopped.result_toggle.isChecked()
     assert [label.text() for label in stopped.result_box.findChildren(QLabel)] == [INTERRUPTED_RESULT]
     store.close()
+
+
+def test_a_tool_card_shows_no_thumbnail_for_an_image_bomb(qtbot: QtBot) -> None:
+    view = ConversationView()
+    qtbot.addWidget(view)
+    view.apply(ToolCallStarted("c1", "fx__rich", {}, "fx", "rich"))
+    bomb = ToolBinary("image/png", huge_png_bytes(), "x://bomb.png")
+    small = ToolBinary("image/png", png_bytes(), "x://image.png")
+    view.apply(ToolResult("c1", "fx__rich", "two images", binaries=(bomb, small)))  # no Qt warning either
+    card = view.card("c1")
+    assert card is not None
+    thumbnails = [label.pixmap() for label in card.result_box.findChildren(QLabel) if not label.pixmap().isNull()]
+    assert [(pixmap.width(), pixmap.height()) for pixmap in thumbnails] == [(16, 12)]  # only the small one
+    rows = [label.text() for label in card.result_box.findChildren(QLabel)]
+    assert sum(text.startswith("image/png · ") for text in rows) == 2  # both still listed, with Open
