@@ -10,6 +10,7 @@ Every record passes `RedactingFilter` first.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import logging
 import sys
@@ -39,7 +40,8 @@ def server_log_context(note: ServerNote) -> contextvars.Context:
         if threading.get_ident() == owner:
             note(level, text)
         else:
-            loop.call_soon_threadsafe(note, level, text)
+            with contextlib.suppress(RuntimeError):  # the loop has closed: the server's log is gone too
+                loop.call_soon_threadsafe(note, level, text)
 
     context = contextvars.copy_context()
     context.run(_server_note.set, thread_safe)
