@@ -201,12 +201,12 @@ class ConversationView(QScrollArea):
                 self._cards[card.call_id] = card
                 self.add_widget(card)
         elif role == "tool" and (index, message.get("tool_call_id", "")) not in results:
-            card = self._cards.get(message.get("tool_call_id", ""))
+            called = self._cards.get(message.get("tool_call_id", ""))
             text = str(message.get("content", ""))
-            if card is not None and text == INTERRUPTED_RESULT:  # the app stopped: a decision may be shown
-                card.set_result(text, is_error=False, denied=False, structured=None, binaries=[], interrupted=True)
-            elif card is not None and not card.settled:
-                card.set_result(text, is_error=False, denied=False, structured=None, binaries=[])
+            if called is not None and text == INTERRUPTED_RESULT:  # the app stopped: a decision may be shown
+                called.set_result(text, is_error=False, denied=False, structured=None, binaries=[], interrupted=True)
+            elif called is not None and not called.settled:
+                called.set_result(text, is_error=False, denied=False, structured=None, binaries=[])
 
     # -- events ----------------------------------------------------------------------------
 

@@ -183,6 +183,7 @@ _KILLED_AT_APPROVAL = textwrap.dedent(
     """
     import asyncio, sys
     from pathlib import Path
+    from desktop_app.core.asks.question import ScriptedAsker
     from desktop_app.core.chat.approval import ApprovalPolicy, ApprovalReply, Decision
     from desktop_app.core.chat.conversations import Conversation, ConversationStore
     from desktop_app.core.chat.engine import ChatEngine
@@ -191,12 +192,11 @@ _KILLED_AT_APPROVAL = textwrap.dedent(
     from desktop_app.core.server_config import ServerConfig, TransportKind
     from tests.servers.fixture_server import build_fixture_server
 
-    class AllowEchoThenWait:
-        async def approve(self, request):
-            if request.tool == "echo":
-                return ApprovalReply(Decision.ALLOW_ONCE)
-            print("approval open", flush=True)  # the card stays open until the app is killed
-            await asyncio.Event().wait()
+    async def allow_echo_then_wait(request):
+        if request.tool == "echo":
+            return ApprovalReply(Decision.ALLOW_ONCE)
+        print("approval open", flush=True)  # the card stays open until the app is killed
+        await asyncio.Event().wait()
 
     async def main() -> None:
         server = build_fixture_server()
@@ -205,7 +205,7 @@ _KILLED_AT_APPROVAL = textwrap.dedent(
         await host.wait_settled(15)
         conversation = Conversation.start(ConversationStore(Path(sys.argv[1])), "killed")
         settings = ModelSettings("openai/scripted", api_base=sys.argv[2], max_retries=0)
-        engine = ChatEngine(host, settings, ApprovalPolicy(AllowEchoThenWait()))
+        engine = ChatEngine(host, settings, ApprovalPolicy(ScriptedAsker(allow_echo_then_wait)))
         async for _event in engine.start_turn(conversation, "echo, then add"):
             pass
 

@@ -497,3 +497,30 @@ def test_a_tool_card_shows_no_thumbnail_for_an_image_bomb(qtbot: QtBot) -> None:
     assert [(pixmap.width(), pixmap.height()) for pixmap in thumbnails] == [(16, 12)]  # only the small one
     rows = [label.text() for label in card.result_box.findChildren(QLabel)]
     assert sum(text.startswith("image/png · ") for text in rows) == 2  # both still listed, with Open
+
+
+def test_history_with_kept_events_shows_the_calls_a_crash_cut_short(qtbot: QtBot, tmp_path: Path) -> None:
+    store = ConversationStore(tmp_path / "chats.sqlite3")
+    killed = Conversation.start(store)
+    call = {"type": "function", "function": {"name": "demo__add_note", "arguments": "{}"}}
+    killed.append({"role": "user", "content": "add two notes"})
+    killed.append({"role": "assistant", "content": "", "tool_calls": [{**call, "id": "c1"}, {**call, "id": "c2"}]})
+    killed.record(event_to_dict(ToolCallStarted("c1", "demo__add_note", {}, "demo", "add_note")))
+    killed.record(event_to_dict(ToolDecision("c1", "demo", "add_note", True, "user", "allow_once", {})))
+    # Killed while c1 ran; c2's card never started.
+    view = ConversationView()
+    qtbot.addWidget(view)
+    resumed = Conversation.resume(store, killed.id)
+    view.show_history(resumed.messages, resumed.events)
+    running, waiting = view.card("c1"), view.card("c2")
+    assert running is not None and running.state is CallState.INTERRUPTED
+    assert running.decision.text() == "Allowed once by you"  # who decided stays, the note says the rest
+    assert [label.text() for label in running.result_box.findChildren(QLabel)] == [INTERRUPTED_RESULT]
+    assert waiting is not None and waiting.state is CallState.INTERRUPTED
+    # Later messages and events keep their places after the repair.
+    resumed.append({"role": "assistant", "content": "Sorry, I was stopped."})
+    resumed.record(event_to_dict(TurnFinished("stop", "Sorry, I was stopped.", 1)))
+    again = Conversation.resume(store, killed.id)
+    assert [m["role"] for m in again.messages] == ["user", "assistant", "tool", "tool", "assistant"]
+    assert again.events[-1][0] == 5
+    store.close()
