@@ -21,6 +21,7 @@ os.environ["XDG_CACHE_HOME"] = os.path.join(_home, "cache")
 
 import pytest  # noqa: E402
 
+from desktop_app.core.mupdf_worker import close_all_workers  # noqa: E402
 from desktop_app.ui.apps.web_engine import prepare_application  # noqa: E402
 
 prepare_application()  # before pytest-qt creates the QApplication
@@ -41,3 +42,10 @@ def _collect_qt_garbage(request: pytest.FixtureRequest) -> Iterator[None]:
     yield
     if {"qapp", "qtbot"} & set(request.fixturenames):
         gc.collect()
+
+
+@pytest.fixture(autouse=True)
+def _no_mupdf_worker_outlives_its_test() -> Iterator[None]:
+    """MuPDF's worker processes live as long as the app; a test is one app's life (tests count children)."""
+    yield
+    close_all_workers()

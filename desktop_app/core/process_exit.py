@@ -2,7 +2,8 @@
 
 `stdio_client` spawns every server through one module-level function; wrapping it lets the
 transport that opened a connection keep the process it got, and read its exit code once the
-SDK has stopped it.
+SDK has stopped it. The SDK also ends a server that outlives its pipes (SIGTERM, then SIGKILL):
+that signal is ours, not how the server failed, so such a process is remembered as ended by us.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ import mcp.client.stdio as sdk_stdio
 
 _keeping: ContextVar[list[Any] | None] = ContextVar("mcp_desk_kept_processes", default=None)
 _spawn = sdk_stdio._create_platform_compatible_process
+_terminate = sdk_stdio._terminate_process_tree
+_ended_by_us: set[int] = set()
 
 
 async def _spawn_and_keep(*args: Any, **kwargs: Any) -> Any:
@@ -27,7 +30,21 @@ async def _spawn_and_keep(*args: Any, **kwargs: Any) -> Any:
     return process
 
 
+async def _terminate_and_remember(process: Any) -> None:
+    _ended_by_us.add(process.pid)
+    await _terminate(process)
+
+
 sdk_stdio._create_platform_compatible_process = _spawn_and_keep
+sdk_stdio._terminate_process_tree = _terminate_and_remember
+
+
+def ended_by_us(process: Any) -> bool:
+    """Whether the SDK had to kill the process at shutdown (ask once per process: it is forgotten)."""
+    if process.pid not in _ended_by_us:
+        return False
+    _ended_by_us.discard(process.pid)
+    return True
 
 
 @contextlib.contextmanager

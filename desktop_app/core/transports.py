@@ -23,7 +23,7 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 
 from desktop_app.core.lenient_utf8 import CODEC_NAME as LENIENT_UTF8
 from desktop_app.core.lenient_utf8 import reporting_bad_bytes
-from desktop_app.core.process_exit import keeping_processes
+from desktop_app.core.process_exit import ended_by_us, keeping_processes
 from desktop_app.core.server_config import ServerConfig, TransportKind
 from desktop_app.core.watched_streams import TransportHooks, watch
 
@@ -91,7 +91,8 @@ async def _stdio(config: ServerConfig, hooks: TransportHooks) -> AsyncIterator[A
         errlog.close()
         if not pumping:
             os.close(read_fd)
-        if spawned and spawned[0].returncode is not None:
+        # An exit the SDK caused (the server outlived its pipes) says nothing about the server.
+        if spawned and not ended_by_us(spawned[0]) and spawned[0].returncode is not None:
             await _last_stderr_lines(pumped)
             hooks.on_exit(spawned[0].returncode)
 

@@ -23,7 +23,7 @@ async def test_bytes_that_are_not_utf8_after_a_tool_leave_the_connection_working
     host = ServerHost(policy=FAST_RESTARTS)
     host.start([fixture_config("fx", timeout=5)])
     try:
-        await host.wait_settled(20)
+        await host.wait_settled(60)
         connection = host.connection("fx")
         for _ in range(2):
             result = await connection.call_tool("bad_bytes", {})
@@ -56,7 +56,7 @@ async def test_a_stream_that_ends_under_a_live_server_marks_the_connection_dead_
     host = ServerHost(policy=FAST_RESTARTS)
     host.start([fixture_config("fx", timeout=30)])
     try:
-        await host.wait_settled(20)
+        await host.wait_settled(60)
         connection = host.connection("fx")
         states: list[tuple[ServerState, str | None]] = []
         host.bus.subscribe(ServerStateChanged, lambda e: states.append((e.status.state, e.status.reason)))
@@ -88,7 +88,7 @@ async def test_a_response_to_no_request_is_ignored_with_a_note() -> None:
     host = ServerHost(policy=FAST_RESTARTS)
     host.start([fixture_config("fx", "--unsolicited-response", "99")])
     try:
-        await host.wait_settled(20)
+        await host.wait_settled(60)
         assert host.connection("fx").status.state is ServerState.READY
         assert _notes(host, "fx", "never sent or was already answered (id 99)")
     finally:
