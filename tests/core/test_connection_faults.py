@@ -21,7 +21,7 @@ def _notes(host: ServerHost, name: str, text: str) -> list[str]:
 
 async def test_bytes_that_are_not_utf8_after_a_tool_leave_the_connection_working() -> None:
     host = ServerHost(policy=FAST_RESTARTS)
-    host.start([fixture_config("fx", timeout=5)])
+    host.start([fixture_config("fx", timeout=30)])  # without the fix, the echo below times out
     try:
         await host.wait_settled(60)
         connection = host.connection("fx")
