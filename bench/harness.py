@@ -94,9 +94,18 @@ def rss_mb(pid: int | str = "self") -> float:
 
 
 def machine_load() -> str:
-    """The 1-minute load average against the core count: benches on a busy machine say so."""
+    """The 1-minute load average against the core count: benches on a busy machine say so; and
+    whether the venv holds compiled bytecode (uv installs without it, and with
+    PYTHONDONTWRITEBYTECODE set every start compiles the SDK, pydantic and litellm from source)."""
+    import importlib.util
+
+    import mcp
+
     one, five, _ = os.getloadavg()
-    return f"load {one:.1f} (5 min {five:.1f}) on {os.cpu_count()} cores"
+    load = f"load {one:.1f} (5 min {five:.1f}) on {os.cpu_count()} cores"
+    if mcp.__file__ and not Path(importlib.util.cache_from_source(mcp.__file__)).exists():
+        load += "; NO COMPILED BYTECODE in the venv: every start compiles (python -m compileall <site-packages>)"
+    return load
 
 
 @dataclass

@@ -391,7 +391,7 @@ async def stream_scenario(app: Any, home: Path, run: StreamRun, profile: bool) -
             loaded = host.ready_count() == 1 and llm_module._module is not None
             return loaded and any(total >= RESOURCES for total in measured)
 
-        await until(ready, 60, "the catalog, its context measurement and litellm")
+        await until(ready, 180, "the catalog, its context measurement and litellm")  # litellm: tens of s when busy
         run.ready = time.perf_counter() - started
         run.catalog_entries = max(measured)
         run.answer_tokens = count_tokens(MODEL, long_answer())

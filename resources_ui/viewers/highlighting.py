@@ -1,18 +1,15 @@
 """Syntax highlighting for the text viewer, driven by Pygments.
 
 The whole text is tokenised once (so multi-line strings and comments come out right) and each
-block then looks up its spans by position; Qt asks only for blocks it lays out.
+block then looks up its spans by position; Qt asks only for blocks it lays out. Pygments is
+imported when the first text is shown, not with the window.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
-from pygments.lexer import Lexer
-from pygments.lexers import get_lexer_for_filename, get_lexer_for_mimetype
-from pygments.styles import get_style_by_name
-from pygments.util import ClassNotFound
 from PySide6.QtGui import (
     QColor,
     QFont,
@@ -25,6 +22,9 @@ from PySide6.QtGui import (
 
 from desktop_app.core.content import base_mime
 
+if TYPE_CHECKING:
+    from pygments.lexer import Lexer
+
 MAX_HIGHLIGHT_CHARS: Final = 300_000
 """Beyond this the text is shown plain: tokenising megabytes would stall the UI."""
 _NOT_CODE: Final = frozenset({"text/plain", ""})
@@ -32,6 +32,9 @@ _NOT_CODE: Final = frozenset({"text/plain", ""})
 
 def lexer_for(mime: str | None, uri: str) -> Lexer | None:
     """A Pygments lexer for the declared type, else for the URI's file name; None for plain text."""
+    from pygments.lexers import get_lexer_for_filename, get_lexer_for_mimetype
+    from pygments.util import ClassNotFound
+
     essence = base_mime(mime)
     if essence not in _NOT_CODE:
         try:
@@ -60,6 +63,8 @@ class PygmentsHighlighter(QSyntaxHighlighter):
 
     def __init__(self, document: QTextDocument, text: str, lexer: Lexer) -> None:
         super().__init__(document)  # highlighting starts on the next event-loop turn, after this
+        from pygments.styles import get_style_by_name
+
         self._formats: dict[Any, QTextCharFormat | None] = {}
         self._style = get_style_by_name("monokai" if _dark_palette() else "default")
         astral = _utf16_offsets(text)
