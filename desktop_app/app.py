@@ -94,6 +94,7 @@ async def run_window(
         settings_path=settings_path,
     )
     window.show()
+    window.composer.editor.textChanged.connect(window.chat.warm_up)  # the model library loads as the user types
     if splash is not None:
         splash.finish(window)
     if instance is not None:
@@ -148,7 +149,6 @@ async def _connect(window: MainWindow, bridge: CoreBridge) -> None:
         window.show_notice(f"Secrets cannot be stored or read: {exc}")
     bridge.host.start(bridge.configured_servers())
     window.gallery.check_updates()  # "update" badges for servers installed from a registry
-    window.composer.editor.textChanged.connect(window.chat.warm_up)  # the model library loads as the user types
 
 
 def run_app(
