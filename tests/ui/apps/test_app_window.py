@@ -89,7 +89,8 @@ def test_a_models_call_shows_its_app_in_the_tool_card_and_the_app_acts_through_t
     steps = ["call:bump", f"read:{NOTE_URI}", "context:the user picked note 2", "message-when-idle:Tell me about it"]
 
     async def scenario(window: MainWindow, llm: ScriptedLLM) -> None:
-        llm.queue(calls(ToolCall("apps__probe", {"steps": steps}, id="call_probe")), text("Here is the probe."))
+        proposed = {"steps": [*steps, "link:https://example.com/proposed"]}
+        llm.queue(calls(ToolCall("apps__probe", proposed, id="call_probe")), text("Here is the probe."))
         llm.queue(text("About note 2."))
         window.composer.editor.setPlainText("Show me the probe")
         window.composer.send()
@@ -100,6 +101,7 @@ def test_a_models_call_shows_its_app_in_the_tool_card_and_the_app_acts_through_t
         assert model_panel.request.requester is Requester.MODEL
         tool_card = next(c for c in window.conversation.findChildren(ToolCard) if c.call_id == "call_probe")
         assert model_panel.parent() is tool_card  # one card per call: the approval lives inside it
+        model_panel.editor.setPlainText(json.dumps({"steps": steps}))  # the user drops the link step
         model_panel.allow_once.click()
         # … the view, inside the call's tool card, then asks to run `bump`: the same approval says the app asks.
         await until(
@@ -118,6 +120,8 @@ def test_a_models_call_shows_its_app_in_the_tool_card_and_the_app_acts_through_t
         assert reported(window, "call:bump")["ok"] is True  # type: ignore[index]
         assert reported(window, f"read:{NOTE_URI}")["ok"] is True  # type: ignore[index]
         assert reported(window, "result")["detail"] == {"steps": 4}  # type: ignore[index]
+        # The view ran what the user allowed, not what the model proposed.
+        assert reported(window, "link:https://example.com/proposed") is None
         await until(lambda: len(llm.bodies()) == 3 and not window.chat.busy, what="the app's message answered")
         app_bubbles = [b for b in window.conversation.findChildren(MessageBubble) if b.role == "app"]
         assert any("gave the model context" in b.header.text() for b in app_bubbles)
