@@ -451,14 +451,27 @@ class ServerConnection:
 
     async def _discover_pinned(self, client: Client) -> None:
         """A pinned 2026 version skips the probe, and the SDK then assumes a server with no capabilities
-        (so nothing would be listed): ask the server what it offers with one `server/discover`."""
+        (so nothing would be listed): ask the server what it offers with `server/discover`.
+
+        The SDK gives each `server/discover` 10 s; a server still starting (a package being fetched,
+        a busy machine) answers a later try, so tries repeat within the server's own timeout."""
         if self.config.protocol not in MODERN_PROTOCOL_VERSIONS or client.server_capabilities != ServerCapabilities():
             return
-        try:
-            raw = await client.session.send_discover(client.protocol_version)
-            client.session.adopt(DiscoverResult.model_validate(raw))
-        except (MCPError, ValueError, RuntimeError) as exc:
-            self._note("warning", f"server/discover failed; listing nothing: {describe_error(exc)}")
+        deadline = time.monotonic() + self.config.timeout
+        while True:
+            try:
+                raw = await client.session.send_discover(client.protocol_version)
+                client.session.adopt(DiscoverResult.model_validate(raw))
+                return
+            except MCPError as exc:
+                if exc.code != REQUEST_TIMEOUT:
+                    self._note("warning", f"server/discover failed; listing nothing: {describe_error(exc)}")
+                    return
+                if time.monotonic() >= deadline:
+                    raise TimeoutError(f"no answer to server/discover within {self.config.timeout:g} s") from None
+            except (ValueError, RuntimeError) as exc:
+                self._note("warning", f"server/discover failed; listing nothing: {describe_error(exc)}")
+                return
 
     async def _list_catalog(self, client: Client) -> ServerCatalog:
         caps = client.server_capabilities

@@ -4,15 +4,19 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
+from dataclasses import replace
 from typing import Any
 
 import pytest
+from mcp.client import session as mcp_session
 from mcp.shared.exceptions import MCPError
 
 from desktop_app.core.asks.elicitation import ElicitReply, FormQuestion, UrlQuestion, url_problem
 from desktop_app.core.asks.question import Question
 from desktop_app.core.server_status import ServerState
 from tests.core.asks.hosting import (
+    ASKING_SCRIPT,
     ERAS,
     asking_config,
     asking_host,
@@ -59,6 +63,17 @@ async def test_a_form_is_answered_with_each_action(era: str) -> None:
         assert first.message == "Tell the asking server about you."
         assert [f.name for f in first.form.fields] == ["name", "email", "age", "subscribe", "colour", "days"]
         assert "form answered: decline" in host_notes(connection)
+
+
+async def test_a_pinned_2026_server_slow_to_start_is_still_discovered(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Each server/discover gets a short wait here; the server starts only after several have timed out.
+    monkeypatch.setattr(mcp_session, "DISCOVER_TIMEOUT_SECONDS", 0.3)
+    slow = replace(
+        asking_config("2026-07-28"), command="sh", args=("-c", f'sleep 1.2; exec "{sys.executable}" "{ASKING_SCRIPT}"')
+    )
+    async with asking_host(None, slow, stdio=True) as (host, _asker):
+        catalog = host.connection("asking").catalog
+        assert catalog is not None and "ask_form" in {tool.name for tool in catalog.tools}
 
 
 @pytest.mark.parametrize("era", ERAS)
