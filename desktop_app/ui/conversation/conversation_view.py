@@ -171,16 +171,36 @@ class ConversationView(QScrollArea):
                 if not event.text and answer.get("tool_call_id") == event.call_id:
                     event = replace(event, text=str(answer.get("content", "")))  # kept once, in the message
             replay.setdefault(position, []).append(event)
+        # With kept events, a call that never started (a crash came first) is drawn where its
+        # result is, after the calls before it; without events every card comes from the messages.
+        unstarted: dict[str, dict[str, Any]] | None = {} if events else None
         for index, message in enumerate(messages):
             for event in replay.get(index, []):
                 self.apply(event)
-            self._show_message(index, message, started, results)
+            self._show_message(index, message, started, results, unstarted)
         for event in replay.get(len(messages), []):
             self.apply(event)
+        for call in (unstarted or {}).values():
+            self._plain_card(call)
         self._end_assistant()
 
+    def _plain_card(self, call: dict[str, Any]) -> ToolCard:
+        """A call's card from its message alone (no events were kept for it)."""
+        function = call.get("function", {})
+        card = ToolCard(call.get("id", ""), "", function.get("name", "tool"), {})
+        card.arguments.setPlainText(function.get("arguments", ""))
+        card.set_state(CallState.DONE)
+        self._cards[card.call_id] = card
+        self.add_widget(card)
+        return card
+
     def _show_message(
-        self, index: int, message: dict[str, Any], started: set[tuple[int, str]], results: set[tuple[int, str]]
+        self,
+        index: int,
+        message: dict[str, Any],
+        started: set[tuple[int, str]],
+        results: set[tuple[int, str]],
+        unstarted: dict[str, dict[str, Any]] | None,
     ) -> None:
         role = message.get("role")
         if role == "user":
@@ -194,14 +214,15 @@ class ConversationView(QScrollArea):
                 # A call starts after the results of the calls before it in the same message.
                 if any((index + k, call_id) in started for k in range(1, len(calls) + 1)):
                     continue  # its kept events draw the card
-                function = call.get("function", {})
-                card = ToolCard(call_id, "", function.get("name", "tool"), {})
-                card.arguments.setPlainText(function.get("arguments", ""))
-                card.set_state(CallState.DONE)
-                self._cards[card.call_id] = card
-                self.add_widget(card)
+                if unstarted is None:
+                    self._plain_card(call)
+                else:
+                    unstarted[call_id] = call
         elif role == "tool" and (index, message.get("tool_call_id", "")) not in results:
-            called = self._cards.get(message.get("tool_call_id", ""))
+            call_id = message.get("tool_call_id", "")
+            if unstarted is not None and call_id in unstarted:
+                self._plain_card(unstarted.pop(call_id))
+            called = self._cards.get(call_id)
             text = str(message.get("content", ""))
             if called is not None and text == INTERRUPTED_RESULT:  # the app stopped: a decision may be shown
                 called.set_result(text, is_error=False, denied=False, structured=None, binaries=[], interrupted=True)

@@ -517,6 +517,7 @@ def test_history_with_kept_events_shows_the_calls_a_crash_cut_short(qtbot: QtBot
     assert running.decision.text() == "Allowed once by you"  # who decided stays, the note says the rest
     assert [label.text() for label in running.result_box.findChildren(QLabel)] == [INTERRUPTED_RESULT]
     assert waiting is not None and waiting.state is CallState.INTERRUPTED
+    assert view._layout.indexOf(running) < view._layout.indexOf(waiting), "in the order of the calls"
     # Later messages and events keep their places after the repair.
     resumed.append({"role": "assistant", "content": "Sorry, I was stopped."})
     resumed.record(event_to_dict(TurnFinished("stop", "Sorry, I was stopped.", 1)))
