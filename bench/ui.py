@@ -48,7 +48,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from harness import ROOT
-from stalls import StackSampler, StallMonitor, profile_report
+from stalls import StackSampler, StallMonitor, loaded, profile_report
 
 RUNS: Final = 5
 GOAL_SHOWN_RATIO: Final = 1.5
@@ -534,11 +534,13 @@ def report_startup(apps: list[Launch], bares: list[Launch]) -> bool:
 def report_stream(run: StreamRun, monitor: StallMonitor, sampler: StackSampler | None) -> bool:
     turn = monitor.within(run.sent, run.end)
     worst = (turn[0][1] - turn[0][0]) if turn else 0.0
+    worst_cpu = max((monitor.cpu.get(g[0], 0.0) for g in turn), default=0.0)
+    busy = loaded()  # then wall-clock stalls measure the sharing: the goal is judged on CPU time
     idle = monitor.within(*run.idle)
     idle_worst = (idle[0][1] - idle[0][0]) if idle else 0.0
     full = [c for c in monitor.collections if c[2] == 2 and run.sent <= c[0] < run.end]
     redundant = sum(1 for a, b in pairwise(run.renders) if a.chars == b.chars)
-    ok = worst * 1000 <= GOAL_STALL_MS
+    ok = (worst_cpu if busy else worst) * 1000 <= GOAL_STALL_MS
     print()
     print(f"Streaming a {run.answer_tokens:,}-token answer with {RESOURCES:,} resources loaded")
     print(
@@ -568,7 +570,8 @@ def report_stream(run: StreamRun, monitor: StallMonitor, sampler: StackSampler |
     )
     print(f"  modules first imported during the turn: {len(run.modules_imported)}")
     label = f"largest stall, send → done +{TAIL * 1000:.0f} ms"
-    print(f"  {label:<32}{ms(worst):>9}   goal ≤ {GOAL_STALL_MS:.0f} ms  {verdict(ok)}")
+    judged = f"{ms(worst_cpu)} CPU (the machine is loaded)" if busy else "wall time"
+    print(f"  {label:<32}{ms(worst):>9}   goal ≤ {GOAL_STALL_MS:.0f} ms  {verdict(ok)}  judged on {judged}")
     print(f"  largest stall while idle        {ms(idle_worst):>9}   (baseline of the 1 ms ticker)")
     phases = (
         ("send → first token", run.sent, run.first_delta),
