@@ -49,14 +49,14 @@ from resources_ui.tree_model import (
 
 CHUNK: Final = 50
 """Rows handed to the view at a time as the user scrolls through a server (`show_more`)."""
-SCREENFUL: Final = 100
+SCREENFUL: Final = 60
 """Rows first handed to the view, shared by the servers (at least `MIN_FIRST` each).
 
 A tree view lays out every row it was handed, calling `index` and `flags` in Python for each,
 whenever the filter changes: ten expanded servers of 500 rows each cost over 100 ms a keystroke.
 A screenful is all the user sees before scrolling.
 """
-MIN_FIRST: Final = 20
+MIN_FIRST: Final = 10
 RECENT: Final = 16
 """Queries remembered per server, so erasing what was typed costs no new filter pass."""
 
