@@ -77,7 +77,11 @@ def encoding(name: str) -> Encoding:
                 os.environ["TIKTOKEN_CACHE_DIR"] = folder
         import tiktoken
 
-        return tiktoken.get_encoding(name)
+        found = tiktoken.get_encoding(name)
+        # Its Python copy of the ranks serves only pickling (the Rust core keeps its own): ~26 MB
+        # of a 200k-token encoding held for the life of the app.
+        found._mergeable_ranks = {}
+        return found
 
 
 def count_tokens(model: str, text: str) -> int:
