@@ -50,7 +50,25 @@ class _Ledger:
     pending: set[RequestId]
 
 
-class WatchedReadStream:
+class _ClosedOnExit:
+    """`async with` closes the stream, as the SDK's streams do."""
+
+    async def aclose(self) -> None:
+        raise NotImplementedError
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc_val: BaseException | None,
+        exc_tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+
+class WatchedReadStream(_ClosedOnExit):
     """Delegates to the SDK's read stream; reports its end (for any reason), garbage and stray answers."""
 
     def __init__(self, inner: Any, hooks: TransportHooks, ledger: _Ledger) -> None:
@@ -97,20 +115,8 @@ class WatchedReadStream:
         self._hooks.on_closed(CLOSED_REASON)
         await self._inner.aclose()
 
-    async def __aenter__(self) -> Self:
-        return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc_val: BaseException | None,
-        exc_tb: TracebackType | None,
-    ) -> bool | None:
-        await self.aclose()
-        return None
-
-
-class WatchedWriteStream:
+class WatchedWriteStream(_ClosedOnExit):
     """Delegates to the SDK's write stream, noting the id of every request sent."""
 
     def __init__(self, inner: Any, ledger: _Ledger) -> None:
@@ -124,18 +130,6 @@ class WatchedWriteStream:
 
     async def aclose(self) -> None:
         await self._inner.aclose()
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc_val: BaseException | None,
-        exc_tb: TracebackType | None,
-    ) -> bool | None:
-        await self.aclose()
-        return None
 
 
 def watch(read: Any, write: Any, hooks: TransportHooks) -> tuple[WatchedReadStream, WatchedWriteStream]:
