@@ -35,11 +35,14 @@ def fixture_config(name: str = "fx", *flags: str, **options: object) -> ServerCo
     )
 
 
-async def eventually(check: Callable[[], bool], timeout: float = 15.0, what: str = "condition") -> None:
+async def eventually(
+    check: Callable[[], object], timeout: float = 15.0, what: str = "condition", seen: Callable[[], str] | None = None
+) -> None:
+    """Wait until `check()` is truthy; on timeout, name `what` (and what was `seen` instead, when given)."""
     deadline = time.monotonic() + timeout
     while not check():
         if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
+            raise AssertionError(f"timed out waiting for {what}" + (f" ({seen()})" if seen else ""))
         await asyncio.sleep(0.02)
 
 

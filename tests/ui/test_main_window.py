@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-import importlib
+import functools
 import json
 import sys
-import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-import pytest
 import qasync
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QDropEvent
@@ -28,7 +26,7 @@ from desktop_app.ui.conversation.message_bubble import MessageBubble
 from desktop_app.ui.conversation.tool_card import CallState, ResourceChip, ToolCard
 from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.settings_dialog import SettingsDialog
-from tests.hosting import FIXTURE_SCRIPT, live_children
+from tests.hosting import FIXTURE_SCRIPT, eventually, live_children
 from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, ToolCall, calls, text, tool_messages
 from tests.servers.fixture_server import LONG_END_MARKER
 
@@ -37,21 +35,7 @@ Scenario = Callable[[MainWindow, ScriptedLLM], Awaitable[None]]
 W = TypeVar("W", bound=QWidget)
 
 
-@pytest.fixture
-def llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[ScriptedLLM]:
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    # The model library takes seconds to import (tens on a loaded machine): not inside a turn's deadline.
-    importlib.import_module("litellm")
-    with ScriptedLLM() as server:
-        yield server
-
-
-async def until(check: Callable[[], object], timeout: float = 20.0, what: str = "condition") -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await asyncio.sleep(0.02)
+until = functools.partial(eventually, timeout=20.0)
 
 
 def run_app(

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -20,7 +19,7 @@ from desktop_app.core.server_status import ServerState
 from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.password_dialog import PasswordDialog
 from desktop_app.ui.settings_dialog import SettingsDialog
-from tests.hosting import FIXTURE_SCRIPT
+from tests.hosting import FIXTURE_SCRIPT, eventually
 
 TOKEN = "tok-0123456789-never-shown"
 
@@ -32,11 +31,7 @@ def own_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
 
 
-async def until(check: Callable[[], object], timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, "condition not reached"
-        await asyncio.sleep(0.02)
+until = functools.partial(eventually, timeout=20.0)
 
 
 def visible(qapp: QApplication, kind: type) -> list:  # type: ignore[type-arg]

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import sys
-import time
-from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -20,7 +19,7 @@ from desktop_app.core.server_config import ServerConfig, TransportKind
 from desktop_app.core.server_status import ServerState
 from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.servers_panel import ServersPanel
-from tests.hosting import FIXTURE_SCRIPT, fixture_config, live_children, run_in_qt
+from tests.hosting import FIXTURE_SCRIPT, eventually, fixture_config, live_children, run_in_qt
 from tests.llm_server import LITELLM_WARNINGS
 from tests.servers.fixture_server import STARTUP_LINE
 
@@ -28,12 +27,7 @@ pytestmark = LITELLM_WARNINGS  # the app warms litellm up in the background
 MISSING = "/nonexistent/mcp-server-xyz"
 
 
-async def until(check: Callable[[], object], timeout: float = 20.0, what: str = "condition") -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await asyncio.sleep(0.02)
+until = functools.partial(eventually, timeout=20.0)
 
 
 def panel_rows(window: MainWindow) -> list[str]:

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import qasync
@@ -21,16 +20,10 @@ from desktop_app.core.server_status import ServerState
 from desktop_app.ui.asks.card_asker import CardAsker
 from desktop_app.ui.asks.sign_in_card import WAITING, SignInCard
 from desktop_app.ui.main_window import MainWindow
-from tests.hosting import FAST_RESTARTS, live_children
+from tests.hosting import FAST_RESTARTS, eventually, live_children
 from tests.servers.oauth_server import FollowingBrowser, OAuthOptions, OAuthTestServer
 
-
-async def until(check: Callable[[], object], timeout: float = 30.0, what: str = "condition") -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await asyncio.sleep(0.02)
+until = functools.partial(eventually, timeout=30.0)
 
 
 def test_window_shows_needs_sign_in_then_signs_in_and_lists_the_catalog(qapp: QApplication, tmp_path: Path) -> None:

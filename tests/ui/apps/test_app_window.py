@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import gc
 import json
 import subprocess
 import sys
-import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-import pytest
 import qasync
 from PySide6.QtWidgets import QApplication
 
@@ -26,7 +25,7 @@ from desktop_app.ui.conversation.message_bubble import MessageBubble
 from desktop_app.ui.conversation.tool_card import ToolCard
 from desktop_app.ui.main_window import MainWindow
 from resources_ui.viewers.viewer_pane import ViewerKind
-from tests.hosting import live_children
+from tests.hosting import eventually, live_children
 from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, ToolCall, calls, text
 from tests.servers.app_server import NOTE_URI, PROBE_URI
 
@@ -35,19 +34,7 @@ APP_SERVER = Path(__file__).parents[2] / "servers" / "app_server.py"
 Scenario = Callable[[MainWindow, ScriptedLLM], Awaitable[None]]
 
 
-@pytest.fixture
-def llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[ScriptedLLM]:
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    with ScriptedLLM() as server:
-        yield server
-
-
-async def until(check: Callable[[], object], timeout: float = 30.0, what: str = "condition") -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await asyncio.sleep(0.02)
+until = functools.partial(eventually, timeout=30.0)
 
 
 def run_app(qapp: QApplication, tmp_path: Path, llm: ScriptedLLM, scenario: Scenario) -> None:

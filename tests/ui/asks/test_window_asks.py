@@ -4,11 +4,10 @@ row outside one, sampling usage on the meter, and questions withdrawn when their
 from __future__ import annotations
 
 import asyncio
-import importlib
+import functools
 import json
 import sys
-import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +27,7 @@ from desktop_app.ui.conversation.approval_panel import ApprovalPanel
 from desktop_app.ui.conversation.tool_card import CallState
 from desktop_app.ui.main_window import MainWindow
 from tests.core.asks.hosting import ASKING_SCRIPT
-from tests.hosting import live_children
+from tests.hosting import eventually, live_children
 from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, ToolCall, calls, text, tool_messages
 from tests.servers.everything import everything_available, everything_stdio_params
 
@@ -37,21 +36,7 @@ Scenario = Callable[[MainWindow, ScriptedLLM], Awaitable[None]]
 needs_everything = pytest.mark.skipif(not everything_available(), reason="server-everything is not installed")
 
 
-@pytest.fixture
-def llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[ScriptedLLM]:
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    # The model library takes seconds to import (tens on a loaded machine): not inside a turn's deadline.
-    importlib.import_module("litellm")
-    with ScriptedLLM() as server:
-        yield server
-
-
-async def until(check: Callable[[], object], timeout: float = 60.0, what: str = "condition") -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await asyncio.sleep(0.02)
+until = functools.partial(eventually, timeout=60.0)
 
 
 def run_app(

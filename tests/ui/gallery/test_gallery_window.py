@@ -8,10 +8,10 @@ when the registry is down, from its cache, and says so.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import os
 import sys
-import time
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 
@@ -28,7 +28,7 @@ from desktop_app.ui.gallery.bundle_dialog import BundleDialog
 from desktop_app.ui.gallery.consent_card import ConsentCard
 from desktop_app.ui.gallery.install_pane import InstallPane
 from desktop_app.ui.main_window import MainWindow
-from tests.hosting import live_children
+from tests.hosting import eventually, live_children
 from tests.llm_server import LITELLM_WARNINGS
 from tests.servers.oauth_server import FollowingBrowser, OAuthTestServer
 from tests.servers.registry_documents import (
@@ -63,14 +63,7 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
 
 
-async def until(
-    check: Callable[[], object], timeout: float = 20.0, what: str = "condition", seen: Callable[[], str] = str
-) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what} ({seen()})")
-        await asyncio.sleep(0.02)
+until = functools.partial(eventually, timeout=20.0)
 
 
 def run_desk(qapp: QApplication, tmp_path: Path, registry_url: str, scenario: Scenario) -> Path:

@@ -1,0 +1,20 @@
+"""What the window tests share: a scripted model behind a real HTTP server."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterator
+
+import pytest
+
+from tests.llm_server import ScriptedLLM
+
+
+@pytest.fixture
+def llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[ScriptedLLM]:
+    """A scripted model; the model library is imported first, since it takes seconds (tens on a loaded
+    machine) and a turn's deadline should not pay for it."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    importlib.import_module("litellm")
+    with ScriptedLLM() as server:
+        yield server
