@@ -165,8 +165,10 @@ class MainWindow(QMainWindow):
         restored = QSettings()
         geometry, state = restored.value("window/geometry"), restored.value("window/state")
         if geometry is None or state is None or not (self.restoreGeometry(geometry) and self.restoreState(state)):
-            # First run: the conversation gets the most room, resources and viewer flank it.
-            self.resize(1480, 920)
+            # First run: the conversation gets the most room, resources and viewer flank it; the window
+            # never starts larger than the screen's free area (a laptop's 1366 × 768 is common).
+            free = self.screen().availableGeometry()
+            self.resize(min(1480, free.width()), min(920, free.height()))
             # Dock sizes only take once the window is laid out: apply them on the first show.
             QTimer.singleShot(
                 0, lambda: self.resizeDocks([resources_dock, self.viewer_dock], [380, 440], Qt.Orientation.Horizontal)

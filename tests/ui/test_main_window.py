@@ -265,6 +265,18 @@ def test_first_send_without_a_model_opens_settings(qapp: QApplication, tmp_path:
     run_app(qapp, tmp_path, None, scenario)
 
 
+def test_the_window_opens_within_its_screen(qapp: QApplication, tmp_path: Path) -> None:
+    """The offscreen screen is 800 × 800, smaller than the first-run size: the window takes the screen,
+    or its own minimum where the docks need more."""
+
+    async def scenario(window: MainWindow, _llm: Any) -> None:
+        free, least = window.screen().availableGeometry(), window.minimumSizeHint()
+        assert window.width() <= max(free.width(), least.width())
+        assert window.height() <= max(free.height(), least.height())
+
+    run_app(qapp, tmp_path, None, scenario)
+
+
 def test_context_meter_compares_the_catalog_with_a_naive_dump(
     qapp: QApplication, tmp_path: Path, llm: ScriptedLLM
 ) -> None:
