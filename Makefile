@@ -8,6 +8,10 @@ NPM_DIR := tests/npm
 NPM_STAMP := $(NPM_DIR)/node_modules/.installed
 UV_INSTALL := $(BIN)/uv pip install --python $(BIN)/python
 PIP_QUIET := --quiet --disable-pip-version-check
+# uv installs no compiled bytecode: Python then compiles each module the first time it is imported and
+# keeps the result in the venv. Unless told not to write it: then every start (and every test's server
+# process) compiles again from source (importing LiteLLM: 13 s of CPU instead of 5.5 s). The venv is ours.
+unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: run test lint typecheck pytest bench bundle bundle-test clean
 
