@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Final
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QPoint, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QGuiApplication, QKeyEvent, QKeySequence
+from PySide6.QtGui import QGuiApplication, QKeyEvent, QKeySequence, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QLineEdit,
@@ -38,6 +38,7 @@ class _Tree(QTreeView):
 
     enter_pressed = Signal()
     copy_pressed = Signal()
+    resized = Signal()
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and self.state() != self.State.EditingState:
@@ -49,6 +50,10 @@ class _Tree(QTreeView):
             event.accept()
             return
         super().keyPressEvent(event)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self.resized.emit()
 
 
 class _FilterEdit(QLineEdit):
@@ -121,6 +126,13 @@ class ResourceBrowser(QWidget):
         self.view.selectionModel().currentRowChanged.connect(lambda *_: self._preview_timer.start())
         self.proxy.layoutChanged.connect(self._expand_new_servers)
         self.proxy.rowsInserted.connect(self._servers_inserted)
+        # More rows while the tree does not fill its height: with no scrollbar, nothing else would ask.
+        self._fill_timer = QTimer(self, singleShot=True, interval=0)
+        self._fill_timer.timeout.connect(self._fill_viewport)
+        for signal in (self.proxy.layoutChanged, self.proxy.rowsInserted, self.proxy.rowsRemoved):
+            signal.connect(self._fill_timer.start)
+        for view_signal in (self.view.expanded, self.view.collapsed, self.view.resized):
+            view_signal.connect(self._fill_timer.start)
         self._expand_new_servers()
         self.sign_in_buttons = SignInButtons(self.view, self.proxy, self.model, bridge)
 
@@ -263,6 +275,18 @@ class ResourceBrowser(QWidget):
         near_end = index.row() >= self.proxy.rowCount(parent) - _FETCH_MARGIN
         if index.isValid() and parent.isValid() and near_end and self.proxy.can_show_more(parent):
             self.proxy.show_more(parent)
+
+    def _fill_viewport(self) -> None:
+        """While the rows end above the tree's bottom edge, hand it the next chunk of the first open
+        server with more matches (each chunk inserted schedules this again)."""
+        viewport = self.view.viewport()
+        if not self.view.isVisible() or self.view.indexAt(QPoint(4, viewport.height() - 2)).isValid():
+            return
+        for row in range(self.proxy.rowCount()):
+            server = self.proxy.index(row, 0)
+            if self.view.isExpanded(server) and self.proxy.can_show_more(server):
+                self.proxy.show_more(server)
+                return
 
 
 def _tree_order(index: QModelIndex | QPersistentModelIndex) -> tuple[int, int]:

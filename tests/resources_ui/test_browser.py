@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from PySide6.QtCore import QMimeData, QModelIndex, Qt
+from PySide6.QtCore import QMimeData, QModelIndex, QPoint, Qt
 from PySide6.QtGui import QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication, QStyledItemDelegate, QStyleOptionViewItem
 from pytestqt.qtbot import QtBot
@@ -13,7 +13,7 @@ from pytestqt.qtbot import QtBot
 from desktop_app.core.server_status import ServerState
 from desktop_app.demo_server import build_server as build_demo_server
 from resources_ui import RESOURCES_MIME, ResourceBrowser, ResourceRef, decode_resources, encode_resources
-from resources_ui.filter_proxy import CHUNK, SCREENFUL, match_rank, query_words
+from resources_ui.filter_proxy import CHUNK, MIN_FIRST, SCREENFUL, match_rank, query_words
 from resources_ui.tree_delegate import ResourceRowDelegate, secondary_text
 from resources_ui.tree_model import ENTRY_ROLE, EntryKind, make_entry
 from tests.hosting import eventually, inprocess_bridge, run_in_qt
@@ -289,6 +289,35 @@ def test_ten_thousand_resources_load_in_chunks_and_filter(qapp: QApplication) ->
             last = browser.proxy.index(browser.proxy.rowCount(parent) - 1, 0, parent)
             assert browser.proxy.data(last, ENTRY_ROLE) is not None
             assert browser.proxy.parent(last) == parent and browser.proxy.parent(parent) == QModelIndex()
+        finally:
+            await bridge.host.stop_all()
+
+    run_in_qt(qapp, scenario())
+
+
+def test_a_tree_taller_than_its_rows_is_handed_more(qapp: QApplication) -> None:
+    """With no scrollbar the user cannot scroll for more: the tree is handed rows until it is full."""
+
+    async def scenario() -> None:
+        servers = {f"s{i}": build_paginated_server(1, 200, templates=0, prompts=0, tools=0) for i in range(6)}
+        bridge = await inprocess_bridge(servers)
+        browser = ResourceBrowser(bridge)
+        browser.resize(400, 900)
+        browser.show()
+        view, proxy = browser.view, browser.proxy
+        try:
+            await eventually(lambda: all(view.isExpanded(proxy.index(r, 0)) for r in range(6)), what="servers open")
+            assert proxy.rowCount(proxy.index(0, 0)) == MIN_FIRST  # a share of the first screenful each
+            for row in range(1, 6):  # the user folds the others away: the first server's rows end mid-tree
+                view.collapse(proxy.index(row, 0))
+            bottom = QPoint(4, view.viewport().height() - 2)
+            await eventually(lambda: view.indexAt(bottom).isValid(), what="rows down to the tree's bottom edge")
+            assert MIN_FIRST < proxy.rowCount(proxy.index(0, 0)) < 200
+            assert view.verticalScrollBar().maximum() > 0, "a scrollbar, so scrolling asks for the rest"
+            browser.proxy.set_query("resource-01")  # 100 matches, a share of the screenful shown
+            await eventually(lambda: view.indexAt(bottom).isValid(), what="a full tree of matches")
+            browser.resize(400, 1600)
+            await eventually(lambda: view.indexAt(QPoint(4, view.viewport().height() - 2)).isValid(), what="taller")
         finally:
             await bridge.host.stop_all()
 
