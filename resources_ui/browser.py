@@ -113,7 +113,7 @@ class ResourceBrowser(QWidget):
         self.view.doubleClicked.connect(self._open_index)
         self.view.verticalScrollBar().valueChanged.connect(self._fetch_near_bottom)
         # One column, two lines a row (name, then URI · type · size): it reads in a narrow dock.
-        self.view.setItemDelegate(ResourceRowDelegate(self.view))
+        self.view.setItemDelegate(ResourceRowDelegate(self.proxy, self.view))
         self.view.setHeaderHidden(True)
         for column in (URI_COLUMN, TYPE_COLUMN, SIZE_COLUMN):
             self.view.setColumnHidden(column, True)

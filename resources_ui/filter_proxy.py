@@ -43,6 +43,7 @@ from resources_ui.tree_model import (
     EntryKind,
     Index,
     ResourceTreeModel,
+    RowLook,
     layout_signal,
     refs_of,
 )
@@ -301,6 +302,20 @@ class ResourceFilterProxy(QAbstractProxyModel):
         view = self._views.get(index.internalId())
         return view.order[index.row()] if view is not None and index.row() < view.shown else None
 
+    def row_look(self, index: Index) -> RowLook | None:
+        """What the row at `index` shows (see `RowLook`); None for an invalid index."""
+        server_id = index.internalId()
+        if server_id == 0:
+            return self._source.server_look(index.row(), self._offers(index.row())) if index.isValid() else None
+        entry = self.entry(index)
+        return None if entry is None else self._source.entry_look(server_id, entry)
+
+    def _offers(self, server_row: int) -> str | None:
+        if not self._words:
+            return None
+        matches, total = self.match_count(server_row)
+        return f"{matches:,} of {total:,} match"
+
     def mapToSource(self, proxy_index: Index) -> QModelIndex:
         if not proxy_index.isValid():
             return QModelIndex()
@@ -397,8 +412,7 @@ class ResourceFilterProxy(QAbstractProxyModel):
         server_id = index.internalId()
         if server_id == 0:
             if self._words and index.column() == URI_COLUMN and role == Qt.ItemDataRole.DisplayRole:
-                matches, total = self.match_count(index.row())
-                return f"{matches:,} of {total:,} match"
+                return self._offers(index.row())
             return self._source.server_data(index.row(), index.column(), role)
         entry = self.entry(index)
         return no_data() if entry is None else self._source.entry_data(server_id, entry, index.column(), role)

@@ -4,19 +4,22 @@ A resource shows its name, then its URI, type and size on a second line elided i
 (URIs that share a long prefix stay told apart); a server shows its name with its state as a
 coloured badge, then what it offers. The model keeps its four columns (filtering, copying and
 tests use them); the view shows only the first and draws the others into it.
+
+The tree repaints on every keystroke of the filter, so a row is painted from one `RowLook`
+asked of the model in one call, not through `initStyleOption` and `data()` (a call into Python
+per role and column), and elided texts and fonts are kept between paints.
 """
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Final, Protocol
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QSize, Qt
+from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, QRect, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPalette
 from PySide6.QtWidgets import QApplication, QStyle, QStyledItemDelegate, QStyleOptionViewItem, QWidget
 
-from desktop_app.core.server_status import ServerState
 from resources_ui.status_icons import STATE_COLOURS
-from resources_ui.tree_model import SIZE_COLUMN, TYPE_COLUMN, URI_COLUMN
+from resources_ui.tree_model import RowLook
 
 Index = QModelIndex | QPersistentModelIndex
 
@@ -24,98 +27,118 @@ PAD: Final = 3
 """Vertical padding above and below the two lines."""
 GAP: Final = 6
 """Between the icon and the text, and between the name and a badge."""
+_ELIDED_KEPT: Final = 4096
+"""Elided texts remembered (a few screenfuls of rows at the widths seen lately)."""
+_LEFT: Final = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
 
 
-def secondary_text(index: Index) -> str:
-    """The second line: URI · type · size for a resource, what it offers for a server."""
-    if not index.parent().isValid():
-        return str(index.sibling(index.row(), URI_COLUMN).data() or "")
-    parts = (index.sibling(index.row(), column).data() for column in (URI_COLUMN, TYPE_COLUMN, SIZE_COLUMN))
-    return " · ".join(str(part) for part in parts if part)
+class RowLooks(Protocol):
+    """The model side: what a row shows, in one call (`ResourceFilterProxy`, `ResourceTreeModel`)."""
+
+    def row_look(self, index: Index) -> RowLook | None: ...
 
 
-def _small(font: QFont) -> QFont:
-    small = QFont(font)
-    small.setBold(False)
-    small.setPointSizeF(max(font.pointSizeF() * 0.88, 7.0))
-    return small
+class _Fonts:
+    """The fonts and metrics for one view font: regular, bold (server names), small (second line)."""
+
+    def __init__(self, font: QFont) -> None:
+        self.regular = QFont(font)
+        self.regular.setBold(False)
+        self.bold = QFont(font)
+        self.bold.setBold(True)
+        self.small = QFont(self.regular)
+        self.small.setPointSizeF(max(font.pointSizeF() * 0.88, 7.0))
+        self.regular_metrics = QFontMetrics(self.regular)
+        self.bold_metrics = QFontMetrics(self.bold)
+        self.small_metrics = QFontMetrics(self.small)
 
 
 class ResourceRowDelegate(QStyledItemDelegate):
     """Paints the name column as two lines; see the module docstring."""
 
+    def __init__(self, looks: RowLooks, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._looks = looks
+        self._fonts: dict[str, _Fonts] = {}
+        self._elided: dict[tuple[str, int, int], str] = {}
+
     def sizeHint(self, option: QStyleOptionViewItem, index: Index) -> QSize:
         base = super().sizeHint(option, index)
-        height = QFontMetrics(option.font).height() + QFontMetrics(_small(option.font)).height() + 2 * PAD
+        fonts = self._fonts_for(option.font)
+        height = fonts.bold_metrics.height() + fonts.small_metrics.height() + 2 * PAD
         return QSize(base.width(), max(height, base.height()))
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: Index) -> None:
-        opt = QStyleOptionViewItem(option)
-        self.initStyleOption(opt, index)
-        widget: QWidget | None = opt.widget
+        look = self._looks.row_look(index)
+        if look is None:
+            return
+        widget: QWidget | None = option.widget
         style = widget.style() if widget is not None else QApplication.style()
-        name, opt.text = opt.text, ""
-        icon = opt.icon
-        opt.icon = type(icon)()
-        style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, widget)  # background, selection
+        # The view's option has no text or icon yet: the style draws only background and selection.
+        style.drawControl(QStyle.ControlElement.CE_ItemViewItem, option, painter, widget)
 
-        rect: QRect = opt.rect
-        selected = bool(opt.state & QStyle.StateFlag.State_Selected)
-        group = (
-            QPalette.ColorGroup.Normal if opt.state & QStyle.StateFlag.State_Enabled else QPalette.ColorGroup.Disabled
-        )
+        rect: QRect = option.rect
+        state = option.state
+        selected = bool(state & QStyle.StateFlag.State_Selected)
+        enabled = bool(state & QStyle.StateFlag.State_Enabled) and (look.live or selected)
+        group = QPalette.ColorGroup.Normal if enabled else QPalette.ColorGroup.Disabled
         role = QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text
-        main_colour = opt.palette.color(group, role)
-        foreground = index.data(Qt.ItemDataRole.ForegroundRole)
-        if not selected and isinstance(foreground, QColor):
-            main_colour = foreground
+        palette: QPalette = option.palette
+        main_colour = palette.color(group, role)  # a server that is down: its rows greyed
         quiet_colour = QColor(main_colour)
         quiet_colour.setAlphaF(0.62)
 
-        icon_size = opt.decorationSize
+        icon_size: QSize = option.decorationSize
         left = rect.left() + 2
-        if not icon.isNull():
+        if not look.icon.isNull():
             top = rect.top() + (rect.height() - icon_size.height()) // 2
-            icon.paint(painter, QRect(left, top, icon_size.width(), icon_size.height()))
+            look.icon.paint(painter, QRect(left, top, icon_size.width(), icon_size.height()))
             left += icon_size.width() + GAP
         text_width = max(rect.right() - left - 2, 0)
-        first = QFontMetrics(opt.font)
-        small_font = _small(opt.font)
-        second = QFontMetrics(small_font)
+        fonts = self._fonts_for(option.font)
+        server = look.state is not None
+        first_font, first = (fonts.bold, fonts.bold_metrics) if server else (fonts.regular, fonts.regular_metrics)
+        second = fonts.small_metrics
         line1 = QRect(left, rect.top() + PAD, text_width, first.height())
         line2 = QRect(left, line1.bottom() + 1, text_width, second.height())
 
         painter.save()
-        badge = self._badge(index)
-        if badge is not None:
-            line1.setWidth(max(text_width - second.horizontalAdvance(badge[0]) - 12 - GAP, 0))
-        painter.setFont(opt.font)
+        badge = look.state.value.replace("_", " ") if look.state is not None else ""
+        if badge:
+            line1.setWidth(max(text_width - second.horizontalAdvance(badge) - 12 - GAP, 0))
+        painter.setFont(first_font)
         painter.setPen(main_colour)
-        shown = first.elidedText(name, Qt.TextElideMode.ElideRight, line1.width())
-        painter.drawText(line1, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, shown)
-        painter.setFont(small_font)
-        if badge is not None:
-            self._paint_badge(painter, second, badge, left + first.horizontalAdvance(shown) + GAP, line1)
+        shown = self._elide(first, look.name, line1.width(), Qt.TextElideMode.ElideRight)
+        painter.drawText(line1, _LEFT, shown)
+        painter.setFont(fonts.small)
+        if look.state is not None:
+            colour = QColor(STATE_COLOURS[look.state])
+            self._paint_badge(painter, second, badge, colour, left + first.horizontalAdvance(shown) + GAP, line1)
         painter.setPen(quiet_colour)
-        detail = second.elidedText(secondary_text(index), Qt.TextElideMode.ElideMiddle, line2.width())
-        painter.drawText(line2, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, detail)
+        painter.drawText(line2, _LEFT, self._elide(second, look.detail, line2.width(), Qt.TextElideMode.ElideMiddle))
         painter.restore()
 
-    @staticmethod
-    def _badge(index: Index) -> tuple[str, QColor] | None:
-        """A server row's state, as a short word and its colour."""
-        if index.parent().isValid():
-            return None
-        text = str(index.sibling(index.row(), TYPE_COLUMN).data() or "")
-        try:
-            colour = QColor(STATE_COLOURS[ServerState(text)])
-        except ValueError:
-            return None
-        return text.replace("_", " "), colour
+    def _fonts_for(self, font: QFont) -> _Fonts:
+        key = font.key()
+        fonts = self._fonts.get(key)
+        if fonts is None:
+            fonts = self._fonts[key] = _Fonts(font)
+            self._elided.clear()
+        return fonts
+
+    def _elide(self, metrics: QFontMetrics, text: str, width: int, mode: Qt.TextElideMode) -> str:
+        """`metrics.elidedText`, remembered: a keystroke repaints mostly the rows painted before.
+        The metrics are the kept ones of `_Fonts` (one elide mode each), so they name the font."""
+        key = (text, width, id(metrics))
+        shown = self._elided.get(key)
+        if shown is None:
+            if len(self._elided) >= _ELIDED_KEPT:
+                self._elided.clear()
+            shown = self._elided[key] = metrics.elidedText(text, mode, width)
+        return shown
 
     @staticmethod
-    def _paint_badge(painter: QPainter, metrics: QFontMetrics, badge: tuple[str, QColor], x: int, line: QRect) -> None:
-        text, colour = badge
+    def _paint_badge(painter: QPainter, metrics: QFontMetrics, text: str, colour: QColor, x: int, line: QRect) -> None:
         width = metrics.horizontalAdvance(text) + 12
         height = metrics.height() + 2
         box = QRect(x, line.top() + (line.height() - height) // 2, width, height)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, Final, overload
+from typing import Any, Final, NamedTuple, overload
 
 from mcp_types import Resource, ResourceTemplate
 from PySide6.QtCore import (
@@ -23,7 +23,7 @@ from PySide6.QtCore import (
     Qt,
     SignalInstance,
 )
-from PySide6.QtGui import QFont, QGuiApplication, QPalette
+from PySide6.QtGui import QFont, QGuiApplication, QIcon, QPalette
 
 from desktop_app.bridge import CoreBridge
 from desktop_app.core.catalog import ServerCatalog
@@ -160,6 +160,30 @@ def entries_of(catalog: ServerCatalog) -> list[Entry]:
             seen.add(entry.key)
             entries.append(entry)
     return entries
+
+
+class RowLook(NamedTuple):
+    """What one row of the tree shows, asked for in one call: painting a row through `data()`
+    costs a call into Python per role and column, and the tree repaints on every keystroke."""
+
+    name: str
+    detail: str
+    """The quieter second line: URI · type · size, or what a server offers."""
+    icon: QIcon
+    state: ServerState | None
+    """A server row's state (drawn as a badge); None on resources and templates."""
+    live: bool
+    """False when the server is not connected (its last-known rows are greyed)."""
+
+
+def type_text(entry: Entry) -> str:
+    if entry.is_template:
+        return f"template · {entry.mime_type}" if entry.mime_type else "template"
+    return entry.mime_type or ""
+
+
+def size_text(entry: Entry) -> str:
+    return human_size(entry.size) if entry.size is not None else ""
 
 
 def _plural(n: int, word: str) -> str:
@@ -333,6 +357,25 @@ class ResourceTreeModel(QAbstractItemModel):
         entries = self.entries(index.internalId())
         return entries[index.row()] if index.row() < len(entries) else None
 
+    def server_look(self, row: int, offers: str | None = None) -> RowLook:
+        """A server row; `offers` replaces its counts (the filter's "n of m match")."""
+        server = self._servers[row]
+        state = server.status.state
+        return RowLook(server.name, offers or server.counts(), state_icon(state), state, server.live)
+
+    def entry_look(self, server_id: int, entry: Entry) -> RowLook:
+        detail = " · ".join(part for part in (entry.uri, type_text(entry), size_text(entry)) if part)
+        kind = ContentKind.TEMPLATE if entry.is_template else kind_for(entry.mime_type, entry.uri)
+        return RowLook(entry.label, detail, kind_icon(kind), None, self._by_id[server_id].live)
+
+    def row_look(self, index: Index) -> RowLook | None:
+        if not index.isValid():
+            return None
+        if index.internalId() == 0:
+            return self.server_look(index.row())
+        entry = self.entry(index)
+        return None if entry is None else self.entry_look(index.internalId(), entry)
+
     def server_data(self, row: int, column: int, role: int) -> Any:
         server = self._servers[row]
         if role == Qt.ItemDataRole.DisplayRole:
@@ -362,10 +405,8 @@ class ResourceTreeModel(QAbstractItemModel):
             if column == URI_COLUMN:
                 return entry.uri
             if column == TYPE_COLUMN:
-                if entry.is_template:
-                    return f"template · {entry.mime_type}" if entry.mime_type else "template"
-                return entry.mime_type or ""
-            return human_size(entry.size) if entry.size is not None else ""
+                return type_text(entry)
+            return size_text(entry)
         if role == Qt.ItemDataRole.DecorationRole and column == NAME_COLUMN:
             return kind_icon(ContentKind.TEMPLATE if entry.is_template else kind_for(entry.mime_type, entry.uri))
         if role == Qt.ItemDataRole.ToolTipRole:

@@ -14,7 +14,7 @@ from desktop_app.core.server_status import ServerState
 from desktop_app.demo_server import build_server as build_demo_server
 from resources_ui import RESOURCES_MIME, ResourceBrowser, ResourceRef, decode_resources, encode_resources
 from resources_ui.filter_proxy import CHUNK, MIN_FIRST, SCREENFUL, match_rank, query_words
-from resources_ui.tree_delegate import ResourceRowDelegate, secondary_text
+from resources_ui.tree_delegate import ResourceRowDelegate
 from resources_ui.tree_model import ENTRY_ROLE, EntryKind, make_entry
 from tests.hosting import eventually, inprocess_bridge, run_in_qt
 from tests.servers.fixture_server import RESOURCE_URIS, build_fixture_server
@@ -89,6 +89,12 @@ def test_the_tree_reads_at_a_dock_width(qapp: QApplication) -> None:
             assert view.isHeaderHidden() and all(view.isColumnHidden(c) for c in (1, 2, 3))
             assert not view.horizontalScrollBar().isVisible()
             server = proxy.index(0, 0)
+
+            def secondary_text(index: QModelIndex) -> str:
+                look = proxy.row_look(index)
+                assert look is not None
+                return look.detail
+
             assert secondary_text(server) == proxy.data(proxy.index(0, 1))  # what it offers
             rows = [proxy.index(row, 0, server) for row in range(proxy.rowCount(server))]
             guide = next(i for i in rows if proxy.data(i) == "Getting started with MCP Desk")
