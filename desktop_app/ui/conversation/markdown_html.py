@@ -26,7 +26,7 @@ class RenderedMarkdown:
 
 
 @cache
-def _parser() -> MarkdownIt:
+def markdown_parser() -> MarkdownIt:
     from markdown_it import MarkdownIt
 
     # "js-default" escapes raw HTML: a model's output can never inject markup or links we did not make.
@@ -69,15 +69,18 @@ def preload_highlighting() -> None:
     """Import the common lexers and the formatter ahead of time (call it from a worker thread)."""
     from pygments import highlight
 
-    _parser()
+    markdown_parser()
     for language in PRELOADED_LANGUAGES:
         if (lexer := _lexer(language)) is not None:
             highlight("x = 1", lexer, _formatter(False))
 
 
-def render_markdown(text: str, *, dark: bool = False) -> RenderedMarkdown:
-    """HTML for one message; fenced code is highlighted and numbered for its Copy link."""
-    parser = _parser()
+def render_markdown(text: str, *, dark: bool = False, first_code: int = 0) -> RenderedMarkdown:
+    """HTML for one message; fenced code is highlighted and numbered for its Copy link, from `first_code`.
+
+    A part of a message (a block of a streamed answer) numbers its code after the parts above it.
+    """
+    parser = markdown_parser()
     tokens = parser.parse(text)
     blocks: list[str] = []
     background = "#272822" if dark else "#f4f5f8"
@@ -87,7 +90,7 @@ def render_markdown(text: str, *, dark: bool = False) -> RenderedMarkdown:
             continue
         code = token.content
         language = next(iter((token.info or "").split()), "") if token.type == "fence" else ""
-        index = len(blocks)
+        index = first_code + len(blocks)
         blocks.append(code)
         label = html.escape(language or "code")
         body = _highlight(code.rstrip("\n"), language, dark)
