@@ -13,9 +13,9 @@ was shown (it must not be: it is imported in the background afterwards).
 Streaming stall: in this process, the app's composition root (`run_window`) runs with a stdio
 server listing 10,000 resources (and as many templates, prompts and tools) and a scripted local
 OpenAI-compatible model that streams a ~2,000-token markdown answer with code blocks in 400
-chunks. Once the catalog is loaded and litellm warm, a message is sent through the composer; a
-1 ms Qt timer measures the longest gap between its ticks from the send until the turn has finished
-(plus a short tail for the last paint). Re-renders of the growing answer and full garbage
+chunks. Once the catalog is loaded and litellm and the highlighters warm, a message is sent
+through the composer; a 1 ms Qt timer measures the longest gap between its ticks from the send
+until the turn has finished (plus a short tail for the last paint). Re-renders of the growing answer and full garbage
 collections are timed too, so the largest stalls can be attributed; `--stacks` also samples the
 event loop's stack every 2 ms and names the code each long stall was in, `--profile` runs cProfile
 over the turn (both slow the app down a little).
@@ -40,6 +40,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -367,6 +368,7 @@ async def stream_scenario(app: Any, home: Path, run: StreamRun, profile: bool) -
     from desktop_app.core.chat import llm as llm_module
     from desktop_app.core.chat.events import ChatEvent, TextDelta, TurnFinished
     from desktop_app.core.chat.tokens import count_tokens
+    from desktop_app.ui.conversation import markdown_html
     from desktop_app.ui.conversation.message_bubble import MessageBubble
     from desktop_app.ui.main_window import MainWindow
 
@@ -389,9 +391,11 @@ async def stream_scenario(app: Any, home: Path, run: StreamRun, profile: bool) -
 
         def ready() -> bool:
             loaded = host.ready_count() == 1 and llm_module._module is not None
-            return loaded and any(total >= RESOURCES for total in measured)
+            # The warm-up preloads the highlighters after litellm, in a thread that competes for the interpreter.
+            highlighters = markdown_html._lexer.cache_info().currsize >= len(markdown_html.PRELOADED_LANGUAGES)
+            return loaded and highlighters and any(total >= RESOURCES for total in measured)
 
-        await until(ready, 180, "the catalog, its context measurement and litellm")  # litellm: tens of s when busy
+        await until(ready, 180, "the catalog, its context measurement, litellm and the highlighters")
         run.ready = time.perf_counter() - started
         run.catalog_entries = max(measured)
         run.answer_tokens = count_tokens(MODEL, long_answer())
@@ -568,7 +572,9 @@ def report_stream(run: StreamRun, monitor: StallMonitor, sampler: StackSampler |
         f"  garbage collector               {run.tracked_objects:,} objects tracked;"
         f" full collections in the turn: {', '.join(ms(c[1] - c[0]) for c in full) or 'none'}"
     )
-    print(f"  modules first imported during the turn: {len(run.modules_imported)}")
+    packages = Counter(name.partition(".")[0] for name in run.modules_imported)
+    named = ", ".join(f"{name} {count}" for name, count in packages.most_common(5))
+    print(f"  modules first imported during the turn: {len(run.modules_imported)}{f' ({named})' if named else ''}")
     label = f"largest stall, send → done +{TAIL * 1000:.0f} ms"
     judged = f"{ms(worst_cpu)} CPU (the machine is loaded)" if busy else "wall time"
     print(f"  {label:<32}{ms(worst):>9}   goal ≤ {GOAL_STALL_MS:.0f} ms  {verdict(ok)}  judged on {judged}")
@@ -583,8 +589,9 @@ def report_stream(run: StreamRun, monitor: StallMonitor, sampler: StackSampler |
         label = ms(inside[0][1] - inside[0][0]) if inside else "-"
         over = sum(1 for g in inside if (g[1] - g[0]) * 1000 > GOAL_STALL_MS)
         print(f"    {name:<28} worst {label:>8}, {over} over {GOAL_STALL_MS:.0f} ms")
-    print("  longest stalls (start after the send: what overlapped them)")
-    for gap_start, gap_end in turn[:6]:
+    print("  longest stalls (start after the send: their CPU time, what overlapped them)")
+    by_cpu = sorted(turn, key=lambda g: -monitor.cpu.get(g[0], 0.0))[:3] if busy else []
+    for gap_start, gap_end in [*turn[:6], *(g for g in by_cpu if g not in turn[:6])]:
         causes = [
             f"render of {r.chars:,} chars {ms(r.seconds)} (markdown {ms(r.markdown)})"
             for r in run.renders
@@ -595,7 +602,9 @@ def report_stream(run: StreamRun, monitor: StallMonitor, sampler: StackSampler |
             for c_start, c_end, generation in monitor.collections
             if c_start < gap_end and c_end > gap_start and c_end - c_start > 0.002
         ]
-        print(f"    {ms(gap_end - gap_start):>8} at {gap_start - run.sent:+5.2f} s: {'; '.join(causes) or '-'}")
+        cpu = ms(monitor.cpu.get(gap_start, 0.0))
+        where = f"at {gap_start - run.sent:+5.2f} s ({cpu} CPU)"
+        print(f"    {ms(gap_end - gap_start):>8} {where}: {'; '.join(causes) or '-'}")
         if sampler is not None:
             for where, count in sampler.during(gap_start, gap_end):
                 print(f"               {count}x {where}")
