@@ -72,7 +72,11 @@ async def scenario(app: Any, rounds: int, monitor: StallMonitor, profile: bool) 
     running = asyncio.ensure_future(run_window(app, config, None))
     result: dict[str, Any] = {"keys": []}
     try:
-        await until(lambda: any(isinstance(w, MainWindow) and w.isVisible() for w in app.topLevelWidgets()), 60, "ui")
+        await until(
+            lambda: any(isinstance(w, MainWindow) and w.filled for w in app.topLevelWidgets()),
+            60,
+            "ui",
+        )
         window = next(w for w in app.topLevelWidgets() if isinstance(w, MainWindow))
         host = window.bridge.host
         browser = window.resources.browser

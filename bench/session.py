@@ -65,7 +65,7 @@ def rss():
 
 
 def main_window():
-    return next((w for w in app.topLevelWidgets() if type(w).__name__ == "MainWindow" and w.isVisible()), None)
+    return next((w for w in app.topLevelWidgets() if type(w).__name__ == "MainWindow" and w.filled), None)
 
 
 def hook(window):

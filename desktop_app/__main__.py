@@ -11,15 +11,13 @@ import argparse
 import importlib
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import Final, NamedTuple
 
 from desktop_app import __version__
 
 
-@dataclass(frozen=True)
-class Command:
+class Command(NamedTuple):
     word: str
     """What follows `mcp-desk` on the command line: a subcommand (`run`) or a mode flag (`--self-test`)."""
     entry: str
@@ -67,12 +65,14 @@ def main(argv: list[str] | None = None) -> int:
         if args[:1] == [command.word]:
             return command.load()(args[1:])
     options = _parser().parse_args(args)
+    # Only Qt and small modules until the window is painted: it shows as fast as a bare Qt window.
     from PySide6.QtWidgets import QApplication
 
-    from desktop_app.core.config_file import default_config_path
+    from desktop_app.core.paths import default_config_path
     from desktop_app.single_instance import claim
-    from desktop_app.splash import show_splash
+    from desktop_app.ui.application import set_up_application
     from desktop_app.ui.apps.web_engine import prepare_application
+    from desktop_app.ui.main_window import MainWindow
 
     prepare_application()  # MCP App views need this set before the QApplication exists (no import cost)
 
@@ -83,10 +83,12 @@ def main(argv: list[str] | None = None) -> int:
     if instance is None:
         print(f"MCP Desk is already running with {config}: its window was brought to the front.", file=sys.stderr)
         return 0
-    splash = show_splash(app)  # on screen before the heavy imports below
-    from desktop_app.app import run_app
+    set_up_application(app)
+    window = MainWindow()
+    window.show_painted()
+    from desktop_app.app import run_app  # asyncio, the event loop, then the core: after the first paint
 
-    return run_app(app, config, splash, instance)
+    return run_app(app, config, instance, window)
 
 
 if __name__ == "__main__":

@@ -41,7 +41,7 @@ class SelfTest:
         self.pdf: ResourceContent | None = None
 
     async def demo_server(self) -> str:
-        from desktop_app.app import demo_server_config
+        from desktop_app.session import demo_server_config
 
         config = demo_server_config()
         self.host.start([config])

@@ -52,10 +52,10 @@ async def until(check: Callable[[], object], timeout: float = 30.0) -> None:
 
 async def scenario(app: QApplication, output: Path, llm: ScriptedLLM) -> None:
     running = asyncio.ensure_future(run_window(app, _home / "config" / "servers.json"))
-    await until(lambda: any(isinstance(w, MainWindow) and w.isVisible() for w in app.topLevelWidgets()))
+    await until(lambda: any(isinstance(w, MainWindow) and w.filled for w in app.topLevelWidgets()))
     window = next(w for w in app.topLevelWidgets() if isinstance(w, MainWindow))
     await until(lambda: window.bridge.host.ready_count() == 1)
-    window.open_resource(ResourceRef("demo", "demo://report.pdf", "Field report", "application/pdf"))
+    window.chat_actions.open_resource(ResourceRef("demo", "demo://report.pdf", "Field report", "application/pdf"))
     window.composer.editor.setPlainText("What is the guide's key idea? Save it as a note.")
     window.composer.send()
     await until(lambda: window.asker.pending)

@@ -61,7 +61,7 @@ async def allow_all(window: MainWindow, count: int) -> None:
 
 async def scenario(app: QApplication, output: Path, in_viewer: bool) -> None:
     running = asyncio.ensure_future(run_window(app, _home / "config" / "servers.json"))
-    await until(lambda: any(isinstance(w, MainWindow) and w.isVisible() for w in app.topLevelWidgets()))
+    await until(lambda: any(isinstance(w, MainWindow) and w.filled for w in app.topLevelWidgets()))
     window = next(w for w in app.topLevelWidgets() if isinstance(w, MainWindow))
     await until(lambda: window.bridge.host.ready_count() == 1)
     window.composer.editor.setPlainText("Note down approvals and the sandbox, then show me my notes board.")

@@ -19,6 +19,7 @@ from desktop_app.bridge import CoreBridge
 from desktop_app.core.host import ServerHost
 from desktop_app.core.restart_policy import RestartPolicy
 from desktop_app.core.server_config import ServerConfig, TransportKind
+from desktop_app.ui.main_window import MainWindow
 
 FIXTURE_SCRIPT = Path(__file__).parent / "servers" / "fixture_server.py"
 FAST_RESTARTS = RestartPolicy(first_delay=0.05, max_delay=0.2, max_attempts=3, healthy_after=60.0)
@@ -44,6 +45,20 @@ async def eventually(
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {what}" + (f" ({seen()})" if seen else ""))
         await asyncio.sleep(0.02)
+
+
+async def main_window(app: QApplication, timeout: float = 30.0) -> MainWindow:
+    """The app's window once its panes are in (a closed window of an earlier test does not count)."""
+
+    def filled() -> MainWindow | None:
+        return next(
+            (w for w in app.topLevelWidgets() if isinstance(w, MainWindow) and w.isVisible() and w.filled), None
+        )
+
+    await eventually(filled, timeout, "the main window with its panes")
+    window = filled()
+    assert window is not None
+    return window
 
 
 def live_children(parent: int | None = None) -> list[int]:

@@ -10,24 +10,14 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QApplication, QLabel, QMessageBox
 
-from desktop_app.app import config_notice, run_window
+from desktop_app.app import run_window
 from desktop_app.core.config_store import ConfigStore
 from desktop_app.core.server_status import ServerState
-from desktop_app.ui.main_window import MainWindow
-from tests.hosting import FIXTURE_SCRIPT, live_children, run_in_qt
+from desktop_app.session import config_notice
+from tests.hosting import FIXTURE_SCRIPT, live_children, main_window, run_in_qt
 from tests.llm_server import LITELLM_WARNINGS
 
 pytestmark = LITELLM_WARNINGS  # the app warms litellm up in the background
-
-
-async def _window(timeout: float = 10.0) -> MainWindow:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        for widget in QApplication.topLevelWidgets():
-            if isinstance(widget, MainWindow) and widget.isVisible():
-                return widget
-        await asyncio.sleep(0.02)
-    raise AssertionError("main window never appeared")
 
 
 async def _until(check: object, timeout: float = 20.0) -> None:
@@ -45,11 +35,12 @@ def test_window_shows_servers_and_quits_cleanly(qapp: QApplication, tmp_path: Pa
 
     async def scenario() -> None:
         running = asyncio.ensure_future(run_window(qapp, config))
-        window = await _window()
+        window = await main_window(qapp)
         host = window.bridge.host
         await _until(lambda: host.ready_count() == 1)
         labels = [label.text() for label in window.statusBar().findChildren(QLabel)]
         assert "Servers ready: 1/1" in labels
+        assert window.status_meter.servers_label.isVisible(), "the start-up note made way for the figures"
         assert any(text.startswith("Model: not chosen") for text in labels)
         assert window.resources.browser.isVisible()
         assert not window.chat.library_requested, "the model library waits for the user to type"
@@ -76,7 +67,7 @@ def test_broken_config_keeps_the_file_and_starts_the_demo(qapp: QApplication, tm
 
     async def scenario() -> None:
         running = asyncio.ensure_future(run_window(qapp, config))
-        window = await _window()
+        window = await main_window(qapp)
         boxes = [w for w in QApplication.topLevelWidgets() if isinstance(w, QMessageBox) and w.isVisible()]
         assert boxes and "line 3" in boxes[0].text()
         await _until(lambda: window.bridge.host.ready_count() == 1)
@@ -101,7 +92,7 @@ def test_quitting_with_ten_servers_and_a_large_listing_in_flight_is_fast(qapp: Q
 
     async def scenario() -> None:
         running = asyncio.ensure_future(run_window(qapp, config))
-        window = await _window()
+        window = await main_window(qapp)
         host = window.bridge.host
         await _until(lambda: host.ready_count() == 10, timeout=90)
         assert len(host.catalog.servers["big"].resources) == 10_000

@@ -19,10 +19,10 @@ from typing import Final
 
 from desktop_app.cli.search import registry_url
 from desktop_app.core.asks.question import Asker, Question, R, ScriptedAsker
-from desktop_app.core.config_file import ConfigError, default_config_path
+from desktop_app.core.config_file import ConfigError
 from desktop_app.core.config_store import ConfigStore
 from desktop_app.core.log_routing import install_logging
-from desktop_app.core.paths import data_dir
+from desktop_app.core.paths import data_dir, default_config_path
 from desktop_app.core.registry.bundle import Bundle, open_bundle_file, plan_bundle
 from desktop_app.core.registry.choices import choices, download_bundle, pick
 from desktop_app.core.registry.client import RegistryClient, RegistryError

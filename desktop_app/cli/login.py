@@ -22,10 +22,10 @@ from desktop_app.core.auth.errors import SignInError
 from desktop_app.core.auth.flow import BROWSER_TIMEOUT_S, sign_in
 from desktop_app.core.auth.server_auth import uses_oauth
 from desktop_app.core.auth.sign_out import sign_out
-from desktop_app.core.config_file import ConfigError, default_config_path, load_config
+from desktop_app.core.config_file import ConfigError, load_config
 from desktop_app.core.expansion import resolve_server
 from desktop_app.core.log_routing import install_logging
-from desktop_app.core.paths import data_dir
+from desktop_app.core.paths import data_dir, default_config_path
 from desktop_app.core.secret_store import SecretStore, SecretStoreError, open_secret_store
 from desktop_app.core.server_config import ServerConfig
 

@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any, Final
 
 from desktop_app.core.asks.root_paths import root_problem
-from desktop_app.core.paths import config_dir
 from desktop_app.core.server_config import (
     DEFAULT_TIMEOUT_S,
     JWT_SIGNING_ALGORITHMS,
@@ -32,7 +31,6 @@ from desktop_app.core.server_config import (
     TransportKind,
 )
 
-CONFIG_FILENAME: Final = "servers.json"
 SERVERS_KEY: Final = "mcpServers"
 
 KeyPath = tuple[str | int, ...]
@@ -107,11 +105,6 @@ class ConfigLoad:
     path: Path
     # The parsed document, so a rewrite keeps keys this app does not know about.
     raw: dict[str, Any] | None = None
-
-
-def default_config_path() -> Path:
-    """Where `servers.json` lives for this user on this OS."""
-    return config_dir() / CONFIG_FILENAME
 
 
 # --- parsing ---------------------------------------------------------------------------------

@@ -7,10 +7,16 @@ from pathlib import Path
 import platformdirs
 
 APP_NAME = "mcp-desk"
+CONFIG_FILENAME = "servers.json"
 
 
 def config_dir() -> Path:
     return Path(platformdirs.user_config_dir(APP_NAME, appauthor=False))
+
+
+def default_config_path() -> Path:
+    """Where `servers.json` lives for this user on this OS."""
+    return config_dir() / CONFIG_FILENAME
 
 
 def data_dir() -> Path:

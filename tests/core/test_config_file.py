@@ -11,7 +11,6 @@ import pytest
 
 from desktop_app.core.config_file import (
     ConfigError,
-    default_config_path,
     load_config,
     parse_config,
     parse_pasted,
@@ -19,6 +18,7 @@ from desktop_app.core.config_file import (
     server_from_dict,
     server_to_dict,
 )
+from desktop_app.core.paths import default_config_path
 from desktop_app.core.server_config import OAuthSettings, ServerConfig, TransportKind
 
 GITHUB = ServerConfig(

@@ -26,7 +26,7 @@ from desktop_app.ui.conversation.message_bubble import MessageBubble
 from desktop_app.ui.conversation.tool_card import CallState, ResourceChip, ToolCard
 from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.settings_dialog import SettingsDialog
-from tests.hosting import FIXTURE_SCRIPT, eventually, live_children
+from tests.hosting import FIXTURE_SCRIPT, eventually, live_children, main_window
 from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, ToolCall, calls, text, tool_messages
 from tests.servers.fixture_server import LONG_END_MARKER
 
@@ -56,8 +56,7 @@ def run_app(
 
     async def main() -> None:
         running = asyncio.ensure_future(run_window(qapp, config, settings_path))
-        await until(lambda: any(isinstance(w, MainWindow) and w.isVisible() for w in qapp.topLevelWidgets()))
-        window = next(w for w in qapp.topLevelWidgets() if isinstance(w, MainWindow) and w.isVisible())
+        window = await main_window(qapp)
         await until(lambda: window.bridge.host.ready_count() == 1, what="the server ready")
         if llm is not None:
             # The window loads the model library when the user starts typing; its first import takes
@@ -172,7 +171,7 @@ def test_approvals_inside_tool_cards_then_the_reopened_history(
 
         # Reopened, the conversation shows exactly what happened, and is still tainted.
         chat_id = window.chat.conversation.id
-        window.new_chat()
+        window.chat_actions.new_chat()
         assert not window.taint_chip.isVisibleTo(window)
         window.chat.resume(chat_id)
         await until(lambda: len(shown(window, ToolCard)) == 2, what="the reopened conversation")
@@ -225,10 +224,10 @@ def test_a_prompt_with_a_resource_link_fills_the_composer_with_text_and_a_chip(
         assert "Resource link" not in composer.editor.toPlainText()
         assert composer.prompt_label.isVisibleTo(window) and "Summarize a resource" in composer.prompt_label.text()
         assert len(window.chat.store.list()) == stored, "nothing is stored before the user sends"
-        window.new_chat()
+        window.chat_actions.new_chat()
         assert composer.attachments == [] and composer.editor.toPlainText() == ""
         assert not composer.prompt_label.isVisibleTo(window)
-        window.new_chat()
+        window.chat_actions.new_chat()
         assert len(window.chat.store.list()) == stored, "empty chats leave no history"
 
     run_app(qapp, tmp_path, llm, scenario, demo=True)
@@ -281,7 +280,7 @@ def test_context_meter_compares_the_catalog_with_a_naive_dump(
     qapp: QApplication, tmp_path: Path, llm: ScriptedLLM
 ) -> None:
     async def scenario(window: MainWindow, llm: ScriptedLLM) -> None:
-        meter = window._context_label
+        meter = window.status_meter.context_label
         await until(lambda: "if every resource were pasted" in meter.text(), timeout=30, what="the dump figure")
         assert meter.text().startswith("Context: catalog ")
         measured = window.chat._dump

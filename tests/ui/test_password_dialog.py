@@ -34,8 +34,9 @@ def own_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 until = functools.partial(eventually, timeout=20.0)
 
 
-def visible(qapp: QApplication, kind: type) -> list:  # type: ignore[type-arg]
-    return [w for w in qapp.topLevelWidgets() if isinstance(w, kind) and w.isVisible()]
+def windows(qapp: QApplication) -> list[MainWindow]:
+    """The app's window, once its panes are in."""
+    return [w for w in qapp.topLevelWidgets() if isinstance(w, MainWindow) and w.isVisible() and w.filled]
 
 
 def test_encrypted_secrets_are_unlocked_before_servers_connect(qapp: QApplication, tmp_path: Path) -> None:
@@ -50,8 +51,8 @@ def test_encrypted_secrets_are_unlocked_before_servers_connect(qapp: QApplicatio
 
     async def scenario() -> None:
         running = asyncio.ensure_future(run_window(qapp, config, tmp_path / "settings.json"))
-        await until(lambda: visible(qapp, MainWindow) and window_dialogs())
-        window = visible(qapp, MainWindow)[0]
+        await until(lambda: windows(qapp) and window_dialogs())
+        window = windows(qapp)[0]
         assert window.bridge.host.connections == {}, "no server starts before the secrets are unlocked"
         dialog = window_dialogs()[0]
         dialog.password.setText("wrong")
@@ -64,12 +65,12 @@ def test_encrypted_secrets_are_unlocked_before_servers_connect(qapp: QApplicatio
         await until(lambda: any(line.startswith("FIXTURE_TOKEN=") for line in connection.stderr))
         assert "FIXTURE_TOKEN=***" in connection.stderr, "the secret reached the server and was redacted"
         assert connection.status.state is ServerState.READY
-        assert window._secrets_label.text() == "Secrets: encrypted file"
+        assert window.status_meter.secrets_label.text() == "Secrets: encrypted file"
         window.close()
         await asyncio.wait_for(running, 10)
 
     def window_dialogs() -> list[PasswordDialog]:
-        return [d for w in visible(qapp, MainWindow) for d in w.findChildren(PasswordDialog) if d.isVisible()]
+        return [d for w in windows(qapp) for d in w.findChildren(PasswordDialog) if d.isVisible()]
 
     with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(qapp)) as runner:
         runner.run(scenario())
@@ -83,11 +84,11 @@ def test_plaintext_secrets_can_be_encrypted_from_settings(qapp: QApplication, tm
 
     async def scenario() -> None:
         running = asyncio.ensure_future(run_window(qapp, config, tmp_path / "settings.json"))
-        await until(lambda: visible(qapp, MainWindow))
-        window = visible(qapp, MainWindow)[0]
+        await until(lambda: windows(qapp))
+        window = windows(qapp)[0]
         # The store opens just after the window shows, off the event loop.
-        await until(lambda: window._secrets_label.text() == "Secrets: plaintext file, not encrypted")
-        window.open_settings()
+        await until(lambda: window.status_meter.secrets_label.text() == "Secrets: plaintext file, not encrypted")
+        window.settings_actions.open_settings()
         settings = window.findChildren(SettingsDialog)[0]
         assert not settings.encrypt.isHidden()
         settings.encrypt.click()
@@ -100,7 +101,7 @@ def test_plaintext_secrets_can_be_encrypted_from_settings(qapp: QApplication, tm
         dialog.repeat.setText("new password")
         dialog.buttons.accepted.emit()
         await until(lambda: window.bridge.secrets is not None and window.bridge.secrets.backend.encrypted)
-        assert window._secrets_label.text() == "Secrets: encrypted file"
+        assert window.status_meter.secrets_label.text() == "Secrets: encrypted file"
         assert settings.encrypt.isHidden()
         assert not (data_dir() / PLAINTEXT_FILENAME).exists() and (data_dir() / ENCRYPTED_FILENAME).exists()
         assert open_secret_store(data_dir(), password="new password").get("LLM_API_KEY_OPENAI") == TOKEN

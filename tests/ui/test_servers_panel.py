@@ -19,7 +19,7 @@ from desktop_app.core.server_config import ServerConfig, TransportKind
 from desktop_app.core.server_status import ServerState
 from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.servers_panel import ServersPanel
-from tests.hosting import FIXTURE_SCRIPT, eventually, fixture_config, live_children, run_in_qt
+from tests.hosting import FIXTURE_SCRIPT, eventually, fixture_config, live_children, main_window, run_in_qt
 from tests.llm_server import LITELLM_WARNINGS
 from tests.servers.fixture_server import STARTUP_LINE
 
@@ -41,11 +41,11 @@ def tree_servers(window: MainWindow) -> list[str]:
 
 
 def servers_label(window: MainWindow) -> str:
-    return window._servers_label.text()
+    return window.status_meter.servers_label.text()
 
 
 def reconnect_offers(window: MainWindow) -> list[str]:
-    window.open_palette()
+    window.chat_actions.open_palette()
     titles = [entry.title for entry in window.command_palette._entries if entry.title.startswith("Reconnect ")]
     window.command_palette.hide()
     return titles
@@ -66,8 +66,7 @@ def test_a_failed_server_can_be_removed_renamed_and_disabled(qapp: QApplication,
 
     async def scenario() -> None:
         running = asyncio.ensure_future(run_window(qapp, config, tmp_path / "settings.json"))
-        await until(lambda: any(isinstance(w, MainWindow) and w.isVisible() for w in qapp.topLevelWidgets()))
-        window = next(w for w in qapp.topLevelWidgets() if isinstance(w, MainWindow) and w.isVisible())
+        window = await main_window(qapp)
         host, panel = window.bridge.host, window.servers_panel
         try:
             await until(lambda: servers_label(window) == "Servers ready: 1/2", what="fx ready, ghost failed")

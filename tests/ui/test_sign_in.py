@@ -19,8 +19,7 @@ from desktop_app.core.server_config import ServerConfig, TransportKind
 from desktop_app.core.server_status import ServerState
 from desktop_app.ui.asks.card_asker import CardAsker
 from desktop_app.ui.asks.sign_in_card import WAITING, SignInCard
-from desktop_app.ui.main_window import MainWindow
-from tests.hosting import FAST_RESTARTS, eventually, live_children
+from tests.hosting import FAST_RESTARTS, eventually, live_children, main_window
 from tests.servers.oauth_server import FollowingBrowser, OAuthOptions, OAuthTestServer
 
 until = functools.partial(eventually, timeout=30.0)
@@ -34,8 +33,7 @@ def test_window_shows_needs_sign_in_then_signs_in_and_lists_the_catalog(qapp: QA
 
         async def main() -> None:
             running = asyncio.ensure_future(run_window(qapp, config, tmp_path / "settings.json"))
-            await until(lambda: any(isinstance(w, MainWindow) and w.isVisible() for w in qapp.topLevelWidgets()))
-            window = next(w for w in qapp.topLevelWidgets() if isinstance(w, MainWindow) and w.isVisible())
+            window = await main_window(qapp)
             try:
                 host = window.bridge.host
                 await until(lambda: "tracker" in host.connections, what="the server to start")

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QMimeData, Qt
+from PySide6.QtCore import QEvent, QMimeData, QObject, Qt
+from PySide6.QtGui import QDragMoveEvent, QDropEvent
 from PySide6.QtWidgets import QFileDialog, QWidget
 
 BUNDLE_SUFFIX = ".mcpb"
@@ -30,3 +31,26 @@ def choose_bundle(parent: QWidget, on_chosen: Callable[[Path], object]) -> QFile
     dialog.fileSelected.connect(lambda path: on_chosen(Path(path)))
     dialog.open()
     return dialog
+
+
+class BundleDrops(QObject):
+    """Takes `.mcpb` files dropped anywhere on the widget it filters (drags the panes leave pass up to it)."""
+
+    def __init__(self, target: QWidget, on_dropped: Callable[[Path], object]) -> None:
+        super().__init__(target)
+        self._on_dropped = on_dropped
+        target.setAcceptDrops(True)
+        target.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if isinstance(event, QDropEvent) and event.type() == QEvent.Type.Drop:
+            paths = bundle_paths(event.mimeData())
+            for path in paths:
+                self._on_dropped(path)
+            if paths:
+                event.acceptProposedAction()
+                return True
+        elif isinstance(event, QDragMoveEvent) and bundle_paths(event.mimeData()):  # enter and move
+            event.acceptProposedAction()
+            return True
+        return False

@@ -25,7 +25,7 @@ from desktop_app.ui.conversation.message_bubble import MessageBubble
 from desktop_app.ui.conversation.tool_card import ToolCard
 from desktop_app.ui.main_window import MainWindow
 from resources_ui.viewers.viewer_pane import ViewerKind
-from tests.hosting import eventually, live_children
+from tests.hosting import eventually, live_children, main_window
 from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, ToolCall, calls, text
 from tests.servers.app_server import NOTE_URI, PROBE_URI
 
@@ -45,8 +45,7 @@ def run_app(qapp: QApplication, tmp_path: Path, llm: ScriptedLLM, scenario: Scen
 
     async def main() -> None:
         running = asyncio.ensure_future(run_window(qapp, config, settings_path))
-        await until(lambda: any(isinstance(w, MainWindow) and w.isVisible() for w in qapp.topLevelWidgets()))
-        window = next(w for w in qapp.topLevelWidgets() if isinstance(w, MainWindow) and w.isVisible())
+        window = await main_window(qapp)
         await until(lambda: window.bridge.host.ready_count() == 1, what="the app server ready")
         try:
             await scenario(window, llm)
@@ -135,7 +134,7 @@ def test_a_models_call_shows_its_app_in_the_tool_card_and_the_app_acts_through_t
 
         # A new chat: the view is told it is going (it may save its state), then released.
         view.viewer_button.click()
-        window.new_chat()
+        window.chat_actions.new_chat()
         assert viewer.app_widget is None and window.apps.views == []
         await until(lambda: view.session.state is SessionState.CLOSED, what="the view torn down")
         assert reported(window, "teardown") is not None  # the view was told before it went

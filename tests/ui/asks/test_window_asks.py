@@ -27,7 +27,7 @@ from desktop_app.ui.conversation.approval_panel import ApprovalPanel
 from desktop_app.ui.conversation.tool_card import CallState
 from desktop_app.ui.main_window import MainWindow
 from tests.core.asks.hosting import ASKING_SCRIPT
-from tests.hosting import eventually, live_children
+from tests.hosting import eventually, live_children, main_window
 from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, ToolCall, calls, text, tool_messages
 from tests.servers.everything import everything_available, everything_stdio_params
 
@@ -58,8 +58,7 @@ def run_app(
 
     async def main() -> None:
         running = asyncio.ensure_future(run_window(qapp, config, settings))
-        await until(lambda: any(isinstance(w, MainWindow) and w.isVisible() for w in qapp.topLevelWidgets()))
-        window = next(w for w in qapp.topLevelWidgets() if isinstance(w, MainWindow) and w.isVisible())
+        window = await main_window(qapp)
         await until(lambda: window.bridge.host.ready_count() == len(servers), what="the servers")
         try:
             await scenario(window, llm)
@@ -157,7 +156,7 @@ def test_sampling_consent_and_usage_on_the_meter(qapp: QApplication, tmp_path: P
         card.allow_chat.click()  # for this chat: no review card follows
         await until(lambda: not window.chat.busy, what="the end of the turn")
         assert json.loads(tool_messages(llm.bodies()[2])[0]["content"])["text"] == "Teal."
-        assert "servers' sampling 11 in / 7 out" in window._context_label.text()
+        assert "servers' sampling 11 in / 7 out" in window.status_meter.context_label.text()
 
     run_app(qapp, tmp_path, llm, scenario)
 

@@ -28,7 +28,7 @@ from desktop_app.ui.gallery.bundle_dialog import BundleDialog
 from desktop_app.ui.gallery.consent_card import ConsentCard
 from desktop_app.ui.gallery.install_pane import InstallPane
 from desktop_app.ui.main_window import MainWindow
-from tests.hosting import eventually, live_children
+from tests.hosting import eventually, live_children, main_window
 from tests.llm_server import LITELLM_WARNINGS
 from tests.servers.oauth_server import FollowingBrowser, OAuthTestServer
 from tests.servers.registry_documents import (
@@ -75,8 +75,7 @@ def run_desk(qapp: QApplication, tmp_path: Path, registry_url: str, scenario: Sc
 
     async def main() -> None:
         running = asyncio.ensure_future(run_window(qapp, config, settings_path))
-        await until(lambda: any(isinstance(w, MainWindow) and w.isVisible() for w in qapp.topLevelWidgets()))
-        window = next(w for w in qapp.topLevelWidgets() if isinstance(w, MainWindow) and w.isVisible())
+        window = await main_window(qapp)
         await until(lambda: window.bridge.host.ready_count() >= 1, what="the demo server")
         try:
             await scenario(window)

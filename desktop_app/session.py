@@ -1,0 +1,104 @@
+"""The core behind the window: the server host, configuration, settings, conversations and the panes
+built on them; connecting servers after the window is filled, and the orderly stop.
+
+`desktop_app.app.run_window` imports this module once the window is painted: it loads the MCP SDK,
+pydantic and every pane.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+
+from desktop_app.bridge import CoreBridge
+from desktop_app.core.app_settings import default_settings_path, load_settings
+from desktop_app.core.asks.service import SAMPLING_GRANTS_FILENAME, SamplingGrants
+from desktop_app.core.chat.approval import RULES_FILENAME, AlwaysAllowRules
+from desktop_app.core.chat.conversations import ConversationStore
+from desktop_app.core.config_store import ConfigStore
+from desktop_app.core.host import ServerHost
+from desktop_app.core.mupdf_worker import close_all_workers
+from desktop_app.core.paths import data_dir
+from desktop_app.core.secret_store import PasswordRequiredError, SecretStoreError, open_secret_store
+from desktop_app.core.server_config import ServerConfig, TransportKind
+from desktop_app.demo_server import demo_server_command
+from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.panes import fill_window
+
+log = logging.getLogger(__name__)
+
+
+def demo_server_config() -> ServerConfig:
+    """The embedded demo server, so a first launch with no configuration is already alive.
+
+    It ships with the app, so it is trusted: its annotations count and its content does not taint a chat.
+    """
+    command, args = demo_server_command()
+    return ServerConfig(name="demo", transport=TransportKind.STDIO, command=command, args=tuple(args), trusted=True)
+
+
+def config_notice(store: ConfigStore) -> str | None:
+    """What to tell the user about a configuration file that could not be read."""
+    if store.error is None:
+        return None
+    return f"Your server configuration could not be read and was left untouched:\n\n{store.error}"
+
+
+class Session:
+    """Fills `window` with its panes over a new host and starts connecting; `stop` then `close` end it."""
+
+    def __init__(self, window: MainWindow, config_path: Path, settings_path: Path | None = None) -> None:
+        host = ServerHost()
+        store = ConfigStore(config_path)
+        self.bridge = bridge = CoreBridge(host, None, store, fallback=[demo_server_config()])
+        settings_path = settings_path or default_settings_path()
+        loaded_settings = load_settings(settings_path)
+        host.asks.grants = SamplingGrants(data_dir() / SAMPLING_GRANTS_FILENAME)
+        host.asks.default_roots = loaded_settings.settings.roots
+        self.conversations = ConversationStore.open_default()
+        self.window = window
+        fill_window(
+            window,
+            bridge,
+            conversations=self.conversations,
+            rules=AlwaysAllowRules(data_dir() / RULES_FILENAME),
+            settings=loaded_settings.settings,
+            settings_path=settings_path,
+        )
+        window.composer.editor.textChanged.connect(window.chat.warm_up)  # the model library loads as the user types
+        for notice in (config_notice(store), loaded_settings.error):
+            if notice:
+                window.show_notice(notice)
+        self._starting = asyncio.ensure_future(self._connect())
+
+    async def _connect(self) -> None:
+        """Open the secret store (asking for its password if it has one), then connect every server."""
+        bridge = self.bridge
+        # Finding the OS keyring takes ~100 ms: off the event loop.
+        try:
+            bridge.set_secrets(await asyncio.to_thread(open_secret_store, data_dir()))
+        except PasswordRequiredError:
+            await self.window.settings_actions.unlock_secrets()  # servers may need secrets: connect once answered
+        except SecretStoreError as exc:
+            log.warning("No secret store: %s", exc)
+            self.window.show_notice(f"Secrets cannot be stored or read: {exc}")
+        bridge.host.start(bridge.configured_servers())
+        self.window.gallery.check_updates()  # "update" badges for servers installed from a registry
+
+    async def stop(self) -> None:
+        """Wait for the chat, close app views, stop every server and the PDF engine's processes."""
+        try:
+            if not self._starting.done():
+                self._starting.cancel()  # e.g. closed while the secrets password was being asked for
+                await asyncio.gather(self._starting, return_exceptions=True)
+            await self.window.chat.wait_idle()
+            await self.window.apps.shut_down()
+            await self.bridge.host.stop_all()
+        except Exception:
+            log.exception("Stopping did not finish cleanly")
+        finally:
+            close_all_workers()
+
+    def close(self) -> None:
+        self.conversations.close()

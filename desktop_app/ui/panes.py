@@ -1,0 +1,211 @@
+"""The window's panes, filled into its frame once it is on screen, and wired to each other.
+
+Importing this module loads the core, the MCP SDK, pydantic and every pane: it happens after the
+window's first paint (`desktop_app.app.run_window`), never before.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QDockWidget, QWidget
+
+from desktop_app.bridge import CoreBridge
+from desktop_app.core.app_settings import AppSettings
+from desktop_app.core.apps.questions import AppPermissionQuestion, OpenLinkQuestion
+from desktop_app.core.auth.question import SignInQuestion
+from desktop_app.core.chat.approval import AlwaysAllowRules, ApprovalRequest
+from desktop_app.core.chat.conversations import ConversationStore
+from desktop_app.core.server_status import ServerState, ServerStatus
+from desktop_app.ui.apps.cards import OpenLinkCard, PermissionCard
+from desktop_app.ui.apps.controller import AppViews
+from desktop_app.ui.asks.card_asker import CardAsker
+from desktop_app.ui.asks.cards import register_cards
+from desktop_app.ui.asks.sign_in_card import SignInCard
+from desktop_app.ui.card_placement import CardPlacement
+from desktop_app.ui.chat_actions import ChatActions
+from desktop_app.ui.chat_controller import ChatController
+from desktop_app.ui.conversation.approval_panel import ApprovalPanel
+from desktop_app.ui.conversation.composer import Composer
+from desktop_app.ui.conversation.conversation_view import ConversationView
+from desktop_app.ui.conversation.pane import ConversationPane
+from desktop_app.ui.conversation.taint_chip import TaintChip
+from desktop_app.ui.gallery.drops import BundleDrops, choose_bundle
+from desktop_app.ui.gallery.gallery_controller import GalleryController
+from desktop_app.ui.history_panel import HistoryPanel
+from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.palette import CommandPalette, PaletteEntry
+from desktop_app.ui.prompt_form import PromptForm
+from desktop_app.ui.server_actions import ServerActions
+from desktop_app.ui.servers_panel import ServersPanel
+from desktop_app.ui.settings_actions import SettingsActions
+from desktop_app.ui.status_meter import StatusMeter
+from desktop_app.ui.system_browser import SystemBrowser, ask_to_open
+from resources_ui.drag_payload import ResourceRef
+from resources_ui.workspace import ResourceWorkspace
+
+DEMO_STEPPED_ASIDE = (
+    "The demo server stepped aside now that you have a server of your own; what you opened from it stays"
+    " on screen, read-only. Remove all your servers to bring the demo back."
+)
+NO_MODEL = (
+    "Choose a model to send your message to: a provider, a model and, if it needs one, an API key."
+    " Your message stays in the composer; press Send again once the settings are saved."
+)
+
+
+def fill_window(
+    window: MainWindow,
+    bridge: CoreBridge,
+    *,
+    conversations: ConversationStore,
+    rules: AlwaysAllowRules,
+    settings: AppSettings,
+    settings_path: Path,
+) -> None:
+    """Put every pane into `window`'s frame, wire them, and turn the menus on."""
+    window.bridge = bridge
+
+    # The conversation, in the middle.
+    window.conversation = ConversationView()
+    window.taint_chip = TaintChip()
+    window.prompt_form = PromptForm(bridge)
+    window.composer = Composer()
+    window.conversation_pane = ConversationPane(
+        window.conversation, window.prompt_form, window.composer, header=window.taint_chip
+    )
+    window.setCentralWidget(window.conversation_pane)
+    window.command_palette = CommandPalette(window.conversation_pane)
+
+    # Resources, servers and history on the left; the viewer on the right.
+    window.resources = ResourceWorkspace(bridge, parent=window)
+    window.servers_panel = ServersPanel(bridge)
+    window.history = HistoryPanel(conversations)
+    _fill(window.resources_dock, window.resources.browser)
+    _fill(window.servers_dock, window.servers_panel)
+    _fill(window.history_dock, window.history)
+    _fill(window.viewer_dock, window.resources.detail)
+
+    placement = CardPlacement(
+        window, window.conversation, window.servers_panel, window.servers_dock, window.bring_to_front
+    )
+    window.asker = asker = CardAsker(placement.place, window)
+    asker.register(SignInQuestion, lambda question: SignInCard(question, bridge))
+    asker.register(ApprovalRequest, ApprovalPanel)
+    register_cards(asker)
+    asker.register(OpenLinkQuestion, OpenLinkCard)
+    asker.register(AppPermissionQuestion, PermissionCard)
+    bridge.host.questions.asker = asker
+    bridge.host.sign_in.opener = SystemBrowser()
+    bridge.host.sign_in.client_metadata_url = settings.client_metadata_url or None
+
+    window.chat = chat = ChatController(bridge, window.conversation, conversations, rules, settings, asker)
+    window.status_meter = StatusMeter(window.statusBar(), bridge, chat)
+    window.settings_actions = settings_actions = SettingsActions(window, bridge, chat, settings_path)
+    window.gallery = GalleryController(
+        bridge, lambda: chat.settings.registry_url, settings_actions.open_settings, window
+    )
+    BundleDrops(window, window.gallery.open_bundle)  # .mcpb bundles dropped anywhere on the window
+    servers = ServerActions(window, bridge)
+    window.chat_actions = ChatActions(
+        bridge,
+        chat,
+        window.conversation,
+        window.composer,
+        window.prompt_form,
+        window.command_palette,
+        window.resources,
+        window.viewer_dock,
+        palette_commands=[
+            PaletteEntry("command", "Settings", "Model, API key, limits, approvals", settings_actions.open_settings),
+            PaletteEntry(
+                "command", "Switch model", "Choose the provider and model", settings_actions.open_settings, "model llm"
+            ),
+            PaletteEntry(
+                "command", "Add server", "Connect a new MCP server", lambda: window.servers_panel.open_editor(None)
+            ),
+            PaletteEntry("command", "Find servers", "Search the MCP Registry and install", window.gallery.open_gallery),
+        ],
+    )
+    # MCP App views: in their tool cards, or in the viewer (QtWebEngine loads with the first one).
+    window.apps = AppViews(
+        bridge,
+        window.conversation,
+        policy=chat.policy,
+        chat=chat,
+        show_in_viewer=window.chat_actions.show_app,
+        clear_viewer=window.resources.viewer.clear,
+        parent=window,
+    )
+    chat.apps = window.apps
+    window.resources.viewer.set_app_factory(window.apps.view_for_resource)
+    window.resources.viewer.app_released.connect(window.apps.released)
+
+    _wire(window)
+    _menus(window, servers)
+    window.history.set_current(chat.conversation.id)
+    window.set_filled()
+
+
+def _fill(dock: QDockWidget, pane: QWidget) -> None:
+    placeholder = dock.widget()
+    dock.setWidget(pane)
+    if placeholder is not None:
+        placeholder.deleteLater()
+
+
+def _wire(window: MainWindow) -> None:
+    bridge, chat, composer, actions = window.bridge, window.chat, window.composer, window.chat_actions
+    composer.send_requested.connect(actions.send)
+    composer.cancel_requested.connect(chat.cancel)
+    composer.palette_requested.connect(actions.open_palette)
+    composer.open_requested.connect(actions.open_resource)
+    chat.busy_changed.connect(composer.set_busy)
+    chat.settings_needed.connect(lambda: window.settings_actions.open_settings(NO_MODEL))
+    chat.draft_returned.connect(actions.restore_draft)
+    chat.taint_changed.connect(window.taint_chip.set_reasons)
+    chat.conversations_changed.connect(lambda: window.history.set_current(chat.conversation.id))
+    window.resources.attach_requested.connect(actions.attach)
+    window.resources.web_link_requested.connect(lambda url: ask_to_open(window, url))
+    window.conversation.open_resource.connect(lambda uri, server: actions.open_resource(ResourceRef(server, uri, uri)))
+    window.conversation.open_content.connect(actions.show_content)
+    window.prompt_form.submitted.connect(actions.use_prompt)
+    window.history.resume_requested.connect(chat.resume)
+    window.history.rename_requested.connect(chat.rename)
+    window.history.delete_requested.connect(chat.delete)
+    window.history.new_requested.connect(actions.new_chat)
+    bridge.server_state_changed.connect(lambda name, status: _withdraw_if_stopped(window.asker, name, status))
+    bridge.server_removed.connect(
+        lambda name: window.asker.withdraw("The server was removed, so its question was withdrawn.", server=name)
+    )
+    bridge.fallback_stepped_aside.connect(lambda _names: window.conversation.add_message("info", DEMO_STEPPED_ASIDE))
+    bridge.catalog_changed.connect(lambda *_: chat.refresh_context())
+    bridge.task_failed.connect(lambda message: window.statusBar().showMessage(message, 8000))
+    window.settings_actions.sig_applied.connect(window.status_meter.update_model)
+    window.settings_actions.sig_applied.connect(window.gallery.settings_changed)
+    window.gallery.sig_updates.connect(window.servers_panel.show_updates)
+    window.servers_panel.update_requested.connect(window.gallery.open_update)
+
+
+def _menus(window: MainWindow, servers: ServerActions) -> None:
+    menu, actions = window.menu_actions, window.chat_actions
+    _enable(menu.new_chat, actions.new_chat)
+    _enable(menu.palette, actions.open_palette)
+    _enable(menu.settings, window.settings_actions.open_settings)
+    _enable(menu.find_servers, window.gallery.open_gallery)
+    _enable(menu.install_bundle, lambda: choose_bundle(window, window.gallery.open_bundle))
+    _enable(menu.add_server, lambda: window.servers_panel.open_editor(None))
+    _enable(menu.reconnect_all, servers.reconnect_all)
+    servers.fill_import_menu(menu.import_from)
+
+
+def _withdraw_if_stopped(asker: CardAsker, name: str, status: ServerStatus) -> None:
+    if status.state not in (ServerState.READY, ServerState.STARTING):
+        asker.withdraw("The server stopped, so its question was withdrawn.", server=name)
+
+
+def _enable(action: QAction, slot: Callable[[], object]) -> None:
+    action.triggered.connect(lambda _=False: slot())
+    action.setEnabled(True)

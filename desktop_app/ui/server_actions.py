@@ -1,0 +1,49 @@
+"""The Servers menu's commands that act on every server: importing other clients' configurations and
+reconnecting all."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox
+
+from desktop_app.bridge import CoreBridge
+from desktop_app.core.config_file import ConfigError
+from desktop_app.core.config_import import known_sources
+from desktop_app.ui.main_window import MainWindow
+
+
+class ServerActions:
+    def __init__(self, window: MainWindow, bridge: CoreBridge) -> None:
+        self._window = window
+        self._bridge = bridge
+
+    def fill_import_menu(self, menu: QMenu) -> None:
+        """One entry per client MCP Desk knows (greyed when its file is missing), then any other file."""
+        for source in known_sources():
+            action = menu.addAction(f"{source.client} ({source.path})")
+            action.setEnabled(source.exists)
+            action.triggered.connect(lambda _=False, path=source.path: self.import_servers(path))
+        menu.addAction("Other file…", self._import_other)
+        menu.setEnabled(True)
+
+    def import_servers(self, path: Path) -> None:
+        try:
+            report = self._bridge.import_servers(path)
+        except ConfigError as exc:
+            self._window.show_notice(f"Nothing was imported:\n\n{exc}")
+            return
+        self._window.show_notice(report.summary, icon=QMessageBox.Icon.Information)
+
+    def _import_other(self) -> None:
+        dialog = QFileDialog(
+            self._window, "Import servers from", str(Path.home()), "JSON files (*.json);;All files (*)"
+        )
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.fileSelected.connect(lambda path: self.import_servers(Path(path)))
+        dialog.open()
+
+    def reconnect_all(self) -> None:
+        for name in self._bridge.host.connections:
+            self._bridge.restart_server(name)
