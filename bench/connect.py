@@ -1,57 +1,55 @@
-"""Connect-and-list cost: MCP Desk's host against a bare SDK client, and 10 servers against one.
+"""Connecting ten servers: MCP Desk's host against ten bare SDK clients on the same machine.
 
-Goals: host / bare SDK <= 1.10 on server-everything; ten servers at once <= 1.5x one server.
-Run: `.venv/bin/python bench/connect.py` (needs `make test`'s npm peers).
+Each run starts ten copies of the reference server (`server-everything`, over stdio) and waits
+until every one is connected and listed, either through the host (`ServerHost`, what the app
+runs) or through ten bare `mcp.Client`s at once. The bare clients make the requests the host
+makes of such a server (a 2025-11-25 one): the handshake declaring the same capabilities (so
+the server offers the same tools and asks for the same roots), resources, templates, prompts
+and tools listed to the last page, and `logging/setLevel`. Runs of the two kinds alternate, so
+drift in the machine's load affects both alike; figures are medians.
+
+Measured per run: wall time from the first spawn to the last server listed, and CPU time: this
+process's (the host or the bare clients) plus the servers' own (reaped once closed). The ten
+node processes bound the absolute figures (two cores start ten servers about five at a time).
+
+    python bench/connect.py [--rounds N]
+
+Goal: ten servers through the host cost ≤ 1.05× ten bare clients (CPU time when the machine is
+loaded, else wall and CPU). One server alone is reported too. Exits 1 when missed.
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import os
-import statistics
 import sys
 import time
+import warnings
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from harness import Goals, machine_load, median, spread
 from mcp import Client
 from mcp.client.stdio import stdio_client
+from mcp.shared.exceptions import MCPDeprecationWarning
+from mcp_types import ElicitResult, ListRootsResult
 
 from desktop_app.core.host import ServerHost
 from desktop_app.core.server_config import ServerConfig, TransportKind
-from tests.servers.everything import everything_stdio_params
+from tests.servers.everything import everything_available, everything_stdio_params
 
-ROUNDS = 5
+SERVERS: Final = 10
+ROUNDS: Final = 5
+GOAL_RATIO: Final = 1.05
 
 
 def everything_config(name: str) -> ServerConfig:
     params = everything_stdio_params()
     return ServerConfig(name=name, transport=TransportKind.STDIO, command=params.command, args=tuple(params.args))
-
-
-async def bare_sdk() -> float:
-    """What a hand-written script does: connect, then list every kind of thing (close not timed)."""
-    with open(os.devnull, "w") as errlog:  # noqa: ASYNC230 - /dev/null never blocks
-        started = time.perf_counter()
-        async with (
-            stdio_client(everything_stdio_params(), errlog=errlog) as streams,
-            Client(_Streams(streams)) as client,
-        ):
-            await client.list_resources()
-            await client.list_resource_templates()
-            await client.list_prompts()
-            await client.list_tools()
-            elapsed = time.perf_counter() - started
-    return elapsed
-
-
-async def bare_sdk_parallel(count: int) -> float:
-    """`count` bare clients at once: the floor set by starting that many servers on this machine."""
-    started = time.perf_counter()
-    await asyncio.gather(*(bare_sdk() for _ in range(count)))
-    return time.perf_counter() - started
 
 
 class _Streams:
@@ -67,34 +65,163 @@ class _Streams:
         return None
 
 
-async def through_host(count: int) -> float:
-    """Start `count` servers through the host and wait until all are ready with their catalogs."""
+async def _roots(_context: Any) -> ListRootsResult:
+    return ListRootsResult(roots=[])
+
+
+async def _decline(_context: Any, _params: Any) -> Any:
+    return ElicitResult(action="decline")
+
+
+async def _all_pages(fetch: Callable[[str | None], Awaitable[Any]]) -> None:
+    cursor: str | None = None
+    while True:
+        page = await fetch(cursor)
+        cursor = page.next_cursor
+        if not cursor:
+            return
+
+
+async def bare_client(listed: asyncio.Event, release: asyncio.Event) -> None:
+    """One hand-written client: connect, list everything, set the log level; stay open until released."""
+    with open(os.devnull, "w") as errlog:  # noqa: ASYNC230 - /dev/null never blocks
+        async with (
+            stdio_client(everything_stdio_params(), errlog=errlog) as streams,
+            Client(
+                _Streams(streams),
+                list_roots_callback=_roots,
+                sampling_callback=_decline,
+                elicitation_callback=_decline,
+                log_level="info",
+                cache=None,
+            ) as client,
+        ):
+            await _all_pages(lambda c: client.list_resources(cursor=c))
+            await _all_pages(lambda c: client.list_resource_templates(cursor=c))
+            await _all_pages(lambda c: client.list_prompts(cursor=c))
+            await _all_pages(lambda c: client.list_tools(cursor=c))
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", MCPDeprecationWarning)
+                await client.set_logging_level("info")
+            listed.set()
+            await release.wait()
+
+
+def _children_cpu() -> float:
+    times = os.times()
+    return times.children_user + times.children_system
+
+
+Run = tuple[float, float, float]
+"""Seconds: wall time to all listed, this process's CPU time meanwhile, the servers' CPU time."""
+
+
+async def run_bare(count: int) -> Run:
+    """`count` bare clients at once."""
+    release = asyncio.Event()
+    listed = [asyncio.Event() for _ in range(count)]
+    cpu, children = time.process_time(), _children_cpu()
+    started = time.perf_counter()
+    tasks = [asyncio.create_task(bare_client(event, release)) for event in listed]
+    waiting = asyncio.gather(*(event.wait() for event in listed))
+    done, _ = await asyncio.wait({waiting, *tasks}, timeout=120, return_when=asyncio.FIRST_COMPLETED)
+    if waiting not in done:
+        for task in tasks:
+            task.cancel()
+        raise RuntimeError(f"the bare clients did not all list: {[t.exception() for t in tasks if t.done()]}")
+    wall = time.perf_counter() - started
+    cpu_listed = time.process_time() - cpu
+    release.set()
+    await asyncio.gather(*tasks)
+    return wall, cpu_listed, _children_cpu() - children
+
+
+async def run_host(count: int) -> Run:
+    """The same through the host: start `count` servers, wait until every one is ready and listed."""
     host = ServerHost()
+    cpu, children = time.process_time(), _children_cpu()
     started = time.perf_counter()
     host.start([everything_config(f"everything-{i}") for i in range(count)])
-    await host.wait_settled(60)
-    elapsed = time.perf_counter() - started
-    assert host.ready_count() == count, [c.status for c in host.connections.values()]
+    await host.wait_settled(120)
+    wall = time.perf_counter() - started
+    cpu_listed = time.process_time() - cpu
+    ready = host.ready_count()
     await host.stop_all()
-    return elapsed
+    if ready != count:
+        raise RuntimeError(f"only {ready} of {count} servers became ready")
+    return wall, cpu_listed, _children_cpu() - children
 
 
-async def main() -> None:
-    await bare_sdk()  # warm the OS caches for node and the package
-    bare = [await bare_sdk() for _ in range(ROUNDS)]
-    one = [await through_host(1) for _ in range(ROUNDS)]
-    ten = [await through_host(10) for _ in range(3)]
-    bare_ten = [await bare_sdk_parallel(10) for _ in range(3)]
-    bare_s, one_s, ten_s = statistics.median(bare), statistics.median(one), statistics.median(ten)
-    bare_ten_s = statistics.median(bare_ten)
-    print(f"bare SDK connect+list        {bare_s * 1000:8.1f} ms (median of {ROUNDS})")
-    print(f"host, 1 server ready         {one_s * 1000:8.1f} ms (median of {ROUNDS})")
-    print(f"host, 10 servers ready       {ten_s * 1000:8.1f} ms (median of 3)")
-    print(f"host / bare SDK              {one_s / bare_s:8.2f}   (goal <= 1.10)")
-    print(f"bare SDK, 10 clients at once {bare_ten_s * 1000:8.1f} ms (median of 3)")
-    print(f"10 servers / 1 server        {ten_s / one_s:8.2f}   (goal <= 1.50)")
-    print(f"  same ratio for bare SDK    {bare_ten_s / bare_s:8.2f}   (the machine's floor: {os.cpu_count()} cores)")
+async def measure(rounds: int, profiler: Any = None) -> dict[str, list[Run]]:
+    runs: dict[str, list[Run]] = {"bare": [], "host": [], "bare1": [], "host1": []}
+    await run_bare(1)  # warm the OS caches for node and the package, and both sides' imports
+    await run_host(1)
+    for round_ in range(rounds):
+        kinds = [("bare", run_bare), ("host", run_host)]
+        for name, run in kinds if round_ % 2 == 0 else reversed(kinds):
+            if profiler is not None and name == "host":
+                profiler.enable()
+            runs[name].append(await run(SERVERS))
+            if profiler is not None:
+                profiler.disable()
+        for name, run in kinds if round_ % 2 else reversed(kinds):
+            runs[f"{name}1"].append(await run(1))
+    return runs
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rounds", type=int, default=ROUNDS, help=f"runs of each kind (default {ROUNDS})")
+    parser.add_argument("--profile", action="store_true", help="cProfile the host's runs (figures then mean little)")
+    args = parser.parse_args()
+    if not everything_available():
+        sys.exit("server-everything is not installed: run `make test` once (npm ci in tests/npm)")
+    busy_before = os.getloadavg()[0] > (os.cpu_count() or 1)
+    profiler = None
+    if args.profile:
+        import cProfile
+
+        profiler = cProfile.Profile()
+    runs = asyncio.run(measure(args.rounds, profiler))
+    busy = busy_before or os.getloadavg()[0] > (os.cpu_count() or 1)
+
+    print(f"Connecting {SERVERS} server-everything servers: host vs bare SDK clients ({machine_load()})")
+
+    def figures(name: str) -> tuple[float, float]:
+        """Median wall and total CPU (this process and the servers) of a kind's runs."""
+        return median([w for w, _, _ in runs[name]]), median([c + s for _, c, s in runs[name]])
+
+    rows = (
+        ("bare", f"{SERVERS} bare SDK clients"),
+        ("host", f"{SERVERS} through the host"),
+        ("bare1", "1 bare SDK client"),
+        ("host1", "1 through the host"),
+    )
+    for name, label in rows:
+        wall, cpu = figures(name)
+        own = median([c for _, c, _ in runs[name]])
+        walls = [w for w, _, _ in runs[name]]
+        print(
+            f"  {label:<22} {wall * 1000:6.0f} ms wall, {cpu * 1000:6.0f} ms CPU"
+            f" ({own * 1000:5.0f} ms of it in this process)   {spread(walls, 1000, ' ms')}"
+        )
+    (bare_wall, bare_cpu), (host_wall, host_cpu) = figures("bare"), figures("host")
+    (bare1_wall, _), (host1_wall, _) = figures("bare1"), figures("host1")
+    print(f"  one server, host / bare: {host1_wall / bare1_wall:.2f}x wall (reported)")
+    goals = Goals()
+    detail = f"median of {args.rounds} interleaved runs"
+    goals.check(f"{SERVERS} servers, host / bare SDK (CPU)", host_cpu / bare_cpu, GOAL_RATIO, "x", detail)
+    wall_label = f"{SERVERS} servers, host / bare SDK (wall)"
+    if busy:
+        print(f"  {wall_label:<52}{host_wall / bare_wall:>11.2f}x   reported: the machine is loaded")
+    else:
+        goals.check(wall_label, host_wall / bare_wall, GOAL_RATIO, "x", detail)
+    if profiler is not None:
+        from stalls import profile_report
+
+        print(profile_report(profiler))
+    goals.exit()
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    main()
