@@ -68,11 +68,12 @@ class EntryKind(Enum):
 
 EntryKey = str
 """An entry's identity across listings: its kind's initial and its URI (strings hash fastest)."""
+_KEY_PREFIX: Final = {kind: f"{kind.value[0]}:" for kind in EntryKind}
 
 
-@dataclass(frozen=True, slots=True)
-class Entry:
-    """One child row: a resource or a template, flattened for fast display and filtering."""
+class Entry(NamedTuple):
+    """One child row: a resource or a template, flattened for fast display and filtering (a
+    tuple: a server listing 10,000 resources builds one per resource, and tuples build fastest)."""
 
     kind: EntryKind
     server: str
@@ -83,10 +84,10 @@ class Entry:
     mime_type: str | None
     size: int | None
     description: str | None
-    key: EntryKey = field(repr=False)
+    key: EntryKey
     """Identity across listings; stored rather than computed so the filter makes no garbage per row."""
-    folded_label: str = field(repr=False)
-    folded_text: str = field(repr=False)
+    folded_label: str
+    folded_text: str
     """Label, name, URI and description case-folded once, so filtering is a plain string search."""
 
     @property
@@ -112,20 +113,9 @@ def make_entry(
     description: str | None = None,
 ) -> Entry:
     label = title or name
-    text = "\n".join(part for part in (label, name, uri, description) if part)
-    return Entry(
-        kind,
-        server,
-        uri,
-        name,
-        title,
-        mime_type,
-        size,
-        description,
-        f"{kind.value[0]}:{uri}",
-        label.casefold(),
-        text.casefold(),
-    )
+    text = "\n".join(filter(None, (label, name, uri, description)))
+    key = _KEY_PREFIX[kind] + uri
+    return Entry(kind, server, uri, name, title, mime_type, size, description, key, label.casefold(), text.casefold())
 
 
 def entries_of(catalog: ServerCatalog) -> list[Entry]:

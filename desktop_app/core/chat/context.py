@@ -12,10 +12,11 @@ from __future__ import annotations
 import asyncio
 import math
 import re
+import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Final, Literal
+from typing import Final, Literal, NamedTuple
 
 from mcp_types import BlobResourceContents, TextResourceContents
 
@@ -27,7 +28,8 @@ TokenCounter = Callable[[str], int]
 EntryKind = Literal["resource", "template", "prompt"]
 
 MAX_INSTRUCTIONS_CHARS: Final = 2000
-_WORD: Final = re.compile(r"[a-z0-9]+")
+_WORD: Final = re.compile(r"[a-z0-9]{2,}")
+"""A word: a run of two or more letters and digits (a single character finds too much)."""
 _STOPWORDS: Final = frozenset(
     [
         "a",
@@ -86,9 +88,9 @@ For a resource template, fill in its {variables} and read the resulting URI.
 - Do not guess a resource's content: read it, then answer and name the URIs you used."""
 
 
-@dataclass(frozen=True)
-class CatalogEntry:
-    """One line of the catalog, with the words it can be found by."""
+class CatalogEntry(NamedTuple):
+    """One line of the catalog, with the words it can be found by (a tuple: a catalog of 10,000
+    resources builds one per resource, and tuples build fastest)."""
 
     kind: EntryKind
     server: str
@@ -116,7 +118,12 @@ class SystemPrompt:
 
 def words_of(text: str) -> list[str]:
     """Lower-case words minus common filler, for matching a question against catalog entries."""
-    return [w for w in _WORD.findall(text.lower()) if w not in _STOPWORDS and len(w) > 1]
+    return [w for w in _WORD.findall(text.lower()) if w not in _STOPWORDS]
+
+
+def word_set(text: str) -> frozenset[str]:
+    """`words_of` as a set, in C-level steps (a catalog of 10,000 resources makes one per entry)."""
+    return frozenset(_WORD.findall(text.lower())).difference(_STOPWORDS)
 
 
 def _resource_line(uri: str, name: str, title: str | None, mime: str | None, size: int | None, desc: str | None) -> str:
@@ -144,19 +151,19 @@ def catalog_entries(catalog: Catalog) -> list[CatalogEntry]:
     entries: list[CatalogEntry] = []
     for server, r in catalog.resources():
         line = _resource_line(r.uri, r.name, r.title, r.mime_type, r.size, r.description)
-        text = " ".join(x for x in (r.uri, r.name, r.title, r.description, r.mime_type) if x)
-        entries.append(CatalogEntry("resource", server, r.uri, line, frozenset(words_of(text))))
+        text = " ".join(filter(None, (r.uri, r.name, r.title, r.description, r.mime_type)))
+        entries.append(CatalogEntry("resource", server, r.uri, line, word_set(text)))
     for server, t in catalog.templates():
         line = _resource_line(t.uri_template, t.name, t.title, t.mime_type, None, t.description)
-        text = " ".join(x for x in (t.uri_template, t.name, t.title, t.description, t.mime_type) if x)
-        entries.append(CatalogEntry("template", server, t.uri_template, line, frozenset(words_of(text))))
+        text = " ".join(filter(None, (t.uri_template, t.name, t.title, t.description, t.mime_type)))
+        entries.append(CatalogEntry("template", server, t.uri_template, line, word_set(text)))
     for server, p in catalog.prompts():
         args = ", ".join(f"{a.name}{'*' if a.required else ''}" for a in p.arguments or ())
         line = f"- {p.name}({args})"
         if p.description:
             line += f": {_one_line(p.description)}"
         text = " ".join(x for x in (p.name, p.title, p.description, *(a.name for a in p.arguments or ())) if x)
-        entries.append(CatalogEntry("prompt", server, p.name, line, frozenset(words_of(text))))
+        entries.append(CatalogEntry("prompt", server, p.name, line, word_set(text)))
     return entries
 
 
@@ -250,16 +257,20 @@ class ContextBuilder:
         self.budget = budget
         self._cache: tuple[Catalog, str, SystemPrompt] | None = None
         self._entries: tuple[Catalog, list[CatalogEntry], int] | None = None
+        self._indexing = threading.Lock()
+        """Builds run in worker threads: a turn sent while the context meter indexes a new catalog
+        waits for that index instead of building a second one beside it."""
 
     def entries(self, catalog: Catalog) -> list[CatalogEntry]:
         return self._indexed(catalog)[0]
 
     def _indexed(self, catalog: Catalog) -> tuple[list[CatalogEntry], int]:
-        if self._entries is None or self._entries[0] is not catalog:
-            entries = catalog_entries(catalog)
-            full = self._count(_render(catalog, entries, {}, instructions=False))
-            self._entries = (catalog, entries, full)
-        return self._entries[1], self._entries[2]
+        with self._indexing:
+            if self._entries is None or self._entries[0] is not catalog:
+                entries = catalog_entries(catalog)
+                full = self._count(_render(catalog, entries, {}, instructions=False))
+                self._entries = (catalog, entries, full)
+            return self._entries[1], self._entries[2]
 
     def build(self, catalog: Catalog, query: str = "") -> SystemPrompt:
         """The prompt for `catalog`, favouring entries relevant to `query` when not all fit."""
