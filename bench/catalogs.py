@@ -137,7 +137,7 @@ async def scenario(app: Any, home: Path, llm: Any, rounds: int, profile: bool) -
     running = asyncio.ensure_future(run_window(app, config, home / "settings.json"))
     result = Result()
     try:
-        await until(lambda: any(isinstance(w, MainWindow) and w.isVisible() for w in app.topLevelWidgets()), 60, "ui")
+        await until(lambda: any(isinstance(w, MainWindow) and w.filled for w in app.topLevelWidgets()), 60, "ui")
         window = next(w for w in app.topLevelWidgets() if isinstance(w, MainWindow))
         host, browser = window.bridge.host, window.resources.browser
 
