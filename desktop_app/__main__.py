@@ -68,6 +68,9 @@ def main(argv: list[str] | None = None) -> int:
     # Only Qt and small modules until the window is painted: it shows as fast as a bare Qt window.
     from PySide6.QtWidgets import QApplication
 
+    from desktop_app.memory import configure_process
+
+    configure_process()  # before the app's own imports: see desktop_app/memory.py
     from desktop_app.core.paths import default_config_path
     from desktop_app.single_instance import claim
     from desktop_app.ui.application import set_up_application
