@@ -56,7 +56,8 @@ class Reply:
     tool_calls: tuple[ToolCall, ...] = ()
     # Tool-call arguments are sent in this many SSE fragments.
     fragments: int = 3
-    usage: tuple[int, int] = (11, 7)
+    usage: tuple[int, int] | None = (11, 7)
+    """(prompt, completion) tokens reported at the end; None: the provider reports none."""
     status: int = 200
     error: str = "scripted failure"
     delay: float = 0.0
@@ -225,13 +226,14 @@ class ScriptedLLM:
                     await asyncio.sleep(reply.delay)
                 yield chunk({"tool_calls": [{"index": index, "function": {"arguments": fragment}}]})
         yield chunk({}, "tool_calls" if reply.tool_calls else "stop")
-        prompt, completion = reply.usage
-        usage = {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
-        yield _sse({**base, "choices": [], "usage": usage})
+        if reply.usage is not None:
+            prompt, completion = reply.usage
+            usage = {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
+            yield _sse({**base, "choices": [], "usage": usage})
         yield b"data: [DONE]\n\n"
 
     async def _anthropic_events(self, reply: Reply) -> AsyncIterator[bytes]:
-        prompt, completion = reply.usage
+        prompt, completion = reply.usage or (0, 0)
         message = {
             "id": "msg_scripted",
             "type": "message",

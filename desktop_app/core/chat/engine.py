@@ -325,7 +325,7 @@ class Turn:
             ]
         usage = getattr(response, "usage", None)
         figures = None
-        if usage is not None:
+        if usage is not None and usage.total_tokens:  # zeros: the provider sent none (litellm counts none)
             figures = (int(usage.prompt_tokens or 0), int(usage.completion_tokens or 0), int(usage.total_tokens or 0))
         return assistant, figures
 

@@ -62,6 +62,11 @@ def litellm_module() -> Any:
             import litellm
 
             litellm.suppress_debug_info = True
+            # litellm prices every response, counting the prompt's tokens (the whole system prompt)
+            # when a stream has no usage yet; that loads two more encodings (~80 MB) and costs CPU
+            # before each first token. The app counts its own (core/chat/tokens.py) and shows the
+            # provider's usage; nothing here reads a price.
+            litellm.disable_token_counter = True
             # litellm logs every call at INFO on stderr; the app reports what matters itself.
             for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy"):
                 logging.getLogger(name).setLevel(logging.WARNING)

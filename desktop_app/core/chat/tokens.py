@@ -89,6 +89,10 @@ def count_tokens(model: str, text: str) -> int:
     if uses_library_tokenizer(model):
         from desktop_app.core.chat.llm import litellm_module
 
-        return int(litellm_module().token_counter(model=model, text=text))
+        litellm_module()
+        # `token_counter`'s own count: the app switches `token_counter` off for litellm's pricing.
+        from litellm.litellm_core_utils.token_counter import _get_count_function
+
+        return int(_get_count_function(model)(text))
     encode = encoding(encoding_name(model)).encode_ordinary
     return sum(len(encode(text[start : start + CHUNK_CHARS])) for start in range(0, len(text), CHUNK_CHARS))

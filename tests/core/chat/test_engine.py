@@ -41,6 +41,7 @@ from tests.hosting import FAST_RESTARTS, fixture_config
 from tests.llm_server import (
     LITELLM_WARNINGS,
     RecordingApprover,
+    Reply,
     ScriptedLLM,
     ToolCall,
     calls,
@@ -151,6 +152,14 @@ async def test_system_prompt_is_a_catalog_without_content(host: ServerHost, llm:
     assert "fx__echo" in tool_names(body) and "fx__read_resource" in tool_names(body)
     [usage] = of_type(events, Usage)
     assert (usage.prompt_tokens, usage.completion_tokens) == (11, 7)
+
+
+async def test_no_usage_is_shown_when_the_provider_reports_none(host: ServerHost, llm: ScriptedLLM) -> None:
+    # litellm counts no tokens for the app's requests: it would report zeros, not an estimate.
+    llm.queue(Reply(text=("Hello",), usage=None))
+    events = await run(make_engine(host, llm), "hi")
+    assert finished(events).reason == "stop"
+    assert of_type(events, Usage) == []
 
 
 # -- read_resource ----------------------------------------------------------------------------
