@@ -12,7 +12,7 @@ import gc
 import logging
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 
 from desktop_app.bridge import CoreBridge
 from desktop_app.core.app_settings import AppSettings
@@ -26,8 +26,10 @@ from desktop_app.core.chat.engine import Attachment, ChatEngine, Turn
 from desktop_app.core.chat.events import ApprovalNeeded, ChatError, ConversationTainted, ErrorKind, TurnFinished, Usage
 from desktop_app.core.chat.llm import warm_up
 from desktop_app.core.chat.prompts import PromptDraft
-from desktop_app.core.chat.tokens import count_tokens
+from desktop_app.core.chat.tokens import count_tokens, release_encodings
+from desktop_app.core.chat.tokens import preload as preload_tokenizer
 from desktop_app.core.trust import app_taint
+from desktop_app.memory import release_free_heap
 from desktop_app.ui.conversation.conversation_view import ConversationView
 from desktop_app.ui.conversation.markdown_html import preload_highlighting
 from desktop_app.ui.conversation.message_bubble import MessageBubble
@@ -40,6 +42,8 @@ log = logging.getLogger(__name__)
 TITLE_LENGTH = 60
 NAIVE_DUMP_LIMIT = 300
 """Above this many catalog entries the comparison would read too much just to show a number."""
+RELEASE_AFTER_MS = 5000
+"""The tokenizer is released once the catalog has not been counted for this long (before any typing)."""
 
 
 class ChatController(QObject):
@@ -73,6 +77,9 @@ class ChatController(QObject):
         self._engine: ChatEngine | None = None
         self._dump: tuple[tuple[str, frozenset[tuple[str, str]]], int] | None = None
         self._warming = False
+        self._measuring = 0
+        self._release_timer = QTimer(self, singleShot=True, interval=RELEASE_AFTER_MS)
+        self._release_timer.timeout.connect(self._release_tokenizer)
         self.apps: AppViews | None = None
         """The window's MCP App views: they follow this chat's events."""
         self._app_context: dict[tuple[str, str, str | None], tuple[str, MessageBubble]] = {}
@@ -127,11 +134,14 @@ class ChatController(QObject):
         return self._warming
 
     async def _warm(self) -> None:
+        if self.settings.model is not None:  # the first send counts the prompt's tokens: load the encoding now
+            await asyncio.to_thread(preload_tokenizer, self.settings.model.model)
         await warm_up()
         # litellm brings ~600k long-lived objects: freeze them at once, so full collections (a
         # quarter of a second on a busy machine) skip them from the first turn on.
         gc.freeze()
         await asyncio.to_thread(preload_highlighting)
+        await asyncio.to_thread(release_free_heap)  # the import's garbage, freed in a worker's heap
 
     def refresh_context(self) -> None:
         """Recompute the catalog's token cost for the status bar (off the event loop)."""
@@ -141,6 +151,23 @@ class ChatController(QObject):
 
     async def _measure(self, engine: ChatEngine) -> None:
         gc.freeze()  # a new catalog is long-lived: keep full collections from walking it again
+        self._measuring += 1
+        try:
+            await self._count_context(engine)
+        finally:
+            self._measuring -= 1
+            if not self._warming:
+                self._release_timer.start()  # servers connecting one by one: release once they settle
+
+    def _release_tokenizer(self) -> None:
+        """Until the user starts a message nothing counts again unless the catalog changes: give
+        the encoding's ~50 MB back meanwhile (loading it again takes half a second)."""
+        if self._warming or self._measuring:
+            return
+        release_encodings()
+        self._bridge.spawn(asyncio.to_thread(release_free_heap), "Returning free memory")
+
+    async def _count_context(self, engine: ChatEngine) -> None:
         prompt = await engine.system_prompt()
         self.context_changed.emit(prompt)
         if prompt.total > NAIVE_DUMP_LIMIT:
@@ -244,6 +271,7 @@ class ChatController(QObject):
         finally:
             self.busy_changed.emit(False)
             self.conversations_changed.emit()
+        await asyncio.to_thread(release_free_heap)  # a turn's transient prompts and chunks
 
     def cancel(self) -> None:
         """Stop the running turn; an approval it waits for is withdrawn with it."""

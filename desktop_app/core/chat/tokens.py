@@ -15,7 +15,6 @@ about 1%. Past 4 million characters litellm extrapolates from samples; this coun
 
 from __future__ import annotations
 
-import functools
 import importlib.util
 import os
 import re
@@ -35,6 +34,7 @@ _DEEPSEEK: Final = re.compile(
 )
 _NEWER_OPENAI: Final = re.compile(r"(?:gpt-(?:[5-9]|[1-9]\d+)|o[1-9]\d*)(?:[.-]|$)")
 _lock = threading.Lock()
+_encodings: dict[str, Encoding] = {}
 
 
 def uses_library_tokenizer(model: str) -> bool:
@@ -67,21 +67,43 @@ def _bundled_dir() -> str | None:
     return None
 
 
-@functools.cache
 def encoding(name: str) -> Encoding:
-    """A tiktoken encoding read from litellm's bundled files (as litellm itself points tiktoken there)."""
+    """A tiktoken encoding read from litellm's bundled files (as litellm itself points tiktoken there).
+
+    Built here rather than through `tiktoken.get_encoding`, whose registry would keep it for the
+    life of the process: `release_encodings()` can then give its memory back. Built once however
+    many threads ask at the same time (the catalog is counted from several).
+    """
     with _lock:
+        found = _encodings.get(name)
+        if found is not None:
+            return found
         if "TIKTOKEN_CACHE_DIR" not in os.environ:
             folder = os.environ.get("CUSTOM_TIKTOKEN_CACHE_DIR") or _bundled_dir()
             if folder:
                 os.environ["TIKTOKEN_CACHE_DIR"] = folder
         import tiktoken
+        from tiktoken_ext.openai_public import ENCODING_CONSTRUCTORS  # type: ignore[import-untyped]
 
-        found = tiktoken.get_encoding(name)
+        found = tiktoken.Encoding(**ENCODING_CONSTRUCTORS[name]())
         # Its Python copy of the ranks serves only pickling (the Rust core keeps its own): ~26 MB
         # of a 200k-token encoding held for the life of the app.
         found._mergeable_ranks = {}
+        _encodings[name] = found
         return found
+
+
+def release_encodings() -> None:
+    """Forget the loaded encodings (~50 MB for a 200k-token one); the next count loads them again
+    (about half a second of CPU), so call it only when no count is expected soon."""
+    with _lock:
+        _encodings.clear()
+
+
+def preload(model: str) -> None:
+    """Load what counting for `model` needs, so the next count (a send) does not wait for it."""
+    if not uses_library_tokenizer(model):
+        encoding(encoding_name(model))
 
 
 def count_tokens(model: str, text: str) -> int:

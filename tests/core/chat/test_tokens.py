@@ -10,7 +10,14 @@ from typing import Any
 import pytest
 
 from desktop_app.core.chat.llm import litellm_module
-from desktop_app.core.chat.tokens import count_tokens, encoding_name, uses_library_tokenizer
+from desktop_app.core.chat.tokens import (
+    count_tokens,
+    encoding,
+    encoding_name,
+    preload,
+    release_encodings,
+    uses_library_tokenizer,
+)
 from tests.llm_server import LITELLM_WARNINGS
 
 pytestmark = LITELLM_WARNINGS
@@ -95,3 +102,13 @@ def test_counting_loads_no_model_library_and_nothing_from_the_network() -> None:
     done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=60, check=False)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["2", "2", "False"]
+
+
+def test_released_encodings_load_again_on_the_next_count() -> None:
+    before = count_tokens("openai/gpt-4.1-mini", TEXTS[2])
+    loaded = encoding("o200k_base")
+    release_encodings()
+    assert count_tokens("openai/gpt-4.1-mini", TEXTS[2]) == before
+    assert encoding("o200k_base") is not loaded
+    preload("gpt-3.5-turbo")
+    assert encoding("cl100k_base") is encoding("cl100k_base")
