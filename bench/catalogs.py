@@ -42,7 +42,7 @@ from stalls import loaded, profile_report
 RESOURCES: Final = 10_000
 TOOLS: Final = 500
 PER_PAGE: Final = 500
-ROUNDS: Final = 3
+ROUNDS: Final = 5
 GOAL_RATIO: Final = 1.2
 MODEL: Final = "openai/gpt-4.1-mini"
 SERVER_ARGS: Final = (
