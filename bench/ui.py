@@ -590,6 +590,8 @@ def report_stream(run: StreamRun, monitor: StallMonitor, sampler: StackSampler |
     )
     packages = Counter(name.partition(".")[0] for name in run.modules_imported)
     named = ", ".join(f"{name} {count}" for name, count in packages.most_common(5))
+    if len(run.modules_imported) <= 8:
+        named = ", ".join(run.modules_imported)
     print(f"  modules first imported during the turn: {len(run.modules_imported)}{f' ({named})' if named else ''}")
     label = f"largest stall, send → done +{TAIL * 1000:.0f} ms"
     judged = f"{ms(worst_cpu)} CPU (the machine is loaded)" if busy else "wall time"
