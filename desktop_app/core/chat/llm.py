@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 import logging
 import os
 import re
@@ -123,6 +124,9 @@ def _exercise_offline() -> None:
         return [chunk async for chunk in response]
 
     litellm.stream_chunk_builder(asyncio.run(call()), messages=messages)
+    # A real call (the mocked one stops short of it) also times itself through a service logger,
+    # whose Prometheus types take 10-30 ms of CPU to import on a busy machine: at the first token.
+    importlib.import_module("litellm._service_logger")
 
 
 async def warm_up() -> None:
