@@ -66,6 +66,7 @@ class StreamedDocument:
             self._last = (cursor.blockFormat(), cursor.blockCharFormat())
         self._append(cursor, self._pending + tail, keep=True)
         cursor.endEditBlock()
+        self._scratch.clear()  # holds nothing between updates
 
     def _append(self, cursor: QTextCursor, html: str, *, keep: bool = False) -> str:
         """Add `html` at the end; what has nothing to show alone is returned instead, unless `keep`."""
