@@ -42,7 +42,7 @@ log = logging.getLogger(__name__)
 TITLE_LENGTH = 60
 NAIVE_DUMP_LIMIT = 300
 """Above this many catalog entries the comparison would read too much just to show a number."""
-RELEASE_AFTER_MS = 5000
+RELEASE_AFTER_MS = 2000
 """The tokenizer is released once the catalog has not been counted for this long (before any typing)."""
 
 
@@ -77,6 +77,8 @@ class ChatController(QObject):
         self._engine: ChatEngine | None = None
         self._dump: tuple[tuple[str, frozenset[tuple[str, str]]], int] | None = None
         self._warming = False
+        self._tokenizer_held = False
+        """Whether the user is writing or sending a message (the tokenizer is kept loaded meanwhile)."""
         self._measuring = 0
         self._release_timer = QTimer(self, singleShot=True, interval=RELEASE_AFTER_MS)
         self._release_timer.timeout.connect(self._release_tokenizer)
@@ -117,7 +119,8 @@ class ChatController(QObject):
         return self._engine
 
     def warm_up(self, *_: object) -> None:
-        """Load litellm and the highlighters in the background, once: when the user starts typing.
+        """Load litellm and the highlighters in the background, once: when the user starts typing;
+        and the tokenizer, which is given back after each answer, whenever typing starts again.
 
         Not at start-up: the library costs ~200 MB and seconds of a worker thread that competes
         with the window for the interpreter (every Qt callback into Python waits for it). The
@@ -126,7 +129,11 @@ class ChatController(QObject):
         """
         if not self._warming:
             self._warming = True
+            self._tokenizer_held = True
             self._bridge.spawn(self._warm(), "Loading the model library")
+        elif not self._tokenizer_held and self.settings.model is not None:
+            self._tokenizer_held = True  # released after the last turn: the next send counts again
+            self._bridge.spawn(asyncio.to_thread(preload_tokenizer, self.settings.model.model), "Loading the tokenizer")
 
     @property
     def library_requested(self) -> bool:
@@ -156,13 +163,13 @@ class ChatController(QObject):
             await self._count_context(engine)
         finally:
             self._measuring -= 1
-            if not self._warming:
+            if not self._tokenizer_held:
                 self._release_timer.start()  # servers connecting one by one: release once they settle
 
     def _release_tokenizer(self) -> None:
-        """Until the user starts a message nothing counts again unless the catalog changes: give
-        the encoding's ~50 MB back meanwhile (loading it again takes half a second)."""
-        if self._warming or self._measuring:
+        """Give the encoding's ~50 MB back while the user is not writing a message: nothing counts
+        then unless the catalog changes. Typing loads it again (half a second, in a worker)."""
+        if self._tokenizer_held or self._measuring:
             return
         release_encodings()
         self._bridge.spawn(asyncio.to_thread(release_free_heap), "Returning free memory")
@@ -271,7 +278,8 @@ class ChatController(QObject):
         finally:
             self.busy_changed.emit(False)
             self.conversations_changed.emit()
-        await asyncio.to_thread(release_free_heap)  # a turn's transient prompts and chunks
+        self._tokenizer_held = False  # the answer is read before the next message is typed
+        self._release_tokenizer()
 
     def cancel(self) -> None:
         """Stop the running turn; an approval it waits for is withdrawn with it."""

@@ -18,6 +18,7 @@ from pytestqt.qtbot import QtBot
 
 from desktop_app.app import run_window
 from desktop_app.core.app_settings import AppSettings, save_settings
+from desktop_app.core.chat import tokens
 from desktop_app.core.chat.llm import load_litellm
 from desktop_app.core.chat.settings import ModelSettings
 from desktop_app.ui.conversation.approval_panel import ApprovalPanel
@@ -289,6 +290,25 @@ def test_context_meter_compares_the_catalog_with_a_naive_dump(
         assert window.chat._dump is measured
         await window.bridge.host.connection("fx").call_tool("notify_change", {})
         await until(lambda: window.chat._dump is not measured, what="a new figure for the new resource")
+
+    run_app(qapp, tmp_path, llm, scenario)
+
+
+def test_the_tokenizer_is_held_only_while_a_message_is_written(
+    qapp: QApplication, tmp_path: Path, llm: ScriptedLLM
+) -> None:
+    async def scenario(window: MainWindow, llm: ScriptedLLM) -> None:
+        meter = window.status_meter.context_label
+        await until(
+            lambda: meter.text().startswith("Context: catalog ") and not tokens._encodings,
+            what="the tokenizer given back once the catalog is counted",
+        )
+        window.composer.editor.insertPlainText("H")
+        await until(lambda: bool(tokens._encodings), what="the tokenizer loaded as the user types")
+        llm.queue(text("Hi."))
+        window.composer.send()
+        await until(lambda: not window.chat.busy and not tokens._encodings, what="the tokenizer given back")
+        assert bubbles(window, "assistant")[-1].text == "Hi."
 
     run_app(qapp, tmp_path, llm, scenario)
 

@@ -13,6 +13,7 @@ import importlib
 import logging
 import os
 import re
+import sys
 import threading
 import warnings
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
@@ -68,6 +69,9 @@ def litellm_module() -> Any:
             # before each first token. The app counts its own (core/chat/tokens.py) and shows the
             # provider's usage; nothing here reads a price.
             litellm.disable_token_counter = True
+            # litellm.utils keeps the Anthropic tokenizer's parsed JSON beside the string made of it
+            # (its tokenizer is built from the string): ~9 MB that nothing reads.
+            vars(sys.modules["litellm.utils"]).pop("json_data", None)
             # litellm logs every call at INFO on stderr; the app reports what matters itself.
             for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy"):
                 logging.getLogger(name).setLevel(logging.WARNING)
