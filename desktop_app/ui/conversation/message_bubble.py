@@ -66,11 +66,34 @@ class _Stream:
     """What an answer being streamed into a bubble has rendered so far."""
 
     def __init__(self, browser: QTextBrowser, dark: bool) -> None:
+        self.browser = browser
         self.dark = dark
         self.blocks = MarkdownBlocks()
         self.document = StreamedDocument(browser.document())
         self.code: list[str] = []
         """The code of the finished blocks, numbered for their Copy links."""
+
+    def show(self, text: str) -> tuple[str, ...] | None:
+        """Show `text`, which extends the last one; its code blocks, or None if it must be rendered whole."""
+        split = self.blocks.split(text)
+        if split is None:
+            return None
+        finished: list[str] = []
+        for block in split.finished:
+            done = render_markdown(block, dark=self.dark, first_code=len(self.code))
+            self.code += done.code_blocks
+            finished.append(done.html)
+        tail = render_markdown(split.tail, dark=self.dark, first_code=len(self.code))
+        # A selection in the finished text stays; one that ends where the tail begins would grow with it.
+        selection = self.browser.textCursor()
+        anchor, position = selection.anchor(), selection.position()
+        kept = selection.hasSelection() and max(anchor, position) <= self.document.finished_end
+        self.document.update(finished, tail.html)
+        if kept:
+            selection.setPosition(anchor)
+            selection.setPosition(position, QTextCursor.MoveMode.KeepAnchor)
+            self.browser.setTextCursor(selection)
+        return (*self.code, *tail.code_blocks)
 
 
 class MessageBubble(QFrame):
@@ -164,29 +187,12 @@ class MessageBubble(QFrame):
             self._stream = None
         if grown and self._stream is None:
             self._stream = _Stream(self.body, dark)
-        split = self._stream.blocks.split(self._text) if self._stream is not None else None
-        if self._stream is None or split is None:
+        code = self._stream.show(self._text) if self._stream is not None else None
+        if code is None:
             rendered = render_markdown(self._text, dark=dark)
-            self._code = rendered.code_blocks
+            code = rendered.code_blocks
             self.body.setHtml(rendered.html)
-            return
-        stream = self._stream
-        finished: list[str] = []
-        for block in split.finished:
-            done = render_markdown(block, dark=dark, first_code=len(stream.code))
-            stream.code += done.code_blocks
-            finished.append(done.html)
-        tail = render_markdown(split.tail, dark=dark, first_code=len(stream.code))
-        self._code = (*stream.code, *tail.code_blocks)
-        # A selection in the finished text stays; one that ends where the tail begins would grow with it.
-        selection = self.body.textCursor()
-        kept = max(selection.anchor(), selection.position()) <= stream.document.finished_end
-        anchor, position = selection.anchor(), selection.position()
-        stream.document.update(finished, tail.html)
-        if kept and selection.hasSelection():
-            selection.setPosition(anchor)
-            selection.setPosition(position, QTextCursor.MoveMode.KeepAnchor)
-            self.body.setTextCursor(selection)
+        self._code = code
 
     def _on_link(self, url: QUrl) -> None:
         if url.scheme() == "copy":
