@@ -89,6 +89,7 @@ def main(argv: list[str] | None = None) -> int:
     set_up_application(app)
     window = MainWindow()
     window.show_painted()
+    instance.listen()  # later launches bring this window to the front
     from desktop_app.app import run_app  # asyncio, the event loop, then the core: after the first paint
 
     return run_app(app, config, instance, window)

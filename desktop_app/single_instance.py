@@ -1,32 +1,37 @@
 """One window per configuration: a second launch brings the first to the front and exits.
 
 The first instance holds a lock file (Qt's `QLockFile` finds a lock left by a crashed process
-stale by its PID, so a crash never blocks the next start) and listens on a local socket; a
-later launch on the same configuration fails to take the lock, asks the first over the socket
-to show its window, and ends once it has answered.
+stale by its PID, so a crash never blocks the next start) and, once its window is painted, listens
+on a local socket (Qt's network module loads only then); a later launch on the same configuration
+fails to take the lock, asks the first over the socket to show its window (trying again while the
+first is still starting), and ends once it has answered.
 """
 
 from __future__ import annotations
 
 import getpass
-import hashlib
+import time
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
-from PySide6.QtCore import QLockFile, QObject, Signal
-from PySide6.QtNetwork import QLocalServer, QLocalSocket
+from PySide6.QtCore import QCryptographicHash, QLockFile, QObject, QThread, Signal
 
 from desktop_app.core.paths import data_dir
 
 SHOW: Final = b"show\n"
 SHOWN: Final = b"shown\n"
 TIMEOUT_MS: Final = 3000
+RETRY_MS: Final = 100
+
+if TYPE_CHECKING:
+    from PySide6.QtNetwork import QLocalServer, QLocalSocket
 
 
 def instance_key(config_path: Path) -> str:
     """A name for this user and configuration file, usable as a lock and local socket name."""
     identity = f"{getpass.getuser()}\0{config_path.expanduser().resolve()}"
-    return "mcp-desk-" + hashlib.sha256(identity.encode()).hexdigest()[:20]
+    digest = QCryptographicHash.hash(identity.encode(), QCryptographicHash.Algorithm.Sha256)
+    return "mcp-desk-" + bytes(digest.toHex().data()).decode()[:20]
 
 
 class PrimaryInstance(QObject):
@@ -37,14 +42,22 @@ class PrimaryInstance(QObject):
 
     def __init__(self, key: str, lock: QLockFile) -> None:
         super().__init__()
+        self._key = key
         self._lock = lock
+        self._server: QLocalServer | None = None
+
+    def listen(self) -> None:
+        """Answer later launches from now on (called once the window is on screen)."""
+        from PySide6.QtNetwork import QLocalServer
+
         self._server = QLocalServer(self)
         self._server.setSocketOptions(QLocalServer.SocketOption.UserAccessOption)
-        QLocalServer.removeServer(key)  # a socket file left by a crash; we hold the lock, so nobody uses it
-        self._server.listen(key)
+        QLocalServer.removeServer(self._key)  # a socket file left by a crash; we hold the lock, so nobody uses it
+        self._server.listen(self._key)
         self._server.newConnection.connect(self._on_connection)
 
     def _on_connection(self) -> None:
+        assert self._server is not None
         while (socket := self._server.nextPendingConnection()) is not None:
             socket.readyRead.connect(lambda s=socket: self._on_request(s))
             socket.disconnected.connect(socket.deleteLater)
@@ -58,7 +71,8 @@ class PrimaryInstance(QObject):
 
     def release(self) -> None:
         """Let the next launch start at once (called as soon as shutting down begins)."""
-        self._server.close()
+        if self._server is not None:
+            self._server.close()
         self._lock.unlock()
 
 
@@ -79,10 +93,16 @@ def claim(config_path: Path) -> PrimaryInstance | None:
 
 
 def _ask_to_show(key: str) -> bool:
+    from PySide6.QtNetwork import QLocalSocket
+
     socket = QLocalSocket()
+    deadline = time.monotonic() + TIMEOUT_MS / 1000
     socket.connectToServer(key)
-    if not socket.waitForConnected(TIMEOUT_MS):
-        return False
+    while not socket.waitForConnected(TIMEOUT_MS):
+        if time.monotonic() > deadline:
+            return False
+        QThread.msleep(RETRY_MS)  # the first instance listens once its window is painted
+        socket.connectToServer(key)
     socket.write(SHOW)
     socket.flush()
     answered = socket.waitForReadyRead(TIMEOUT_MS) and bytes(socket.readAll().data()) == SHOWN

@@ -8,7 +8,6 @@ before the application object is created, and costs nothing.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 from typing import Final
@@ -32,6 +31,8 @@ def prepare_application() -> None:
 
 def server_origin(server: str) -> str:
     """The host part of a server's view URLs: its own origin, stable across runs, never another's."""
+    import hashlib  # here: the window's start-up imports this module (prepare_application), not this
+
     return "s" + hashlib.sha256(server.encode("utf-8")).hexdigest()[:20]
 
 
