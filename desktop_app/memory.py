@@ -11,8 +11,6 @@ that opts in would still be seen, since importing `__feature__` registers its im
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import logging
 import sys
 from types import ModuleType
@@ -39,6 +37,8 @@ def skip_pyside_source_scan() -> bool:
 def release_free_heap() -> None:
     """Hand free pages of the C heap back to the system (glibc keeps them after a burst of
     allocations, e.g. a tokenizer dropped or a library's import in a worker thread)."""
+    import ctypes.util  # here, not at the top: it imports subprocess, ~15 ms before the window is painted
+
     name = ctypes.util.find_library("c")
     if name is None or not sys.platform.startswith("linux"):
         return
