@@ -100,7 +100,10 @@ def render_markdown(text: str, *, dark: bool = False, first_code: int = 0) -> Re
             f' style="margin:4px 0; border-color:{border};">'
             f'<tr><td style="color:#8a8f98; font-size:small;">{label}</td>'
             f'<td align="right" style="font-size:small;"><a href="copy:{index}">Copy</a></td></tr>'
-            f'<tr><td colspan="2"><pre style="margin:0; font-family:monospace;">{body}</pre></td></tr></table>'
+            # pre-wrap: a long line wraps inside the message instead of running past its edge, out of sight
+            # with the Copy link (the message does not scroll sideways).
+            f'<tr><td colspan="2"><pre style="margin:0; font-family:monospace; white-space:pre-wrap;">{body}</pre>'
+            "</td></tr></table>"
         )
     rendered = parser.renderer.render(tokens, parser.options, {})
     return RenderedMarkdown(rendered, tuple(blocks))

@@ -62,6 +62,15 @@ def test_copy_link_puts_the_code_on_the_clipboard(qtbot: QtBot) -> None:
     assert QGuiApplication.clipboard().text() == "print('x')\n"
 
 
+def test_a_long_code_line_wraps_inside_the_message_with_its_copy_link_in_view(qtbot: QtBot) -> None:
+    bubble = MessageBubble("assistant", "```python\nvalue = " + " + ".join(["item"] * 80) + "\n```\n")
+    qtbot.addWidget(bubble)
+    bubble.resize(500, 200)
+    bubble.show()
+    qtbot.waitUntil(lambda: bubble.body.document().textWidth() == bubble.body.viewport().width())
+    assert bubble.body.document().idealWidth() <= bubble.body.viewport().width()
+
+
 def test_events_become_messages_cards_and_chips(qtbot: QtBot) -> None:
     view = ConversationView()
     qtbot.addWidget(view)
