@@ -189,6 +189,8 @@ class _Server:
     rows: dict[EntryKey, int] = field(default_factory=dict)
     listed: bool = False
     """Whether `entries` come from a live catalog (False before the first listing and after it went away)."""
+    listing: tuple[object, object] = ((), ())
+    """The catalog's resources and templates the entries were made from (a relist of the tools keeps them)."""
     templates: int = 0
 
     @property
@@ -262,9 +264,12 @@ class ResourceTreeModel(QAbstractItemModel):
             server.listed = False
         else:
             server.listed = True
-            entries = entries_of(catalog)
-            if entries != server.entries:
-                self._replace_entries(server, entries)
+            listing = (catalog.resources, catalog.templates)
+            if listing[0] is not server.listing[0] or listing[1] is not server.listing[1]:
+                server.listing = listing
+                entries = entries_of(catalog)
+                if entries != server.entries:
+                    self._replace_entries(server, entries)
         self.dataChanged.emit(self.index(row, 0), self.index(row, COLUMNS - 1))
 
     def remove_server(self, name: str) -> None:

@@ -14,12 +14,13 @@ import math
 import time
 import warnings
 from collections import Counter, deque
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import replace
-from typing import Any, Final, TypeVar
+from typing import Any, Final, Literal, TypeVar
 
 from mcp import Client
 from mcp.client import advertise
+from mcp.client.subscriptions import PromptsListChanged, ResourcesListChanged, ToolsListChanged
 from mcp.client.subscriptions import ResourceUpdated as ListenResourceUpdated
 from mcp.shared.dispatcher import ProgressFnT
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
@@ -89,6 +90,14 @@ STDERR_LINES: Final = 500
 LOG_LINES: Final = 2000
 MAX_PAGES: Final = 1000
 CLIENT_INFO: Final = Implementation(name="mcp-desk", title="MCP Desk", version=__version__)
+ListKind = Literal["resources", "prompts", "tools"]
+"""A listing a server may announce as changed ("resources" covers the templates too)."""
+_LIST_KINDS: Final[tuple[ListKind, ...]] = ("resources", "prompts", "tools")
+_LISTEN_KINDS: Final[dict[type, tuple[ListKind, ...]]] = {
+    ResourcesListChanged: ("resources",),
+    PromptsListChanged: ("prompts",),
+    ToolsListChanged: ("tools",),
+}
 
 
 class ServerConnection:
@@ -125,6 +134,8 @@ class ServerConnection:
         self._idle = False
         """True while the owner only waits (for work, a stop or a retry): stopping then needs no cancel."""
         self._relist = asyncio.Event()
+        self._stale: set[ListKind] = set()
+        """The listings the server said changed since the last listing (relisted, the others kept)."""
         self._resubscribe = asyncio.Event()
         self._settled = asyncio.Event()
         self._subscriptions: Counter[str] = Counter()
@@ -438,7 +449,8 @@ class ServerConnection:
                         raise ConnectionLost(watch.dead_reason)
                     if self._relist.is_set():
                         self._relist.clear()
-                        self._set_catalog(await self._list_catalog(client))
+                        stale, self._stale = self._stale, set()
+                        self._set_catalog(await self._list_catalog(client, stale))
                     if self._resubscribe.is_set():
                         self._resubscribe.clear()
                         if listener is not None:
@@ -473,33 +485,47 @@ class ServerConnection:
                 self._note("warning", f"server/discover failed; listing nothing: {describe_error(exc)}")
                 return
 
-    async def _list_catalog(self, client: Client) -> ServerCatalog:
+    async def _list_catalog(self, client: Client, stale: set[ListKind] | None = None) -> ServerCatalog:
+        """List what the server offers; with `stale`, only those listings, the others kept from the
+        last catalog (a server announcing new tools need not send its 10,000 resources again)."""
         caps = client.server_capabilities
-        resources: list[Any] = []
-        templates: list[Any] = []
-        prompts: list[Any] = []
-        tools: list[Any] = []
+        kept = self.catalog if stale is not None else None
+        resources: tuple[Any, ...] = ()
+        templates: tuple[Any, ...] = ()
+        prompts: tuple[Any, ...] = ()
+        tools: tuple[Any, ...] = ()
         if caps.resources is not None:
-            resources = await _all_pages(lambda c: client.list_resources(cursor=c), "resources")
-            try:
-                templates = await _all_pages(lambda c: client.list_resource_templates(cursor=c), "resource_templates")
-            except MCPError as exc:
-                # Templates are optional: a server may list resources without implementing templates.
-                if exc.code != METHOD_NOT_FOUND:
-                    raise
+            if kept is not None and "resources" not in (stale or ()):
+                resources, templates = kept.resources, kept.templates
+            else:
+                resources = await _all_pages(lambda c: client.list_resources(cursor=c), "resources")
+                try:
+                    templates = await _all_pages(
+                        lambda c: client.list_resource_templates(cursor=c), "resource_templates"
+                    )
+                except MCPError as exc:
+                    # Templates are optional: a server may list resources without implementing templates.
+                    if exc.code != METHOD_NOT_FOUND:
+                        raise
         if caps.prompts is not None:
-            prompts = await _all_pages(lambda c: client.list_prompts(cursor=c), "prompts")
+            if kept is not None and "prompts" not in (stale or ()):
+                prompts = kept.prompts
+            else:
+                prompts = await _all_pages(lambda c: client.list_prompts(cursor=c), "prompts")
         if caps.tools is not None:
-            tools = await _all_pages(lambda c: client.list_tools(cursor=c), "tools")
+            if kept is not None and "tools" not in (stale or ()):
+                tools = kept.tools
+            else:
+                tools = await _all_pages(lambda c: client.list_tools(cursor=c), "tools")
         return ServerCatalog(
             server=self.name,
             server_info=client.server_info,
             protocol_version=client.protocol_version,
             instructions=client.instructions,
-            resources=tuple(resources),
-            templates=tuple(templates),
-            prompts=tuple(prompts),
-            tools=tuple(tools),
+            resources=resources,
+            templates=templates,
+            prompts=prompts,
+            tools=tools,
         )
 
     # -- subscriptions and change notifications -------------------------------------------
@@ -550,7 +576,7 @@ class ServerConnection:
                     if isinstance(event, ListenResourceUpdated):
                         self._bus.publish(ResourceUpdated(self.name, event.uri))
                     else:
-                        self._relist.set()
+                        self._mark_stale(_LISTEN_KINDS.get(type(event), _LIST_KINDS))
         except asyncio.CancelledError:
             raise
         except Exception as exc:
@@ -571,11 +597,16 @@ class ServerConnection:
         # Exceptions (unparsable lines) arrive here too; the watched transport already logged them.
         if isinstance(message, ResourceUpdatedNotification):
             self._bus.publish(ResourceUpdated(self.name, message.params.uri))
-        elif isinstance(
-            message,
-            ResourceListChangedNotification | ToolListChangedNotification | PromptListChangedNotification,
-        ):
-            self._relist.set()
+        elif isinstance(message, ResourceListChangedNotification):
+            self._mark_stale(("resources",))
+        elif isinstance(message, ToolListChangedNotification):
+            self._mark_stale(("tools",))
+        elif isinstance(message, PromptListChangedNotification):
+            self._mark_stale(("prompts",))
+
+    def _mark_stale(self, kinds: Iterable[ListKind]) -> None:
+        self._stale.update(kinds)
+        self._relist.set()
 
     async def _on_log(self, params: LoggingMessageNotificationParams) -> None:
         if _severity(params.level) < _severity(self.log_level):
@@ -645,7 +676,7 @@ class _NoSecrets:
         return None
 
 
-async def _all_pages(fetch: Callable[[str | None], Awaitable[Any]], attr: str) -> list[Any]:
+async def _all_pages(fetch: Callable[[str | None], Awaitable[Any]], attr: str) -> tuple[Any, ...]:
     """Follow every `next_cursor`; stop on a repeated cursor so a buggy server cannot loop us."""
     items: list[Any] = []
     cursor: str | None = None
@@ -657,7 +688,7 @@ async def _all_pages(fetch: Callable[[str | None], Awaitable[Any]], attr: str) -
         if not cursor or cursor in seen:
             break
         seen.add(cursor)
-    return items
+    return tuple(items)
 
 
 def _severity(level: str) -> int:

@@ -84,10 +84,14 @@ async def test_list_changed_relists_the_catalog(protocol: str) -> None:
     try:
         await host.wait_settled(15)
         before = len(changes)
+        listed = host.connection("fx").catalog
+        assert listed is not None
         result = await host.connection("fx").call_tool("notify_change", {})
         assert not result.is_error
         await eventually(lambda: host.catalog.owner_of("fixture://added/1") == "fx", what="re-list")
         assert len(changes) > before
+        relisted = host.connection("fx").catalog
+        assert relisted is not None and relisted.tools is listed.tools, "only what changed is listed again"
     finally:
         await host.stop_all()
 
