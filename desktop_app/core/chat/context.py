@@ -20,7 +20,7 @@ from typing import Final, Literal, NamedTuple
 
 from mcp_types import BlobResourceContents, TextResourceContents
 
-from desktop_app.core.catalog import Catalog
+from desktop_app.core.catalog import Catalog, ServerCatalog
 from desktop_app.core.content import human_size
 from desktop_app.core.host import ServerHost
 
@@ -146,25 +146,57 @@ def _one_line(text: str, limit: int = 300) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
-def catalog_entries(catalog: Catalog) -> list[CatalogEntry]:
-    """Every resource, template and prompt as a catalog line, in stable server order."""
-    entries: list[CatalogEntry] = []
-    for server, r in catalog.resources():
+class _ServerEntries(NamedTuple):
+    """One server's catalog lines by kind, and the listings they were made from."""
+
+    listings: tuple[object, object, object]
+    resources: list[CatalogEntry]
+    templates: list[CatalogEntry]
+    prompts: list[CatalogEntry]
+
+
+def _server_entries(name: str, snapshot: ServerCatalog) -> _ServerEntries:
+    resources: list[CatalogEntry] = []
+    templates: list[CatalogEntry] = []
+    prompts: list[CatalogEntry] = []
+    for r in snapshot.resources:
         line = _resource_line(r.uri, r.name, r.title, r.mime_type, r.size, r.description)
         text = " ".join(filter(None, (r.uri, r.name, r.title, r.description, r.mime_type)))
-        entries.append(CatalogEntry("resource", server, r.uri, line, word_set(text)))
-    for server, t in catalog.templates():
+        resources.append(CatalogEntry("resource", name, r.uri, line, word_set(text)))
+    for t in snapshot.templates:
         line = _resource_line(t.uri_template, t.name, t.title, t.mime_type, None, t.description)
         text = " ".join(filter(None, (t.uri_template, t.name, t.title, t.description, t.mime_type)))
-        entries.append(CatalogEntry("template", server, t.uri_template, line, word_set(text)))
-    for server, p in catalog.prompts():
+        templates.append(CatalogEntry("template", name, t.uri_template, line, word_set(text)))
+    for p in snapshot.prompts:
         args = ", ".join(f"{a.name}{'*' if a.required else ''}" for a in p.arguments or ())
         line = f"- {p.name}({args})"
         if p.description:
             line += f": {_one_line(p.description)}"
         text = " ".join(x for x in (p.name, p.title, p.description, *(a.name for a in p.arguments or ())) if x)
-        entries.append(CatalogEntry("prompt", server, p.name, line, word_set(text)))
-    return entries
+        prompts.append(CatalogEntry("prompt", name, p.name, line, word_set(text)))
+    return _ServerEntries((snapshot.resources, snapshot.templates, snapshot.prompts), resources, templates, prompts)
+
+
+def catalog_entries(catalog: Catalog, known: dict[str, _ServerEntries] | None = None) -> list[CatalogEntry]:
+    """Every resource, then every template, then every prompt as a catalog line, in stable server
+    order. `known` keeps each server's lines between calls: a catalog that changed in one server
+    (another server connected, new tools listed) makes lines for that server's new listings only."""
+    parts: list[_ServerEntries] = []
+    for name in sorted(catalog.servers):
+        snapshot = catalog.servers[name]
+        part = known.get(name) if known is not None else None
+        listings = (snapshot.resources, snapshot.templates, snapshot.prompts)
+        if part is None or any(a is not b for a, b in zip(part.listings, listings, strict=True)):
+            part = _server_entries(name, snapshot)
+        parts.append(part)
+    if known is not None:
+        known.clear()
+        known.update(zip(sorted(catalog.servers), parts, strict=True))
+    return [
+        *(e for part in parts for e in part.resources),
+        *(e for part in parts for e in part.templates),
+        *(e for part in parts for e in part.prompts),
+    ]
 
 
 def rank(entries: Sequence[CatalogEntry], query: str) -> list[tuple[float, CatalogEntry]]:
@@ -257,6 +289,7 @@ class ContextBuilder:
         self.budget = budget
         self._cache: tuple[Catalog, str, SystemPrompt] | None = None
         self._entries: tuple[Catalog, list[CatalogEntry], int] | None = None
+        self._known: dict[str, _ServerEntries] = {}
         self._indexing = threading.Lock()
         """Builds run in worker threads: a turn sent while the context meter indexes a new catalog
         waits for that index instead of building a second one beside it."""
@@ -267,7 +300,7 @@ class ContextBuilder:
     def _indexed(self, catalog: Catalog) -> tuple[list[CatalogEntry], int]:
         with self._indexing:
             if self._entries is None or self._entries[0] is not catalog:
-                entries = catalog_entries(catalog)
+                entries = catalog_entries(catalog, self._known)
                 full = self._count(_render(catalog, entries, {}, instructions=False))
                 self._entries = (catalog, entries, full)
             return self._entries[1], self._entries[2]

@@ -10,7 +10,7 @@ from mcp_types import Prompt, PromptArgument, Resource, ResourceTemplate
 
 from desktop_app.core.catalog import Catalog, ServerCatalog
 from desktop_app.core.chat.approval import ApprovalPolicy
-from desktop_app.core.chat.context import ContextBuilder, words_of
+from desktop_app.core.chat.context import ContextBuilder, catalog_entries, words_of
 from desktop_app.core.chat.conversations import Conversation
 from desktop_app.core.chat.engine import ChatEngine
 from desktop_app.core.chat.settings import ChatOptions, ModelSettings
@@ -86,6 +86,21 @@ def test_ten_thousand_resources_stay_under_two_thousand_tokens(catalog: Catalog)
     # The few templates and prompts are always worth listing, and every server appears.
     assert "synthetic://search/{query}" in prompt.text and "digest(topic*)" in prompt.text
     assert "small://readme" in prompt.text and "Server instructions: A synthetic archive." in prompt.text
+
+
+def test_a_new_server_costs_only_its_own_lines(catalog: Catalog) -> None:
+    """A catalog that changed in one server makes lines for that server only, in the same order."""
+    known: dict[str, Any] = {}
+    first = catalog_entries(catalog, known)
+    other = ServerCatalog(
+        "other", resources=(Resource(uri="other://a", name="a"),), templates=catalog.servers["big"].templates
+    )
+    grown = catalog.with_server(other)
+    second = catalog_entries(grown, known)
+    assert second == catalog_entries(grown)
+    big_lines = [entry for entry in second if entry.server == "big"]
+    assert all(a is b for a, b in zip(big_lines, [e for e in first if e.server == "big"], strict=True))
+    assert [e.kind for e in second] == sorted((e.kind for e in second), key=["resource", "template", "prompt"].index)
 
 
 def test_the_entries_relevant_to_the_question_are_listed(catalog: Catalog) -> None:
