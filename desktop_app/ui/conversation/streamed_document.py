@@ -49,14 +49,16 @@ class StreamedDocument:
         if self._tail is None:
             self._document.clear()  # nothing finished yet: start from a fresh document, as setHtml does
             self._blank = True
-        cursor = QTextCursor(self._document)
+        # PySide6 6.12 releases None once too often on every call of a method that returns nothing: such
+        # calls are kept to what the update needs (a cursor placed by movePosition, formats set if changed).
+        cursor = QTextCursor(self._document.findBlock(self._tail or 0))
         cursor.beginEditBlock()  # one contentsChanged, one relayout
         if self._tail is not None:
-            cursor.setPosition(self._tail)
+            cursor.movePosition(QTextCursor.MoveOperation.EndOfBlock)  # the tail begins at its end
             cursor.movePosition(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.KeepAnchor)
-            cursor.removeSelectedText()
-            cursor.setBlockFormat(self._last[0])
-            cursor.setBlockCharFormat(self._last[1])
+            if cursor.hasSelection():
+                cursor.removeSelectedText()
+            _set_formats(cursor, *self._last)
         for html in finished:
             # Only the document's last block keeps the whitespace after the HTML's last tag.
             self._pending = self._append(cursor, self._pending + html.rstrip("\n"))
@@ -66,7 +68,6 @@ class StreamedDocument:
             self._last = (cursor.blockFormat(), cursor.blockCharFormat())
         self._append(cursor, self._pending + tail, keep=True)
         cursor.endEditBlock()
-        self._scratch.clear()  # holds nothing between updates
 
     def _append(self, cursor: QTextCursor, html: str, *, keep: bool = False) -> str:
         """Add `html` at the end; what has nothing to show alone is returned instead, unless `keep`."""
@@ -90,10 +91,16 @@ class StreamedDocument:
         start = cursor.position()
         cursor.insertFragment(fragment)
         if own_block:
-            block = QTextCursor(self._document.findBlock(start))
-            block.setBlockFormat(first.blockFormat())
-            block.setBlockCharFormat(first.charFormat())
+            _set_formats(QTextCursor(self._document.findBlock(start)), first.blockFormat(), first.charFormat())
         return ""
+
+
+def _set_formats(cursor: QTextCursor, block: QTextBlockFormat, characters: QTextCharFormat) -> None:
+    """Give the cursor's block these formats, calling Qt only for what differs."""
+    if cursor.blockFormat() != block:
+        cursor.setBlockFormat(block)
+    if cursor.blockCharFormat() != characters:
+        cursor.setBlockCharFormat(characters)
 
 
 def _ends_open(document: QTextDocument, frames: Sequence[QTextFrame]) -> bool:
