@@ -59,6 +59,9 @@ def litellm_module() -> Any:
     with _lock:
         if _module is None:
             os.environ["LITELLM_OFFLINE_MODE"] = "true"
+            # Its default mode ("DEV") loads a `.env` file found above its install folder into the
+            # app's environment at import.
+            os.environ.setdefault("LITELLM_MODE", "PRODUCTION")
             # litellm's typed dicts make pydantic warn at import; it is not the user's concern.
             warnings.filterwarnings("ignore", r"Items? .* on TypedDict class .* `ReadOnly` qualifier", UserWarning)
             import litellm

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import pytest
@@ -10,6 +11,7 @@ from desktop_app.core.chat.approval import ApprovalPolicy
 from desktop_app.core.chat.conversations import Conversation
 from desktop_app.core.chat.engine import ChatEngine
 from desktop_app.core.chat.events import ChatError, ChatEvent, TurnFinished
+from desktop_app.core.chat.llm import litellm_module
 from desktop_app.core.chat.settings import NO_KEY_PLACEHOLDER, ModelSettings, resolve_api_key
 from desktop_app.core.host import ServerHost
 from tests.llm_server import LITELLM_WARNINGS, RecordingApprover, ScriptedLLM, failure, text
@@ -66,6 +68,12 @@ async def test_a_stored_key_then_the_environment_are_used_before_the_placeholder
     monkeypatch.setenv("OPENAI_API_KEY", "sk-from-env")
     assert answer(await turn(settings, Secrets())) == "two"
     assert [r.headers["authorization"] for r in llm.requests] == ["Bearer sk-stored", "Bearer sk-from-env"]
+
+
+def test_the_library_is_loaded_offline_without_reading_a_dot_env_file() -> None:
+    litellm = litellm_module()
+    assert os.environ["LITELLM_OFFLINE_MODE"] == "true" and os.environ["LITELLM_MODE"] == "PRODUCTION"
+    assert litellm.disable_token_counter is True  # the app counts tokens itself (core/chat/tokens.py)
 
 
 def test_no_placeholder_where_a_key_is_really_needed_or_none_is_used() -> None:

@@ -60,10 +60,6 @@ def litellm(monkeypatch: pytest.MonkeyPatch) -> Any:
     return module
 
 
-def test_the_app_switches_litellms_own_counting_off() -> None:
-    assert litellm_module().disable_token_counter is True
-
-
 @pytest.mark.parametrize("model", MODELS)
 def test_counts_equal_litellms_token_counter(model: str, litellm: Any) -> None:
     assert not uses_library_tokenizer(model)
