@@ -79,7 +79,6 @@ class ChatController(QObject):
         self._warming = False
         self._tokenizer_held = False
         """Whether the user is writing or sending a message (the tokenizer is kept loaded meanwhile)."""
-        self._measuring = 0
         self._release_timer = QTimer(self, singleShot=True, interval=RELEASE_AFTER_MS)
         self._release_timer.timeout.connect(self._release_tokenizer)
         self.apps: AppViews | None = None
@@ -158,18 +157,18 @@ class ChatController(QObject):
 
     async def _measure(self, engine: ChatEngine) -> None:
         gc.freeze()  # a new catalog is long-lived: keep full collections from walking it again
-        self._measuring += 1
         try:
             await self._count_context(engine)
         finally:
-            self._measuring -= 1
             if not self._tokenizer_held:
                 self._release_timer.start()  # servers connecting one by one: release once they settle
 
     def _release_tokenizer(self) -> None:
         """Give the encoding's ~50 MB back while the user is not writing a message: nothing counts
-        then unless the catalog changes. Typing loads it again (half a second, in a worker)."""
-        if self._tokenizer_held or self._measuring:
+        then unless the catalog changes. Typing loads it again (half a second, in a worker); a count
+        still running (the naive dump reads every resource first: seconds on a busy machine) loads
+        it for itself, and the timer runs again when that count ends."""
+        if self._tokenizer_held:
             return
         release_encodings()
         self._bridge.spawn(asyncio.to_thread(release_free_heap), "Returning free memory")
