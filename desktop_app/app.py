@@ -19,6 +19,7 @@ import qasync
 from PySide6.QtWidgets import QApplication
 
 from desktop_app.core.log_routing import install_logging
+from desktop_app.pyside_fixes import reserve_none_references
 from desktop_app.single_instance import PrimaryInstance
 from desktop_app.ui.main_window import FIRST_PAINT_WAIT_MS, MainWindow
 
@@ -40,6 +41,7 @@ async def run_window(
     `window` is the frame when the caller already put it on screen (the app does, before importing
     asyncio); tests and benches leave it out.
     """
+    reserve_none_references()  # before the window's long life of Qt calls: see desktop_app/pyside_fixes.py
     stopping = asyncio.Event()
     if window is None:
         window = MainWindow()

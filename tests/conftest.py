@@ -22,9 +22,11 @@ os.environ["XDG_CACHE_HOME"] = os.path.join(_home, "cache")
 import pytest  # noqa: E402
 
 from desktop_app.core.mupdf_worker import close_all_workers  # noqa: E402
+from desktop_app.pyside_fixes import reserve_none_references  # noqa: E402
 from desktop_app.ui.apps.web_engine import prepare_application  # noqa: E402
 
 prepare_application()  # before pytest-qt creates the QApplication
+reserve_none_references()  # a whole suite of Qt calls would otherwise use up None's count
 
 
 @pytest.fixture
