@@ -28,7 +28,7 @@ from PySide6.QtCore import (
 )
 
 from resources_ui.drag_payload import encode_resources
-from resources_ui.qt_compat import no_data, none_count, repay_none
+from resources_ui.qt_compat import no_data
 from resources_ui.tree_model import (
     COLUMNS,
     ENTRY_ROLE,
@@ -224,13 +224,6 @@ class ResourceFilterProxy(QAbstractProxyModel):
 
     def _refilter(self, server_ids: Sequence[int], *, narrowing: bool = False) -> None:
         """Rebuild some servers' children as one layout change, re-pointing persistent indexes."""
-        held = none_count()  # the Qt calls below release None once too often each (see qt_compat)
-        try:
-            self._relayout(server_ids, narrowing)
-        finally:
-            repay_none(held)
-
-    def _relayout(self, server_ids: Sequence[int], narrowing: bool) -> None:
         wanted = set(server_ids)
         parents = [QPersistentModelIndex(self.index(self._source.server_row(i), 0)) for i in server_ids]
         layout_signal(self.layoutAboutToBeChanged).emit(parents, _NO_HINT)

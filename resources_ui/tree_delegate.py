@@ -19,7 +19,6 @@ from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, QPointF,
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPalette, QStaticText
 from PySide6.QtWidgets import QApplication, QStyle, QStyledItemDelegate, QStyleOptionViewItem, QWidget
 
-from resources_ui.qt_compat import none_count, repay_none
 from resources_ui.status_icons import STATE_COLOURS
 from resources_ui.tree_model import RowLook
 
@@ -70,13 +69,6 @@ class ResourceRowDelegate(QStyledItemDelegate):
         return QSize(base.width(), max(height, base.height()))
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: Index) -> None:
-        held = none_count()  # each Qt call below that returns nothing releases None once too often
-        try:
-            self._paint(painter, option, index)
-        finally:
-            repay_none(held)
-
-    def _paint(self, painter: QPainter, option: QStyleOptionViewItem, index: Index) -> None:
         look = self._looks.row_look(index)
         if look is None:
             return
