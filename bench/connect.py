@@ -4,12 +4,13 @@ Each run starts ten copies of the reference server (`server-everything`, over st
 until every one is connected and listed, either through the host (`ServerHost`, what the app
 runs) or through ten bare `mcp.Client`s at once. The bare clients make the requests the host
 makes of such a server (a 2025-11-25 one): the handshake declaring the same capabilities (so
-the server offers the same tools and asks for the same roots), resources, templates, prompts
-and tools listed to the last page, and `logging/setLevel`. Runs of the two kinds alternate, so
+the server offers the same tools and asks for the same roots), `logging/setLevel`, resources,
+templates, prompts and tools listed to the last page, and the tools again when the server says
+they changed. Runs of the two kinds alternate, so
 drift in the machine's load affects both alike; figures are medians.
 
 Measured per run: wall time from the first spawn to the last server listed, and CPU time: this
-process's (the host or the bare clients) plus the servers' own (reaped once closed). The ten
+process's (the host or the bare clients) plus the servers' own, both up to that moment. The ten
 node processes bound the absolute figures (two cores start ten servers about five at a time).
 
     python bench/connect.py [--rounds N]
@@ -36,11 +37,11 @@ from harness import Goals, machine_load, median, spread
 from mcp import Client
 from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPDeprecationWarning
-from mcp_types import ElicitResult, ListRootsResult
+from mcp_types import ElicitResult, ListRootsResult, ToolListChangedNotification
 
 from desktop_app.core.host import ServerHost
 from desktop_app.core.server_config import ServerConfig, TransportKind
-from tests.servers.everything import everything_available, everything_stdio_params
+from tests.servers.everything import EVERYTHING_ENTRY, everything_available, everything_stdio_params
 
 SERVERS: Final = 10
 ROUNDS: Final = 5
@@ -83,7 +84,15 @@ async def _all_pages(fetch: Callable[[str | None], Awaitable[Any]]) -> None:
 
 
 async def bare_client(listed: asyncio.Event, release: asyncio.Event) -> None:
-    """One hand-written client: connect, list everything, set the log level; stay open until released."""
+    """One hand-written client: connect, set the log level, list everything; then, as the host does,
+    list the tools again when the server says they changed (server-everything does so as it
+    connects: it offers more tools to a client that can answer its questions); stay open until released."""
+    changed = asyncio.Event()
+
+    async def on_message(message: Any) -> None:
+        if isinstance(message, ToolListChangedNotification):
+            changed.set()
+
     with open(os.devnull, "w") as errlog:  # noqa: ASYNC230 - /dev/null never blocks
         async with (
             stdio_client(everything_stdio_params(), errlog=errlog) as streams,
@@ -93,23 +102,49 @@ async def bare_client(listed: asyncio.Event, release: asyncio.Event) -> None:
                 sampling_callback=_decline,
                 elicitation_callback=_decline,
                 log_level="info",
+                message_handler=on_message,
                 cache=None,
             ) as client,
         ):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", MCPDeprecationWarning)
+                await client.set_logging_level("info")
             await _all_pages(lambda c: client.list_resources(cursor=c))
             await _all_pages(lambda c: client.list_resource_templates(cursor=c))
             await _all_pages(lambda c: client.list_prompts(cursor=c))
             await _all_pages(lambda c: client.list_tools(cursor=c))
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", MCPDeprecationWarning)
-                await client.set_logging_level("info")
             listed.set()
-            await release.wait()
+            while not release.is_set():
+                await _first(changed, release)
+                if changed.is_set() and not release.is_set():
+                    changed.clear()
+                    await _all_pages(lambda c: client.list_tools(cursor=c))
 
 
-def _children_cpu() -> float:
-    times = os.times()
-    return times.children_user + times.children_system
+async def _first(*events: asyncio.Event) -> None:
+    waiters = [asyncio.ensure_future(event.wait()) for event in events]
+    try:
+        await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for waiter in waiters:
+            waiter.cancel()
+
+
+def _servers_cpu() -> float:
+    """CPU seconds the running servers (children of this process) have used so far: read at the
+    moment all are listed, so their shutdown (which differs: the host ends them faster) is not counted."""
+    me, total, entry = str(os.getpid()), 0.0, EVERYTHING_ENTRY.name.encode()
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            stat = (proc / "stat").read_text().rsplit(")", 1)[1].split()
+            command = (proc / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if stat[1] == me and entry in command:
+            total += (int(stat[11]) + int(stat[12])) / os.sysconf("SC_CLK_TCK")
+    return total
 
 
 Run = tuple[float, float, float]
@@ -120,7 +155,7 @@ async def run_bare(count: int) -> Run:
     """`count` bare clients at once."""
     release = asyncio.Event()
     listed = [asyncio.Event() for _ in range(count)]
-    cpu, children = time.process_time(), _children_cpu()
+    cpu = time.process_time()
     started = time.perf_counter()
     tasks = [asyncio.create_task(bare_client(event, release)) for event in listed]
     waiting = asyncio.gather(*(event.wait() for event in listed))
@@ -131,25 +166,27 @@ async def run_bare(count: int) -> Run:
         raise RuntimeError(f"the bare clients did not all list: {[t.exception() for t in tasks if t.done()]}")
     wall = time.perf_counter() - started
     cpu_listed = time.process_time() - cpu
+    servers = _servers_cpu()
     release.set()
     await asyncio.gather(*tasks)
-    return wall, cpu_listed, _children_cpu() - children
+    return wall, cpu_listed, servers
 
 
 async def run_host(count: int) -> Run:
     """The same through the host: start `count` servers, wait until every one is ready and listed."""
     host = ServerHost()
-    cpu, children = time.process_time(), _children_cpu()
+    cpu = time.process_time()
     started = time.perf_counter()
     host.start([everything_config(f"everything-{i}") for i in range(count)])
     await host.wait_settled(120)
     wall = time.perf_counter() - started
     cpu_listed = time.process_time() - cpu
+    servers = _servers_cpu()
     ready = host.ready_count()
     await host.stop_all()
     if ready != count:
         raise RuntimeError(f"only {ready} of {count} servers became ready")
-    return wall, cpu_listed, _children_cpu() - children
+    return wall, cpu_listed, servers
 
 
 async def measure(rounds: int, profiler: Any = None) -> dict[str, list[Run]]:
