@@ -28,6 +28,7 @@ import argparse
 import asyncio
 import json
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -288,15 +289,18 @@ def main() -> None:
             self.arrivals.append(time.perf_counter())
             return await super()._take(request)
 
-    with TimedLLM() as llm:
-        llm.arrivals = []
-        llm.queue(*(text("ok") for _ in range(args.rounds + 1)))
-        save_settings(home / "settings.json", AppSettings(ModelSettings(MODEL, api_base=llm.url)))
-        app = QApplication.instance() or QApplication(sys.argv[:1])
-        assert isinstance(app, QApplication)
-        app.setQuitOnLastWindowClosed(False)
-        with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(app)) as runner:
-            result = runner.run(scenario(app, home, llm, args.rounds, args.profile))
+    try:
+        with TimedLLM() as llm:
+            llm.arrivals = []
+            llm.queue(*(text("ok") for _ in range(args.rounds + 1)))
+            save_settings(home / "settings.json", AppSettings(ModelSettings(MODEL, api_base=llm.url)))
+            app = QApplication.instance() or QApplication(sys.argv[:1])
+            assert isinstance(app, QApplication)
+            app.setQuitOnLastWindowClosed(False)
+            with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(app)) as runner:
+                result = runner.run(scenario(app, home, llm, args.rounds, args.profile))
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
 
     rounds = result.rounds
     busy = loaded()

@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -65,7 +66,7 @@ async def scenario(app: Any, rounds: int, monitor: StallMonitor, profile: bool) 
     from desktop_app.app import run_window
     from desktop_app.ui.main_window import MainWindow
 
-    config = Path(tempfile.mkdtemp(prefix="mcp-desk-bench-filter-")) / "servers.json"
+    config = Path(os.environ["XDG_CONFIG_HOME"]).parent / "servers.json"
     servers = {f"server-{i:02d}": paginated_server(PER_SERVER, per_page=250, tools=5) for i in range(SERVERS)}
     config.write_text(json.dumps({"mcpServers": servers}))
     started = time.perf_counter()
@@ -148,6 +149,7 @@ def main() -> None:
         monitor.stop()
         if sampler is not None:
             sampler.stop()
+        shutil.rmtree(home, ignore_errors=True)
 
     print(f"Filtering the real window's resource tree: {SERVERS} servers × {PER_SERVER:,} resources ({machine_load()})")
     per_key = []
