@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 import logging
 import signal
 from collections.abc import Callable
@@ -60,7 +61,11 @@ async def run_window(
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(painted.wait(), FIRST_PAINT_WAIT_MS / 1000)
         if not stopping.is_set():
-            from desktop_app.session import Session  # the core and the panes: only now
+            # The core and the panes, only now and in a worker: the painted frame still moves, resizes
+            # and quits while a second or more of imports runs (the thread yields to it every few ms).
+            await asyncio.to_thread(importlib.import_module, "desktop_app.session")
+        if not stopping.is_set():
+            from desktop_app.session import Session
 
             session = Session(window, config_path, settings_path)
         await stopping.wait()
