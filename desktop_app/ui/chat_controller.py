@@ -42,8 +42,12 @@ log = logging.getLogger(__name__)
 TITLE_LENGTH = 60
 NAIVE_DUMP_LIMIT = 300
 """Above this many catalog entries the comparison would read too much just to show a number."""
-RELEASE_AFTER_MS = 2000
-"""The tokenizer is released once the catalog has not been counted for this long (before any typing)."""
+SETTLED_MS = 2000
+"""The tokenizer is given back once the catalog has not been counted for this long (nothing typed)."""
+IDLE_MS = 20_000
+"""…and once this long has passed after an answer with nothing typed. Giving it back and loading it
+again each hold the interpreter for 0.1-0.2 s: at once after each answer, that stalled the window
+just as the answer ended, and the next key press again."""
 
 
 class ChatController(QObject):
@@ -79,7 +83,8 @@ class ChatController(QObject):
         self._warming = False
         self._tokenizer_held = False
         """Whether the user is writing or sending a message (the tokenizer is kept loaded meanwhile)."""
-        self._release_timer = QTimer(self, singleShot=True, interval=RELEASE_AFTER_MS)
+        self._release_timer = QTimer(self, singleShot=True)
+        self.idle_ms = IDLE_MS
         self._release_timer.timeout.connect(self._release_tokenizer)
         self.apps: AppViews | None = None
         """The window's MCP App views: they follow this chat's events."""
@@ -161,7 +166,7 @@ class ChatController(QObject):
             await self._count_context(engine)
         finally:
             if not self._tokenizer_held:
-                self._release_timer.start()  # servers connecting one by one: release once they settle
+                self._release_timer.start(SETTLED_MS)  # servers connecting one by one: once they settle
 
     def _release_tokenizer(self) -> None:
         """Give the encoding's ~50 MB back while the user is not writing a message: nothing counts
@@ -277,8 +282,8 @@ class ChatController(QObject):
         finally:
             self.busy_changed.emit(False)
             self.conversations_changed.emit()
-        self._tokenizer_held = False  # the answer is read before the next message is typed
-        self._release_tokenizer()
+        self._tokenizer_held = False  # the answer is read; a message typed soon after keeps it
+        self._release_timer.start(self.idle_ms)
 
     def cancel(self) -> None:
         """Stop the running turn; an approval it waits for is withdrawn with it."""

@@ -305,10 +305,13 @@ def test_the_tokenizer_is_held_only_while_a_message_is_written(
         )
         window.composer.editor.insertPlainText("H")
         await until(lambda: bool(tokens._encodings), what="the tokenizer loaded as the user types")
+        window.chat.idle_ms = 500
         llm.queue(text("Hi."))
         window.composer.send()
-        await until(lambda: not window.chat.busy and not tokens._encodings, what="the tokenizer given back")
+        await until(lambda: not window.chat.busy, what="the answer")
         assert bubbles(window, "assistant")[-1].text == "Hi."
+        assert tokens._encodings, "kept while the answer is read: a message typed soon after needs it"
+        await until(lambda: not tokens._encodings, what="the tokenizer given back after a while with nothing typed")
 
     run_app(qapp, tmp_path, llm, scenario)
 
