@@ -103,7 +103,7 @@ class StallMonitor:
 
 
 async def measure() -> None:
-    from PySide6.QtWidgets import QApplication
+    from PySide6.QtWidgets import QApplication, QSplitter
 
     from desktop_app.bridge import CoreBridge
     from desktop_app.core.host import ServerHost
@@ -128,8 +128,11 @@ async def measure() -> None:
     bridge.catalog_changed.connect(lambda name, _c: marks.setdefault(f"{name} listed", time.perf_counter()))
     workspace = ResourceWorkspace(bridge)
     bridge.catalog_changed.connect(lambda name, _c: marks.setdefault(f"{name} in tree", time.perf_counter()))
-    workspace.resize(1300, 800)
-    workspace.show()
+    shown_side_by_side = QSplitter()  # as the window docks them: the tree beside the viewer
+    shown_side_by_side.addWidget(workspace.browser)
+    shown_side_by_side.addWidget(workspace.detail)
+    shown_side_by_side.resize(1300, 800)
+    shown_side_by_side.show()
     browser = workspace.browser
     try:
         monitor.enter("connect and list (core)")
