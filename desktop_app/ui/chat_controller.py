@@ -176,6 +176,10 @@ class ChatController(QObject):
         if self._tokenizer_held:
             return
         release_encodings()
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return  # quitting (a count ending as the app stops): the free heap goes back with the process
         self._bridge.spawn(asyncio.to_thread(release_free_heap), "Returning free memory")
 
     async def _count_context(self, engine: ChatEngine) -> None:
@@ -292,6 +296,7 @@ class ChatController(QObject):
 
     async def wait_idle(self) -> None:
         """Let a running turn finish its cancellation (used when quitting)."""
+        self._release_timer.stop()  # nothing is given back once the event loop has gone
         if self._turn is not None and not self._turn.done:
             self._turn.cancel()
             await asyncio.gather(self._turn.wait(), return_exceptions=True)
