@@ -32,11 +32,12 @@ import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from bare_client import OpenStreams, list_everything
 from harness import PAGINATED, Goals, machine_load, median, spread
 from stalls import loaded, profile_report
 
@@ -84,15 +85,6 @@ async def until(check: Callable[[], object], timeout: float, what: str, poll: fl
         await asyncio.sleep(poll)
 
 
-async def _all_pages(fetch: Callable[[str | None], Awaitable[Any]]) -> None:
-    cursor: str | None = None
-    while True:
-        page = await fetch(cursor)
-        cursor = page.next_cursor
-        if not cursor:
-            return
-
-
 async def bare_listing() -> tuple[float, float]:
     """A hand-written client: spawn, connect, list everything; seconds to the last page (close not
     timed), and the CPU seconds that took (this process's and the server's)."""
@@ -104,26 +96,10 @@ async def bare_listing() -> tuple[float, float]:
         started, cpu = time.perf_counter(), time.process_time()
         async with (
             stdio_client(params, errlog=errlog) as (read, write),
-            Client(_Streams((read, write)), cache=None) as client,
+            Client(OpenStreams((read, write)), cache=None) as client,
         ):
-            await _all_pages(lambda c: client.list_resources(cursor=c))
-            await _all_pages(lambda c: client.list_resource_templates(cursor=c))
-            await _all_pages(lambda c: client.list_prompts(cursor=c))
-            await _all_pages(lambda c: client.list_tools(cursor=c))
+            await list_everything(client)
             return time.perf_counter() - started, time.process_time() - cpu + server_cpu()
-
-
-class _Streams:
-    """Hands already-open streams to `Client` as a transport."""
-
-    def __init__(self, streams: Any) -> None:
-        self._streams = streams
-
-    async def __aenter__(self) -> Any:
-        return self._streams
-
-    async def __aexit__(self, *exc: object) -> None:
-        return None
 
 
 async def scenario(app: Any, home: Path, llm: Any, rounds: int, profile: bool) -> Result:

@@ -27,12 +27,13 @@ import os
 import sys
 import time
 import warnings
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Final
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bare_client import OpenStreams, all_pages, list_everything
 from harness import Goals, machine_load, median, spread
 from mcp import Client
 from mcp.client.stdio import stdio_client
@@ -53,34 +54,12 @@ def everything_config(name: str) -> ServerConfig:
     return ServerConfig(name=name, transport=TransportKind.STDIO, command=params.command, args=tuple(params.args))
 
 
-class _Streams:
-    """Hands already-open streams to `Client` as a transport."""
-
-    def __init__(self, streams: Any) -> None:
-        self._streams = streams
-
-    async def __aenter__(self) -> Any:
-        return self._streams
-
-    async def __aexit__(self, *exc: object) -> None:
-        return None
-
-
 async def _roots(_context: Any) -> ListRootsResult:
     return ListRootsResult(roots=[])
 
 
 async def _decline(_context: Any, _params: Any) -> Any:
     return ElicitResult(action="decline")
-
-
-async def _all_pages(fetch: Callable[[str | None], Awaitable[Any]]) -> None:
-    cursor: str | None = None
-    while True:
-        page = await fetch(cursor)
-        cursor = page.next_cursor
-        if not cursor:
-            return
 
 
 async def bare_client(listed: asyncio.Event, release: asyncio.Event) -> None:
@@ -97,7 +76,7 @@ async def bare_client(listed: asyncio.Event, release: asyncio.Event) -> None:
         async with (
             stdio_client(everything_stdio_params(), errlog=errlog) as streams,
             Client(
-                _Streams(streams),
+                OpenStreams(streams),
                 list_roots_callback=_roots,
                 sampling_callback=_decline,
                 elicitation_callback=_decline,
@@ -109,16 +88,13 @@ async def bare_client(listed: asyncio.Event, release: asyncio.Event) -> None:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", MCPDeprecationWarning)
                 await client.set_logging_level("info")
-            await _all_pages(lambda c: client.list_resources(cursor=c))
-            await _all_pages(lambda c: client.list_resource_templates(cursor=c))
-            await _all_pages(lambda c: client.list_prompts(cursor=c))
-            await _all_pages(lambda c: client.list_tools(cursor=c))
+            await list_everything(client)
             listed.set()
             while not release.is_set():
                 await _first(changed, release)
                 if changed.is_set() and not release.is_set():
                     changed.clear()
-                    await _all_pages(lambda c: client.list_tools(cursor=c))
+                    await all_pages(lambda c: client.list_tools(cursor=c))
 
 
 async def _first(*events: asyncio.Event) -> None:
