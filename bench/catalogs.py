@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from bare_client import OpenStreams, list_everything
-from harness import PAGINATED, Goals, machine_load, median, spread
+from harness import PAGINATED, Goals, children_cpu, machine_load, median, spread
 from stalls import loaded, profile_report
 
 RESOURCES: Final = 10_000
@@ -224,18 +224,7 @@ def server_cpu() -> float:
 
 def servers_running() -> list[float]:
     """The CPU seconds of each large-catalog server running as a child of this process."""
-    me, found = str(os.getpid()), []
-    for proc in Path("/proc").iterdir():
-        if not proc.name.isdigit():
-            continue
-        try:
-            stat = (proc / "stat").read_text().rsplit(")", 1)[1].split()
-            command = (proc / "cmdline").read_bytes()
-        except OSError:
-            continue
-        if stat[1] == me and PAGINATED.name.encode() in command:
-            found.append((int(stat[11]) + int(stat[12])) / os.sysconf("SC_CLK_TCK"))
-    return found
+    return children_cpu(PAGINATED.name.encode())
 
 
 def main() -> None:

@@ -34,7 +34,7 @@ from typing import Any, Final
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bare_client import OpenStreams, all_pages, list_everything
-from harness import Goals, machine_load, median, spread
+from harness import Goals, children_cpu, machine_load, median, spread
 from mcp import Client
 from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPDeprecationWarning
@@ -109,18 +109,7 @@ async def _first(*events: asyncio.Event) -> None:
 def _servers_cpu() -> float:
     """CPU seconds the running servers (children of this process) have used so far: read at the
     moment all are listed, so their shutdown (which differs: the host ends them faster) is not counted."""
-    me, total, entry = str(os.getpid()), 0.0, EVERYTHING_ENTRY.name.encode()
-    for proc in Path("/proc").iterdir():
-        if not proc.name.isdigit():
-            continue
-        try:
-            stat = (proc / "stat").read_text().rsplit(")", 1)[1].split()
-            command = (proc / "cmdline").read_bytes()
-        except OSError:
-            continue
-        if stat[1] == me and entry in command:
-            total += (int(stat[11]) + int(stat[12])) / os.sysconf("SC_CLK_TCK")
-    return total
+    return sum(children_cpu(EVERYTHING_ENTRY.name.encode()))
 
 
 Run = tuple[float, float, float]
