@@ -11,8 +11,10 @@ that opts in would still be seen, since importing `__feature__` registers its im
 
 from __future__ import annotations
 
+import functools
 import logging
 import sys
+from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
@@ -37,15 +39,25 @@ def skip_pyside_source_scan() -> bool:
 def release_free_heap() -> None:
     """Hand free pages of the C heap back to the system (glibc keeps them after a burst of
     allocations, e.g. a tokenizer dropped or a library's import in a worker thread)."""
-    import ctypes.util  # here, not at the top: it imports subprocess, ~15 ms before the window is painted
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
 
-    name = ctypes.util.find_library("c")
-    if name is None or not sys.platform.startswith("linux"):
-        return
+
+@functools.cache
+def _malloc_trim() -> Callable[[int], int] | None:
+    """glibc's `malloc_trim` from the symbols already in this process (no library search, which
+    runs `ldconfig` each time); None where the C library has none (not Linux, or musl)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    import ctypes  # here, not at the top: ~5 ms before the window is painted
+
     try:
-        ctypes.CDLL(name).malloc_trim(0)
-    except (OSError, AttributeError) as exc:  # not glibc (musl has no malloc_trim)
+        trim: Callable[[int], int] = ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError) as exc:
         log.debug("malloc_trim unavailable: %s", exc)
+        return None
+    return trim
 
 
 def configure_process() -> None:
