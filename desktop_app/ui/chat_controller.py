@@ -24,7 +24,7 @@ from desktop_app.core.chat.context import naive_dump_tokens
 from desktop_app.core.chat.conversations import DEFAULT_TITLE, Conversation, ConversationStore
 from desktop_app.core.chat.engine import Attachment, ChatEngine, Turn
 from desktop_app.core.chat.events import ApprovalNeeded, ChatError, ConversationTainted, ErrorKind, TurnFinished, Usage
-from desktop_app.core.chat.llm import warm_up
+from desktop_app.core.chat.llm import load_litellm
 from desktop_app.core.chat.prompts import PromptDraft
 from desktop_app.core.chat.tokens import count_tokens, release_encodings
 from desktop_app.core.chat.tokens import preload as preload_tokenizer
@@ -147,7 +147,7 @@ class ChatController(QObject):
     async def _warm(self) -> None:
         if self.settings.model is not None:  # the first send counts the prompt's tokens: load the encoding now
             await asyncio.to_thread(preload_tokenizer, self.settings.model.model)
-        await warm_up()
+        await load_litellm()
         # litellm brings ~600k long-lived objects: freeze them at once, so full collections (a
         # quarter of a second on a busy machine) skip them from the first turn on.
         gc.freeze()

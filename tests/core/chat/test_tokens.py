@@ -108,3 +108,18 @@ def test_released_encodings_load_again_on_the_next_count() -> None:
     assert encoding("o200k_base") is not loaded
     preload("gpt-3.5-turbo")
     assert encoding("cl100k_base") is encoding("cl100k_base")
+
+
+def test_an_encoding_read_back_from_its_cached_copy_counts_the_same(tmp_path: Any, monkeypatch: Any) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    release_encodings()
+    fresh = count_tokens("openai/gpt-4.1-mini", TEXTS[3])
+    copies = list(tmp_path.rglob("o200k_base-*.marshal"))
+    assert len(copies) == 1 and copies[0].stat().st_size > 1_000_000
+    release_encodings()
+    assert count_tokens("openai/gpt-4.1-mini", TEXTS[3]) == fresh
+    copies[0].write_bytes(copies[0].read_bytes()[:1000])  # a copy cut short (a full disk, a crash)
+    release_encodings()
+    assert count_tokens("openai/gpt-4.1-mini", TEXTS[3]) == fresh
+    assert copies[0].stat().st_size > 1_000_000  # written whole again
+    release_encodings()
