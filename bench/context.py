@@ -122,7 +122,7 @@ async def measure_set(label: str, host: ServerHost) -> tuple[str, int, int, int,
     started = time.perf_counter()
     prompt = await asyncio.to_thread(builder.build, host.catalog, "")
     build_ms = (time.perf_counter() - started) * 1000
-    dump = await naive_dump_tokens(host, lambda t: count_tokens(MODEL, t))
+    dump = await naive_dump_tokens(host, host.catalog, lambda t: count_tokens(MODEL, t))
     resources = sum(1 for _ in host.catalog.resources())
     await host.stop_all()
     print(

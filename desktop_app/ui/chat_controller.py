@@ -183,15 +183,18 @@ class ChatController(QObject):
         self._bridge.spawn(asyncio.to_thread(release_free_heap), "Returning free memory")
 
     async def _count_context(self, engine: ChatEngine) -> None:
-        prompt = await engine.system_prompt()
+        catalog = self._bridge.host.catalog
+        prompt = await engine.system_prompt(catalog=catalog)
         self.context_changed.emit(prompt)
-        if prompt.total > NAIVE_DUMP_LIMIT:
+        # Only the catalog just counted is read, and only while small: a server that listed
+        # thousands of resources meanwhile has a newer count coming, which skips the reading.
+        if prompt.total > NAIVE_DUMP_LIMIT or catalog is not self._bridge.host.catalog:
             return
         # Reading every resource again is only worth it when the set of resources (or the tokenizer) changed.
         model = engine.settings.model
-        key = (model, frozenset((server, r.uri) for server, r in self._bridge.host.catalog.resources()))
+        key = (model, frozenset((server, r.uri) for server, r in catalog.resources()))
         if self._dump is None or self._dump[0] != key:
-            tokens = await naive_dump_tokens(self._bridge.host, lambda t: count_tokens(model, t))
+            tokens = await naive_dump_tokens(self._bridge.host, catalog, lambda t: count_tokens(model, t))
             self._dump = (key, tokens)
         self.dump_measured.emit(self._dump[1])
 

@@ -18,6 +18,7 @@ from pytestqt.qtbot import QtBot
 
 from desktop_app.app import run_window
 from desktop_app.core.app_settings import AppSettings, save_settings
+from desktop_app.core.catalog import Catalog
 from desktop_app.core.chat import tokens
 from desktop_app.core.chat.llm import load_litellm
 from desktop_app.core.chat.settings import ModelSettings
@@ -290,6 +291,22 @@ def test_context_meter_compares_the_catalog_with_a_naive_dump(
         assert window.chat._dump is measured
         await window.bridge.host.connection("fx").call_tool("notify_change", {})
         await until(lambda: window.chat._dump is not measured, what="a new figure for the new resource")
+
+        # A catalog that changes while it is counted (a server listing thousands of resources at
+        # start-up) is not read: the newer catalog's own count decides.
+        engine, host = window.chat.engine(), window.bridge.host
+        assert engine is not None
+        counted = engine.system_prompt
+
+        async def changing(query: str = "", catalog: Any = None) -> Any:
+            prompt = await counted(query, catalog)
+            host.catalog = Catalog(dict(host.catalog.servers))
+            return prompt
+
+        engine.system_prompt = changing  # type: ignore[method-assign]
+        window.chat._dump = None
+        await window.chat._count_context(engine)
+        assert window.chat._dump is None
 
     run_app(qapp, tmp_path, llm, scenario)
 

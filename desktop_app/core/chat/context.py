@@ -367,8 +367,8 @@ class ContextBuilder:
         return chosen, _render(catalog, chosen, summaries), tokens
 
 
-async def naive_dump_tokens(host: ServerHost, count: TokenCounter, concurrency: int = 8) -> int:
-    """What pasting every listed resource into the prompt would cost: text as is, binary as base64.
+async def naive_dump_tokens(host: ServerHost, catalog: Catalog, count: TokenCounter, concurrency: int = 8) -> int:
+    """What pasting every resource of `catalog` into the prompt would cost: text as is, binary as base64.
 
     This is the figure the catalog is compared against; it reads every resource once.
     """
@@ -387,5 +387,5 @@ async def naive_dump_tokens(host: ServerHost, count: TokenCounter, concurrency: 
         ]
         return await asyncio.to_thread(count, "\n".join(parts))
 
-    owners = [(host.catalog.owner_of(r.uri) or server, r.uri) for server, r in host.catalog.resources()]
+    owners = [(catalog.owner_of(r.uri) or server, r.uri) for server, r in catalog.resources()]
     return sum(await asyncio.gather(*(one(server, uri) for server, uri in owners)))
