@@ -22,6 +22,7 @@ from PySide6.QtWidgets import QApplication
 from desktop_app.core.log_routing import install_logging
 from desktop_app.pyside_fixes import reserve_none_references
 from desktop_app.single_instance import PrimaryInstance
+from desktop_app.ui.collector import collected_on_gui_thread
 from desktop_app.ui.main_window import FIRST_PAINT_WAIT_MS, MainWindow
 
 if TYPE_CHECKING:
@@ -54,30 +55,31 @@ async def run_window(
         instance.sig_show_requested.connect(window.bring_to_front)
     restore_signals = _close_on_signals(window)
     session: Session | None = None
-    try:
-        if not window.painted:
-            painted = asyncio.Event()
-            window.sig_painted.connect(painted.set)
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(painted.wait(), FIRST_PAINT_WAIT_MS / 1000)
-        if not stopping.is_set():
-            # The core and the panes, only now and in a worker: the painted frame still moves, resizes
-            # and quits while a second or more of imports runs (the thread yields to it every few ms).
-            await asyncio.to_thread(importlib.import_module, "desktop_app.session")
-        if not stopping.is_set():
-            from desktop_app.session import Session
+    with collected_on_gui_thread():  # a Qt object in a garbage cycle must not die on a worker thread
+        try:
+            if not window.painted:
+                painted = asyncio.Event()
+                window.sig_painted.connect(painted.set)
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(painted.wait(), FIRST_PAINT_WAIT_MS / 1000)
+            if not stopping.is_set():
+                # The core and the panes, only now and in a worker: the painted frame still moves, resizes
+                # and quits while a second or more of imports runs (the thread yields to it every few ms).
+                await asyncio.to_thread(importlib.import_module, "desktop_app.session")
+            if not stopping.is_set():
+                from desktop_app.session import Session
 
-            session = Session(window, config_path, settings_path)
-        await stopping.wait()
-        if instance is not None:
-            instance.release()  # a new launch may start while this one finishes stopping
+                session = Session(window, config_path, settings_path)
+            await stopping.wait()
+            if instance is not None:
+                instance.release()  # a new launch may start while this one finishes stopping
+            if session is not None:
+                await session.stop()
+        finally:
+            restore_signals()
+        window.close()
         if session is not None:
-            await session.stop()
-    finally:
-        restore_signals()
-    window.close()
-    if session is not None:
-        session.close()
+            session.close()
 
 
 def _close_on_signals(window: MainWindow) -> Callable[[], None]:
