@@ -12,13 +12,14 @@ was shown (it must not be: it is imported in the background afterwards).
 
 Streaming stall: in this process, the app's composition root (`run_window`) runs with a stdio
 server listing 10,000 resources (and as many templates, prompts and tools) and a scripted local
-OpenAI-compatible model that streams a ~2,000-token markdown answer with code blocks in 400
-chunks. Once the catalog is loaded and litellm and the highlighters warm, a message is sent
-through the composer; a 1 ms Qt timer measures the longest gap between its ticks from the send
-until the turn has finished (plus a short tail for the last paint). Re-renders of the growing answer and full garbage
-collections are timed too, so the largest stalls can be attributed; `--stacks` also samples the
-event loop's stack every 2 ms and names the code each long stall was in, `--profile` runs cProfile
-over the turn (both slow the app down a little).
+OpenAI-compatible model, in a process of its own as a real provider is, that streams a ~2,000-token
+markdown answer with code blocks in 400 chunks. Once the catalog is loaded and litellm and the
+highlighters warm, a message is sent through the composer; a 1 ms Qt timer measures the longest
+gap between its ticks from the send until the turn has finished (plus a short tail for the last
+paint). Re-renders of the growing answer and full garbage collections are timed too, so the
+largest stalls can be attributed; `--stacks` also samples the event loop's stack every 2 ms and
+names the code each long stall was in, `--profile` runs cProfile over the turn (both slow the
+app down a little).
 
     python bench/ui.py [--runs N] [--skip-startup] [--skip-stream] [--stacks] [--profile]
 
@@ -462,12 +463,12 @@ async def stream_scenario(app: Any, home: Path, run: StreamRun, profile: bool) -
 
 def measure_stream(profile: bool, stacks: bool) -> tuple[StreamRun, StallMonitor, StackSampler | None]:
     import qasync
+    from provider_process import ProviderProcess
     from PySide6.QtWidgets import QApplication
 
     from desktop_app.core.app_settings import AppSettings, save_settings
     from desktop_app.core.chat.settings import ModelSettings
     from tests.hosting import live_children
-    from tests.llm_server import ScriptedLLM, text
 
     home = Path(tempfile.mkdtemp(prefix="mcp-desk-bench-ui-"))
     os.environ["XDG_CONFIG_HOME"] = str(home / "config")
@@ -479,8 +480,10 @@ def measure_stream(profile: bool, stacks: bool) -> tuple[StreamRun, StallMonitor
     monitor = StallMonitor()
     sampler = StackSampler(ROOT) if stacks else None
     try:
-        with ScriptedLLM() as llm:
-            llm.queue(text(*split_chunks(answer, CHUNKS), delay=CHUNK_DELAY, usage=(1500, 2000)))
+        # The provider streams from a process of its own, as a real one does: a thread in this
+        # process would take turns with the window for the interpreter and show as its stalls.
+        llm = ProviderProcess(split_chunks(answer, CHUNKS), CHUNK_DELAY, (1500, 2000))
+        try:
             save_settings(home / "settings.json", AppSettings(ModelSettings(MODEL, api_base=llm.url)))
             app = QApplication.instance() or QApplication(sys.argv[:1])
             assert isinstance(app, QApplication)
@@ -497,10 +500,12 @@ def measure_stream(profile: bool, stacks: bool) -> tuple[StreamRun, StallMonitor
                 monitor.stop()
                 if sampler is not None:
                     sampler.stop()
-            if llm.requests:
-                body = llm.requests[0].body
-                run.request_tools = len(body.get("tools") or [])
-                run.request_bytes = len(json.dumps(body))
+        finally:
+            llm.close()
+        if llm.bodies:
+            body = llm.bodies[0]
+            run.request_tools = len(body.get("tools") or [])
+            run.request_bytes = len(json.dumps(body))
         run.leftovers = live_children()
     finally:
         shutil.rmtree(home, ignore_errors=True)
