@@ -50,8 +50,9 @@ lint: $(STAMP_DEV)
 typecheck: $(STAMP_DEV)
 	$(BIN)/mypy
 
+# One worker per core: most tests wait on servers and subprocesses, so two cores halve the run.
 pytest: $(STAMP_DEV) $(NPM_STAMP)
-	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -n auto
 
 test: lint typecheck pytest
 
