@@ -22,7 +22,7 @@ from PySide6.QtWidgets import QApplication
 from desktop_app.core.log_routing import install_logging
 from desktop_app.pyside_fixes import reserve_none_references
 from desktop_app.single_instance import PrimaryInstance
-from desktop_app.ui.collector import collected_on_gui_thread
+from desktop_app.ui.gui_thread import gui_thread_first
 from desktop_app.ui.main_window import FIRST_PAINT_WAIT_MS, MainWindow
 
 if TYPE_CHECKING:
@@ -55,7 +55,7 @@ async def run_window(
         instance.sig_show_requested.connect(window.bring_to_front)
     restore_signals = _close_on_signals(window)
     session: Session | None = None
-    with collected_on_gui_thread():  # a Qt object in a garbage cycle must not die on a worker thread
+    with gui_thread_first():  # Qt objects die on the GUI thread; it waits less behind workers
         try:
             if not window.painted:
                 painted = asyncio.Event()
