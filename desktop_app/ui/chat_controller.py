@@ -8,6 +8,7 @@ policy asks the user through the window's asker, which puts each approval inside
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import gc
 import logging
 from typing import TYPE_CHECKING
@@ -81,6 +82,9 @@ class ChatController(QObject):
         self._engine: ChatEngine | None = None
         self._dump: tuple[tuple[str, frozenset[tuple[str, str]]], int] | None = None
         self._warming = False
+        self._following = False
+        """Whether a turn runs (until its events end): the context meter waits for it."""
+        self._measure_after_turn = False
         self._tokenizer_held = False
         """Whether the user is writing or sending a message (the tokenizer is kept loaded meanwhile)."""
         self._release_timer = QTimer(self, singleShot=True)
@@ -161,6 +165,11 @@ class ChatController(QObject):
             self._bridge.spawn(self._measure(engine), "Measuring the context")
 
     async def _measure(self, engine: ChatEngine) -> None:
+        if self._following:
+            # A turn's request is being built: the meter's count would compete with it for the
+            # interpreter (a tenth of a second at 10,000 resources). It runs once the turn ends.
+            self._measure_after_turn = True
+            return
         gc.freeze()  # a new catalog is long-lived: keep full collections from walking it again
         try:
             await self._count_context(engine)
@@ -185,6 +194,8 @@ class ChatController(QObject):
     async def _count_context(self, engine: ChatEngine) -> None:
         catalog = self._bridge.host.catalog
         prompt = await engine.system_prompt(catalog=catalog)
+        if prompt.full_catalog_tokens is None:  # the meter shows it: counted here, off a turn's way
+            prompt = dataclasses.replace(prompt, full_catalog_tokens=await engine.full_catalog_tokens(catalog))
         self.context_changed.emit(prompt)
         # Only the catalog just counted is read, and only while small: a server that listed
         # thousands of resources meanwhile has a newer count coming, which skips the reading.
@@ -226,6 +237,7 @@ class ChatController(QObject):
         self._app_context.clear()
         self._turn = engine.start_turn(self.conversation, text, attachments, context)
         self.busy_changed.emit(True)
+        self._following = True
         self._bridge.spawn(self._follow(self._turn, text, refs), "The chat turn")
 
     # -- what MCP App views ask of the conversation (`AppChat`) ---------------------------------
@@ -287,8 +299,12 @@ class ChatController(QObject):
                 elif isinstance(event, TurnFinished):
                     break
         finally:
+            self._following = False
             self.busy_changed.emit(False)
             self.conversations_changed.emit()
+            if self._measure_after_turn:
+                self._measure_after_turn = False
+                self.refresh_context()
         self._tokenizer_held = False  # the answer is read; a message typed soon after keeps it
         self._release_timer.start(self.idle_ms)
 

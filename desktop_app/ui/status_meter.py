@@ -74,8 +74,10 @@ class StatusMeter:
         listed = f"{prompt.listed}/{prompt.total} listed" if prompt.summarized else f"{prompt.total} entries"
         self._meter["catalog"] = f"Context: catalog {prompt.catalog_tokens:,} tokens ({listed})"
         self._meter.pop("dump", None)
+        full = prompt.full_catalog_tokens
+        whole = "" if full is None else f"; the full catalog would be {full:,}"
         self.context_label.setToolTip(
-            f"System prompt {prompt.tokens:,} tokens; the full catalog would be {prompt.full_catalog_tokens:,}.\n"
+            f"System prompt {prompt.tokens:,} tokens{whole}.\n"
             "Resource contents are never in the prompt: the model reads them on demand."
         )
         self._show_meter()

@@ -323,10 +323,16 @@ def test_the_tokenizer_is_held_only_while_a_message_is_written(
         window.composer.editor.insertPlainText("H")
         await until(lambda: bool(tokens._encodings), what="the tokenizer loaded as the user types")
         window.chat.idle_ms = 500
-        llm.queue(text("Hi."))
+        measured: list[bool] = []
+        window.chat.context_changed.connect(lambda _prompt: measured.append(window.chat.busy))
+        llm.queue(text("Hi.", delay=0.3))
         window.composer.send()
+        window.chat.refresh_context()  # a catalog changed as the turn builds its request: counted after it
+        await until(lambda: window.chat._measure_after_turn, what="the meter's count put off")
         await until(lambda: not window.chat.busy, what="the answer")
         assert bubbles(window, "assistant")[-1].text == "Hi."
+        await until(lambda: bool(measured), what="the meter counted once the turn ended")
+        assert measured == [False]
         assert tokens._encodings, "kept while the answer is read: a message typed soon after needs it"
         await until(lambda: not tokens._encodings, what="the tokenizer given back after a while with nothing typed")
 

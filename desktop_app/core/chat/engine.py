@@ -134,6 +134,10 @@ class ChatEngine:
         builder = self.context_builder()
         return await asyncio.to_thread(builder.build, catalog or self.host.catalog, query)
 
+    async def full_catalog_tokens(self, catalog: Catalog) -> int:
+        """What listing all of `catalog` would cost (the prompt leaves it uncounted when far over budget)."""
+        return await asyncio.to_thread(self.context_builder().full_tokens, catalog)
+
     def start_turn(
         self,
         conversation: Conversation,

@@ -73,11 +73,13 @@ def catalog() -> Catalog:
 
 
 def test_ten_thousand_resources_stay_under_two_thousand_tokens(catalog: Catalog) -> None:
-    prompt = ContextBuilder(count, 1500).build(catalog, "")
+    builder = ContextBuilder(count, 1500)
+    prompt = builder.build(catalog, "")
     assert prompt.total == 10_003 and prompt.summarized
     assert prompt.catalog_tokens <= 1500
     assert prompt.tokens < 2000
-    assert prompt.full_catalog_tokens > 100_000
+    assert prompt.full_catalog_tokens is None  # far over the budget: not counted on a turn's way
+    assert builder.full_tokens(catalog) > 100_000
     assert (
         "Offers 10,000 resources, 1 templates and 1 prompts; not all are listed here (use search_resources)."
         in prompt.text
@@ -121,6 +123,13 @@ def test_a_small_catalog_is_listed_whole() -> None:
     assert "- s://a — alpha (2.0 KB)" in prompt.text
     assert "- s://docs/readme.md (text/markdown)" in prompt.text  # a name the URI ends with is not repeated
     assert prompt.catalog_tokens == prompt.full_catalog_tokens
+
+
+def test_a_catalog_near_its_budget_is_counted_whole_and_bounded() -> None:
+    resources = tuple(Resource(uri=f"s://doc/{i}", name=f"doc {i}") for i in range(200))
+    prompt = ContextBuilder(count, 100).build(Catalog({"s": ServerCatalog("s", resources=resources)}))
+    assert prompt.summarized and prompt.catalog_tokens <= 100
+    assert prompt.full_catalog_tokens is not None and prompt.full_catalog_tokens > 1000
 
 
 def test_search_finds_what_the_prompt_leaves_out(catalog: Catalog) -> None:
