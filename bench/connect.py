@@ -90,20 +90,17 @@ async def bare_client(listed: asyncio.Event, release: asyncio.Event) -> None:
                 await client.set_logging_level("info")
             await list_everything(client)
             listed.set()
-            while not release.is_set():
-                await _first(changed, release)
-                if changed.is_set() and not release.is_set():
+
+            async def relist_tools() -> None:
+                while True:
+                    await changed.wait()
                     changed.clear()
                     await all_pages(lambda c: client.list_tools(cursor=c))
 
-
-async def _first(*events: asyncio.Event) -> None:
-    waiters = [asyncio.ensure_future(event.wait()) for event in events]
-    try:
-        await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        for waiter in waiters:
-            waiter.cancel()
+            relisting = asyncio.create_task(relist_tools())
+            await release.wait()
+            relisting.cancel()
+            await asyncio.gather(relisting, return_exceptions=True)
 
 
 def _servers_cpu() -> float:
