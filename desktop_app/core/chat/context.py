@@ -76,8 +76,9 @@ _TEMPLATE_BONUS: Final = 0.5
 _PREFIXES_SHOWN: Final = 4
 _MAX_MISSES: Final = 50
 MAX_TOKEN_BYTES: Final = 256
-"""No tokenizer's token spans more bytes (tiktoken's longest is 128): a text of more bytes than
-this many times a budget cannot fit in it, and needs no count to say so."""
+"""No tokenizer's token spans more bytes (tiktoken's longest is 128): a catalog whose lines hold
+more characters (each at least a byte) than this many times a budget cannot fit in it, and needs
+no count to say so."""
 KINDS: Final[tuple[EntryKind, ...]] = ("resource", "template", "prompt")
 
 BASE_INSTRUCTIONS: Final = """\
@@ -321,7 +322,7 @@ class ContextBuilder:
             return self._cache[2]
         entries = self.entries(catalog)
         full_tokens: int | None = None
-        if len(_render(catalog, entries, {}, instructions=False).encode()) <= self.budget * MAX_TOKEN_BYTES:
+        if sum(len(entry.line) for entry in entries) <= self.budget * MAX_TOKEN_BYTES:
             full_tokens = self.full_tokens(catalog)
         if full_tokens is not None and full_tokens <= self.budget:
             chosen: list[CatalogEntry] = entries
