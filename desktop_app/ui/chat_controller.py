@@ -25,7 +25,7 @@ from desktop_app.core.chat.context import naive_dump_tokens
 from desktop_app.core.chat.conversations import DEFAULT_TITLE, Conversation, ConversationStore
 from desktop_app.core.chat.engine import Attachment, ChatEngine, Turn
 from desktop_app.core.chat.events import ApprovalNeeded, ChatError, ConversationTainted, ErrorKind, TurnFinished, Usage
-from desktop_app.core.chat.llm import load_litellm
+from desktop_app.core.chat.llm import load_litellm, preload_openai_sdk
 from desktop_app.core.chat.prompts import PromptDraft
 from desktop_app.core.chat.tokens import count_tokens, release_encodings
 from desktop_app.core.chat.tokens import preload as preload_tokenizer
@@ -49,6 +49,15 @@ IDLE_MS = 20_000
 """…and once this long has passed after an answer with nothing typed. Giving it back and loading it
 again each hold the interpreter for 0.1-0.2 s: at once after each answer, that stalled the window
 just as the answer ended, and the next key press again."""
+
+
+def _loop_running() -> bool:
+    """False once the app is quitting: a timer that fires then starts no work."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
 
 
 class ChatController(QObject):
@@ -90,6 +99,7 @@ class ChatController(QObject):
         self._release_timer = QTimer(self, singleShot=True)
         self.idle_ms = IDLE_MS
         self._release_timer.timeout.connect(self._release_tokenizer)
+        self._release_timer.timeout.connect(self._preload_sdk)
         self.apps: AppViews | None = None
         """The window's MCP App views: they follow this chat's events."""
         self._app_context: dict[tuple[str, str, str | None], tuple[str, MessageBubble]] = {}
@@ -143,6 +153,12 @@ class ChatController(QObject):
             self._tokenizer_held = True  # released after the last turn: the next send counts again
             self._bridge.spawn(asyncio.to_thread(preload_tokenizer, self.settings.model.model), "Loading the tokenizer")
 
+    def _preload_sdk(self) -> None:
+        """Once the catalog has settled with nothing typed: part of the model library, whose
+        whole import (at the first key) takes about as long as typing a short question."""
+        if not self._warming and self.settings.model is not None and _loop_running():
+            self._bridge.spawn(preload_openai_sdk(), "Preparing the model library")
+
     @property
     def library_requested(self) -> bool:
         """Whether loading the model library has begun (the user typed or sent something)."""
@@ -151,10 +167,7 @@ class ChatController(QObject):
     async def _warm(self) -> None:
         if self.settings.model is not None:  # the first send counts the prompt's tokens: load the encoding now
             await asyncio.to_thread(preload_tokenizer, self.settings.model.model)
-        await load_litellm()
-        # litellm brings ~600k long-lived objects: freeze them at once, so full collections (a
-        # quarter of a second on a busy machine) skip them from the first turn on.
-        gc.freeze()
+        await load_litellm()  # its objects are frozen: full collections skip them (core/long_lived.py)
         await asyncio.to_thread(preload_highlighting)
         await asyncio.to_thread(release_free_heap)  # the import's garbage, freed in a worker's heap
 
@@ -185,11 +198,8 @@ class ChatController(QObject):
         if self._tokenizer_held:
             return
         release_encodings()
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:
-            return  # quitting (a count ending as the app stops): the free heap goes back with the process
-        self._bridge.spawn(asyncio.to_thread(release_free_heap), "Returning free memory")
+        if _loop_running():  # else quitting (a count ending as the app stops): the heap goes with the process
+            self._bridge.spawn(asyncio.to_thread(release_free_heap), "Returning free memory")
 
     async def _count_context(self, engine: ChatEngine) -> None:
         catalog = self._bridge.host.catalog

@@ -24,6 +24,8 @@ from typing import Final
 
 from PySide6.QtCore import QObject, QTimer
 
+from desktop_app.core.long_lived import collection_paused
+
 IDLE_CHECK_MS: Final = 100
 BUSY_CHECK_MS: Final = 10
 """While the app allocates, it is checked every 10 ms: each collection then covers what 10 ms
@@ -63,7 +65,7 @@ class GuiThreadCollector(QObject):
         first, second, third = self._thresholds
         busy = first > 0 and young > first
         self._timer.setInterval(BUSY_CHECK_MS if busy else IDLE_CHECK_MS)
-        if not busy:
+        if not busy or collection_paused():  # long-lived objects are being made: frozen after
             return
         generation = 0
         if middle > second:

@@ -13,6 +13,7 @@ from typing import Any
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
+from desktop_app.core.long_lived import long_lived
 from desktop_app.ui.gui_thread import GuiThreadCollector, gui_thread_first
 
 
@@ -65,3 +66,21 @@ def test_a_full_collection_waits_for_its_interval(qapp: QApplication) -> None:
     finally:
         collector.stop()
         collector.deleteLater()
+
+
+def test_nothing_is_collected_while_long_lived_objects_are_made(qapp: QApplication) -> None:
+    collector = GuiThreadCollector()
+    collector.start()
+    try:
+        young = gc.get_stats()[0]["collections"]
+        with long_lived():
+            [Node() for _ in range(5_000)]
+            collector.collect_due()
+            assert gc.get_stats()[0]["collections"] == young
+        [Node() for _ in range(5_000)]
+        collector.collect_due()
+        assert gc.get_stats()[0]["collections"] > young
+    finally:
+        collector.stop()
+        collector.deleteLater()
+        gc.unfreeze()

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from collections.abc import Iterator
 
 import pytest
@@ -104,3 +106,15 @@ def test_an_unforeseen_failure_reads_as_words_not_a_class_name() -> None:
     )
     shown = describe_provider_error("openai/x", OddLibraryError("the stream ended early"), streaming=True)
     assert shown == "openai/x: the provider call failed: the stream ended early"
+
+
+def test_the_sdk_preloaded_at_idle_is_not_the_model_library_and_stays_out_of_collection() -> None:
+    code = (
+        "import asyncio, gc, sys\n"
+        "from desktop_app.core.chat.llm import preload_openai_sdk\n"
+        "asyncio.run(preload_openai_sdk())\n"
+        "print('openai' in sys.modules, 'litellm' in sys.modules, gc.get_freeze_count() > 100_000, gc.isenabled())\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["True", "False", "True", "True"]
