@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Iterator
 
 import pytest
 
+from desktop_app.core.chat.llm import ready_litellm
 from tests.llm_server import ScriptedLLM
 
 
@@ -15,6 +15,6 @@ def llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[ScriptedLLM]:
     """A scripted model; the model library is imported first, since it takes seconds (tens on a loaded
     machine) and a turn's deadline should not pay for it."""
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    importlib.import_module("litellm")
+    ready_litellm()  # as the app loads it: offline, its first call made
     with ScriptedLLM() as server:
         yield server
