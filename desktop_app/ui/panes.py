@@ -169,6 +169,7 @@ def _wire(window: MainWindow) -> None:
     chat.conversations_changed.connect(lambda: window.history.set_current(chat.conversation.id))
     window.resources.attach_requested.connect(actions.attach)
     window.resources.web_link_requested.connect(lambda url: ask_to_open(window, url))
+    window.conversation.web_link_requested.connect(lambda url: ask_to_open(window, url))
     window.conversation.open_resource.connect(lambda uri, server: actions.open_resource(ResourceRef(server, uri, uri)))
     window.conversation.open_content.connect(actions.show_content)
     window.prompt_form.submitted.connect(actions.use_prompt)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Final
+from typing import Any
 
 from PySide6.QtCore import QUrl, Signal
 from PySide6.QtGui import QFontDatabase, QTextOption
@@ -20,8 +20,7 @@ from PySide6.QtWidgets import (
 
 from resources_ui.qt_compat import no_data
 from resources_ui.viewers.highlighting import MAX_HIGHLIGHT_CHARS, PygmentsHighlighter, lexer_for
-
-_EXTERNAL_SCHEMES: Final = frozenset({"http", "https", "mailto"})
+from resources_ui.web_links import WEB_SCHEMES
 
 
 def display_text(text: str, mime: str | None) -> str:
@@ -131,7 +130,7 @@ class MarkdownViewer(QWidget):
             self.rendered.scrollToAnchor(url.fragment())  # a heading of this document
             return
         target = self._base.resolved(url) if url.isRelative() else url
-        if target.scheme() in _EXTERNAL_SCHEMES:
+        if target.scheme() in WEB_SCHEMES:
             self.web_link_requested.emit(target.toString())
         elif target.scheme():
             self.link_activated.emit(target.toString())

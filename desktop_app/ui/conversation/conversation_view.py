@@ -43,6 +43,7 @@ class ConversationView(QScrollArea):
 
     open_content = Signal(object)  # ResourceContent
     open_resource = Signal(str, str)  # uri, server
+    web_link_requested = Signal(str)  # a web link clicked in a message
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -126,6 +127,7 @@ class ConversationView(QScrollArea):
     def add_message(self, role: Role, text: str) -> MessageBubble:
         self._assistant = None
         bubble = MessageBubble(role, text)
+        bubble.web_link_requested.connect(self.web_link_requested)
         self.add_widget(bubble)
         return bubble
 

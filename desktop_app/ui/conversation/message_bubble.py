@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
-from PySide6.QtCore import QSize, Qt, QTimer, QUrl
+from PySide6.QtCore import QSize, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QGuiApplication, QPalette, QResizeEvent, QTextCursor
 from PySide6.QtWidgets import QFrame, QLabel, QSizePolicy, QTextBrowser, QVBoxLayout, QWidget
 
@@ -20,6 +20,7 @@ from desktop_app.ui.conversation.markdown_html import render_markdown
 from desktop_app.ui.conversation.streamed_document import StreamedDocument
 from desktop_app.ui.flow_layout import FlowLayout
 from resources_ui.drag_payload import ResourceRef
+from resources_ui.web_links import WEB_SCHEMES
 
 Role = Literal["user", "assistant", "prompt", "notice", "info", "app"]
 """`notice` is for failures (red); `info` for neutral news such as "Stopped."; `app` for an MCP App's words."""
@@ -98,6 +99,8 @@ class _Stream:
 
 class MessageBubble(QFrame):
     """A message with a role header; `append` is cheap to call for every streamed token."""
+
+    web_link_requested = Signal(str)  # a link to a web page (or a mail address) was clicked
 
     def __init__(self, role: Role, text: str = "", parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -199,3 +202,5 @@ class MessageBubble(QFrame):
             index = int(url.path() or url.toString().split(":", 1)[1])
             if 0 <= index < len(self._code):
                 QGuiApplication.clipboard().setText(self._code[index])
+        elif url.scheme() in WEB_SCHEMES:
+            self.web_link_requested.emit(url.toString())

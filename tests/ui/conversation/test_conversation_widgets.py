@@ -62,6 +62,21 @@ def test_copy_link_puts_the_code_on_the_clipboard(qtbot: QtBot) -> None:
     assert QGuiApplication.clipboard().text() == "print('x')\n"
 
 
+def test_a_web_link_clicked_in_a_message_asks_to_leave_the_app(qtbot: QtBot) -> None:
+    view = ConversationView()
+    qtbot.addWidget(view)
+    view.resize(600, 400)
+    view.show()
+    bubble = view.add_message("assistant", "See [the release notes](https://example.org/notes) or `copy:0`.")
+    qtbot.waitUntil(lambda: bubble.body.isVisible() and bubble.body.height() > 10)
+    link = bubble.body.document().find("the release notes")
+    at = bubble.body.cursorRect(link).center()
+    assert bubble.body.anchorAt(at) == "https://example.org/notes"
+    with qtbot.waitSignal(view.web_link_requested, timeout=2000) as clicked:
+        qtbot.mouseClick(bubble.body.viewport(), Qt.MouseButton.LeftButton, pos=at)
+    assert clicked.args == ["https://example.org/notes"]
+
+
 def test_a_long_code_line_wraps_inside_the_message_with_its_copy_link_in_view(qtbot: QtBot) -> None:
     bubble = MessageBubble("assistant", "```python\nvalue = " + " + ".join(["item"] * 80) + "\n```\n")
     qtbot.addWidget(bubble)
