@@ -10,8 +10,6 @@ each server is summarised, the entries most relevant to the conversation are lis
 from __future__ import annotations
 
 import asyncio
-import math
-import re
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
@@ -21,6 +19,7 @@ from typing import Final, Literal, NamedTuple
 from mcp_types import BlobResourceContents, TextResourceContents
 
 from desktop_app.core.catalog import Catalog, ServerCatalog
+from desktop_app.core.chat.catalog_search import rank
 from desktop_app.core.content import human_size
 from desktop_app.core.host import ServerHost
 
@@ -28,51 +27,6 @@ TokenCounter = Callable[[str], int]
 EntryKind = Literal["resource", "template", "prompt"]
 
 MAX_INSTRUCTIONS_CHARS: Final = 2000
-_WORD: Final = re.compile(r"[a-z0-9]{2,}")
-"""A word: a run of two or more letters and digits (a single character finds too much)."""
-_STOPWORDS: Final = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "by",
-        "can",
-        "do",
-        "does",
-        "for",
-        "from",
-        "how",
-        "i",
-        "in",
-        "is",
-        "it",
-        "me",
-        "my",
-        "of",
-        "on",
-        "or",
-        "please",
-        "show",
-        "tell",
-        "the",
-        "this",
-        "to",
-        "what",
-        "which",
-        "with",
-        "you",
-        "your",
-        "about",
-        "give",
-        "find",
-        "read",
-    ]
-)
-_TEMPLATE_BONUS: Final = 0.5
 _PREFIXES_SHOWN: Final = 4
 _MAX_MISSES: Final = 50
 MAX_TOKEN_BYTES: Final = 256
@@ -100,7 +54,8 @@ class CatalogEntry(NamedTuple):
     server: str
     key: str
     line: str
-    words: frozenset[str]
+    text: str
+    """What it can be found by, lower-cased: searched for whole words (`rank`)."""
 
 
 @dataclass(frozen=True)
@@ -119,16 +74,6 @@ class SystemPrompt:
     def summarized(self) -> bool:
         """True when some entries were left out for the budget (and `search_resources` is offered)."""
         return self.listed < self.total
-
-
-def words_of(text: str) -> list[str]:
-    """Lower-case words minus common filler, for matching a question against catalog entries."""
-    return [w for w in _WORD.findall(text.lower()) if w not in _STOPWORDS]
-
-
-def word_set(text: str) -> frozenset[str]:
-    """`words_of` as a set, in C-level steps (a catalog of 10,000 resources makes one per entry)."""
-    return frozenset(_WORD.findall(text.lower())).difference(_STOPWORDS)
 
 
 def _resource_line(uri: str, name: str, title: str | None, mime: str | None, size: int | None, desc: str | None) -> str:
@@ -166,19 +111,19 @@ def _server_entries(name: str, snapshot: ServerCatalog) -> _ServerEntries:
     prompts: list[CatalogEntry] = []
     for r in snapshot.resources:
         line = _resource_line(r.uri, r.name, r.title, r.mime_type, r.size, r.description)
-        text = " ".join(filter(None, (r.uri, r.name, r.title, r.description, r.mime_type)))
-        resources.append(CatalogEntry("resource", name, r.uri, line, word_set(text)))
+        text = " ".join(filter(None, (r.uri, r.name, r.title, r.description, r.mime_type))).lower()
+        resources.append(CatalogEntry("resource", name, r.uri, line, text))
     for t in snapshot.templates:
         line = _resource_line(t.uri_template, t.name, t.title, t.mime_type, None, t.description)
-        text = " ".join(filter(None, (t.uri_template, t.name, t.title, t.description, t.mime_type)))
-        templates.append(CatalogEntry("template", name, t.uri_template, line, word_set(text)))
+        text = " ".join(filter(None, (t.uri_template, t.name, t.title, t.description, t.mime_type))).lower()
+        templates.append(CatalogEntry("template", name, t.uri_template, line, text))
     for p in snapshot.prompts:
         args = ", ".join(f"{a.name}{'*' if a.required else ''}" for a in p.arguments or ())
         line = f"- {p.name}({args})"
         if p.description:
             line += f": {_one_line(p.description)}"
         text = " ".join(x for x in (p.name, p.title, p.description, *(a.name for a in p.arguments or ())) if x)
-        prompts.append(CatalogEntry("prompt", name, p.name, line, word_set(text)))
+        prompts.append(CatalogEntry("prompt", name, p.name, line, text.lower()))
     return _ServerEntries((snapshot.resources, snapshot.templates, snapshot.prompts), resources, templates, prompts)
 
 
@@ -202,26 +147,6 @@ def catalog_entries(catalog: Catalog, known: dict[str, _ServerEntries] | None = 
         *(e for part in parts for e in part.templates),
         *(e for part in parts for e in part.prompts),
     ]
-
-
-def rank(entries: Sequence[CatalogEntry], query: str) -> list[tuple[float, CatalogEntry]]:
-    """Entries that share words with `query`, best first (rarer shared words weigh more)."""
-    terms = set(words_of(query))
-    if not terms:
-        return []
-    df = Counter(t for e in entries for t in terms & e.words)
-    n = len(entries)
-    scored: list[tuple[float, int, CatalogEntry]] = []
-    for index, entry in enumerate(entries):
-        shared = terms & entry.words
-        if not shared:
-            continue
-        score = sum(math.log(1 + n / df[t]) for t in shared)
-        if entry.kind != "resource":
-            score += _TEMPLATE_BONUS
-        scored.append((score, index, entry))
-    scored.sort(key=lambda item: (-item[0], item[1]))
-    return [(score, entry) for score, _, entry in scored]
 
 
 def _section_title(kind: EntryKind) -> str:

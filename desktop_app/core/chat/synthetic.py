@@ -17,7 +17,8 @@ from mcp.shared.exceptions import MCPError
 from mcp.shared.uri_template import InvalidUriTemplate, UriTemplate
 
 from desktop_app.core.catalog import Catalog
-from desktop_app.core.chat.context import ContextBuilder, rank
+from desktop_app.core.chat.catalog_search import rank
+from desktop_app.core.chat.context import ContextBuilder
 from desktop_app.core.chat.pdf_text import PageRangeError, pdf_text
 from desktop_app.core.chat.settings import ChatOptions
 from desktop_app.core.chat.tool_specs import ToolOffer

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 from desktop_app.core.catalog import Catalog, CatalogTool
-from desktop_app.core.chat.context import words_of
+from desktop_app.core.chat.catalog_search import words_of
 
 MAX_DESCRIPTION: Final = 1000
 # Keys some providers reject at the top of a function's parameters.

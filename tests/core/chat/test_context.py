@@ -10,7 +10,8 @@ from mcp_types import Prompt, PromptArgument, Resource, ResourceTemplate
 
 from desktop_app.core.catalog import Catalog, ServerCatalog
 from desktop_app.core.chat.approval import ApprovalPolicy
-from desktop_app.core.chat.context import ContextBuilder, catalog_entries, words_of
+from desktop_app.core.chat.catalog_search import words_of
+from desktop_app.core.chat.context import ContextBuilder, catalog_entries
 from desktop_app.core.chat.conversations import Conversation
 from desktop_app.core.chat.engine import ChatEngine
 from desktop_app.core.chat.settings import ChatOptions, ModelSettings
