@@ -8,7 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QPointF, Qt, QUrl
+from PySide6.QtCore import QPoint, QPointF, Qt, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDropEvent, QGuiApplication
 from PySide6.QtWidgets import QApplication, QLabel, QPlainTextEdit, QWidget
 from pytestqt.qtbot import QtBot
@@ -70,7 +70,8 @@ def test_a_web_link_clicked_in_a_message_asks_to_leave_the_app(qtbot: QtBot) -> 
     bubble = view.add_message("assistant", "See [the release notes](https://example.org/notes) or `copy:0`.")
     qtbot.waitUntil(lambda: bubble.body.isVisible() and bubble.body.height() > 10)
     link = bubble.body.document().find("the release notes")
-    at = bubble.body.cursorRect(link).center()
+    link.setPosition(link.selectionStart() + 4)  # inside the link, not on its edge
+    at = bubble.body.cursorRect(link).center() + QPoint(3, 0)
     assert bubble.body.anchorAt(at) == "https://example.org/notes"
     with qtbot.waitSignal(view.web_link_requested, timeout=2000) as clicked:
         qtbot.mouseClick(bubble.body.viewport(), Qt.MouseButton.LeftButton, pos=at)
