@@ -132,8 +132,12 @@ def test_approvals_inside_tool_cards_then_the_reopened_history(
         await until(lambda: len(window.asker.pending) == 1, what="the first approval")
         first = window.asker.pending[0]
         assert isinstance(first, ApprovalPanel)
-        cards = window.conversation.findChildren(ToolCard)
-        assert len(cards) == 1 and cards[0].isAncestorOf(first)  # inside its call's card: one card per call
+
+        def in_its_card() -> bool:  # the approval may be asked before the call's card is shown: it waits for it
+            cards = window.conversation.findChildren(ToolCard)
+            return len(cards) == 1 and cards[0].isAncestorOf(first)  # inside its call's card: one card per call
+
+        await until(in_its_card, what="the approval inside its call's card")
         await until(lambda: window.focusWidget() is first, what="the keyboard on the card that asks")
         assert json.loads(first.editor.toPlainText()) == {"text": "first"}
         first.editor.setPlainText('{"text": "edited by the user"}')
