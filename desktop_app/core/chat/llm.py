@@ -74,6 +74,14 @@ def _models_built_on_first_use() -> Iterator[None]:
         pydantic.BaseModel.model_config = config
 
 
+@contextlib.contextmanager
+def _library_objects() -> Iterator[None]:
+    """What runs in the block makes the model library's own objects: long-lived, its pydantic
+    models built on first use."""
+    with long_lived(), _models_built_on_first_use():
+        yield
+
+
 def litellm_module() -> Any:
     """litellm, imported once with offline mode on (no network at import, bundled tokenizers)."""
     global _module
@@ -85,7 +93,7 @@ def litellm_module() -> Any:
             os.environ.setdefault("LITELLM_MODE", "PRODUCTION")
             # litellm's typed dicts make pydantic warn at import; it is not the user's concern.
             warnings.filterwarnings("ignore", r"Items? .* on TypedDict class .* `ReadOnly` qualifier", UserWarning)
-            with long_lived(), _models_built_on_first_use():
+            with _library_objects():
                 import litellm
 
             litellm.suppress_debug_info = True
@@ -162,8 +170,7 @@ def ready_litellm() -> Any:
     with _ready_lock:
         if not _exercised:
             try:
-                # What the first call adds (schemas, the rest of litellm) is long-lived too.
-                with long_lived(), _models_built_on_first_use():
+                with _library_objects():  # the first call adds schemas and the rest of litellm
                     _exercise_offline(litellm)
             except Exception as exc:  # only a speed-up: a failure here must not stop a request
                 log.info("litellm warm-up call failed: %s", exc)
