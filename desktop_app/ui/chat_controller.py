@@ -96,10 +96,11 @@ class ChatController(QObject):
         self._measure_after_turn = False
         self._tokenizer_held = False
         """Whether the user is writing or sending a message (the tokenizer is kept loaded meanwhile)."""
-        self._release_timer = QTimer(self, singleShot=True)
+        self._quiet_timer = QTimer(self, singleShot=True)
+        """Fires once the app has gone quiet with nothing typed: the catalog settled, or an answer read."""
         self.idle_ms = IDLE_MS
-        self._release_timer.timeout.connect(self._release_tokenizer)
-        self._release_timer.timeout.connect(self._preload_sdk)
+        self._quiet_timer.timeout.connect(self._release_tokenizer)
+        self._quiet_timer.timeout.connect(self._preload_sdk)
         self.apps: AppViews | None = None
         """The window's MCP App views: they follow this chat's events."""
         self._app_context: dict[tuple[str, str, str | None], tuple[str, MessageBubble]] = {}
@@ -188,7 +189,7 @@ class ChatController(QObject):
             await self._count_context(engine)
         finally:
             if not self._tokenizer_held:
-                self._release_timer.start(SETTLED_MS)  # servers connecting one by one: once they settle
+                self._quiet_timer.start(SETTLED_MS)  # servers connecting one by one: once they settle
 
     def _release_tokenizer(self) -> None:
         """Give the encoding's ~50 MB back while the user is not writing a message: nothing counts
@@ -316,7 +317,7 @@ class ChatController(QObject):
                 self._measure_after_turn = False
                 self.refresh_context()
         self._tokenizer_held = False  # the answer is read; a message typed soon after keeps it
-        self._release_timer.start(self.idle_ms)
+        self._quiet_timer.start(self.idle_ms)
 
     def cancel(self) -> None:
         """Stop the running turn; an approval it waits for is withdrawn with it."""
@@ -325,7 +326,7 @@ class ChatController(QObject):
 
     async def wait_idle(self) -> None:
         """Let a running turn finish its cancellation (used when quitting)."""
-        self._release_timer.stop()  # nothing is given back once the event loop has gone
+        self._quiet_timer.stop()  # nothing is given back once the event loop has gone
         if self._turn is not None and not self._turn.done:
             self._turn.cancel()
             await asyncio.gather(self._turn.wait(), return_exceptions=True)
