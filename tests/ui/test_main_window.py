@@ -10,6 +10,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+import pytest
 import qasync
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QDropEvent
@@ -22,6 +23,7 @@ from desktop_app.core.catalog import Catalog
 from desktop_app.core.chat import tokens
 from desktop_app.core.chat.llm import load_litellm
 from desktop_app.core.chat.settings import ModelSettings
+from desktop_app.ui import chat_controller
 from desktop_app.ui.conversation.approval_panel import ApprovalPanel
 from desktop_app.ui.conversation.attachment_chip import AttachmentChip
 from desktop_app.ui.conversation.message_bubble import MessageBubble
@@ -339,6 +341,32 @@ def test_the_tokenizer_is_held_only_while_a_message_is_written(
         assert measured == [False]
         assert tokens._encodings, "kept while the answer is read: a message typed soon after needs it"
         await until(lambda: not tokens._encodings, what="the tokenizer given back after a while with nothing typed")
+
+    run_app(qapp, tmp_path, llm, scenario)
+
+
+def test_the_openai_sdk_is_prepared_once_the_catalog_settles_and_not_once_typing_began(
+    qapp: QApplication, tmp_path: Path, llm: ScriptedLLM, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # What the preload itself imports is tested in a fresh interpreter (tests/core/chat/test_llm.py);
+    # here, when the window asks for it.
+    prepared: list[bool] = []
+
+    async def prepare() -> None:
+        prepared.append(window_typed[0])
+
+    window_typed = [False]
+    monkeypatch.setattr(chat_controller, "preload_openai_sdk", prepare)
+
+    async def scenario(window: MainWindow, llm: ScriptedLLM) -> None:
+        await until(lambda: prepared, what="the SDK prepared once the catalog was counted and settled")
+        assert prepared == [False]
+        window_typed[0] = True
+        window.composer.editor.insertPlainText("H")  # typing loads the whole library instead
+        await until(lambda: window.chat.library_requested, what="the library requested")
+        window.chat._quiet_timer.timeout.emit()
+        await asyncio.sleep(0.2)
+        assert prepared == [False]
 
     run_app(qapp, tmp_path, llm, scenario)
 
