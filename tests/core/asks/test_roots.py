@@ -80,9 +80,9 @@ async def test_a_2025_server_is_told_when_its_roots_change(tmp_path: Path) -> No
             return text_of(await connection.call_tool("get-roots-list", {}))
 
         assert first.as_uri() in await listed()
-        client = connection._client
+        client = connection.client
         await host.apply([replace(connection.config, roots=(str(second),))])
-        assert connection._client is client  # changed live, not by a restart
+        assert connection.client is client  # changed live, not by a restart
         await eventually(lambda: f"told the server its roots: {second.as_uri()}" in notes())
         listing = await listed()
         assert second.as_uri() in listing and first.as_uri() not in listing

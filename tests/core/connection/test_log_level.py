@@ -28,12 +28,12 @@ async def test_the_log_level_filters_what_the_server_sends_and_changes_live(era:
         await connection.call_tool("log", {"message": "quiet please"})
         await connection.call_tool("echo", {"text": "sync"})
         assert server_lines(host) == []  # an info message is below the server's level
-        client = connection._client
+        client = connection.client
         await host.apply([replace(connection.config, log_level="debug")])
         await host.wait_settled(20)
         assert connection.status.state is ServerState.READY
         # 2025-11-25 changes the level on the same session; 2026-07-28 opts in per request, so it reconnects.
-        assert (connection._client is client) == (era == "legacy")
+        assert (connection.client is client) == (era == "legacy")
         await connection.call_tool("log", {"message": "now you hear me"})
         await eventually(lambda: server_lines(host) == ["[fixture] now you hear me"], what="the info line")
     finally:

@@ -1,0 +1,9 @@
+"""One MCP server connection: its owner task, each attempt's session, listings, subscriptions and calls.
+
+Imports run one way inside: `owner` → `session` → `subscriptions` → `listings`/`negotiation`, and
+`owner` → `calls`; `server_log` is below them all. Callers import `ServerConnection` from here.
+"""
+
+from desktop_app.core.connection.owner import ServerConnection, TargetFactory
+
+__all__ = ["ServerConnection", "TargetFactory"]

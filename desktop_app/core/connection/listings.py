@@ -1,0 +1,100 @@
+"""What a server offers, listed whole: every page followed, and only what changed listed again.
+
+A server announces changed listings (a notification in the 2025 era, a `subscriptions/listen`
+event in 2026); `Staleness` gathers them until the owner task re-lists, so a server announcing new
+tools need not send its 10,000 resources again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any, Final, Literal
+
+from mcp import Client
+from mcp.shared.exceptions import MCPError
+from mcp_types import METHOD_NOT_FOUND
+
+from desktop_app.core.catalog import ServerCatalog
+
+ListKind = Literal["resources", "prompts", "tools"]
+"""A listing a server may announce as changed ("resources" covers the templates too)."""
+LIST_KINDS: Final[tuple[ListKind, ...]] = ("resources", "prompts", "tools")
+MAX_PAGES: Final = 1000
+
+
+class Staleness:
+    """The listings the server said changed since the last listing; `due` wakes the owner to re-list."""
+
+    def __init__(self) -> None:
+        self.due = asyncio.Event()
+        self._kinds: set[ListKind] = set()
+
+    def mark(self, kinds: Iterable[ListKind]) -> None:
+        self._kinds.update(kinds)
+        self.due.set()
+
+    def take(self) -> set[ListKind]:
+        """The listings to list again, forgotten as they are handed over."""
+        self.due.clear()
+        kinds, self._kinds = self._kinds, set()
+        return kinds
+
+
+async def list_catalog(
+    client: Client, server: str, kept: ServerCatalog | None = None, stale: set[ListKind] | None = None
+) -> ServerCatalog:
+    """List what the server offers; with `kept` and `stale`, only the stale listings, the others kept."""
+    caps = client.server_capabilities
+    if stale is None:
+        kept = None
+    resources: tuple[Any, ...] = ()
+    templates: tuple[Any, ...] = ()
+    prompts: tuple[Any, ...] = ()
+    tools: tuple[Any, ...] = ()
+    if caps.resources is not None:
+        if kept is not None and "resources" not in (stale or ()):
+            resources, templates = kept.resources, kept.templates
+        else:
+            resources = await all_pages(lambda c: client.list_resources(cursor=c), "resources")
+            try:
+                templates = await all_pages(lambda c: client.list_resource_templates(cursor=c), "resource_templates")
+            except MCPError as exc:
+                # Templates are optional: a server may list resources without implementing templates.
+                if exc.code != METHOD_NOT_FOUND:
+                    raise
+    if caps.prompts is not None:
+        if kept is not None and "prompts" not in (stale or ()):
+            prompts = kept.prompts
+        else:
+            prompts = await all_pages(lambda c: client.list_prompts(cursor=c), "prompts")
+    if caps.tools is not None:
+        if kept is not None and "tools" not in (stale or ()):
+            tools = kept.tools
+        else:
+            tools = await all_pages(lambda c: client.list_tools(cursor=c), "tools")
+    return ServerCatalog(
+        server=server,
+        server_info=client.server_info,
+        protocol_version=client.protocol_version,
+        instructions=client.instructions,
+        resources=resources,
+        templates=templates,
+        prompts=prompts,
+        tools=tools,
+    )
+
+
+async def all_pages(fetch: Callable[[str | None], Awaitable[Any]], attr: str) -> tuple[Any, ...]:
+    """Follow every `next_cursor`; stop on a repeated cursor so a buggy server cannot loop us."""
+    items: list[Any] = []
+    cursor: str | None = None
+    seen: set[str] = set()
+    for _ in range(MAX_PAGES):
+        page = await fetch(cursor)
+        items.extend(getattr(page, attr))
+        cursor = page.next_cursor
+        if not cursor or cursor in seen:
+            break
+        seen.add(cursor)
+    return tuple(items)

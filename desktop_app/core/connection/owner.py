@@ -1,0 +1,413 @@
+"""One MCP server connection, owned from start to end by a single long-lived task.
+
+anyio cancel scopes must be exited by the task that entered them, so the owner task alone
+enters and leaves the SDK's `Client` (one `Session` per attempt); other tasks only send requests
+through it (`Calls`). The owner restarts a dead server with exponential backoff, waits for the
+user to sign in where the server asks for it, and re-lists the catalog on change.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections import deque
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import replace
+from typing import Any
+
+from mcp import Client
+from mcp.shared.dispatcher import ProgressFnT
+from mcp_types import (
+    CallToolResult,
+    CompleteResult,
+    GetPromptResult,
+    PromptReference,
+    ReadResourceResult,
+    ResourceTemplateReference,
+)
+
+from desktop_app.core.asks.question import FallbackAsker, QuestionGate
+from desktop_app.core.asks.server_asks import ServerAsks
+from desktop_app.core.asks.service import AskService
+from desktop_app.core.auth.credentials import CredentialStore
+from desktop_app.core.auth.server_auth import ServerAuth, SignInServices
+from desktop_app.core.catalog import ServerCatalog
+from desktop_app.core.config_file import ConfigError
+from desktop_app.core.connection.calls import Calls
+from desktop_app.core.connection.listings import Staleness
+from desktop_app.core.connection.negotiation import enable_legacy_logging, is_modern
+from desktop_app.core.connection.server_log import ServerLog
+from desktop_app.core.connection.session import Session
+from desktop_app.core.connection.subscriptions import Subscriptions
+from desktop_app.core.events import CatalogChanged, EventBus, LogEntry, ServerStateChanged
+from desktop_app.core.expansion import SecretLookup, resolve_server
+from desktop_app.core.log_routing import server_log_context
+from desktop_app.core.process_exit import describe_exit
+from desktop_app.core.restart_policy import RestartPolicy
+from desktop_app.core.server_config import ServerConfig
+from desktop_app.core.server_errors import ConnectionLost, describe_error, is_connection_loss
+from desktop_app.core.server_status import ServerState, ServerStatus
+from desktop_app.core.transport_watch import TransportWatch
+from desktop_app.core.transports import open_transport
+from desktop_app.core.watched_streams import TransportHooks
+
+TargetFactory = Callable[[ServerConfig, TransportHooks], Any]
+"""Builds what `mcp.Client` connects to: a transport, or an in-process server in tests."""
+
+
+class ServerConnection:
+    """Keeps one server connected, observable and restartable."""
+
+    def __init__(
+        self,
+        config: ServerConfig,
+        bus: EventBus,
+        *,
+        secrets: SecretLookup | None = None,
+        environ: Mapping[str, str] | None = None,
+        policy: RestartPolicy | None = None,
+        target_factory: TargetFactory = open_transport,
+        log_level: str = "info",
+        sign_in: SignInServices | None = None,
+        asks: AskService | None = None,
+    ) -> None:
+        self.config = config
+        self._bus = bus
+        self._secrets = secrets
+        self._environ = environ
+        self._policy = policy or RestartPolicy()
+        self._target_factory = target_factory
+        self._log_level = log_level
+        self.status = ServerStatus(ServerState.STOPPED)
+        self.catalog: ServerCatalog | None = None
+        self._log = ServerLog(lambda: self.name, bus.publish)
+        self._session: Session | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._stop = asyncio.Event()
+        self._watch = TransportWatch(self._log.note)
+        self._idle = False
+        """True while the owner only waits (for work, a stop or a retry): stopping then needs no cancel."""
+        self._settled = asyncio.Event()
+        self._staleness = Staleness()
+        self.auth = ServerAuth(
+            lambda: self.name,
+            sign_in or SignInServices(CredentialStore(lambda: None)),
+            status=lambda: self.status,
+            set_status=self._set_status,
+            note=self._log.note,
+            lost=lambda: self._watch.mark_dead("the server asks to sign in again"),
+        )
+        """The server's sign-in (remote servers that answer 401); idle for the others."""
+        self._exit_code: int | None = None
+        """How the last stdio process ended, once the transport has stopped it."""
+        self.asks = ServerAsks(
+            config.name,
+            asks or AskService(QuestionGate(FallbackAsker())),
+            note=self._log.note,
+            alive=lambda: not self._stop.is_set(),
+            publish=bus.publish,
+            own_roots=lambda: self.config.roots,
+        )
+        """Answers what the server asks (elicitation, sampling, roots); its questions go to the user."""
+        self._calls = Calls(
+            config=lambda: self.config,
+            status=lambda: self.status,
+            client=lambda: self.client,
+            auth=self.auth,
+            asks=self.asks,
+            mark_dead=lambda reason: self._watch.mark_dead(reason),
+        )
+        self._subscriptions = Subscriptions(
+            lambda: self.name,
+            client=lambda: self.client,
+            request=self._calls.request,
+            staleness=self._staleness,
+            publish=bus.publish,
+            note=self._log.note,
+        )
+
+    @property
+    def name(self) -> str:
+        return self.config.name
+
+    @property
+    def running(self) -> bool:
+        return self._task is not None and not self._task.done()
+
+    @property
+    def client(self) -> Client | None:
+        """The SDK client while a session is ready for requests."""
+        return None if self._session is None else self._session.client
+
+    @property
+    def stderr(self) -> deque[str]:
+        """The server's last stderr lines (secrets masked)."""
+        return self._log.stderr
+
+    @property
+    def log(self) -> deque[LogEntry]:
+        """The server's log: its stderr, its log messages and the host's notes (secrets masked)."""
+        return self._log.entries
+
+    @property
+    def log_level(self) -> str:
+        return self.config.log_level or self._log_level
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Begin connecting in the background; a disabled server just reports so."""
+        if self.running:
+            return
+        if self.config.disabled:
+            self._set_status(ServerStatus(ServerState.DISABLED))
+            return
+        self._stop = asyncio.Event()
+        # The SDK's own log records about this server land in its log (`log_routing`).
+        self._task = asyncio.create_task(
+            self._own(), name=f"mcp-server:{self.name}", context=server_log_context(self._log.note)
+        )
+
+    async def stop(self, timeout: float = 1.8) -> None:
+        """Close the session and end the server process; cancel the owner if it overstays."""
+        task = self._task
+        if task is None or task.done():
+            if self.status.state not in (ServerState.DISABLED, ServerState.FAILED):
+                self._set_status(ServerStatus(ServerState.STOPPED))
+            return
+        self._stop.set()
+        await self.auth.close()
+        if not self._idle:
+            # A handshake or a listing in progress is work thrown away: unwind it now, don't wait.
+            task.cancel()
+        done, _ = await asyncio.wait({task}, timeout=timeout)
+        if not done:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    async def restart(self, config: ServerConfig | None = None) -> None:
+        await self.stop()
+        if config is not None:
+            self.config = config
+        self.start()
+
+    async def apply_config(self, config: ServerConfig) -> None:
+        """Take a changed configuration: new roots or log level apply live where the protocol allows,
+        anything else restarts the server."""
+        old, client = self.config, self.client
+        live = (
+            replace(
+                old,
+                roots=config.roots,
+                log_level=config.log_level,
+                trusted=config.trusted,
+                auto_approve_read_only=config.auto_approve_read_only,
+            )
+            == config
+        )
+        if not live or client is None or (config.log_level != old.log_level and is_modern(client)):
+            await self.restart(config)
+            return
+        self.config = config
+        if config.roots != old.roots:
+            await self.roots_changed()
+        if config.log_level != old.log_level:
+            await enable_legacy_logging(client, self.log_level, self._log.note)
+
+    async def roots_changed(self) -> None:
+        """The user changed this server's roots (or the defaults it uses): tell a connected server."""
+        client = self.client
+        if client is None:
+            return
+        try:
+            await self.asks.roots_changed(client)
+        except Exception as exc:
+            self._log.note("warning", f"could not send roots/list_changed: {describe_error(exc)}")
+
+    async def wait_settled(self, timeout: float | None = None) -> ServerStatus:
+        """Wait until the server is ready, failed, disabled or stopped (not mid-attempt)."""
+        await asyncio.wait_for(self._settled.wait(), timeout)
+        return self.status
+
+    # -- requests (any task) ---------------------------------------------------------------
+
+    async def read_resource(self, uri: str) -> ReadResourceResult:
+        return await self._calls.read_resource(uri)
+
+    async def call_tool(
+        self,
+        tool: str,
+        arguments: dict[str, Any],
+        progress: ProgressFnT | None = None,
+        *,
+        call_id: str | None = None,
+    ) -> CallToolResult:
+        """Call a tool; questions the server asks meanwhile are shown with the chat's call `call_id`."""
+        return await self._calls.call_tool(tool, arguments, progress, call_id)
+
+    async def get_prompt(self, prompt: str, arguments: dict[str, str]) -> GetPromptResult:
+        return await self._calls.get_prompt(prompt, arguments)
+
+    async def complete(
+        self,
+        ref: PromptReference | ResourceTemplateReference,
+        argument: str,
+        value: str,
+        context: dict[str, str] | None = None,
+    ) -> CompleteResult:
+        return await self._calls.complete(ref, argument, value, context)
+
+    async def subscribe(self, uri: str) -> None:
+        """Ask for `resources/updated` on `uri`; counted, so several viewers may share one."""
+        await self._subscriptions.add(uri)
+
+    async def unsubscribe(self, uri: str) -> None:
+        await self._subscriptions.remove(uri)
+
+    def note_app(self, level: str, text: str) -> None:
+        """A line about one of this server's MCP App views (what it sent, what it was refused)."""
+        self._log.add("app", level, text)
+
+    # -- the owner task --------------------------------------------------------------------
+
+    async def _own(self) -> None:
+        attempt = 0
+        try:
+            while not self._stop.is_set():
+                self._set_status(ServerStatus(ServerState.STARTING, attempt=attempt))
+                ready_since: list[float] = []
+                try:
+                    await self._attempt(ready_since)
+                except ConfigError as exc:
+                    self._fail(str(exc))
+                    return
+                except (FileNotFoundError, PermissionError, NotADirectoryError) as exc:
+                    self._fail(describe_error(exc))  # retrying cannot find a missing command
+                    return
+                except Exception as exc:
+                    if self._stop.is_set():
+                        break
+                    # The process's exit, else why the transport ended (it knows), else the error itself.
+                    lost = self._watch.dead.is_set() and is_connection_loss(exc)
+                    reason = self._exit_reason(exc) or (self._watch.dead_reason if lost else describe_error(exc))
+                else:
+                    if self._stop.is_set():
+                        break
+                    reason = self._exit_reason(None) or "the server closed the connection"
+                if self.auth.needs_sign_in:  # a 401: wait for the user to sign in, not for backoff
+                    if not await self.auth.wait_for_sign_in(self._stop):
+                        break
+                    attempt = 0
+                    continue
+                if ready_since and time.monotonic() - ready_since[0] >= self._policy.healthy_after:
+                    attempt = 0
+                attempt += 1
+                self._log.note("warning", f"connection lost: {reason}")
+                if attempt > self._policy.max_attempts:
+                    tries = self._policy.max_attempts
+                    self._fail(f"gave up after {tries} restart attempts: {reason}" if tries else reason)
+                    return
+                delay = self._policy.delay(attempt)
+                self._set_status(
+                    ServerStatus(
+                        ServerState.RESTARTING,
+                        reason=reason,
+                        stderr_tail=self._log.stderr_tail(),
+                        attempt=attempt,
+                        next_try_at=time.time() + delay,
+                    )
+                )
+                with self._idling(), contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._stop.wait(), delay)
+            self._set_status(ServerStatus(ServerState.STOPPED))
+        except asyncio.CancelledError:
+            self._set_status(ServerStatus(ServerState.STOPPED))
+            raise
+        finally:
+            self._session = None
+            self._set_catalog(None)
+
+    async def _attempt(self, ready_since: list[float]) -> None:
+        """One connection attempt, from resolving the configuration to the session's end."""
+        resolved = resolve_server(self.config, self._secrets or _NoSecrets(), self._environ)
+        self._log.secret_values = resolved.secret_values
+        config = resolved.config
+        self._exit_code = None
+        self._log.new_attempt()
+        self._watch = watch = TransportWatch(self._log.note)
+        hooks = watch.hooks(on_stderr=self._log.on_stderr, on_exit=self._on_exit, auth=self.auth.session_auth(config))
+        session = Session(
+            config,
+            self._target_factory(config, hooks),
+            watch,
+            log=self._log,
+            log_level=lambda: self.log_level,
+            asks=self.asks,
+            staleness=self._staleness,
+            subscriptions=self._subscriptions,
+            publish=self._bus.publish,
+        )
+        self._session = session
+
+        def ready(client: Client) -> None:
+            self._set_status(ServerStatus(ServerState.READY, protocol_version=client.protocol_version))
+            ready_since.append(time.monotonic())
+
+        try:
+            await session.run(
+                self._stop,
+                catalog=lambda: self.catalog,
+                set_catalog=self._set_catalog,
+                ready=ready,
+                idling=self._idling,
+            )
+        finally:
+            self._session = None
+
+    @contextlib.contextmanager
+    def _idling(self) -> Iterator[None]:
+        """The owner only waits meanwhile: a stop need not cancel it."""
+        self._idle = True
+        try:
+            yield
+        finally:
+            self._idle = False
+
+    # -- observation -----------------------------------------------------------------------
+
+    def _on_exit(self, returncode: int) -> None:
+        self._exit_code = returncode
+
+    def _exit_reason(self, exc: Exception | None) -> str | None:
+        """How the process ended, when that is why the connection did (not when a stop or a timeout ended it)."""
+        while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+            exc = exc.exceptions[0]
+        if self._exit_code is None or not (exc is None or isinstance(exc, ConnectionLost) or is_connection_loss(exc)):
+            return None
+        return describe_exit(self._exit_code)
+
+    def _fail(self, reason: str) -> None:
+        reason = self._log.redact(reason)
+        self._log.note("error", reason)
+        self._set_status(ServerStatus(ServerState.FAILED, reason=reason, stderr_tail=self._log.stderr_tail()))
+
+    def _set_status(self, status: ServerStatus) -> None:
+        self.status = status
+        if status.state in (ServerState.STARTING, ServerState.RESTARTING, ServerState.SIGNING_IN):
+            self._settled.clear()
+        else:
+            self._settled.set()
+        self._bus.publish(ServerStateChanged(self.name, status))
+
+    def _set_catalog(self, catalog: ServerCatalog | None) -> None:
+        if catalog is None and self.catalog is None:
+            return
+        self.catalog = catalog
+        self._bus.publish(CatalogChanged(self.name, catalog))
+
+
+class _NoSecrets:
+    def get(self, name: str) -> str | None:
+        return None
