@@ -24,6 +24,7 @@ from desktop_app.core.secret_store import PasswordRequiredError, SecretStoreErro
 from desktop_app.core.server_config import ServerConfig, TransportKind
 from desktop_app.demo_server import demo_server_command
 from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.notice_box import show_notice
 from desktop_app.ui.panes import fill_window
 
 log = logging.getLogger(__name__)
@@ -69,7 +70,7 @@ class Session:
         window.composer.editor.textChanged.connect(window.chat.warm_up)  # the model library loads as the user types
         for notice in (config_notice(store), loaded_settings.error):
             if notice:
-                window.show_notice(notice)
+                show_notice(window, notice)
         self._starting = asyncio.ensure_future(self._connect())
 
     async def _connect(self) -> None:
@@ -82,7 +83,7 @@ class Session:
             await self.window.settings_actions.unlock_secrets()  # servers may need secrets: connect once answered
         except SecretStoreError as exc:
             log.warning("No secret store: %s", exc)
-            self.window.show_notice(f"Secrets cannot be stored or read: {exc}")
+            show_notice(self.window, f"Secrets cannot be stored or read: {exc}")
         bridge.host.start(bridge.configured_servers())
         self.window.gallery.check_updates()  # "update" badges for servers installed from a registry
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Final, NamedTuple
 
 from PySide6.QtCore import QEvent, QEventLoop, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QPaintEvent, QShowEvent
-from PySide6.QtWidgets import QApplication, QDockWidget, QMainWindow, QMenu, QMessageBox, QWidget
+from PySide6.QtWidgets import QApplication, QDockWidget, QMainWindow, QMenu, QWidget
 
 if TYPE_CHECKING:
     from desktop_app.bridge import CoreBridge
@@ -202,14 +202,6 @@ class MainWindow(QMainWindow):
         self.raise_()
         self.activateWindow()
         QApplication.alert(self)
-
-    def show_notice(self, text: str, icon: QMessageBox.Icon = QMessageBox.Icon.Warning) -> QMessageBox:
-        """Tell the user something without blocking the event loop."""
-        box = QMessageBox(icon, "MCP Desk", text, parent=self)
-        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        box.setModal(False)
-        box.show()
-        return box
 
     # -- closing ---------------------------------------------------------------------------
 

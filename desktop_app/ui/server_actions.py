@@ -6,16 +6,16 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox
+from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox, QWidget
 
 from desktop_app.bridge import CoreBridge
 from desktop_app.core.config_file import ConfigError
 from desktop_app.core.config_import import known_sources
-from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.notice_box import show_notice
 
 
 class ServerActions:
-    def __init__(self, window: MainWindow, bridge: CoreBridge) -> None:
+    def __init__(self, window: QWidget, bridge: CoreBridge) -> None:
         self._window = window
         self._bridge = bridge
 
@@ -32,9 +32,9 @@ class ServerActions:
         try:
             report = self._bridge.import_servers(path)
         except ConfigError as exc:
-            self._window.show_notice(f"Nothing was imported:\n\n{exc}")
+            show_notice(self._window, f"Nothing was imported:\n\n{exc}")
             return
-        self._window.show_notice(report.summary, icon=QMessageBox.Icon.Information)
+        show_notice(self._window, report.summary, icon=QMessageBox.Icon.Information)
 
     def _import_other(self) -> None:
         dialog = QFileDialog(

@@ -6,6 +6,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtWidgets import QWidget
 
 from desktop_app.bridge import CoreBridge
 from desktop_app.core.app_settings import AppSettings, save_settings
@@ -19,7 +20,7 @@ from desktop_app.core.secret_store import (
     open_secret_store,
 )
 from desktop_app.ui.chat_controller import ChatController
-from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.notice_box import show_notice
 from desktop_app.ui.password_dialog import PasswordDialog
 from desktop_app.ui.settings_dialog import SettingsDialog
 
@@ -29,7 +30,7 @@ class SettingsActions(QObject):
 
     sig_applied = Signal()  # saved settings are in use: what shows them refreshes
 
-    def __init__(self, window: MainWindow, bridge: CoreBridge, chat: ChatController, settings_path: Path) -> None:
+    def __init__(self, window: QWidget, bridge: CoreBridge, chat: ChatController, settings_path: Path) -> None:
         super().__init__(window)
         self._window = window
         self._bridge = bridge
@@ -77,7 +78,9 @@ class SettingsActions(QObject):
         if await dialog.ask(check) is not None and opened:
             self._bridge.set_secrets(opened[-1])
         else:
-            self._window.show_notice("The secrets stay locked: servers and models that need them will fail to connect.")
+            show_notice(
+                self._window, "The secrets stay locked: servers and models that need them will fail to connect."
+            )
 
     async def encrypt_secrets(self) -> None:
         """Move plaintext secrets into an encrypted file protected by a new password."""
@@ -111,13 +114,13 @@ class SettingsActions(QObject):
         try:
             self._bridge.save_server(replace(store.servers[name], auto_approve_read_only=False), name)
         except ConfigError as exc:
-            self._window.show_notice(f"The rule could not be revoked:\n\n{exc}")
+            show_notice(self._window, f"The rule could not be revoked:\n\n{exc}")
 
     def _apply_settings(self, settings: AppSettings) -> None:
         try:
             save_settings(self._settings_path, settings)
         except OSError as exc:
-            self._window.show_notice(f"The settings could not be saved: {exc}")
+            show_notice(self._window, f"The settings could not be saved: {exc}")
         self._chat.apply_settings(settings)
         self._bridge.host.sign_in.client_metadata_url = settings.client_metadata_url or None
         self._bridge.spawn(self._bridge.host.set_default_roots(settings.roots), "Offering the default roots")
