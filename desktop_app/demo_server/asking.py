@@ -8,16 +8,15 @@ answers "input required" on 2026-07-28; the tool reads the outcome the same way 
 from __future__ import annotations
 
 from datetime import date
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import Annotated, Any, Literal
 
 from mcp.server.elicitation import AcceptedElicitation, ElicitationResult
-from mcp.server.mcpserver import Context
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.resolve import Elicit, Resolve
 from mcp.types import ToolAnnotations
 from pydantic import BaseModel, Field
 
-if TYPE_CHECKING:
-    from desktop_app.demo_server.server import DemoServer
+from desktop_app.demo_server.notes import NotesLog, announce_notes_changed
 
 
 class MeetingDetails(BaseModel):
@@ -34,8 +33,8 @@ def ask_details() -> Elicit[MeetingDetails]:
     return Elicit("Plan a meeting: what, when and where? It will be added to the demo notes log.", MeetingDetails)
 
 
-def add_asking_tools(server: DemoServer, announce: Any) -> None:
-    """Register `plan_meeting`; `announce(ctx)` tells the client the notes log changed."""
+def add_asking_tools(server: MCPServer[Any], notes: NotesLog) -> None:
+    """Register `plan_meeting`, which adds the planned meeting to `notes`."""
 
     @server.tool(
         name="plan_meeting",
@@ -55,6 +54,6 @@ def add_asking_tools(server: DemoServer, announce: Any) -> None:
         text = f"**{meeting.day.isoformat()}**, {meeting.minutes} minutes, {meeting.room}." + (
             " A reminder is set for the day before." if meeting.remind else ""
         )
-        note = server.notes.add(f"Meeting: {meeting.title}", text)
-        await announce(ctx)
+        note = notes.add(f"Meeting: {meeting.title}", text)
+        await announce_notes_changed(ctx)
         return f"Planned '{meeting.title}' on {meeting.day.isoformat()} ({meeting.room}); saved as note {note.number}."

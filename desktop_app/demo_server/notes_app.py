@@ -9,13 +9,12 @@ from __future__ import annotations
 
 from functools import cache
 from importlib import resources
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 from mcp.server.apps import Apps
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 
-if TYPE_CHECKING:
-    from desktop_app.demo_server.server import NotesLog
+from desktop_app.demo_server.notes import NotesLog
 
 BOARD_URI: Final = "ui://demo/notes-board"
 
