@@ -15,7 +15,7 @@ from typing import Any, Final, TypeVar
 
 from desktop_app.core.asks.elicitation import ElicitReply, FormQuestion, UrlQuestion
 from desktop_app.core.asks.form_schema import FieldKind, FormField
-from desktop_app.core.asks.question import Question, QuestionRefused
+from desktop_app.core.asks.question import Question
 from desktop_app.core.asks.sampling import (
     ReviewQuestion,
     ReviewReply,
@@ -79,8 +79,11 @@ class CliAsker:
             return ElicitReply(self._elicit)  # type: ignore[arg-type]
         if self._elicit == "defaults":
             missing = question.form.required_without_default()
-            if missing:  # the refusal is reported once, by whoever handles it
-                raise QuestionRefused(f"required field(s) without a default: {', '.join(missing)} (--elicit defaults)")
+            if missing:  # dismissed, as a user who cannot answer would: the server may ask again later
+                self._report(
+                    f"cancelled {where}: required field(s) without a default: {', '.join(missing)} (--elicit defaults)"
+                )
+                return ElicitReply("cancel")
             return ElicitReply("accept", question.form.defaults())
         sys.stderr.write(f"\n{question.server} asks: {question.message}\n{NO_SECRETS}\n")
         answer = await prompt("Fill in this form? [y = yes, n = decline, c = cancel] ")
@@ -90,35 +93,41 @@ class CliAsker:
             return ElicitReply(action)  # type: ignore[arg-type]
         values: dict[str, Any] = {}
         for form_field in question.form.fields:
-            value = await self._field(form_field)
+            answered, value = await self._field(form_field)
+            if not answered:
+                self._report(f"cancelled {where}: no valid answer for '{form_field.name}' after {FIELD_ATTEMPTS} tries")
+                return ElicitReply("cancel")
             if value is not None:
                 values[form_field.name] = value
         return ElicitReply("accept", values)
 
-    async def _field(self, form_field: FormField) -> Any:
+    async def _field(self, form_field: FormField) -> tuple[bool, Any]:
+        """(True, the value) once the user gives a valid one (or keeps the default); (False, None) if they don't."""
         hint = _hint(form_field)
         for _ in range(FIELD_ATTEMPTS):
             text = await prompt(f"  {form_field.label}{hint}: ")
             if not text:
                 if form_field.default is not None or not form_field.required:
-                    return form_field.default
+                    return True, form_field.default
                 sys.stderr.write("    this field is required\n")
                 continue
             value = _parse(form_field, text)
             problem = "is not understood" if value is None else form_field.check(value)
             if problem is None:
-                return value
+                return True, value
             sys.stderr.write(f"    {form_field.label} {problem}\n")
-        raise QuestionRefused(f"no valid answer for '{form_field.name}' after {FIELD_ATTEMPTS} tries")
+        return False, None
 
     async def _url(self, question: UrlQuestion) -> ElicitReply:
-        where = f"a link from {question.server} ({question.url})"
+        link = question.link
+        where = f"a link from {question.server} ({link.url})" + "".join(f" [{w}]" for w in link.warnings)
         if self._elicit != "ask":
             action = "cancel" if self._elicit == "cancel" else "decline"
             self._report(f"{PAST[action]} {where} (--elicit {self._elicit}: links are opened only when asked)")
             return ElicitReply(action)  # type: ignore[arg-type]
         sys.stderr.write(f"\n{question.server} asks you to open a web page: {question.message}\n")
-        sys.stderr.write(f"  {question.url}\n  (domain: {question.domain})\n")
+        sys.stderr.write(f"  {link.url}\n  (domain: {link.host})\n")
+        sys.stderr.writelines(f"  warning: {warning}\n" for warning in link.warnings)
         if _yes(await prompt("Open it yourself and continue? [y/N] ")):
             if question.then_retry:  # the server refused the call until this is done: wait for the user
                 await prompt("Press Enter once you have finished in the browser. ")

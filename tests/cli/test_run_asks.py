@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from desktop_app.cli.run import run_command
+from desktop_app.core.asks.link_check import MISREAD
 from tests.core.asks.hosting import ASKING_SCRIPT
 from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, ToolCall, calls, text, tool_messages
 from tests.servers.everything import everything_available, everything_stdio_params
@@ -67,15 +68,30 @@ def test_forms_are_declined_or_cancelled_with_one_line_each(
     ]
 
 
-def test_defaults_accept_a_form_or_fail_it(config: Path, llm: ScriptedLLM, capsys: pytest.CaptureFixture[str]) -> None:
+def test_defaults_accept_a_form_or_cancel_it(
+    config: Path, llm: ScriptedLLM, capsys: pytest.CaptureFixture[str]
+) -> None:
     accepted = run(config, llm, "ask_form", {"schema": ALL_DEFAULTS}, "--elicit", "defaults")
     assert json.loads(accepted) == {"action": "accept", "content": {"n": 7}}
     assert stderr_lines(capsys) == []
-    refused = run(config, llm, "ask_form", {}, "--elicit", "defaults")
-    assert "required field(s) without a default: name, email" in refused
+    # A form the defaults cannot fill is cancelled (the spec's "dismissed"), not answered with an error
+    # that would tell the server its request was malformed.
+    assert json.loads(run(config, llm, "ask_form", {}, "--elicit", "defaults")) == {"action": "cancel"}
     assert stderr_lines(capsys) == [
-        "mcp-desk run: asking: refused a form: required field(s) without a default: name, email (--elicit defaults)"
+        'mcp-desk run: cancelled a form from asking ("Tell the asking server about you."):'
+        " required field(s) without a default: name, email (--elicit defaults)"
     ]
+
+
+def test_a_field_with_no_valid_answer_cancels_the_form(
+    config: Path, llm: ScriptedLLM, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys, "stdin", io.StringIO("y\nA\nB\nC\n"))  # three names too short
+    assert json.loads(run(config, llm, "ask_form", {}, "--elicit", "ask")) == {"action": "cancel"}
+    assert stderr_lines(capsys)[-1] == (
+        'mcp-desk run: cancelled a form from asking ("Tell the asking server about you."):'
+        " no valid answer for 'name' after 3 tries"
+    )
 
 
 def test_ask_fills_the_form_on_the_terminal(
@@ -182,3 +198,46 @@ def test_server_everything_headless_form_and_sampling(
     [sampled] = tool_messages(bodies[3])[-1:]
     assert "Teal." in sampled["content"]
     assert "everything asks: Please provide inputs for the following fields:" in capsys.readouterr().err
+
+
+LOOK_ALIKE = "https://\u0430pple.com/signin"  # the first letter is Cyrillic
+
+
+def test_a_look_alike_link_is_shown_in_its_xn_form_with_a_warning(
+    config: Path, llm: ScriptedLLM, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert json.loads(run(config, llm, "ask_link", {"url": LOOK_ALIKE}, "--elicit", "decline")) == {"action": "decline"}
+    [line] = stderr_lines(capsys)
+    assert line.startswith("mcp-desk run: declined a link from asking (https://xn--pple-43d.com/signin)")
+    assert "look-alike: the name mixes Cyrillic and Latin letters" in line and "\u0430" not in line
+    monkeypatch.setattr(sys, "stdin", io.StringIO("n\n"))
+    assert json.loads(run(config, llm, "ask_link", {"url": LOOK_ALIKE}, "--elicit", "ask")) == {"action": "decline"}
+    err = capsys.readouterr().err
+    assert "  https://xn--pple-43d.com/signin\n  (domain: xn--pple-43d.com)\n  warning: look-alike:" in err
+    assert "\u0430" not in err
+
+
+def test_a_user_name_before_the_host_is_called_out(
+    config: Path, llm: ScriptedLLM, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = "https://apple.com@evil.example/signin"
+    assert json.loads(run(config, llm, "ask_link", {"url": url}, "--elicit", "cancel")) == {"action": "cancel"}
+    [line] = stderr_lines(capsys)
+    assert "misleading: 'apple.com@' is a user name, not the site: the page is on evil.example" in line
+
+
+@pytest.mark.parametrize(
+    ("url", "reason"),
+    [
+        ("javascript:alert(1)", "only https links are opened, not 'javascript:'"),
+        ("file:///etc/passwd", "only https links are opened, not 'file:'"),
+        ("data:text/html,<script>alert(1)</script>", "only https links are opened, not 'data:'"),
+        ("http://pay.example.com/", "plain http is opened only on this computer (localhost); use https"),
+        ("https://evil.example\\@apple.com/", MISREAD),
+    ],
+)
+def test_links_a_browser_could_misread_are_refused(
+    config: Path, llm: ScriptedLLM, capsys: pytest.CaptureFixture[str], url: str, reason: str
+) -> None:
+    assert reason in run(config, llm, "ask_link", {"url": url}, "--elicit", "ask")  # refused before asking
+    assert stderr_lines(capsys) == [f"mcp-desk run: asking: refused a link: {reason}"]

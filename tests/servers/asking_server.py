@@ -18,7 +18,7 @@ from typing import Any, Final
 
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.shared.exceptions import MCPDeprecationWarning, UrlElicitationRequiredError
+from mcp.shared.exceptions import MCPDeprecationWarning, MCPError, UrlElicitationRequiredError
 from mcp_types import (
     CreateMessageRequest,
     CreateMessageRequestParams,
@@ -208,8 +208,8 @@ def _register(server: MCPServer) -> None:
             try:
                 result: ElicitResult = await ctx.session.elicit_form(f"Question {index}", schema, ctx.request_id)
                 outcomes.append(result.action)
-            except Exception as exc:
-                outcomes.append(f"error: {exc}")
+            except MCPError as exc:
+                outcomes.append(f"error {exc.code}: {exc}")
 
         async with anyio.create_task_group() as group:
             for index in range(count):

@@ -13,10 +13,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final, TypeVar
 
-from mcp_types import INTERNAL_ERROR, INVALID_REQUEST, ErrorData
+from mcp_types import INTERNAL_ERROR, ErrorData
 
 from desktop_app.core.asks.attribution import CallEnded, CallTracker, unless_ended
-from desktop_app.core.asks.question import Question, QuestionRefused, TooManyQuestions
+from desktop_app.core.asks.question import Question, TooManyQuestions
 from desktop_app.core.asks.service import AskService
 from desktop_app.core.events import Event
 
@@ -25,6 +25,11 @@ log = logging.getLogger(__name__)
 
 USER_REJECTED: Final = -1
 """The code the spec's examples use when the user says no to a sampling request."""
+NOT_ASKED: Final = -2
+"""MCP Desk did not put the request to the user (too many at once, a stopping server, an ended call,
+no model). An application code, outside JSON-RPC's reserved range like `USER_REJECTED`: -32600
+(Invalid Request) would tell the server its message was malformed, and -32000..-32019 is the SDK's
+own band. Requests that are really malformed get -32602 (Invalid params)."""
 CANCELLED_TURN: Final = "the user cancelled the request it belongs to"
 
 
@@ -41,7 +46,7 @@ class AskContext:
     """False once the server is stopping: late requests are refused."""
     publish: Callable[[Event], None]
 
-    def refuse(self, what: str, reason: str, code: int = INVALID_REQUEST) -> ErrorData:
+    def refuse(self, what: str, reason: str, code: int = NOT_ASKED) -> ErrorData:
         """An error for the server that says why, noted in its log."""
         self.note("warning", f"refused {what}: {reason}")
         if self.service.on_refusal is not None:
@@ -59,7 +64,7 @@ class AskContext:
         try:
             with scope.on_our_side() if scope is not None else contextlib.nullcontext():
                 return await unless_ended(scope, self.service.questions.ask(question))
-        except (TooManyQuestions, QuestionRefused) as exc:
+        except TooManyQuestions as exc:
             return self.refuse(what, str(exc))
         except CallEnded:
             return self.refuse(what, CANCELLED_TURN if scope and scope.cancelled else "the request it belongs to ended")

@@ -1,11 +1,12 @@
 """Elicitation: a server asks the user to fill in a form, or to visit a web page.
 
 Form mode shows the server's schema as a form (see `form_schema`); URL mode shows the full URL
-and its domain and opens it only when the user agrees. The answer is one of the spec's three
-actions: accept (with the form's content), decline (an explicit no), cancel (dismissed). A tool
-call that fails with "URL elicitation required" (-32042) is answered the same way: each URL is
-put to the user, and once every one is accepted and the server reports it complete, the call is
-tried again, once.
+and its domain as the browser will read them (see `link_check`: look-alike names in their xn--
+form, a misleading `user@` called out, https only) and opens it only when the user agrees. The
+answer is one of the spec's three actions: accept (with the form's content), decline (an
+explicit no), cancel (dismissed). A tool call that fails with "URL elicitation required"
+(-32042) is answered the same way: each URL is put to the user, and once every one is accepted
+and the server reports it complete, the call is tried again, once.
 """
 
 from __future__ import annotations
@@ -13,8 +14,8 @@ from __future__ import annotations
 import asyncio
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Final, Literal
-from urllib.parse import urlsplit
 
 from mcp.client.session import ClientRequestContext
 from mcp.shared.exceptions import MCPError, UrlElicitationRequiredError
@@ -23,6 +24,7 @@ from pydantic import ValidationError
 
 from desktop_app.core.asks.context import AskContext
 from desktop_app.core.asks.form_schema import FormSchema, SchemaError, parse_form_schema
+from desktop_app.core.asks.link_check import LinkCheck, check_link
 from desktop_app.core.asks.question import Question
 
 Action = Literal["accept", "decline", "cancel"]
@@ -78,25 +80,17 @@ class UrlQuestion(Question[ElicitReply]):
     completion: UrlCompletion = field(default_factory=UrlCompletion, compare=False, repr=False)
     """Set when the server reports the page's flow finished, or when the user says they are done."""
 
+    @cached_property
+    def link(self) -> LinkCheck:
+        """The address as shown and opened (host in ASCII), and what about it should worry the user."""
+        return check_link(self.url)
+
     @property
     def domain(self) -> str:
-        return urlsplit(self.url).hostname or ""
+        return self.link.host
 
     def fallback(self) -> ElicitReply:
         return ElicitReply("cancel")
-
-
-def url_problem(url: str) -> str | None:
-    """Why a URL may not be offered to the user, or None: only http(s) links with a host are opened."""
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return "the URL cannot be read"
-    if parts.scheme.lower() not in ("http", "https"):
-        return f"only http and https links are opened, not '{parts.scheme or url[:20]}:'"
-    if not parts.hostname:
-        return "the URL has no host"
-    return None
 
 
 class Elicitation:
@@ -141,9 +135,9 @@ class Elicitation:
     ) -> tuple[ElicitResult | ErrorData, UrlCompletion]:
         context = self._context
         completion = UrlCompletion()
-        problem = url_problem(params.url)
-        if problem is not None:
-            return context.refuse("a link", problem, INVALID_PARAMS), completion
+        link = check_link(params.url)
+        if link.problem is not None:
+            return context.refuse("a link", link.problem, INVALID_PARAMS), completion
         reply = await context.ask(
             "a link",
             lambda call_id: UrlQuestion(
@@ -158,7 +152,7 @@ class Elicitation:
         )
         if isinstance(reply, ErrorData):
             return reply, completion
-        context.note("info", f"link {params.url} answered: {reply.action}")
+        context.note("info", f"link {link.url} answered: {reply.action}")
         if reply.action == "accept" and params.elicitation_id:
             if params.elicitation_id in self._finished:
                 del self._finished[params.elicitation_id]

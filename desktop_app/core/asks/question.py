@@ -51,13 +51,11 @@ class Asker(Protocol):
     async def ask(self, question: Question[R]) -> R: ...
 
 
-class QuestionRefused(Exception):
-    """The asker cannot answer this question at all (e.g. a headless run with no answer for a required
-    field); whoever asked gets an error saying why, instead of a made-up reply."""
-
-
 class TooManyQuestions(RuntimeError):
-    """A server asked again while its earlier questions were still waiting; it is told so, not queued."""
+    """A server asked again while its earlier questions were still waiting; it is told so, not queued.
+
+    An asker that cannot answer a question in full answers with the question's own refusal (a
+    form is cancelled, a sampling request denied) and says why; only a flood is an error."""
 
 
 async def ask_user(asker: Asker, question: Question[R]) -> R:
@@ -122,7 +120,8 @@ class QuestionGate:
         server = question.server
         if self._waiting[server] > self._max_waiting:
             raise TooManyQuestions(
-                f"'{server}' already has {self._waiting[server]} questions waiting for the user; ask again later"
+                f"too many questions ('{server}' already has {self._waiting[server]} questions waiting"
+                " for the user); the user was not asked"
             )
         self._waiting[server] += 1
         try:

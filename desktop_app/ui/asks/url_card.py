@@ -1,6 +1,10 @@
 """A web page a server asks the user to open (elicitation, URL mode): the full URL, its domain,
 and the browser only when the user agrees.
 
+Both are shown as the browser will read them (`core.asks.link_check`): a look-alike name in its
+xn-- form and a `user@` part before the host each get a warning in red, and the page opened is
+the address shown.
+
 After "Open in browser" the card follows the flow: when the server reports it complete, the card
 says so. If the server refused a tool call until the page is done, the call waits, and "I'm done"
 lets the user say they finished when the server does not report it.
@@ -36,13 +40,20 @@ class UrlCard(AskCard[ElicitReply]):
         self.message = QLabel(escape(question.message).replace("\n", "<br>"))
         self.message.setTextFormat(Qt.TextFormat.RichText)
         self.message.setWordWrap(True)
-        secure = question.url.lower().startswith("https://")
+        link = question.link
+        secure = link.url.startswith("https://")
         self.domain = QLabel(
-            f"It goes to <b>{escape(question.domain)}</b>"
-            + ("" if secure else " <span style='color:#c0392b'>(not encrypted: http)</span>")
+            f"It goes to <b>{escape(link.host)}</b>"
+            + ("" if secure else " <span style='color:#c0392b'>(on this computer, not encrypted: http)</span>")
         )
         self.domain.setTextFormat(Qt.TextFormat.RichText)
-        self.url = QLabel(escape(question.url))
+        self.warnings = QLabel("<br>".join(f"⚠ {escape(w[:1].upper() + w[1:])}" for w in link.warnings))
+        self.warnings.setObjectName("linkWarnings")
+        self.warnings.setTextFormat(Qt.TextFormat.RichText)
+        self.warnings.setWordWrap(True)
+        self.warnings.setStyleSheet(ERROR_STYLE)
+        self.warnings.setVisible(bool(link.warnings))
+        self.url = QLabel(escape(link.url))
         self.url.setObjectName("elicitationUrl")
         self.url.setWordWrap(True)
         self.url.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -51,11 +62,12 @@ class UrlCard(AskCard[ElicitReply]):
         self.failed = QLabel()
         self.failed.setStyleSheet(ERROR_STYLE)
         self.failed.hide()
-        for widget in (self.message, self.domain, self.url, self.failed):
+        for widget in (self.message, self.domain, self.warnings, self.url, self.failed):
             self.body.addWidget(widget)
-        self.open_page = self.add_button("&Open in browser", default=True)
+        wary = bool(link.warnings)  # Enter must not open a page the card warns about
+        self.open_page = self.add_button("&Open in browser", default=not wary)
         self.open_page.clicked.connect(self._open)
-        self.decline = self.add_button("&Decline", ElicitReply("decline"))
+        self.decline = self.add_button("&Decline", ElicitReply("decline"), default=wary)
         self.cancel = self.add_button("Cancel", ElicitReply("cancel"), right=True)
         self.done = QPushButton("I'm done")
         self.done.setToolTip("Tell MCP Desk you finished in the browser, if the server has not reported it yet.")
@@ -65,7 +77,7 @@ class UrlCard(AskCard[ElicitReply]):
         self._follow: asyncio.Task[None] | None = None
 
     def _open(self) -> None:
-        if not type(self).open_url(QUrl(self.question.url)):
+        if not type(self).open_url(QUrl(self.question.link.url)):
             self.failed.setText("No browser could be opened; copy the address above instead.")
             self.failed.show()
         self.answer(ElicitReply("accept"))
@@ -93,3 +105,4 @@ class UrlCard(AskCard[ElicitReply]):
     def collapse(self) -> None:
         self.message.hide()
         self.domain.hide()
+        self.warnings.hide()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 import pytest
@@ -27,6 +28,7 @@ from desktop_app.ui.asks.card_asker import CardAsker
 from desktop_app.ui.asks.cards import register_cards
 from desktop_app.ui.asks.form_card import NO_SECRETS, FormCard
 from desktop_app.ui.asks.url_card import UrlCard
+from tests.core.asks.hosting import asking_config, asking_host
 from tests.hosting import eventually, run_in_qt
 from tests.servers.asking_server import PROFILE_SCHEMA
 
@@ -167,11 +169,12 @@ def test_the_link_card_opens_the_page_only_when_asked(qapp: QApplication, monkey
     monkeypatch.setattr(UrlCard, "open_url", fake_browser)
 
     async def scenario() -> None:
-        question = UrlQuestion(server="asking", message="Connect.", url="http://pay.example.com/x?y=1")
+        question = UrlQuestion(server="asking", message="Connect.", url="http://127.0.0.1:8765/x?y=1")
         reply, card = await open_card(asker, question)
         assert isinstance(card, UrlCard)
-        assert "pay.example.com" in card.domain.text() and "not encrypted" in card.domain.text()
-        assert card.url.text() == "http://pay.example.com/x?y=1"
+        assert "127.0.0.1" in card.domain.text() and "on this computer, not encrypted" in card.domain.text()
+        assert card.url.text() == "http://127.0.0.1:8765/x?y=1"
+        assert not card.warnings.isVisibleTo(card) and card.open_page.isDefault()
         assert opened == []
         card.decline.click()
         assert await reply == ElicitReply("decline") and opened == []
@@ -186,5 +189,49 @@ def test_the_link_card_opens_the_page_only_when_asked(qapp: QApplication, monkey
         assert retry.completion.is_set()
         await eventually(lambda: card.outcome.text() == "Done: the step on pay.example.com is complete")
         assert not card.done.isVisibleTo(card)
+
+    run_in_qt(qapp, scenario())
+
+
+@pytest.mark.parametrize(
+    ("url", "shown", "warning"),
+    [
+        (
+            "https://\u0430pple.com/signin",  # the first letter is Cyrillic
+            "https://xn--pple-43d.com/signin",
+            "⚠ Look-alike: the name mixes Cyrillic and Latin letters",
+        ),
+        (
+            "https://apple.com@evil.example/signin",
+            "https://apple.com@evil.example/signin",
+            "⚠ Misleading: 'apple.com@' is a user name, not the site: the page is on evil.example",
+        ),
+    ],
+)
+def test_a_misleading_link_from_a_real_server_is_shown_as_the_browser_reads_it(
+    qapp: QApplication, monkeypatch: pytest.MonkeyPatch, url: str, shown: str, warning: str
+) -> None:
+    host_widget, cards = window_with_asker()
+    opened: list[str] = []
+    monkeypatch.setattr(UrlCard, "open_url", lambda u: opened.append(u.toString(QUrl.FullyEncoded)) or True)
+
+    async def scenario() -> None:
+        async with asking_host(cards.ask, asking_config("legacy"), stdio=True) as (host, _asker):
+            call = asyncio.ensure_future(host.connection("asking").call_tool("ask_link", {"url": url}))
+            await eventually(lambda: len(cards.pending) == 1, what="the link card")
+            card = cards.pending[0]
+            assert isinstance(card, UrlCard)
+            host_widget.show()
+            domain = shown.split("/")[2].rpartition("@")[2]
+            assert card.domain.text() == f"It goes to <b>{domain}</b>"
+            assert card.url.text() == shown.replace("&", "&amp;")
+            assert card.warnings.isVisibleTo(host_widget) and card.warnings.text().startswith(warning)
+            text = " ".join(label.text() for label in card.findChildren(QLabel))
+            assert "\u0430" not in text  # the look-alike letter is never drawn
+            assert card.decline.isDefault() and not card.open_page.isDefault()  # Enter does not open it
+            card.open_page.click()
+            result: Any = await call
+            assert json.loads(result.content[0].text) == {"action": "accept"}
+            assert opened == [shown]  # the page opened is the address shown
 
     run_in_qt(qapp, scenario())
