@@ -2,8 +2,9 @@
 
 Each check is real: the embedded demo server is started over stdio, its long guide and its
 PDF are read, a PDF page is rendered with Qt offscreen, the demo's MCP App is shown in a
-sandboxed QtWebEngine view until it paints, tokens are counted offline, and the secret store is
-exercised. Prints one line per check; exit status 0 only if all passed.
+sandboxed QtWebEngine view until it paints (and is checked to have no WebRTC and no network but
+the relay), tokens are counted offline, and the secret store is exercised. Prints one line per
+check; exit status 0 only if all passed.
 """
 
 from __future__ import annotations
@@ -130,8 +131,13 @@ class SelfTest:
                     raise RuntimeError(f"the view did not paint within 60 s ({view.session.state.value})")
                 app.processEvents()  # this check runs on a plain asyncio loop: pump Qt by hand
                 await asyncio.sleep(0.01)
+            painted = time.perf_counter() - started
+            webrtc = await _in_view_frame(app, view, "typeof RTCPeerConnection + ' ' + typeof webkitRTCPeerConnection")
+            flags = os.environ.get("QTWEBENGINE_CHROMIUM_FLAGS", "").split()
+            if webrtc != "undefined undefined" or not _network_contained(flags):
+                raise RuntimeError(f"WebRTC is not off in the view ({webrtc}; engine flags: {' '.join(flags)})")
             name = view.session.app_name
-            return f"{name} ({BOARD_URI}) initialized and painted in {time.perf_counter() - started:.1f} s"
+            return f"{name} ({BOARD_URI}) initialized and painted in {painted:.1f} s; WebRTC off, network via the relay"
         finally:
             from desktop_app.ui.apps import profiles
 
@@ -189,6 +195,34 @@ class SelfTest:
         finally:
             await self.host.stop_all()
         return outcomes
+
+
+async def _in_view_frame(app: Any, view: Any, script: str) -> Any:
+    """What `script` gives in the view's own (sandboxed) frame, as the view's scripts would see it."""
+    from PySide6.QtWebEngineCore import QWebEngineScript
+    from PySide6.QtWebEngineWidgets import QWebEngineView
+
+    web = view.findChild(QWebEngineView)
+    frames = web.page().mainFrame().children() if web is not None else []
+    if len(frames) != 1:
+        raise RuntimeError(f"the view's page has {len(frames)} frames, not its one view")
+    results: list[Any] = []
+    frames[0].runJavaScript(script, QWebEngineScript.ScriptWorldId.MainWorld, results.append)
+    deadline = time.monotonic() + 30
+    while not results:
+        if time.monotonic() > deadline:
+            raise RuntimeError("the view's frame did not answer within 30 s")
+        app.processEvents()
+        await asyncio.sleep(0.01)
+    return results[0]
+
+
+def _network_contained(flags: list[str]) -> bool:
+    """Whether the engine was started with WebRTC held to proxies and the relay as its proxy for everything."""
+    from desktop_app.ui.apps.web_engine import WEBRTC_POLICY
+
+    relay = any(flag.startswith("--proxy-server=socks5://127.0.0.1:") for flag in flags)
+    return WEBRTC_POLICY in flags and relay and "--proxy-bypass-list=<-loopback>" in flags
 
 
 class _NoChat:

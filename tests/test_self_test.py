@@ -30,6 +30,7 @@ def test_self_test_passes_from_source(tmp_path: Path) -> None:
         assert any(line.startswith("PASS") and check in line for line in lines), check
     assert "application/pdf" in done.stdout
     assert "Notes board (ui://demo/notes-board) initialized and painted" in done.stdout
+    assert "WebRTC off, network via the relay" in done.stdout
     # The probe secret is removed again, whichever backend held it.
     plaintext = tmp_path / "data" / "mcp-desk" / "secrets.plaintext.cfg"
     assert not plaintext.exists() or "probe-" not in plaintext.read_text()

@@ -1,9 +1,10 @@
 """What a view's page may load, where it may go, and which devices it may use.
 
-Three layers stand behind the view's CSP: the profile's request interceptor refuses any request
-to an origin the view did not declare (prefetches, redirects and self-navigation included), the
-page refuses every navigation but the view's own first load and every new window, and device or
-clipboard permissions are asked of the user, undeclared ones refused without asking.
+Three layers stand behind the view's CSP, and the network relay (`core.apps.relay`) behind them
+all: the profile's request interceptor refuses any request to an origin the view did not declare
+(prefetches, redirects and self-navigation included), the page refuses every navigation but the
+view's own first load and every new window, and device or clipboard permissions are asked of the
+user, undeclared ones refused without asking.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from PySide6.QtWebEngineCore import (
 
 from desktop_app.core.apps.csp import origin_allowed
 from desktop_app.core.apps.notices import console_notice
-from desktop_app.ui.apps.web_engine import HOST_SCHEME, VIEW_SCHEME
+from desktop_app.ui.apps.web_engine import HOST_SCHEME, VIEW_SCHEME, view_relay
 
 log = logging.getLogger(__name__)
 
@@ -51,10 +52,13 @@ class RequestGuard(QWebEngineUrlRequestInterceptor):
         self._allowed: dict[str, tuple[str, ...]] = {}
 
     def allow(self, view_id: str, origins: tuple[str, ...]) -> None:
+        """The view may load from `origins`; so may the relay connect (for as long as the view is open)."""
         self._allowed[view_id] = origins
+        view_relay().allow(f"{self.origin}/{view_id}", origins)
 
     def forget(self, view_id: str) -> None:
         self._allowed.pop(view_id, None)
+        view_relay().forget(f"{self.origin}/{view_id}")
 
     def interceptRequest(self, info: QWebEngineUrlRequestInfo) -> None:
         url = info.requestUrl()

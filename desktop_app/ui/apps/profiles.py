@@ -13,6 +13,7 @@ from PySide6.QtWebEngineCore import QWebEngineDownloadRequest, QWebEngineProfile
 from desktop_app.ui.apps.guard import RequestGuard
 from desktop_app.ui.apps.serving import AppSchemeHandler
 from desktop_app.ui.apps.web_engine import HOST_SCHEME, VIEW_SCHEME, ensure_ready, server_origin
+from desktop_app.ui.apps.webrtc_off import remove_webrtc
 
 _OFF = (
     QWebEngineSettings.WebAttribute.LocalStorageEnabled,
@@ -56,6 +57,7 @@ class ServerWeb:
             settings.setAttribute(attribute, False)
         settings.setAttribute(QWebEngineSettings.WebAttribute.WebRTCPublicInterfacesOnly, True)
         settings.setAttribute(QWebEngineSettings.WebAttribute.PlaybackRequiresUserGesture, True)
+        remove_webrtc(self.profile)
         self.handler = AppSchemeHandler(self.origin, self.profile)
         self.guard = RequestGuard(self.origin, self.profile)
         for scheme in (HOST_SCHEME, VIEW_SCHEME):
