@@ -9,7 +9,9 @@ Content from outside the user's control can carry instructions aimed at the mode
 injection). A resource, prompt or tool result from an untrusted server, or from a tool that
 says it reaches an open world, therefore marks the conversation as tainted; the approval
 policy then stops letting rules run tools that are not read-only. Catalog metadata (names,
-descriptions) does not taint: it is in every system prompt and would taint every chat.
+descriptions) does not taint: it is in every system prompt and would taint every chat. A
+server's free-form `instructions` are the exception: an untrusted server's stay out of the
+prompt, and the model reading them taints (`core/chat/server_instructions.py`).
 """
 
 from __future__ import annotations
@@ -95,6 +97,11 @@ def resource_taint(server: str, uri: str, trust: ServerTrust) -> str | None:
 def prompt_taint(server: str, prompt: str, trust: ServerTrust) -> str | None:
     """Why a server prompt's messages taint the conversation, or None when its server is trusted."""
     return None if trust.trusted else f"used prompt '{prompt}' from {server}, a server you have not marked as trusted"
+
+
+def instructions_taint(server: str, trust: ServerTrust) -> str | None:
+    """Why the model reading `server`'s instructions taints the conversation, or None when it is trusted."""
+    return None if trust.trusted else f"read the instructions of {server}, a server you have not marked as trusted"
 
 
 def app_taint(server: str, app: str, trust: ServerTrust) -> str | None:

@@ -4,7 +4,8 @@ A model that is handed every resource up front pays for all of it on every turn,
 truncated copies of the long ones. Here it gets a catalog (URIs, names, types, sizes) and
 pulls what it needs with `read_resource`. The catalog stays within a token budget: past it,
 each server is summarised, the entries most relevant to the conversation are listed, and
-`search_resources` finds the rest.
+`search_resources` finds the rest. Servers' instructions go in only for the servers the user
+trusts, fenced and attributed (`server_instructions.py`).
 """
 
 from __future__ import annotations
@@ -20,13 +21,13 @@ from mcp_types import BlobResourceContents, TextResourceContents
 
 from desktop_app.core.catalog import Catalog, ServerCatalog
 from desktop_app.core.chat.catalog_search import rank
+from desktop_app.core.chat.server_instructions import prompt_lines
 from desktop_app.core.content import human_size
 from desktop_app.core.host import ServerHost
 
 TokenCounter = Callable[[str], int]
 EntryKind = Literal["resource", "template", "prompt"]
 
-MAX_INSTRUCTIONS_CHARS: Final = 2000
 _PREFIXES_SHOWN: Final = 4
 _MAX_MISSES: Final = 50
 MAX_TOKEN_BYTES: Final = 256
@@ -158,12 +159,18 @@ def _section_title(kind: EntryKind) -> str:
 
 
 def _render(
-    catalog: Catalog, chosen: Iterable[CatalogEntry], summaries: dict[str, str], *, instructions: bool = True
+    catalog: Catalog,
+    chosen: Iterable[CatalogEntry],
+    summaries: dict[str, str],
+    *,
+    instructions: bool = True,
+    trusted: frozenset[str] = frozenset(),
 ) -> str:
     """The catalog text: per server, its instructions, optional summary, then its chosen entries.
 
     Without `instructions` it is the catalog proper, which is what the budget bounds; each
-    server's instructions are bounded on their own (`MAX_INSTRUCTIONS_CHARS`).
+    server's instructions are bounded on their own (`server_instructions.py`). Only the
+    `trusted` servers' instructions are in it; the others' say where the model may read them.
     """
     by_server: dict[str, dict[EntryKind, list[str]]] = {}
     for entry in chosen:
@@ -172,8 +179,8 @@ def _render(
     for server in sorted(catalog.servers):
         snapshot = catalog.servers[server]
         block = [f'## Server "{server}"']
-        if instructions and snapshot.instructions:
-            block.append("Server instructions: " + _one_line(snapshot.instructions, MAX_INSTRUCTIONS_CHARS))
+        if instructions:
+            block.extend(prompt_lines(server, snapshot, server in trusted))
         if server in summaries:
             block.append(summaries[server])
         for kind in KINDS:
@@ -217,7 +224,7 @@ class ContextBuilder:
     def __init__(self, count: TokenCounter, budget: int) -> None:
         self._count = count
         self.budget = budget
-        self._cache: tuple[Catalog, str, SystemPrompt] | None = None
+        self._cache: tuple[Catalog, str, frozenset[str], SystemPrompt] | None = None
         self._entries: tuple[Catalog, list[CatalogEntry]] | None = None
         self._full: tuple[Catalog, int] | None = None
         self._known: dict[str, _ServerEntries] = {}
@@ -241,20 +248,24 @@ class ContextBuilder:
                 self._full = (catalog, self._count(_render(catalog, entries, {}, instructions=False)))
             return self._full[1]
 
-    def build(self, catalog: Catalog, query: str = "") -> SystemPrompt:
-        """The prompt for `catalog`, favouring entries relevant to `query` when not all fit."""
-        if self._cache is not None and self._cache[0] is catalog and self._cache[1] == query:
-            return self._cache[2]
+    def build(self, catalog: Catalog, query: str = "", trusted: frozenset[str] = frozenset()) -> SystemPrompt:
+        """The prompt for `catalog`, favouring entries relevant to `query` when not all fit.
+
+        `trusted`: the servers the user trusts, whose instructions the prompt carries.
+        """
+        cached = self._cache
+        if cached is not None and cached[0] is catalog and cached[1] == query and cached[2] == trusted:
+            return cached[3]
         entries = self.entries(catalog)
         full_tokens: int | None = None
         if sum(len(entry.line) for entry in entries) <= self.budget * MAX_TOKEN_BYTES:
             full_tokens = self.full_tokens(catalog)
         if full_tokens is not None and full_tokens <= self.budget:
             chosen: list[CatalogEntry] = entries
-            body = _render(catalog, entries, {})
+            body = _render(catalog, entries, {}, trusted=trusted)
             catalog_tokens = full_tokens
         else:
-            chosen, body, catalog_tokens = self._bounded(catalog, entries, query)
+            chosen, body, catalog_tokens = self._bounded(catalog, entries, query, trusted)
         text = BASE_INSTRUCTIONS + "\n\n# Catalog\n\n" + (body or "No server is connected.")
         prompt = SystemPrompt(
             text=text,
@@ -264,11 +275,11 @@ class ContextBuilder:
             listed=len(chosen),
             total=len(entries),
         )
-        self._cache = (catalog, query, prompt)
+        self._cache = (catalog, query, trusted, prompt)
         return prompt
 
     def _bounded(
-        self, catalog: Catalog, entries: list[CatalogEntry], query: str
+        self, catalog: Catalog, entries: list[CatalogEntry], query: str, trusted: frozenset[str]
     ) -> tuple[list[CatalogEntry], str, int]:
         summaries = {server: _summary(catalog, entries, server) for server in catalog.servers}
         used = self._count(_render(catalog, [], summaries, instructions=False))
@@ -303,7 +314,7 @@ class ContextBuilder:
         while tokens > self.budget and chosen:  # per-line estimates can undercount joins
             chosen.pop()
             tokens = self._count(_render(catalog, chosen, summaries, instructions=False))
-        return chosen, _render(catalog, chosen, summaries), tokens
+        return chosen, _render(catalog, chosen, summaries, trusted=trusted), tokens
 
 
 async def naive_dump_tokens(host: ServerHost, catalog: Catalog, count: TokenCounter, concurrency: int = 8) -> int:

@@ -47,6 +47,7 @@ from desktop_app.core.chat.events import (
 )
 from desktop_app.core.chat.llm import ProviderError, assemble, stream_completion
 from desktop_app.core.chat.prompts import invoke_prompt
+from desktop_app.core.chat.server_instructions import read_instructions
 from desktop_app.core.chat.settings import ChatOptions, ModelSettings, resolve_api_key
 from desktop_app.core.chat.synthetic import (
     INVOKE_PROMPT,
@@ -130,9 +131,14 @@ class ChatEngine:
         return self._builder
 
     async def system_prompt(self, query: str = "", catalog: Catalog | None = None) -> SystemPrompt:
-        """The system prompt for `query` and its token figures, built off the event loop (no model library needed)."""
+        """The system prompt for `query` and its token figures, built off the event loop (no model library needed).
+
+        It carries the instructions of the servers the user trusts as of now.
+        """
         builder = self.context_builder()
-        return await asyncio.to_thread(builder.build, catalog or self.host.catalog, query)
+        catalog = catalog or self.host.catalog
+        trusted = frozenset(name for name in catalog.servers if self.host.trust(name).trusted)
+        return await asyncio.to_thread(builder.build, catalog, query, trusted)
 
     async def full_catalog_tokens(self, catalog: Catalog) -> int:
         """What listing all of `catalog` would cost (the prompt leaves it uncounted when far over budget)."""
@@ -433,6 +439,9 @@ class Turn:
             uri, pages = arguments.get("uri"), arguments.get("pages")
             if not isinstance(uri, str) or not uri:
                 return self._result(call_id, name, "read_resource needs a `uri` string.", is_error=True), []
+            if (instructions := read_instructions(catalog, uri, engine.host.trust)) is not None:
+                self._taint(instructions.taint)  # a server's own words, read like a resource of it
+                return self._result(call_id, name, instructions.text, is_error=instructions.is_error), []
             page_spec = str(pages) if pages not in (None, "") and engine.options.pdf_text else None
             out = await read_for_model(
                 engine.host, catalog, uri, engine.options, pages=page_spec, search_offered=search_offered

@@ -15,10 +15,10 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QWidget
 from desktop_app.ui.conversation.approval_words import CAUTION_COLOUR
 
 _EXPLAIN: Final = (
-    "Content from outside your control is in this conversation: a resource, prompt or tool result from a"
-    " server you have not marked as trusted, or from a tool that reaches the open world. It may try to"
-    " steer the model. From now on, tools that are not read-only ask you every time, even those you"
-    " allowed for this chat or always allow. Start a new chat to leave it behind."
+    "Content from outside your control is in this conversation: a resource, prompt, tool result or the"
+    " instructions of a server you have not marked as trusted, or a result from a tool that reaches the open"
+    " world. It may try to steer the model. From now on, tools that are not read-only ask you every time,"
+    " even those you allowed for this chat or always allow. Start a new chat to leave it behind."
 )
 _PREFIX: Final = "⚠ Untrusted content in this chat: "
 _SIDE: Final = 16

@@ -75,7 +75,7 @@ def catalog() -> Catalog:
 
 def test_ten_thousand_resources_stay_under_two_thousand_tokens(catalog: Catalog) -> None:
     builder = ContextBuilder(count, 1500)
-    prompt = builder.build(catalog, "")
+    prompt = builder.build(catalog, "", frozenset({"big"}))
     assert prompt.total == 10_003 and prompt.summarized
     assert prompt.catalog_tokens <= 1500
     assert prompt.tokens < 2000
@@ -88,7 +88,7 @@ def test_ten_thousand_resources_stay_under_two_thousand_tokens(catalog: Catalog)
     assert "synthetic://docs/ (6,666)" in prompt.text and "synthetic://logs/ (3,334)" in prompt.text
     # The few templates and prompts are always worth listing, and every server appears.
     assert "synthetic://search/{query}" in prompt.text and "digest(topic*)" in prompt.text
-    assert "small://readme" in prompt.text and "Server instructions: A synthetic archive." in prompt.text
+    assert "small://readme" in prompt.text and "\nA synthetic archive.\n</server-instructions>" in prompt.text
 
 
 def test_a_new_server_costs_only_its_own_lines(catalog: Catalog) -> None:

@@ -144,7 +144,9 @@ async def test_system_prompt_is_a_catalog_without_content(host: ServerHost, llm:
         assert uri in system["content"]
     assert "fixture://items/{item_id}" in system["content"]
     assert "greet(name*)" in system["content"] and "review(code*, language)" in system["content"]
-    assert "A test fixture for MCP Desk." in system["content"]
+    # fx is not trusted: its instructions stay out, and the catalog says where the model may read them.
+    assert "A test fixture for MCP Desk." not in system["content"]
+    assert "read_resource mcp-desk://instructions/fx returns them" in system["content"]
     assert LONG_END_MARKER not in system["content"] and "line 00001" not in system["content"]
     assert body["max_tokens"] == 500
     assert tool_names(body)[:2] == ["read_resource", "invoke_prompt"]
