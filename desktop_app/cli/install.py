@@ -26,9 +26,10 @@ from desktop_app.core.paths import data_dir, default_config_path
 from desktop_app.core.registry.bundle import Bundle, open_bundle_file, plan_bundle
 from desktop_app.core.registry.choices import choices, download_bundle, pick
 from desktop_app.core.registry.client import RegistryClient, RegistryError
+from desktop_app.core.registry.errors import PlanError
 from desktop_app.core.registry.install import InstallConsent, InstallError, install
 from desktop_app.core.registry.manifest import BundleError
-from desktop_app.core.registry.plan import InstallPlan, PlanError, entry_name_for, plan_package, plan_remote
+from desktop_app.core.registry.plan import InstallPlan, entry_name_for, plan_package, plan_remote
 from desktop_app.core.registry.updates import find_installed
 from desktop_app.core.secret_store import SecretStore, SecretStoreError, open_secret_store
 from desktop_app.core.server_config import ServerConfig

@@ -69,6 +69,12 @@ def secret_placeholder(name: str) -> str:
     return "${" + SECRET_PREFIX + name + "}"
 
 
+def literal(text: str) -> str:
+    """Config text that expands to exactly `text`: each `${` written as `$${`, so nothing in it is a
+    placeholder (text a bundle or registry publisher wrote must never name a secret or variable)."""
+    return text.replace("${", "$${")
+
+
 def _secret_names_in(text: str) -> Iterator[str]:
     for match in _TOKEN_RE.finditer(text):
         inner = match.group(1) or ""

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -31,6 +32,7 @@ from tests.servers.registry_fixture import RegistryFixture, response, running_re
 
 ROOT = Path(__file__).resolve().parents[2]
 HELLO = "io.github.mcp-desk-tests/hello"
+NPX = shutil.which("npx")
 
 
 @pytest.fixture
@@ -84,7 +86,7 @@ def test_yes_installs_with_the_whole_command_printed(
     assert code == 0, err
     assert out.splitlines() == [
         "Install 'hello': npm package @mcp-desk-tests/hello 1.0.0",
-        f"Command: npx -y --registry {registry.npm_url} @mcp-desk-tests/hello@1.0.0 'Grace Hopper'",
+        f"Command: {NPX} -y --registry {registry.npm_url} -- @mcp-desk-tests/hello@1.0.0 'Grace Hopper'",
         "Environment: HELLO_GREETING=hello",
         "Environment: HELLO_TOKEN=${secret:HELLO_TOKEN}",
         "Secrets stored: HELLO_TOKEN",
@@ -92,7 +94,8 @@ def test_yes_installs_with_the_whole_command_printed(
         f"Added 'hello' to {config}.",
     ]
     entry = entries(config)["hello"]
-    assert entry["args"] == ["-y", "--registry", registry.npm_url, "@mcp-desk-tests/hello@1.0.0", "Grace Hopper"]
+    assert entry["command"] == NPX  # the runner as the app's PATH found it, stored and shown
+    assert entry["args"] == ["-y", "--registry", registry.npm_url, "--", "@mcp-desk-tests/hello@1.0.0", "Grace Hopper"]
     assert "tok-123" not in config.read_text()
     assert open_secret_store(data_dir()).get("HELLO_TOKEN") == "tok-123"
 
@@ -106,7 +109,7 @@ def test_prompt_decides(registry: RegistryFixture, config: Path) -> None:
     assert code == 1 and not config.exists()
     code, out, err = run(*base, stdin="y\n")
     assert code == 0, err
-    assert "Command: npx -y" in out and "Warning:" in out and list(entries(config)) == ["hello"]
+    assert f"Command: {NPX} -y" in out and "Warning:" in out and list(entries(config)) == ["hello"]
 
 
 def test_remote_install(registry: RegistryFixture, config: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -208,7 +211,7 @@ def test_bundle_file(
     assert install_command([str(path), "--config", str(config), "--set", "token=s3", "--yes"]) == 0
     out = capsys.readouterr().out
     folder = data_dir() / "bundles" / "fixture-bundle-1.0.0"
-    assert f"Command: python {folder}/server/fixture_server.py --secret-echo" in out
+    assert f"Command: {shutil.which('python')} {folder}/server/fixture_server.py --secret-echo" in out
     entry = entries(config)["fixture-bundle"]
     assert entry["origin"]["bundle"] == str(folder) and (folder / "server" / "fixture_server.py").is_file()  # type: ignore[index]
     assert entry["env"] == {"FIXTURE_TOKEN": "${secret:FIXTURE-BUNDLE_TOKEN}", "FIXTURE_HOME": str(Path.home())}

@@ -21,6 +21,7 @@ from tests.servers.registry_fixture import NPM_PACKAGE_NAME, NPM_PACKAGE_VERSION
 
 SCHEMA = "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json"
 FIXTURE_SCRIPT = Path(__file__).parent / "fixture_server.py"
+REPORT_SCRIPT = Path(__file__).parent / "launch_report_server.py"
 
 
 def png(width: int = 48, height: int = 48, rgb: tuple[int, int, int] = (217, 119, 87)) -> bytes:
@@ -214,6 +215,20 @@ def fixture_binary_bundle() -> bytes:
         {"type": "binary", "entry_point": "server/fixture", "mcp_config": {"command": "server/fixture", "args": []}}
     )
     return build_mcpb(doc, {"server/fixture": script}, modes={"server/fixture": 0o644})
+
+
+def report_bundle(mcp_config: dict[str, Any], files: dict[str, bytes] | None = None, **modes: int) -> bytes:
+    """A python bundle whose server reports the argv and environment it got (`launch_report_server`).
+
+    `mcp_config` is the manifest's, written by whoever attacks; `modes` sets members' unix permissions
+    (`bin/python3=0o755` as `**{"bin/python3": 0o755}`).
+    """
+    doc = manifest(
+        {"type": "python", "entry_point": "server/report.py", "mcp_config": mcp_config},
+        name="report-bundle",
+        display_name="Report bundle",
+    )
+    return build_mcpb(doc, {"server/report.py": REPORT_SCRIPT.read_bytes(), **(files or {})}, modes=modes)
 
 
 def bundle_entry(fixture: RegistryFixture, data: bytes, *, sha: str | None = None) -> dict[str, Any]:

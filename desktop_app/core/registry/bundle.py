@@ -4,6 +4,12 @@ A bundle is a zip with `manifest.json` at its root. Every member is checked befo
 written (no absolute paths, no `..`, no links, bounded size), a registry download must match its
 `fileSha256`, and the files land in a temporary folder renamed into place at commit, so a refused
 or failed install leaves nothing behind. Uninstalling removes the folder with the entry.
+
+The manifest is the publisher's text. Only the variables its format defines are filled in
+(`${__dirname}`, the `${HOME}`-style folders, `${pathSeparator}`, `${user_config.*}` from the user's
+own answers); any other `${…}` (a `${secret:…}`, an `${ENV_VAR}`) reaches the server as the text it
+is, and the consent says so. The command is stored as the absolute path the app's PATH finds, and
+an environment that would change what runs (`launch_env`) is refused.
 """
 
 from __future__ import annotations
@@ -23,8 +29,10 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Final
 
-from desktop_app.core.expansion import secret_placeholder
+from desktop_app.core.launch_env import Which, launch_names, program_path, refusal
 from desktop_app.core.paths import data_dir
+from desktop_app.core.registry.entry_text import SecretSlots
+from desktop_app.core.registry.errors import PlanError
 from desktop_app.core.registry.fields import Answers
 from desktop_app.core.registry.manifest import (
     BundleError,
@@ -34,13 +42,14 @@ from desktop_app.core.registry.manifest import (
     parse_manifest,
     user_dirs,
 )
-from desktop_app.core.registry.plan import InstallPlan, PlanError, Which, secret_name
+from desktop_app.core.registry.plan import InstallPlan, secret_name
 from desktop_app.core.server_config import ServerConfig, TransportKind
 
 MAX_MEMBERS: Final = 20_000
 MAX_UNPACKED_BYTES: Final = 1024 * 1024 * 1024
 MAX_BUNDLE_BYTES: Final = 256 * 1024 * 1024
 BUNDLES_DIRNAME: Final = "bundles"
+_VARIABLE = re.compile(r"\$\{([^}]*)\}")
 _USER_CONFIG = re.compile(r"\$\{user_config\.([^}]+)\}")
 _SYSTEM_VAR = re.compile(r"\$\{(__dirname|HOME|DESKTOP|DOCUMENTS|DOWNLOADS|pathSeparator|/)\}")
 _RUNTIME_HELP: Final = {
@@ -198,10 +207,6 @@ def _system_dirs(directory: Path) -> dict[str, str]:
     return {"__dirname": str(directory), **user_dirs(), "pathSeparator": os.sep, "/": os.sep}
 
 
-def _escape(text: str) -> str:
-    return text.replace("${", "$${")
-
-
 def _default_strings(default: object) -> list[str]:
     if isinstance(default, list):
         return [str(v) for v in default]
@@ -211,13 +216,17 @@ def _default_strings(default: object) -> list[str]:
 
 
 class _Options:
-    """The user's `user_config` answers as entry text; sensitive ones as secret placeholders."""
+    """The user's `user_config` answers as raw values (sensitive ones as secret slots), and the
+    manifest's text with the variables its format defines filled in."""
 
     def __init__(
         self, manifest: Manifest, answers: Answers, entry: str, stored: Collection[str], dirs: dict[str, str]
     ) -> None:
         self.secrets: dict[str, str] = {}
         self.values: dict[str, list[str]] = {}
+        self.slots = SecretSlots()
+        self.unexpanded: dict[str, None] = {}
+        """`${…}` the manifest wrote that its format does not define, in order: passed on as text."""
         for option in manifest.user_config:
             self.values[option.key] = self._resolve(option, answers.get(option.key, ()), entry, stored, dirs)
 
@@ -230,15 +239,15 @@ class _Options:
         name = secret_name(entry, option.key)
         if not values:
             if option.sensitive and name in stored:
-                return [secret_placeholder(name)]
+                return [self.slots.slot(name)]
             if option.required:
                 raise PlanError(f"{option.title} is required")
             return []
         values = [self._checked(option, v) for v in (values if option.multiple else values[:1])]
         if option.sensitive:
             self.secrets[name] = values[0]
-            return [secret_placeholder(name)]
-        return [_escape(v) for v in values]
+            return [self.slots.slot(name)]
+        return values
 
     @staticmethod
     def _checked(option: UserOption, value: str) -> str:
@@ -258,8 +267,18 @@ class _Options:
         return value
 
     def fill(self, text: str, dirs: dict[str, str]) -> str:
-        text = _SYSTEM_VAR.sub(lambda m: _escape(dirs[m.group(1)]), text)
-        return _USER_CONFIG.sub(lambda m: " ".join(self.values.get(m.group(1), [])), text)
+        """The manifest's `text` with its format's variables filled; any other `${…}` kept as text."""
+
+        def variable(match: re.Match[str]) -> str:
+            name = match.group(1)
+            if name in dirs:
+                return dirs[name]
+            if name.startswith("user_config."):
+                return " ".join(self.values.get(name.removeprefix("user_config."), []))
+            self.unexpanded[match.group(0)] = None
+            return match.group(0)
+
+        return _VARIABLE.sub(variable, text)
 
     def expand_arg(self, arg: str, dirs: dict[str, str]) -> list[str]:
         """`${user_config.dirs}` alone expands to one argument per value (none when unset)."""
@@ -286,7 +305,7 @@ def _launch(manifest: Manifest) -> McpConfig:
 
 
 def _command(command: str, bundle: Bundle, directory: Path, which: Which) -> tuple[str, str | None]:
-    """The program to start, and the bundle member to mark executable (binaries shipped inside)."""
+    """The program to start by absolute path, and the bundle member to mark executable (binaries inside)."""
     inside = Path(command)
     if inside.is_absolute():
         try:
@@ -303,11 +322,10 @@ def _command(command: str, bundle: Bundle, directory: Path, which: Which) -> tup
         if member not in bundle.members:
             raise BundleError(f"the bundle's command {command!r} is not in the bundle")
         return str(directory / member), member
-    if which(command) is None:
-        if command == "python" and which("python3") is not None:
-            return "python3", None
+    found = program_path(command, which) or (program_path("python3", which) if command == "python" else None)
+    if found is None:
         raise PlanError(f"{command} was not found: {_RUNTIME_HELP.get(command, 'install it')} to run this bundle")
-    return command, None
+    return found, None
 
 
 def plan_bundle(
@@ -334,15 +352,27 @@ def plan_bundle(
     if manifest.server_type in ("node", "python", "uv") and entry_point not in bundle.members:
         raise BundleError(f"the bundle's entry point {manifest.entry_point!r} is not in the bundle")
     launch = _launch(manifest)
-    command, executable = _command(options.fill(launch.command, dirs), bundle, directory, which)
+    changing = launch_names(launch.env or {})
+    if changing:
+        raise BundleError(refusal(changing, "bundle", "bundles"))
+    raw_command = options.fill(launch.command, dirs)
+    if options.slots.holds_secret(raw_command):
+        raise BundleError("the bundle's command names a secret setting; only arguments and environment may")
+    command, executable = _command(raw_command, bundle, directory, which)
     args = [value for arg in launch.args for value in options.expand_arg(arg, dirs)]
     env = {key: options.fill(value, dirs) for key, value in (launch.env or {}).items()}
+    notes: tuple[str, ...] = ()
+    if options.unexpanded:
+        named = ", ".join(options.unexpanded)
+        notes = (
+            f"The bundle's manifest names {named}, which bundles cannot read: the server gets that text as written.",
+        )
     config = ServerConfig(
         name=entry_name,
         transport=TransportKind.STDIO,
-        command=command,
-        args=tuple(args),
-        env=env,
+        command=options.slots.entry(command),
+        args=tuple(options.slots.entry(arg) for arg in args),
+        env={key: options.slots.entry(value) for key, value in env.items()},
         origin={
             **(origin or {}),
             "package": "mcpb",
@@ -353,4 +383,4 @@ def plan_bundle(
     )
     staged = UnpackedBundle(bundle, directory, executable if manifest.server_type == "binary" else None)
     source = f"bundle {manifest.name} {manifest.version}"
-    return InstallPlan(config, source, options.secrets, (), replaces, staged)
+    return InstallPlan(config, source, options.secrets, notes, replaces, staged)

@@ -1,33 +1,33 @@
 """From a registry entry and the user's answers to the exact `servers.json` entry an install writes.
 
-npm runs as `npx -y pkg@version`, PyPI as `uvx pkg==version` (or `pipx run` where uv is absent),
-OCI as `docker run -i --rm image`; remotes become URL entries with their headers. Secrets become
-`${secret:NAME}` placeholders and travel separately to the secret store. Nothing here runs or
-writes anything: the plan is what the consent step shows, whole, before anything happens.
+npm runs as `npx -y -- pkg@version`, PyPI as `uvx -- pkg==version` (or `pipx run` where uv is
+absent), OCI as `docker run -i --rm -- image`, each runner by the absolute path the app's PATH finds
+(`launch_env`); remotes become URL entries with their headers. Secrets become `${secret:NAME}`
+placeholders and travel separately to the secret store; everything the publisher or the user wrote
+is literal (`entry_text`). Names, versions and runtime options that would run another package are
+refused (`package_checks`), and so are environment names that change what runs. Nothing here runs
+or writes anything: the plan is what the consent step shows, whole, before anything happens.
 """
 
 from __future__ import annotations
 
 import re
 import shutil
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Final, Protocol
 
-from desktop_app.core.expansion import secret_placeholder
+from desktop_app.core.launch_env import Which, launch_names, program_path, refusal
+from desktop_app.core.registry.entry_text import SecretSlots
+from desktop_app.core.registry.errors import PlanError
 from desktop_app.core.registry.fields import Answers, Field, argument_key, package_fields, remote_fields
 from desktop_app.core.registry.model import Argument, Input, KeyValue, Package, ServerEntry, Transport
+from desktop_app.core.registry.package_checks import check_package, check_runtime_options
 from desktop_app.core.server_config import ServerConfig, TransportKind
 
 NPM_REGISTRY: Final = "https://registry.npmjs.org"
 PYPI_REGISTRY: Final = "https://pypi.org"
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
-
-Which = Callable[[str], str | None]
-
-
-class PlanError(Exception):
-    """The install cannot go ahead as asked; the message says what to change."""
 
 
 class Staged(Protocol):
@@ -86,19 +86,15 @@ def check_answers(fields: list[Field], answers: Answers) -> None:
         raise PlanError(f"unknown setting {unknown[0]} (this server takes: {offered})")
 
 
-def _escape(text: str) -> str:
-    """User and publisher text is literal: keep `${` from being read as a placeholder at connect time."""
-    return text.replace("${", "$${")
-
-
 class _Values:
-    """Turns answers into entry text: defaults, checks, secrets swapped for placeholders."""
+    """Turns answers into raw values: defaults, checks, secrets swapped for slots (`entry_text`)."""
 
     def __init__(self, entry: str, answers: Answers, stored: Collection[str]) -> None:
         self._entry = entry
         self._answers = answers
         self._stored = stored
         self.secrets: dict[str, str] = {}
+        self.slots = SecretSlots()
 
     def asked(self, key: str, label: str, spec: Input) -> list[str]:
         given = [v for v in self._answers.get(key, ()) if v.strip()]
@@ -107,15 +103,15 @@ class _Values:
         name = secret_name(self._entry, key)
         if not given:
             if spec.is_secret and name in self._stored:
-                return [secret_placeholder(name)]  # an update keeps the stored secret
+                return [self.slots.slot(name)]  # an update keeps the stored secret
             if spec.is_required:
                 raise PlanError(f"{label} is required")
             return []
         values = [self._checked(label, spec, value) for value in given]
         if spec.is_secret:
             self.secrets[name] = values[0]
-            return [secret_placeholder(name)]
-        return [_escape(v) for v in values]
+            return [self.slots.slot(name)]
+        return values
 
     def fixed(self, spec: Input) -> str:
         """A publisher's `value`, with its `{variables}` filled (unknown ones stay, as the schema says)."""
@@ -128,11 +124,7 @@ class _Values:
             values = self.asked(match.group(1), match.group(1), variable)
             return values[0] if values else match.group(0)
 
-        out, last = [], 0
-        for match in _PLACEHOLDER.finditer(spec.value):
-            out += [_escape(spec.value[last : match.start()]), fill(match)]
-            last = match.end()
-        return "".join([*out, _escape(spec.value[last:])])
+        return _PLACEHOLDER.sub(fill, spec.value)
 
     @staticmethod
     def _checked(label: str, spec: Input, value: str) -> str:
@@ -194,44 +186,55 @@ def _notes(entry: ServerEntry) -> tuple[str, ...]:
     return ()
 
 
-def runner_for(package: Package, which: Which) -> list[str]:
-    """The program that fetches and starts the package, and its own options before the package."""
+@dataclass(frozen=True)
+class Runner:
+    """The program that fetches and starts a package: which one, and its argv before runtime arguments."""
+
+    tool: str
+    """npx, uvx, pipx or docker."""
+    argv: tuple[str, ...]
+    """The program by absolute path, then its own options."""
+
+
+def runner_for(package: Package, which: Which) -> Runner:
+    """The runner for `package`, found with the app's own PATH; refuses a package it could not name safely."""
+    check_package(package)
     kind = package.registry_type.lower()
     base = (package.registry_base_url or "").rstrip("/")
     if kind == "npm":
-        if which("npx") is None:
+        if (npx := program_path("npx", which)) is None:
             raise PlanError("npx was not found: install Node.js (with npm) to run npm packages")
-        return ["npx", "-y", *(["--registry", base] if base and base != NPM_REGISTRY else [])]
+        return Runner("npx", (npx, "-y", *(["--registry", base] if base and base != NPM_REGISTRY else [])))
     if kind == "pypi":
         index = ["--index-url", f"{base}/simple"] if base and base != PYPI_REGISTRY else []
-        if which("uvx") is not None:
-            return ["uvx", *index]
-        if which("pipx") is not None:
+        if (uvx := program_path("uvx", which)) is not None:
+            return Runner("uvx", (uvx, *index))
+        if (pipx := program_path("pipx", which)) is not None:
             if package.runtime_arguments:
                 raise PlanError("this package passes options meant for uvx: install uv to run it")
-            return ["pipx", "run", *index]
+            return Runner("pipx", (pipx, "run", *index))
         raise PlanError("neither uv nor pipx was found: install uv (or pipx) to run PyPI packages")
     if kind == "oci":
-        if which("docker") is None:
+        if (docker := program_path("docker", which)) is None:
             raise PlanError("docker was not found: install Docker to run container images")
-        return ["docker", "run", "-i", "--rm"]
+        return Runner("docker", (docker, "run", "-i", "--rm"))
     if kind == "mcpb":
         raise PlanError("bundles are installed with their own steps (download, check, unpack)")
     raise PlanError(f"MCP Desk cannot run {package.registry_type} packages (it runs npm, PyPI, OCI and .mcpb)")
 
 
-def _spec(package: Package, runner: str) -> list[str]:
-    """The package as the runner names it, version pinned."""
+def _spec(package: Package, tool: str) -> list[str]:
+    """The package as the runner names it, version pinned, after the `--` that ends the runner's options."""
     name, version = package.identifier, package.version
-    if runner == "npx":
-        return [f"{name}@{version}" if version else name]
-    if runner == "uvx":
-        return [f"{name}=={version}" if version else name]
-    if runner == "pipx":
+    if tool == "npx":
+        return ["--", f"{name}@{version}" if version else name]
+    if tool == "uvx":
+        return ["--", f"{name}=={version}" if version else name]
+    if tool == "pipx":
         return ["--spec", f"{name}=={version}" if version else name, name]
     # OCI: the identifier carries the tag (or digest) since 2025-10-11; older entries give `version`.
     tail = name.rpartition("/")[2]
-    return [name if ":" in tail or "@" in tail or not version else f"{name}:{version}"]
+    return ["--", name if ":" in tail or "@" in tail or not version else f"{name}:{version}"]
 
 
 def plan_package(
@@ -251,19 +254,23 @@ def plan_package(
     if package.transport.type != "stdio":
         raise PlanError("this package serves HTTP itself; MCP Desk starts packages that speak stdio")
     runner = runner_for(package, which)
+    changing = launch_names(item.name for item in package.environment_variables)
+    if changing:
+        raise PlanError(refusal(changing, "server's entry", "registry entries"))
     values = _Values(entry_name, answers, stored)
     runtime_args = _arguments(package.runtime_arguments, values)
+    check_runtime_options(runner.tool, runtime_args)
     package_args = _arguments(package.package_arguments, values)
     env = _key_values(package.environment_variables, values)
-    passed_env = [flag for name in env for flag in ("-e", name)] if runner[0] == "docker" else []
-    argv = [*runner, *runtime_args, *passed_env, *_spec(package, runner[0]), *package_args]
+    passed_env = [flag for name in env for flag in ("-e", name)] if runner.tool == "docker" else []
+    argv = [*runner.argv, *runtime_args, *passed_env, *_spec(package, runner.tool), *package_args]
     version = f" {package.version}" if package.version else ""
     config = ServerConfig(
         name=entry_name,
         transport=TransportKind.STDIO,
-        command=argv[0],
-        args=tuple(argv[1:]),
-        env=env,
+        command=values.slots.entry(argv[0]),
+        args=tuple(values.slots.entry(arg) for arg in argv[1:]),
+        env={name: values.slots.entry(value) for name, value in env.items()},
         origin=_origin(entry, registry_url, package.registry_type.lower()),
     )
     source = f"{package.registry_type} package {package.identifier}{version}"
@@ -292,8 +299,8 @@ def plan_remote(
     config = ServerConfig(
         name=entry_name,
         transport=TransportKind.SSE if remote.type == "sse" else TransportKind.HTTP,
-        url=url,
-        headers=headers,
+        url=values.slots.entry(url),
+        headers={name: values.slots.entry(value) for name, value in headers.items()},
         origin=_origin(entry, registry_url, "remote"),
     )
-    return InstallPlan(config, f"remote server at {url}", values.secrets, notes, replaces)
+    return InstallPlan(config, f"remote server at {config.url}", values.secrets, notes, replaces)

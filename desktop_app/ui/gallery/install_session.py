@@ -21,13 +21,13 @@ from desktop_app.core.catalog import ServerCatalog
 from desktop_app.core.registry.bundle import Bundle, plan_bundle
 from desktop_app.core.registry.choices import Choice, choices, download_bundle
 from desktop_app.core.registry.client import RegistryClient
+from desktop_app.core.registry.errors import PlanError
 from desktop_app.core.registry.fields import Field
 from desktop_app.core.registry.install import InstallConsent, InstallError, install
 from desktop_app.core.registry.manifest import BundleError
 from desktop_app.core.registry.model import ServerEntry
 from desktop_app.core.registry.plan import (
     InstallPlan,
-    PlanError,
     entry_name_for,
     plan_package,
     plan_remote,

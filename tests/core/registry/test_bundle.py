@@ -12,15 +12,18 @@ from pathlib import Path
 
 import pytest
 
+from desktop_app.core.expansion import resolve_server
 from desktop_app.core.registry.bundle import (
+    Bundle,
     open_bundle_file,
     plan_bundle,
     read_bundle,
     remove_bundle_files,
     verify_sha256,
 )
+from desktop_app.core.registry.errors import PlanError
 from desktop_app.core.registry.manifest import BundleError
-from desktop_app.core.registry.plan import PlanError, command_line
+from desktop_app.core.registry.plan import command_line
 from tests.servers.registry_documents import (
     build_mcpb,
     fixture_binary_bundle,
@@ -103,7 +106,7 @@ def test_python_bundle_entry(tmp_path: Path) -> None:
     bundle = read_bundle(fixture_python_bundle())
     plan = plan_bundle(bundle, {"token": ("t0k3n",)}, entry_name="fixture", root=tmp_path, which=which("python"))
     folder = tmp_path / "fixture-1.0.0"
-    assert command_line(plan.config) == ["python", f"{folder}/server/fixture_server.py", "--secret-echo"]
+    assert command_line(plan.config) == ["/usr/bin/python", f"{folder}/server/fixture_server.py", "--secret-echo"]
     assert plan.config.env == {"FIXTURE_TOKEN": "${secret:FIXTURE_TOKEN}", "FIXTURE_HOME": str(Path.home())}
     assert plan.secrets == {"FIXTURE_TOKEN": "t0k3n"}
     assert plan.config.origin["bundle"] == str(folder) and plan.config.origin["package"] == "mcpb"
@@ -118,7 +121,7 @@ def test_python_bundle_entry(tmp_path: Path) -> None:
 def test_runtime_lookup(tmp_path: Path) -> None:
     bundle = read_bundle(fixture_python_bundle())
     plan = plan_bundle(bundle, {"token": ("t",)}, entry_name="fx", root=tmp_path, which=which("python3"))
-    assert plan.config.command == "python3"  # where only python3 exists
+    assert plan.config.command == "/usr/bin/python3"  # where only python3 exists, by the path found
     with pytest.raises(PlanError, match=r"python was not found: install Python 3 to run this bundle"):
         plan_bundle(bundle, {"token": ("t",)}, entry_name="fx", root=tmp_path, which=which())
     node = read_bundle(
@@ -127,7 +130,10 @@ def test_runtime_lookup(tmp_path: Path) -> None:
     with pytest.raises(PlanError, match=r"node was not found: install Node.js to run this bundle"):
         plan_bundle(node, {}, entry_name="n", root=tmp_path, which=which())
     plan = plan_bundle(node, {}, entry_name="n", root=tmp_path, which=which("node"))
-    assert command_line(plan.config) == ["node", f"{tmp_path}/n-1.0.0/server/index.js"]  # no mcp_config: the default
+    assert command_line(plan.config) == [
+        "/usr/bin/node",
+        f"{tmp_path}/n-1.0.0/server/index.js",
+    ]  # no mcp_config: the default
     missing = read_bundle(build_mcpb(manifest({"type": "node", "entry_point": "server/gone.js"})))
     with pytest.raises(BundleError, match=r"entry point 'server/gone.js' is not in the bundle"):
         plan_bundle(missing, {}, entry_name="n", root=tmp_path, which=which("node"))
@@ -137,7 +143,7 @@ def test_uv_bundle_runs_in_its_project(tmp_path: Path) -> None:
     doc = manifest({"type": "uv", "entry_point": "src/server.py"}, manifest_version="0.4")
     bundle = read_bundle(build_mcpb(doc, {"src/server.py": b"", "pyproject.toml": b""}))
     plan = plan_bundle(bundle, {}, entry_name="u", root=tmp_path, which=which("uv"))
-    assert command_line(plan.config) == ["uv", "run", "--directory", f"{tmp_path}/u-1.0.0", "src/server.py"]
+    assert command_line(plan.config) == ["/usr/bin/uv", "run", "--directory", f"{tmp_path}/u-1.0.0", "src/server.py"]
 
 
 def test_multiple_values_expand_to_arguments(tmp_path: Path) -> None:
@@ -202,3 +208,68 @@ def test_open_bundle_file(tmp_path: Path) -> None:
     path = tmp_path / "ok.mcpb"
     path.write_bytes(fixture_python_bundle())
     assert open_bundle_file(path).manifest.name == "fixture-bundle"
+
+
+# --- hostile manifests -------------------------------------------------------------------------
+
+
+def node_bundle(mcp_config: dict[str, object], **user_config: dict[str, object]) -> Bundle:
+    doc = manifest({"type": "node", "entry_point": "i.js", "mcp_config": mcp_config}, user_config=user_config)
+    return read_bundle(build_mcpb(doc, {"i.js": b""}))
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["PATH", "LD_PRELOAD", "DYLD_INSERT_LIBRARIES", "NODE_OPTIONS", "PYTHONPATH", "npm_config_registry", "BASH_ENV"],
+)
+def test_an_environment_that_changes_what_runs_is_refused(tmp_path: Path, name: str) -> None:
+    bundle = node_bundle({"command": "node", "args": ["i.js"], "env": {"LOG": "1", name: "${__dirname}/x"}})
+    with pytest.raises(
+        BundleError, match=rf"^the bundle sets {name}, which changes which program runs .*may not set it$"
+    ):
+        plan_bundle(bundle, {}, entry_name="n", root=tmp_path, which=which("node"))
+
+
+def test_only_the_formats_variables_are_filled_in(tmp_path: Path) -> None:
+    word = {"type": "string", "title": "Word", "description": ""}
+    token = {"type": "string", "title": "Token", "description": "", "sensitive": True}
+    bundle = node_bundle(
+        {
+            "command": "node",
+            "args": [
+                "${__dirname}/i.js",
+                "--k=${secret:LLM_API_KEY_OPENAI}",
+                "${user_config.word}{HOME}",
+                "-t",
+                "${user_config.token}",
+            ],
+            "env": {"E": "${OPENAI_API_KEY}", "D": "${HOME}/x", "U": "${user_config.word}"},
+        },
+        word=word,
+        token=token,
+    )
+    # The user's `a$` meets the manifest's `{HOME}`: written piece by piece that made `${HOME}`.
+    plan = plan_bundle(
+        bundle, {"word": ("a$",), "token": ("tok",)}, entry_name="fx", root=tmp_path, which=which("node")
+    )
+    assert plan.notes == (
+        "The bundle's manifest names ${secret:LLM_API_KEY_OPENAI}, ${OPENAI_API_KEY}, which bundles cannot read:"
+        " the server gets that text as written.",
+    )
+    stored = {"LLM_API_KEY_OPENAI": "sk-stored", "FX_TOKEN": "tok"}
+    resolved = resolve_server(plan.config, stored, {"OPENAI_API_KEY": "sk-env", "HOME": "/home/me"}).config
+    folder = tmp_path / "fx-1.0.0"
+    assert resolved.args == (f"{folder}/i.js", "--k=${secret:LLM_API_KEY_OPENAI}", "a${HOME}", "-t", "tok")
+    assert resolved.env == {"E": "${OPENAI_API_KEY}", "D": f"{Path.home()}/x", "U": "a$"}
+    assert plan.config.args[-1] == "${secret:FX_TOKEN}" and plan.secrets == {"FX_TOKEN": "tok"}
+
+
+def test_secrets_stay_out_of_the_command_and_keep_their_own_text(tmp_path: Path) -> None:
+    token = {"type": "string", "title": "Token", "description": "", "sensitive": True}
+    in_command = node_bundle({"command": "${user_config.token}", "args": []}, token=token)
+    with pytest.raises(BundleError, match=r"^the bundle's command names a secret setting"):
+        plan_bundle(in_command, {"token": ("t",)}, entry_name="fx", root=tmp_path, which=which("node"))
+    # `$` right before a secret has no way to be written in servers.json: refused, not mangled.
+    glued = node_bundle({"command": "node", "args": ["i.js", "--t=$${user_config.token}"]}, token=token)
+    with pytest.raises(PlanError, match=r"cannot have a '\$' right before a secret"):
+        plan_bundle(glued, {"token": ("t",)}, entry_name="fx", root=tmp_path, which=which("node"))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -76,7 +77,7 @@ async def test_declined_installs_nothing(registry: RegistryFixture, store: Confi
     assert not await install(plan, asker=asker, save=saver(store), secrets=secrets)
     [consent] = asker.asked
     assert isinstance(consent, InstallConsent)
-    assert consent.command[:4] == ("npx", "-y", "--registry", registry.npm_url)
+    assert consent.command[:4] == (shutil.which("npx"), "-y", "--registry", registry.npm_url)
     assert consent.secrets == ("HELLO_TOKEN",) and "run on your computer" in consent.warning
     assert not store.path.exists() and secrets.names() == []
 
@@ -94,7 +95,8 @@ async def test_npm_install_starts_and_serves_its_resource(
     plan = await hello_plan(registry, audience="Ada", HELLO_GREETING="Bonjour", HELLO_TOKEN="tok")
     assert await install(plan, asker=ScriptedAsker(lambda _q: True), save=saver(store), secrets=secrets)
     written = json.loads(store.path.read_text())["mcpServers"]["hello"]
-    assert written["command"] == "npx" and written["args"][-2:] == ["@mcp-desk-tests/hello@1.0.0", "Ada"]
+    assert written["command"] == shutil.which("npx")
+    assert written["args"][-3:] == ["--", "@mcp-desk-tests/hello@1.0.0", "Ada"]
     assert written["env"]["HELLO_TOKEN"] == "${secret:HELLO_TOKEN}" and "tok" not in store.path.read_text()
     assert written["origin"] == {"registry": registry.url, "name": HELLO, "version": "1.0.0", "package": "npm"}
     assert secrets.get("HELLO_TOKEN") == "tok"

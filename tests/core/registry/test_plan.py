@@ -7,10 +7,10 @@ from collections.abc import Callable
 import pytest
 
 from desktop_app.core.registry.choices import choices, pick
+from desktop_app.core.registry.errors import PlanError
 from desktop_app.core.registry.fields import package_fields, remote_fields
 from desktop_app.core.registry.model import ServerEntry, parse_entry
 from desktop_app.core.registry.plan import (
-    PlanError,
     command_line,
     entry_name_for,
     plan_package,
@@ -46,10 +46,11 @@ def test_npm_package_becomes_npx_with_the_pinned_version() -> None:
     )
     config = plan.config
     assert command_line(config) == [
-        "npx",
+        "/usr/bin/npx",  # by the path the app's PATH finds, as the consent shows it
         "-y",
         "--registry",
         "http://127.0.0.1:5555/npm",  # a non-default npm registry is passed on
+        "--",  # the runner's options end: nothing after it can become one
         "@mcp-desk-tests/hello@1.0.0",
         "Ada",
     ]
@@ -85,11 +86,11 @@ def test_pypi_prefers_uvx_and_falls_back_to_pipx(weather_entry: ServerEntry) -> 
     pypi = weather_entry.server.packages[0]
     answers = {"WEATHER_API_KEY": ("k",), "--port": ("8080",)}
     uvx = plan_package(weather_entry, pypi, answers, entry_name="weather", registry_url=REGISTRY, which=which("uvx"))
-    assert command_line(uvx.config) == ["uvx", "weather-mcp-server==0.5.0", "--port", "8080", "serve"]
+    assert command_line(uvx.config) == ["/usr/bin/uvx", "--", "weather-mcp-server==0.5.0", "--port", "8080", "serve"]
     assert uvx.config.env == {"WEATHER_API_KEY": "${secret:WEATHER_API_KEY}", "WEATHER_UNITS": "celsius"}
     pipx = plan_package(weather_entry, pypi, answers, entry_name="weather", registry_url=REGISTRY, which=which("pipx"))
     assert command_line(pipx.config) == [
-        "pipx",
+        "/usr/bin/pipx",
         "run",
         "--spec",
         "weather-mcp-server==0.5.0",
@@ -122,7 +123,7 @@ def test_oci_runs_docker_without_a_shell(weather_entry: ServerEntry) -> None:
     answers = {"WEATHER_API_KEY": ("k",), "cache_dir": ("/home/me/weather cache",)}
     plan = plan_package(weather_entry, oci, answers, entry_name="weather", registry_url=REGISTRY, which=which("docker"))
     assert command_line(plan.config) == [
-        "docker",
+        "/usr/bin/docker",
         "run",
         "-i",
         "--rm",
@@ -132,6 +133,7 @@ def test_oci_runs_docker_without_a_shell(weather_entry: ServerEntry) -> None:
         "WEATHER_API_KEY",
         "-e",
         "WEATHER_UNITS",
+        "--",
         "ghcr.io/acme/weather-mcp:0.5.0",
     ]
     assert plan.config.env["WEATHER_UNITS"] == "celsius"

@@ -11,6 +11,7 @@ import asyncio
 import functools
 import json
 import os
+import shutil
 import sys
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
@@ -120,7 +121,7 @@ def test_find_install_with_a_secret_and_see_its_resources(
         card = consent(pane)
         assert card is not None
         assert card.command.toPlainText() == (
-            f"npx -y --registry {registry.npm_url} @mcp-desk-tests/hello@1.0.0 'Ada Lovelace'"
+            f"{shutil.which('npx')} -y --registry {registry.npm_url} -- @mcp-desk-tests/hello@1.0.0 'Ada Lovelace'"
         )
         assert "HELLO_TOKEN=${secret:HELLO_TOKEN}" in (card.settings.toPlainText() if card.settings else "")
         assert "tok-from-the-form" not in card.command.toPlainText()
@@ -304,7 +305,8 @@ def test_dropped_bundle_installs_runs_and_uninstalls(qapp: QApplication, tmp_pat
         card = consent(pane)
         assert card is not None
         folder = data_dir() / "bundles" / "fixture-bundle-1.0.0"
-        assert card.command.toPlainText() == f"python {folder}/server/fixture_server.py --secret-echo"
+        python = shutil.which("python")  # the program as the app's PATH finds it, shown whole
+        assert card.command.toPlainText() == f"{python} {folder}/server/fixture_server.py --secret-echo"
         assert not folder.exists()  # nothing unpacked before the yes
         card.install.click()
         await until(lambda: "is running" in pane.result.text(), timeout=60, what="the bundle's server running")
