@@ -1,6 +1,8 @@
 """Add or edit one server: stdio (command, args, env, cwd) or HTTP/SSE (URL, headers).
 
 Values marked secret go to the secret store and the config keeps only `${secret:NAME}`.
+Environment names that change which program runs or what it loads (PATH, LD_PRELOAD, …, see
+`launch_env`) are shown in red with a warning: the user wrote them, so they are flagged, not refused.
 The dialog is non-modal (`open()`), so the event loop and every server keep running.
 """
 
@@ -10,9 +12,8 @@ import re
 import shlex
 from collections.abc import Mapping
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QCheckBox,
     QComboBox,
     QDialog,
@@ -20,14 +21,11 @@ from PySide6.QtWidgets import (
     QDoubleSpinBox,
     QFormLayout,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QLineEdit,
     QPlainTextEdit,
     QPushButton,
     QStackedWidget,
-    QTableWidget,
-    QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
@@ -44,63 +42,13 @@ from desktop_app.core.server_config import (
     TransportKind,
 )
 from desktop_app.ui.asks.roots_editor import RootsEditor
+from desktop_app.ui.key_value_table import KeyValueTable
 from desktop_app.ui.style import error_label
-
-_SECRET_REF = re.compile(r"^\$\{secret:([^}]+)\}$")
-_KEEP = "(stored in the secret store — leave empty to keep)"
 
 
 def secret_name_for(server: str, key: str) -> str:
     """A stable secret name for one field of one server, e.g. GITHUB_AUTHORIZATION."""
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", f"{server}_{key}").strip("_").upper() or "SECRET"
-
-
-class KeyValueTable(QTableWidget):
-    """Rows of name, value and a 'secret' tick; a secret's value is never shown once stored."""
-
-    def __init__(self, key_label: str, parent: QWidget | None = None) -> None:
-        super().__init__(0, 3, parent)
-        self.setHorizontalHeaderLabels([key_label, "Value", "Secret"])
-        header = self.horizontalHeader()
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
-        header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
-        self.verticalHeader().setVisible(False)
-        self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.setMinimumHeight(110)
-
-    def add_row(self, key: str = "", value: str = "", secret: bool = False) -> None:
-        row = self.rowCount()
-        self.insertRow(row)
-        self.setItem(row, 0, QTableWidgetItem(key))
-        stored = _SECRET_REF.match(value)
-        value_item = QTableWidgetItem("" if stored else value)
-        if stored:
-            value_item.setData(Qt.ItemDataRole.UserRole, stored.group(1))
-            value_item.setToolTip(_KEEP)
-        self.setItem(row, 1, value_item)
-        tick = QTableWidgetItem()
-        tick.setFlags(Qt.ItemFlag.ItemIsUserCheckable | Qt.ItemFlag.ItemIsEnabled)
-        tick.setCheckState(Qt.CheckState.Checked if secret or stored else Qt.CheckState.Unchecked)
-        self.setItem(row, 2, tick)
-
-    def remove_selected(self) -> None:
-        for row in sorted({index.row() for index in self.selectedIndexes()}, reverse=True):
-            self.removeRow(row)
-
-    def rows(self) -> list[tuple[str, str, bool, str | None]]:
-        """(key, typed value, secret ticked, name of an already-stored secret) per non-empty row."""
-        result = []
-        for row in range(self.rowCount()):
-            key_item, value_item, tick = self.item(row, 0), self.item(row, 1), self.item(row, 2)
-            key = key_item.text().strip() if key_item else ""
-            if not key:
-                continue
-            value = value_item.text() if value_item else ""
-            stored = value_item.data(Qt.ItemDataRole.UserRole) if value_item else None
-            secret = tick is not None and tick.checkState() == Qt.CheckState.Checked
-            result.append((key, value, secret, stored))
-        return result
 
 
 class ServerEditor(QDialog):
@@ -137,12 +85,19 @@ class ServerEditor(QDialog):
         self.cwd = QLineEdit()
         self.cwd.setPlaceholderText("optional working directory")
         self.env = KeyValueTable("Variable")
+        self.env_warning = error_label()
+        self.env_warning.setObjectName("launchEnvWarning")
+        self.env_warning.setWordWrap(True)
+        self.env_warning.hide()
+        self.env.itemChanged.connect(lambda _item: self._flag_env())
+        self.env.model().rowsRemoved.connect(lambda *_: self._flag_env())
         stdio_page = QWidget()
         stdio_form = QFormLayout(stdio_page)
         stdio_form.addRow("Command", self.command)
         stdio_form.addRow("Arguments", self.args)
         stdio_form.addRow("Working directory", self.cwd)
         stdio_form.addRow("Environment", self._with_buttons(self.env))
+        stdio_form.addRow("", self.env_warning)
 
         self.url = QLineEdit()
         self.url.setPlaceholderText("https://example.com/mcp")
@@ -250,6 +205,17 @@ class ServerEditor(QDialog):
         row.addStretch(1)
         layout.addLayout(row)
         return box
+
+    def _flag_env(self) -> None:
+        names = self.env.flag_names()
+        self.env_warning.setVisible(bool(names))
+        if names:
+            listed = ", ".join(names)
+            change = "changes" if len(names) == 1 else "change"
+            self.env_warning.setText(
+                f"⚠ {listed} {change} which program runs or what it loads: the command above may not be"
+                " what starts. Keep only if you know why it is there."
+            )
 
     def _on_transport(self) -> None:
         self.pages.setCurrentIndex(0 if self._kind() is TransportKind.STDIO else 1)

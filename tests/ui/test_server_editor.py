@@ -9,6 +9,7 @@ from pathlib import Path
 
 import qasync
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QApplication
 
 from desktop_app.bridge import CoreBridge
@@ -20,6 +21,7 @@ from desktop_app.core.server_config import OAuthSettings, ServerConfig, Transpor
 from desktop_app.core.server_status import ServerState
 from desktop_app.ui.server_editor import ServerEditor
 from desktop_app.ui.servers_panel import ServersPanel
+from desktop_app.ui.style import ERROR_COLOUR
 from tests.hosting import FAST_RESTARTS, FIXTURE_SCRIPT, eventually
 
 
@@ -170,3 +172,35 @@ def test_panel_built_before_servers_start_shows_the_first(qapp: QApplication, tm
 
     with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(qapp)) as runner:
         runner.run(scenario())
+
+
+def test_environment_that_changes_what_runs_is_flagged_not_refused(qapp: QApplication, tmp_path: Path) -> None:
+    hand_written = ServerConfig(
+        name="tool",
+        transport=TransportKind.STDIO,
+        command="python3",
+        args=("server.py",),
+        env={"PATH": "/tmp/evil/bin:/usr/bin", "API_REGION": "eu", "LD_PRELOAD": "/tmp/evil/hook.so"},
+    )
+    editor = ServerEditor(_secrets(tmp_path), hand_written)
+    editor.show()
+    red = QColor(ERROR_COLOUR)
+
+    def colour(row: int) -> QColor:
+        return editor.env.item(row, 0).foreground().color()
+
+    assert [editor.env.item(r, 0).text() for r in range(3)] == ["PATH", "API_REGION", "LD_PRELOAD"]
+    assert colour(0) == red and colour(2) == red and colour(1) != red
+    assert editor.env.item(0, 0).toolTip() == "Changes which program runs or what it loads"
+    assert editor.env_warning.isVisible()
+    assert editor.env_warning.text().startswith("⚠ LD_PRELOAD, PATH change which program runs or what it loads")
+    assert editor.build().env == hand_written.env  # the user wrote them: flagged, kept
+
+    editor.env.item(2, 0).setText("HOOK_FILE")  # renamed by hand: no longer flagged
+    assert colour(2) != red and editor.env_warning.text().startswith("⚠ PATH changes which program runs")
+    editor.env.selectRow(0)
+    editor.env.remove_selected()
+    assert not editor.env_warning.isVisible()
+    editor.env.add_row("node_options", "--require /tmp/x.js")  # any case: npm and Windows ignore it
+    assert colour(2) == red and editor.env_warning.isVisible()
+    editor.close()
