@@ -10,6 +10,9 @@ Which calls are asked (see `ApprovalPolicy.assess`):
 - a tool the user always allows, or allowed for this chat, runs without asking, unless the
   conversation is tainted (untrusted content arrived, see `trust.py`) and the tool is not
   read-only: then every such call is asked again;
+- a rule or allowance holds only for the definition the tool had when the user gave it (see
+  `tool_definition.py`): once the server changes the tool's title, description, input schema or
+  annotations, the call is asked again, and the question says what changed;
 - everything else is asked.
 
 Callers other than the model (an MCP App view calling its server's tools) use the same gate
@@ -18,24 +21,26 @@ with `requester=Requester.APP`; the rules are the same, the card says who asks.
 
 from __future__ import annotations
 
-import json
+import functools
 import logging
-import threading
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
-from pathlib import Path
 from typing import Any, Final, TypeVar, cast
 
 from desktop_app.core.asks.question import Asker, Question, ask_user
 from desktop_app.core.catalog import CatalogTool
-from desktop_app.core.config_file import atomic_write
+from desktop_app.core.chat.approval_rules import RULES_FILENAME as RULES_FILENAME
+from desktop_app.core.chat.approval_rules import AlwaysAllowRules as AlwaysAllowRules
+from desktop_app.core.chat.approval_rules import Pin
+from desktop_app.core.tool_changes import ToolChange
+from desktop_app.core.tool_definition import ToolDefinition
 from desktop_app.core.trust import NO_HINTS, UNTRUSTED, ServerTrust, ToolHints, is_read_only
 
 log = logging.getLogger(__name__)
 
 R = TypeVar("R")
 
-RULES_FILENAME: Final = "approvals.json"
 MAX_EDIT_ATTEMPTS: Final = 5
 
 
@@ -89,6 +94,8 @@ class ApprovalRequest(Question[ApprovalReply]):
     description: str | None = None
     arguments: dict[str, Any] = field(default_factory=dict)
     input_schema: dict[str, Any] = field(default_factory=dict)
+    annotations: Mapping[str, Any] = field(default_factory=dict)
+    """The tool's annotations as the server sent them (`hints` are the ones that matter to the policy)."""
     hints: ToolHints = NO_HINTS
     trust: ServerTrust = UNTRUSTED
     taint: str | None = None
@@ -100,6 +107,8 @@ class ApprovalRequest(Question[ApprovalReply]):
     """Set by the policy: a rule would have allowed this call, but the conversation is tainted."""
     problem: str | None = None
     """Why a previous edit was refused."""
+    change: ToolChange | None = None
+    """Set by the policy: the user allowed this tool, but its definition has changed since."""
 
     @classmethod
     def for_tool(
@@ -115,23 +124,28 @@ class ApprovalRequest(Question[ApprovalReply]):
     ) -> ApprovalRequest:
         """The request for calling `target` with `arguments`, with everything the card shows."""
         tool = target.tool
-        schema = tool.input_schema if isinstance(tool.input_schema, dict) else {}
-        title = tool.title or (tool.annotations.title if tool.annotations is not None else None)
+        definition = ToolDefinition.of(tool)
         return cls(
             server=target.server,
             call_id=call_id,
             tool=tool.name,
             exposed_name=target.exposed_name,
-            title=title,
-            description=tool.description,
+            title=definition.title,
+            description=definition.description,
             arguments=arguments,
-            input_schema=schema,
+            input_schema=dict(definition.input_schema),
+            annotations=definition.annotations,
             hints=ToolHints.of(tool),
             trust=trust,
             taint=taint,
             requester=requester,
             app=app,
         )
+
+    @functools.cached_property
+    def definition(self) -> ToolDefinition:
+        """What the user's rules for this tool are pinned to."""
+        return ToolDefinition(self.title, self.description, self.input_schema, self.annotations)
 
     @property
     def read_only(self) -> bool:
@@ -178,60 +192,16 @@ def validate_arguments(schema: dict[str, Any], arguments: Any) -> str | None:
     return f"{where}: {error.message}" if where else error.message
 
 
-class AlwaysAllowRules:
-    """`(server, tool)` pairs the user always allows, kept in a JSON file and revocable."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self._lock = threading.Lock()
-        self._rules = self._load()
-
-    def _load(self) -> set[tuple[str, str]]:
-        try:
-            doc = json.loads(self.path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            return set()
-        except (OSError, ValueError) as exc:
-            # Unreadable rules allow nothing: every call is asked about again, which is safe.
-            log.warning("ignoring unreadable approval rules in %s: %s", self.path, exc)
-            return set()
-        items = doc.get("always_allow", []) if isinstance(doc, dict) else []
-        return {
-            (item["server"], item["tool"])
-            for item in items
-            if isinstance(item, dict) and isinstance(item.get("server"), str) and isinstance(item.get("tool"), str)
-        }
-
-    def allows(self, server: str, tool: str) -> bool:
-        return (server, tool) in self._rules
-
-    def rules(self) -> list[tuple[str, str]]:
-        return sorted(self._rules)
-
-    def add(self, server: str, tool: str) -> None:
-        with self._lock:
-            self._rules.add((server, tool))
-            self._save()
-
-    def revoke(self, server: str, tool: str) -> None:
-        with self._lock:
-            self._rules.discard((server, tool))
-            self._save()
-
-    def _save(self) -> None:
-        doc = {"always_allow": [{"server": s, "tool": t} for s, t in sorted(self._rules)]}
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(self.path, json.dumps(doc, indent=2) + "\n")
-
-
 @dataclass(frozen=True)
 class Assessment:
-    """Whether a call may run without asking, and what taint changed about that."""
+    """Whether a call may run without asking and, when a rule exists but does not apply, why not."""
 
     allowed_by: DecidedBy | None
     """The rule that lets the call through; None when the user must be asked."""
     rule_paused: bool = False
     """A rule would have let it through, but the conversation is tainted and the tool is not read-only."""
+    changed: ToolChange | None = None
+    """A rule or allowance exists, but for a different definition of the tool: how it changed."""
 
 
 @dataclass(frozen=True)
@@ -259,20 +229,28 @@ class ApprovalPolicy:
 
     asker: Asker
     rules: AlwaysAllowRules | None = None
-    _chat: dict[str, set[tuple[str, str]]] = field(default_factory=dict)
+    _chat: dict[str, dict[tuple[str, str], Pin]] = field(default_factory=dict)
 
     def assess(self, chat: str, request: ApprovalRequest) -> Assessment:
         """What the rules say about `request` in `chat`, without asking anyone."""
         key = (request.server, request.tool)
         if request.read_only and request.trust.auto_approve_read_only:
             return Assessment(DecidedBy.SERVER_RULE)
+        pins = (
+            (DecidedBy.RULE, None if self.rules is None else self.rules.pin(*key)),
+            (DecidedBy.CHAT, self._chat.get(chat, {}).get(key)),
+        )
         rule: DecidedBy | None = None
-        if self.rules is not None and self.rules.allows(*key):
-            rule = DecidedBy.RULE
-        elif key in self._chat.get(chat, set()):
-            rule = DecidedBy.CHAT
+        changed: ToolChange | None = None
+        for by, pin in pins:
+            if pin is None:
+                continue
+            if pin.holds_for(request.definition):
+                rule = by
+                break
+            changed = changed or pin.change_to(request.definition)
         if rule is None:
-            return Assessment(None)
+            return Assessment(None, changed=changed)
         if request.under_taint:
             return Assessment(None, rule_paused=True)
         return Assessment(rule)
@@ -283,11 +261,13 @@ class ApprovalPolicy:
     async def decide(self, chat: str, request: ApprovalRequest) -> Verdict:
         """Let the call through by rule, or ask (again after a refused edit) until the user settles it."""
         taint = request.taint if request.under_taint else None
+        if self.rules is not None:  # a rule saved before rules were pinned: this is its first use
+            self.rules.pin_unpinned(request.server, request.tool, request.definition)
         assessment = self.assess(chat, request)
         if assessment.allowed_by is not None:
             return Verdict(True, request.arguments, assessment.allowed_by, taint=taint)
         paused = assessment.rule_paused
-        pending = replace(request, rule_paused=paused)
+        pending = replace(request, rule_paused=paused, change=assessment.changed)
         for _ in range(MAX_EDIT_ATTEMPTS):
             reply = await ask_user(self.asker, pending)
             if reply.decision is Decision.DENY:
@@ -308,11 +288,12 @@ class ApprovalPolicy:
         )
 
     def _remember(self, chat: str, request: ApprovalRequest, decision: Decision) -> None:
+        """Keep an allowance for the tool as the user saw it (a changed tool's allowance is re-pinned)."""
         key = (request.server, request.tool)
         if decision is Decision.ALLOW_ALWAYS and self.rules is not None:
-            self.rules.add(*key)
+            self.rules.add(*key, request.definition)
         elif decision in (Decision.ALLOW_CHAT, Decision.ALLOW_ALWAYS):
-            self._chat.setdefault(chat, set()).add(key)
+            self._chat.setdefault(chat, {})[key] = Pin.to(request.definition)
 
 
 def denial_message(name: str, verdict: Verdict) -> str:

@@ -3,7 +3,8 @@
 It is a card of the ask family (`AskCard`), so it opens, times out and is withdrawn like every
 other question; but for a call the model made it is embedded in that call's tool card (one card
 per call: the arguments appear once, editable in place). Standing alone (an app view's call,
-which has no tool card) it shows the tool's title, description and claims itself.
+which has no tool card) it shows the tool's title, description and claims itself. When the user
+allowed the tool before but it has changed since, the panel says so and shows what changed.
 
 Keyboard: the panel takes the focus when it appears; Enter allows once (after a short delay, so
 a keystroke meant for the composer cannot approve anything), Esc denies, Enter in the reason
@@ -27,12 +28,14 @@ from desktop_app.core.chat.approval import (
     validate_arguments,
 )
 from desktop_app.ui.asks.card import AskCard, Tone
-from desktop_app.ui.conversation.approval_words import MUTED, hint_badges, taint_note
+from desktop_app.ui.conversation.approval_words import MUTED, change_note, hint_badges, taint_note
 from desktop_app.ui.conversation.tool_card import ARGUMENT_LINES, FittedText, ToolCard, pretty_json
 from desktop_app.ui.style import ERROR_STYLE
 
 ARM_DELAY_MS: Final = 600
 """Enter does nothing this long after the card appears (the user may have been typing elsewhere)."""
+CHANGE_LINES: Final = 12
+"""What changed in the tool is shown whole up to this many lines, then scrolls."""
 
 _SUMMARIES: Final = {
     Decision.ALLOW_ONCE: "Allowed once",
@@ -77,6 +80,21 @@ class ApprovalPanel(AskCard[ApprovalReply]):
         self.body.addWidget(self.description)
         if self.claims is not None:
             self.body.addWidget(self.claims)
+
+        self.change = QLabel(change_note(request.change) if request.change is not None else "")
+        self.change.setObjectName("changeNote")
+        self.change.setWordWrap(True)
+        self.change.setTextFormat(Qt.TextFormat.RichText)
+        self.change.setVisible(request.change is not None)
+        self.body.addWidget(self.change)
+        # Plain text (what the server wrote is never markup), the same lines the command line prints.
+        changes = "\n".join(request.change.lines()) if request.change is not None else ""
+        self.change_details = FittedText(changes, CHANGE_LINES)
+        self.change_details.setObjectName("changeDetails")
+        self.change_details.setVisible(request.change is not None)
+        self.body.addWidget(self.change_details)
+        if request.change is not None:
+            self.body.addSpacing(6)  # apart from the arguments below, which look the same
 
         self.taint = QLabel()
         self.taint.setObjectName("taintNote")
@@ -241,7 +259,16 @@ class ApprovalPanel(AskCard[ApprovalReply]):
         return "Denied" if reply.decision is Decision.DENY else _SUMMARIES[reply.decision]
 
     def collapse(self) -> None:
-        for widget in (self.description, self.taint, self.editor, self.problem, self.confirm, self.reason, self.keys):
+        shown = (
+            self.description,
+            self.change,
+            self.change_details,
+            self.taint,
+            self.editor,
+            self.problem,
+            self.confirm,
+        )
+        for widget in (*shown, self.reason, self.keys):
             widget.hide()
         if self.claims is not None:
             self.claims.hide()

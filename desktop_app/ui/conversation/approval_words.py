@@ -8,6 +8,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QWidget
 
 from desktop_app.core.chat.approval import DecidedBy, Decision
 from desktop_app.core.chat.events import ToolDecision
+from desktop_app.core.tool_changes import ToolChange
 from desktop_app.core.trust import ToolHints
 
 MUTED: Final = "color: #8a8f98;"
@@ -104,6 +105,19 @@ def taint_note(taint: str, *, rule_paused: bool) -> str:
     return (
         f"⚠ <b>Untrusted content is in this conversation</b>: {_escape(taint)}. It may be steering the"
         f" model, so check that this call is what you want.{paused}"
+    )
+
+
+def change_note(change: ToolChange) -> str:
+    """What an approval asked because the tool changed says above the change itself."""
+    if change.earlier_known:
+        parts = change.parts[0] if len(change.parts) == 1 else ", ".join(change.parts[:-1]) + " and " + change.parts[-1]
+        what = f"The server changed this tool's {parts}."
+    else:
+        what = "The server changed this tool."
+    return (
+        f"⚠ <b>Changed since you allowed it.</b> {what} Your earlier permission does not cover it:"
+        " check what it does now before you allow it again."
     )
 
 
