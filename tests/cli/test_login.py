@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
@@ -14,7 +15,7 @@ import pytest
 
 from desktop_app.cli.login import login_command
 from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, text
-from tests.servers.oauth_server import OAuthOptions, OAuthTestServer
+from tests.servers.oauth_server import OAuthOptions, OAuthTestServer, forge_callbacks
 
 pytestmark = LITELLM_WARNINGS
 ROOT = Path(__file__).resolve().parents[2]
@@ -51,8 +52,11 @@ def mcp_desk(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str
     )
 
 
-def login(env: dict[str, str], config: Path) -> tuple[int, str, str]:
-    """`mcp-desk login tracker`, with the user opening the printed URL (the page approves at once)."""
+def login(env: dict[str, str], config: Path, forged: list[httpx2.Response] | None = None) -> tuple[int, str, str]:
+    """`mcp-desk login tracker`, with the user opening the printed URL (the page approves at once).
+
+    With `forged`, another local process sends forged callbacks to the listener first (kept there).
+    """
     command = [sys.executable, "-m", "desktop_app", "login", "tracker", "--config", str(config)]
     with subprocess.Popen(
         command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
@@ -62,6 +66,8 @@ def login(env: dict[str, str], config: Path) -> tuple[int, str, str]:
         for line in proc.stderr:
             lines.append(line)
             if line.strip().startswith("http://"):
+                if forged is not None:
+                    forged.extend(asyncio.run(forge_callbacks(line.strip())))
                 httpx2.get(line.strip(), follow_redirects=True, timeout=10)
                 break
         err = proc.stderr.read()  # the same buffered reader: nothing read ahead is lost
@@ -100,6 +106,32 @@ def test_run_exits_4_until_login_then_uses_the_stored_sign_in(
     assert logout.returncode == 0, logout.stderr
     assert logout.stdout == "tracker: signed out; the authorization server revoked the tokens.\n"
     assert server.access_tokens == {} and server.refresh_tokens == {}
+
+
+def test_a_forged_callback_does_not_cancel_the_login(env: dict[str, str], config: Path) -> None:
+    forged: list[httpx2.Response] = []
+    code, out, err = login(env, config, forged)
+    assert code == 0, err
+    assert out == "Signed in to tracker.\n"
+    assert [response.status_code for response in forged] == [400, 400, 400, 400]
+    assert all("Not this sign-in" in response.text and "Signed in" not in response.text for response in forged)
+
+
+def test_a_60_mb_token_fails_the_login_in_one_line_and_is_not_stored(env: dict[str, str], tmp_path: Path) -> None:
+    with OAuthTestServer(OAuthOptions(token_size=60 * 1024 * 1024)).running() as hostile:
+        path = tmp_path / "hostile.json"
+        path.write_text(json.dumps({"mcpServers": {"tracker": {"url": hostile.url}}}))
+        code, out, err = login(env, path)
+        (stream,) = hostile.streams
+        assert stream.ended.wait(30) and not stream.completed  # the client hung up early
+        assert stream.sent < 60 * 1024 * 1024 // 4
+    assert code == 1 and out == ""
+    assert err.splitlines()[-1] == (
+        f"mcp-desk login: the answer from {hostile.as_origin}/token is larger than 1 MiB; refusing it"
+    )
+    assert not err.startswith("Traceback") and "Traceback" not in err
+    stored = [file for file in (tmp_path / "data").rglob("*") if file.is_file()]
+    assert all(file.stat().st_size < 64 * 1024 for file in stored)
 
 
 def test_login_errors_are_one_line(env: dict[str, str], config: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -4,7 +4,8 @@ The MCP side is the SDK's streamable HTTP server behind a bearer check; the auth
 is a small real implementation (authorization code with PKCE, refresh with rotation, client
 credentials with a secret or a private-key JWT, dynamic registration, Client ID Metadata
 Documents, revocation). `OAuthOptions` picks among the discovery variants the specification
-allows and the faults a client must survive. The authorization page approves at once, so a test
+allows and the faults a client must survive, oversized answers included (streamed, so only a
+client that stops reading is spared them). The authorization page approves at once, so a test
 "browser" only has to follow the redirect to the app's loopback listener.
 
 Each origin runs in a uvicorn server on a thread of its own, so the servers answer whatever the
@@ -14,6 +15,7 @@ test's event loop is doing.
 from __future__ import annotations
 
 import base64
+import gzip
 import hashlib
 import json
 import secrets
@@ -26,6 +28,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import parse_qs, urlencode, urlsplit
 
+import anyio
+import anyio.lowlevel
 import httpx2
 import jwt
 import uvicorn
@@ -76,6 +80,7 @@ class OAuthOptions:
     deny: bool = False
     registration_refused: bool = False
     token_error: str | None = None
+    token_error_description: str = "the token endpoint refuses"
     resource_override: str | None = None
     as_down: bool = False
     endpoints_at: str | None = None
@@ -84,6 +89,14 @@ class OAuthOptions:
     """Serve MCP over the legacy SSE transport (`/sse` + `/messages/`) instead of streamable HTTP."""
     withhold_scopes: tuple[str, ...] = ()
     """Scopes the authorization server never grants, whatever is asked (a server that keeps refusing)."""
+    token_size: int = 0
+    """When set, access tokens this many characters long, the token response streamed in chunks."""
+    metadata_size: int = 0
+    """When set, authorization server metadata padded to about this many bytes, streamed in chunks."""
+    declare_length: bool = False
+    """Padded answers say their length up front (else they are chunked and the client finds out)."""
+    metadata_gzip_bomb: int = 0
+    """When set, metadata padded to this many bytes and gzip-compressed, whatever the client accepts."""
 
 
 @dataclass
@@ -104,6 +117,16 @@ class Grant:
     expires_at: float = 0.0
     redirect_uri: str = ""
     challenge: str = ""
+
+
+@dataclass
+class Stream:
+    """An oversized answer being sent: how much went out, and whether all of it did."""
+
+    size: int
+    sent: int = 0
+    completed: bool = False
+    ended: threading.Event = field(default_factory=threading.Event)
 
 
 @dataclass
@@ -129,6 +152,7 @@ class OAuthTestServer:
         self.access_tokens: dict[str, Grant] = {}
         self.refresh_tokens: dict[str, Grant] = {}
         self.requests = Requests()
+        self.streams: list[Stream] = []
         self._sockets = [_bind(), _bind()]
         self.rs_port = self._sockets[0].getsockname()[1]
         self.as_port = self._sockets[1].getsockname()[1] if self.options.separate_as else self.rs_port
@@ -353,6 +377,12 @@ class OAuthTestServer:
             document["revocation_endpoint"] = self._endpoint("revoke")
         if options.cimd:
             document["client_id_metadata_document_supported"] = True
+        if options.metadata_size:
+            return self._streamed(document, "service_documentation_padding", options.metadata_size)
+        if options.metadata_gzip_bomb:
+            padded = json.dumps({**document, "padding": "A" * options.metadata_gzip_bomb}).encode()
+            bomb = gzip.compress(padded, compresslevel=9)
+            return Response(bomb, media_type="application/json", headers={"Content-Encoding": "gzip"})
         return JSONResponse(document)
 
     async def _authorize(self, request: Request) -> Response:
@@ -398,7 +428,7 @@ class OAuthTestServer:
             if digest != grant.challenge:
                 return _oauth_error("invalid_grant", "PKCE verification failed")
             if self.options.token_error:
-                return _oauth_error(self.options.token_error, "the token endpoint refuses")
+                return _oauth_error(self.options.token_error, self.options.token_error_description)
             return self._issue(client, grant.scopes, form.get("resource") or grant.resource)
         if grant_type == "refresh_token":
             grant = self.refresh_tokens.pop(form.get("refresh_token", ""), None)
@@ -413,6 +443,9 @@ class OAuthTestServer:
     def _issue(self, client: Client, scopes: list[str], resource: str | None, *, refresh: bool = True) -> Response:
         scopes = [scope for scope in scopes if scope not in self.options.withhold_scopes]
         access = secrets.token_urlsafe(24)
+        if self.options.token_size:
+            body = {"access_token": "", "token_type": "Bearer", "expires_in": self.options.access_ttl}
+            return self._streamed(body, "access_token", self.options.token_size)
         self.access_tokens[access] = Grant(
             client.client_id, scopes, resource, expires_at=time.time() + self.options.access_ttl
         )
@@ -427,6 +460,13 @@ class OAuthTestServer:
             self.refresh_tokens[token] = Grant(client.client_id, scopes, resource)
             body["refresh_token"] = token
         return JSONResponse(body, headers={"Cache-Control": "no-store"})
+
+    def _streamed(self, document: dict[str, Any], padded: str, size: int) -> Response:
+        """`document` as JSON with the string field `padded` `size` characters long, sent in chunks."""
+        head, tail = json.dumps({**document, padded: "\0"}).encode().split(b"\\u0000")
+        stream = Stream(size)
+        self.streams.append(stream)
+        return _PaddedAnswer(head, tail, stream, declare_length=self.options.declare_length)
 
     def _authenticate(self, request: Request, form: dict[str, str]) -> tuple[Client | None, str]:
         header = request.headers.get("authorization", "")
@@ -492,6 +532,46 @@ class OAuthTestServer:
         return Response(status_code=200)
 
 
+class _PaddedAnswer(Response):
+    """A JSON answer with `stream.size` bytes of padding in the middle, sent 64 KiB at a time for as
+    long as the client keeps the connection (uvicorn drops what is sent after a hang-up silently, so
+    the hang-up is watched for here)."""
+
+    def __init__(self, head: bytes, tail: bytes, stream: Stream, *, declare_length: bool) -> None:
+        self.head, self.tail, self.stream = head, tail, stream
+        self.length = len(head) + stream.size + len(tail) if declare_length else None
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        stream = self.stream
+        hung_up = anyio.Event()
+
+        async def watch() -> None:
+            while (await receive())["type"] != "http.disconnect":
+                pass
+            hung_up.set()
+
+        try:
+            async with anyio.create_task_group() as group:
+                group.start_soon(watch)
+                headers = [(b"content-type", b"application/json"), (b"cache-control", b"no-store")]
+                if self.length is not None:
+                    headers.append((b"content-length", str(self.length).encode()))
+                await send({"type": "http.response.start", "status": 200, "headers": headers})
+                await send({"type": "http.response.body", "body": self.head, "more_body": True})
+                chunk = b"A" * 65536
+                while stream.sent < stream.size and not hung_up.is_set():
+                    part = chunk[: stream.size - stream.sent]
+                    await send({"type": "http.response.body", "body": part, "more_body": True})
+                    stream.sent += len(part)
+                    await anyio.lowlevel.checkpoint()  # lets the watcher see a hang-up
+                if not hung_up.is_set():
+                    await send({"type": "http.response.body", "body": self.tail, "more_body": False})
+                    stream.completed = True
+                group.cancel_scope.cancel()
+        finally:
+            stream.ended.set()
+
+
 def _bind() -> socket.socket:
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -550,3 +630,28 @@ class FollowingBrowser:
         async with httpx2.AsyncClient(follow_redirects=True, timeout=10) as http:
             response = await http.get(url)
             self.pages.append(response.text)
+
+
+class ForgingBrowser(FollowingBrowser):
+    """The user's browser, with another local process racing it: a forged callback reaches the
+    app's loopback listener first (wrong state, no state, another path), then the real redirect."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.forged: list[httpx2.Response] = []
+
+    async def open(self, url: str) -> None:
+        self.forged = await forge_callbacks(url)
+        await super().open(url)
+
+
+async def forge_callbacks(authorization_url: str) -> list[httpx2.Response]:
+    """What any local process can send to the redirect URI an authorization URL names."""
+    redirect_uri = query_of(authorization_url)["redirect_uri"]
+    async with httpx2.AsyncClient(timeout=10) as http:
+        return [
+            await http.get(redirect_uri, params={"code": "forged-code", "state": "forged-state"}),
+            await http.get(redirect_uri, params={"code": "forged-code"}),
+            await http.get(redirect_uri),
+            await http.get(redirect_uri.replace("/callback", "/favicon.ico")),
+        ]

@@ -21,6 +21,7 @@ from pydantic import ValidationError
 from desktop_app.core.server_errors import ServerUnavailableError, transport_failure
 
 _BODY_RE: Final = re.compile(r"(\{.*\})", re.DOTALL)
+_SERVER_TEXT_CHARS: Final = 200
 
 
 class SignInError(Exception):
@@ -117,9 +118,16 @@ def _oauth_error(text: str) -> str:
             body = None
         if isinstance(body, dict) and isinstance(body.get("error"), str):
             description = body.get("error_description")
-            return f"{body['error']}: {description}" if isinstance(description, str) and description else body["error"]
+            error = server_text(body["error"])
+            return f"{error}: {server_text(description)}" if isinstance(description, str) and description else error
     status = re.search(r"\b([45]\d\d)\b", text)
     return f"HTTP {status.group(1)}" if status else "no reason given"
+
+
+def server_text(text: str) -> str:
+    """What an authorization server wrote, as part of one line: printable, spaces collapsed, cut short."""
+    flat = " ".join("".join(ch if ch.isprintable() else " " for ch in text).split())
+    return flat if len(flat) <= _SERVER_TEXT_CHARS else flat[: _SERVER_TEXT_CHARS - 1] + "…"
 
 
 def _flow_error(text: str) -> str:

@@ -3,9 +3,10 @@
 The SDK's flow is an httpx auth generator that starts from a refused request. Here it is driven
 by hand: it is handed the server's refusal (the challenge a session met, or a fresh probe's),
 each request it yields (metadata, registration, token) is checked and sent on a client of its
-own, and once it retries the refused request with a token, the sign-in is done. Nothing is
-stored until then: a sign-in that fails or is cancelled leaves the previous record as it was.
-The loopback listener is opened and closed here, by the task that signs in.
+own, its answer read with a cap (`limits`), and once it retries the refused request with a
+token, the sign-in is done. Nothing is stored until then: a sign-in that fails or is cancelled
+leaves the previous record as it was. The loopback listener is opened and closed here, by the
+task that signs in, and told which answer to wait for before the browser is shown the page.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from desktop_app.core.auth.browser import BrowserOpener
 from desktop_app.core.auth.clients import build_provider
 from desktop_app.core.auth.credentials import AuthRecord, CredentialStore
 from desktop_app.core.auth.errors import Challenge, SignInError, describe_sign_in_error
+from desktop_app.core.auth.limits import send_capped
 from desktop_app.core.auth.loopback import LoopbackListener
 from desktop_app.core.auth.provider import Browser, RecordStorage, is_secure_endpoint
 from desktop_app.core.server_config import OAuthSettings, ServerConfig, TransportKind
@@ -78,13 +80,18 @@ async def sign_in(
             start = stored if challenge.step_up else AuthRecord(config.url, issuer=stored.issuer, client=stored.client)
             preferred = settings.callback_port or _registered_port(start)
             async with LoopbackListener(preferred, required=settings.callback_port is not None) as listener:
+
+                async def show(url: str) -> None:
+                    listener.expect_response_to(url)  # before the browser can come back
+                    await opener.open(url)
+
                 storage = RecordStorage(start)
                 provider = build_provider(
                     config.url,
                     settings,
                     storage,
                     redirect_uri=listener.redirect_uri,
-                    browser=Browser(open=opener.open, receive=lambda: listener.wait(browser_timeout)),
+                    browser=Browser(open=show, receive=lambda: listener.wait(browser_timeout)),
                     challenge=challenge,
                     client_metadata_url=settings.client_metadata_url or client_metadata_url,
                 )
@@ -171,8 +178,7 @@ async def _send(
         # The SDK sends wherever the metadata points.
         raise SignInError(f"refusing to send sign-in traffic to {_origin(url)}: it is not HTTPS")
     try:
-        response = await http.send(request)
-        await response.aread()
+        response = await send_capped(http, request)
     except httpx2.TransportError as exc:
         raise SignInError(f"cannot reach {_origin(url)} ({transport_failure(exc)})") from exc
     if request.method == "GET" and any(path in request.url.path for path in _AS_METADATA_PATHS):

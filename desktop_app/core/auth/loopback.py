@@ -1,9 +1,11 @@
 """Where the browser lands after signing in: a one-shot HTTP listener on 127.0.0.1.
 
 RFC 8252 loopback redirect: an ephemeral port (or a fixed one for clients registered with an
-exact redirect URI), the first request to the callback path is taken as the authorization
-response, and the browser gets a small page saying it can be closed. The task that signs in
-opens the listener with `async with` and closes it, however the sign-in ends.
+exact redirect URI). Any local process can reach that port, so only the response to this
+sign-in's authorization request (its `state`, carrying a code or an error) is taken, and the
+browser gets a small page saying it can be closed; anything else gets a 400 "not this sign-in"
+page and the listener keeps waiting, so a forged callback can neither end nor cancel the sign-in.
+The task that signs in opens the listener with `async with` and closes it, however it ends.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import errno
-import html
+import hmac
 import logging
 from dataclasses import dataclass
 from types import TracebackType
@@ -45,6 +47,10 @@ SIGNED_IN_PAGE: Final = _PAGE.format(
 FAILED_PAGE: Final = _PAGE.format(
     title="Sign-in did not complete", text="You can close this tab; MCP Desk says what happened."
 )
+NOT_THIS_PAGE: Final = _PAGE.format(
+    title="Not this sign-in",
+    text="This is not the answer MCP Desk is waiting for, so it was ignored. You can close this tab.",
+)
 
 
 @dataclass(frozen=True)
@@ -66,6 +72,7 @@ class LoopbackListener:
         self._wanted = port
         self._required = required
         self._server: asyncio.Server | None = None
+        self._state: bytes | None = None
         self._port = 0
         self._result: asyncio.Future[CallbackParams] = asyncio.get_running_loop().create_future()
 
@@ -96,6 +103,13 @@ class LoopbackListener:
                 async with asyncio.timeout(1.0):
                     await self._server.wait_closed()
 
+    def expect_response_to(self, authorization_url: str) -> None:
+        """Take only the browser's return from `authorization_url`: the `state` it carries must come back."""
+        state = parse_qs(urlsplit(authorization_url).query).get("state")
+        if not state or not state[0]:
+            raise SignInError("the authorization request was made without a state; refusing to wait for its answer")
+        self._state = state[0].encode()
+
     async def wait(self, timeout: float | None) -> CallbackParams:
         """The authorization response; `SignInCancelled` when none comes within `timeout` seconds."""
         try:
@@ -112,9 +126,6 @@ class LoopbackListener:
             if target is None:
                 return
             parts = urlsplit(target)
-            if parts.path != CALLBACK_PATH or self._result.done():
-                await _respond(connection, writer, 404, "Not found")
-                return
             query = {key: values[0] for key, values in parse_qs(parts.query).items()}
             params = CallbackParams(
                 code=query.get("code"),
@@ -123,14 +134,25 @@ class LoopbackListener:
                 error=query.get("error"),
                 error_description=query.get("error_description"),
             )
+            if parts.path != CALLBACK_PATH or self._result.done() or not self._answers_this_sign_in(params):
+                log.info("loopback listener: ignored a request that is not this sign-in's response")
+                await _respond(connection, writer, 400, NOT_THIS_PAGE)
+                return
             await _respond(connection, writer, 200, SIGNED_IN_PAGE if params.code and not params.error else FAILED_PAGE)
-            self._result.set_result(params)
+            if not self._result.done():  # the same response twice at once, from the browser retrying
+                self._result.set_result(params)
         except (OSError, h11.ProtocolError, TimeoutError) as exc:
             log.debug("loopback listener: %s", exc)
         finally:
             writer.close()
             with contextlib.suppress(OSError):
                 await writer.wait_closed()
+
+    def _answers_this_sign_in(self, params: CallbackParams) -> bool:
+        """The response to the authorization request under way: its state, and a code or an error."""
+        if self._state is None or params.state is None or not (params.code or params.error):
+            return False
+        return hmac.compare_digest(params.state.encode(), self._state)
 
 
 async def _read_target(connection: h11.Connection, reader: asyncio.StreamReader) -> str | None:
@@ -147,10 +169,10 @@ async def _read_target(connection: h11.Connection, reader: asyncio.StreamReader)
 
 
 async def _respond(connection: h11.Connection, writer: asyncio.StreamWriter, status: int, page: str) -> None:
-    body = page.encode() if status == 200 else html.escape(page).encode()
-    content_type = b"text/html; charset=utf-8" if status == 200 else b"text/plain; charset=utf-8"
+    body = page.encode()
     headers = [
-        (b"Content-Type", content_type),
+        (b"Content-Type", b"text/html; charset=utf-8"),
+        (b"Content-Security-Policy", b"default-src 'none'; style-src 'unsafe-inline'"),
         (b"Content-Length", str(len(body)).encode()),
         (b"Cache-Control", b"no-store"),
         (b"Connection", b"close"),

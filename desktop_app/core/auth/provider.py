@@ -23,7 +23,8 @@ from mcp.client.auth.utils import issuers_match, union_scopes
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
 from desktop_app.core.auth.credentials import AuthRecord
-from desktop_app.core.auth.errors import Challenge, SignInError
+from desktop_app.core.auth.errors import Challenge, SignInError, server_text
+from desktop_app.core.auth.limits import check_token_sizes
 from desktop_app.core.auth.loopback import CallbackParams
 from desktop_app.core.server_config import OAuthSettings
 
@@ -47,6 +48,7 @@ class RecordStorage(TokenStorage):
         return self.record.tokens
 
     async def set_tokens(self, tokens: OAuthToken) -> None:
+        check_token_sizes(tokens)  # before the record changes, so nothing oversized is ever written
         self._replace(self.record.with_tokens(tokens))
 
     async def get_client_info(self) -> OAuthClientInformationFull | None:
@@ -267,7 +269,8 @@ class DeskAuth:
         if result.error == "access_denied":
             raise SignInError("the sign-in was declined in the browser")
         if result.error:
-            detail = f"{result.error}: {result.error_description}" if result.error_description else result.error
+            error = server_text(result.error)
+            detail = f"{error}: {server_text(result.error_description)}" if result.error_description else error
             raise SignInError(f"the authorization server refused the sign-in ({detail})")
         if not result.code:
             raise SignInError("the browser returned no authorization code")

@@ -3,7 +3,8 @@
 Each request gets the stored token; it is renewed shortly before it expires and once more on a
 401 (the refresh grant, or client credentials again), and the outcome goes to an observer
 instead of opening a browser mid-request. Renewal goes out on an HTTP client of its own, so a
-token endpoint that is down fails the renewal, never the transport.
+token endpoint that is down fails the renewal, never the transport; its answer is read with a
+cap and an oversized token refused (`limits`), as at sign-in.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from mcp.shared.inbound import MCP_PROTOCOL_VERSION_HEADER
 
 from desktop_app.core.auth.credentials import AuthRecord
 from desktop_app.core.auth.errors import SignInError, describe_sign_in_error
+from desktop_app.core.auth.limits import send_capped
 from desktop_app.core.auth.provider import RecordStorage, is_secure_endpoint
 
 RENEWAL_TIMEOUT_S: Final = 30.0
@@ -108,6 +110,4 @@ async def _send_aside(request: httpx2.Request) -> httpx2.Response:
     if not is_secure_endpoint(str(request.url)):
         raise SignInError(f"refusing to send credentials to {request.url.host} over plain HTTP")
     async with httpx2.AsyncClient(timeout=RENEWAL_TIMEOUT_S) as http:
-        response = await http.send(request)
-        await response.aread()
-        return response
+        return await send_capped(http, request)

@@ -65,9 +65,10 @@ async def _revoke(record: AuthRecord, settings: OAuthSettings) -> bool:
             headers = {"Content-Type": "application/x-www-form-urlencoded"}
             data, headers = context.prepare_token_auth(data, headers)
             try:
-                response = await http.post(endpoint, data=data, headers=headers)
+                # Only the status matters: the answer's body is never read, however large it is.
+                async with http.stream("POST", endpoint, data=data, headers=headers) as response:
+                    ok = ok and response.status_code == 200
             except httpx2.HTTPError as exc:
                 log.info("revoking the %s failed: %s", hint, type(exc).__name__)
                 return False
-            ok = ok and response.status_code == 200
     return ok

@@ -11,7 +11,7 @@ from desktop_app.core.auth.errors import Challenge, SignInCancelled, SignInError
 from desktop_app.core.auth.flow import sign_in
 from desktop_app.core.secret_store import SecretStore
 from tests.core.auth.conftest import ServerFactory, remote
-from tests.servers.oauth_server import ADMIN_SCOPE, READ_SCOPE, Client, FollowingBrowser, query_of
+from tests.servers.oauth_server import ADMIN_SCOPE, READ_SCOPE, Client, FollowingBrowser, ForgingBrowser, query_of
 
 pytestmark = pytest.mark.anyio
 
@@ -259,7 +259,6 @@ async def test_client_credentials_with_a_private_key_jwt(
         ({"metadata_malformed": True}, "sent metadata MCP Desk cannot read"),
         ({"metadata_status": 503}, "is not working (HTTP 503)"),
         ({"metadata_issuer": "http://127.0.0.1:9/elsewhere"}, "names another issuer"),
-        ({"state_override": "forged"}, "state mismatch"),
         ({"iss_override": "http://127.0.0.1:9"}, "another authorization server than the one asked"),
         ({"send_iss": False, "advertise_iss": True}, "did not name its issuer"),
         ({"registration_refused": True}, "refused to register MCP Desk (invalid_client_metadata"),
@@ -283,6 +282,28 @@ async def test_each_bad_input_is_one_clear_line_and_stores_nothing(
         assert expected in str(caught.value)
         assert "\n" not in str(caught.value)
         assert credentials.load(server.url) is None
+
+
+async def test_a_forged_callback_first_does_not_cancel_the_real_sign_in(
+    oauth_server: ServerFactory, credentials: CredentialStore
+) -> None:
+    racing = ForgingBrowser()
+    with oauth_server() as server:
+        record = await sign_in(remote(server), credentials, racing)
+    assert [response.status_code for response in racing.forged] == [400, 400, 400, 400]
+    assert all("Not this sign-in" in response.text for response in racing.forged)
+    assert "Signed in" in racing.pages[0]
+    assert record.tokens is not None and credentials.load(server.url) == record
+
+
+async def test_a_redirect_with_another_state_is_not_taken(
+    oauth_server: ServerFactory, credentials: CredentialStore, browser: FollowingBrowser
+) -> None:
+    with oauth_server(state_override="forged") as server:
+        with pytest.raises(SignInCancelled, match="did not come back"):
+            await sign_in(remote(server), credentials, browser, browser_timeout=0.3)
+        assert credentials.load(server.url) is None
+    assert "Not this sign-in" in browser.pages[0]  # the tab says so; the sign-in went on waiting for its own
 
 
 async def test_a_redirect_that_never_comes_times_out(oauth_server: ServerFactory, credentials: CredentialStore) -> None:

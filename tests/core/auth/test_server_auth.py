@@ -23,7 +23,7 @@ from desktop_app.core.server_errors import ServerUnavailableError
 from desktop_app.core.server_status import ServerState, ServerStatus
 from tests.core.auth.conftest import ServerFactory, remote
 from tests.hosting import FAST_RESTARTS, eventually, fixture_config
-from tests.servers.oauth_server import ADMIN_SCOPE, ADMIN_TOOL, Client, FollowingBrowser
+from tests.servers.oauth_server import ADMIN_SCOPE, ADMIN_TOOL, Client, FollowingBrowser, ForgingBrowser
 
 pytestmark = pytest.mark.anyio
 
@@ -71,6 +71,17 @@ async def test_needs_sign_in_is_its_own_state_not_restart_backoff(
             after = [s.state for s in states][[s.state for s in states].index(ServerState.SIGNING_IN) :]
             assert set(after) == {ServerState.SIGNING_IN, ServerState.STARTING, ServerState.READY}
             assert after[-1] is ServerState.READY
+
+
+async def test_a_forged_callback_does_not_cancel_the_windows_sign_in(
+    oauth_server: ServerFactory, secrets: SecretStore
+) -> None:
+    racing = ForgingBrowser()
+    with oauth_server() as server:
+        async with hosted(secrets, racing, remote(server)) as (host, _):
+            await signed_in(host)
+            assert [response.status_code for response in racing.forged] == [400, 400, 400, 400]
+            assert "Signed in" in racing.pages[0]
 
 
 async def test_stored_sign_in_is_used_on_the_next_start(
@@ -139,6 +150,28 @@ async def test_revoked_refresh_token_needs_a_new_sign_in(
             assert record is not None and record.tokens is None and record.client is not None  # no dead tokens kept
             await signed_in(host)
             assert len(server.requests.register) == 1  # the registration survived
+
+
+@pytest.mark.parametrize(
+    ("size", "expected"),
+    [(60 * 1024 * 1024, "larger than 1 MiB; refusing it"), (100_000, "an access token of 98 KiB")],
+)
+async def test_a_renewal_with_an_oversized_token_is_refused(
+    oauth_server: ServerFactory, secrets: SecretStore, browser: FollowingBrowser, size: int, expected: str
+) -> None:
+    with oauth_server() as server:
+        async with hosted(secrets, browser, remote(server)) as (host, _):
+            await signed_in(host)
+            server.options.token_size = size
+            server.expire_access_tokens()
+            with pytest.raises(SignInRequired, match=f"could not renew the sign-in: .*{expected}"):
+                await host.connection("remote").call_tool("whoami", {})
+            (stream,) = server.streams
+            await eventually(stream.ended.is_set, what="the oversized answer to end")
+            assert stream.sent < 60 * 1024 * 1024 // 4
+            record = CredentialStore(lambda: secrets).load(server.url)
+            assert record is not None and record.tokens is None  # the old token is given up, no new one kept
+            assert all(len(secrets.get(name) or "") < 64 * 1024 for name in secrets.names())
 
 
 async def test_step_up_and_its_limit(
