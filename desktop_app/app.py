@@ -16,12 +16,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import qasync
 from PySide6.QtWidgets import QApplication
 
 from desktop_app.core.log_routing import install_logging
 from desktop_app.pyside_fixes import reserve_none_references
 from desktop_app.single_instance import PrimaryInstance
+from desktop_app.ui.event_loop import qt_event_loop
 from desktop_app.ui.gui_thread import gui_thread_first
 from desktop_app.ui.main_window import FIRST_PAINT_WAIT_MS, MainWindow
 
@@ -109,6 +109,6 @@ def _close_on_signals(window: MainWindow) -> Callable[[], None]:
 def run_app(app: QApplication, config_path: Path, instance: PrimaryInstance, window: MainWindow) -> int:
     """Run the app in `window`, already on screen, until it has quit."""
     install_logging(logging.WARNING)  # warnings on the terminal, secrets redacted, servers' own in their logs
-    with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(app)) as runner:
+    with asyncio.Runner(loop_factory=lambda: qt_event_loop(app)) as runner:
         runner.run(run_window(app, config_path, instance=instance, window=window))
     return 0
