@@ -31,6 +31,7 @@ from desktop_app.core.server_config import LOG_LEVELS, ServerConfig
 from desktop_app.core.server_status import ServerState, ServerStatus
 from desktop_app.ui.asks.card import AskCard
 from desktop_app.ui.confirm import confirm
+from desktop_app.ui.instructions_note import InstructionsNote
 from desktop_app.ui.server_editor import ServerEditor
 from resources_ui.status_icons import state_icon
 
@@ -78,6 +79,7 @@ class ServersPanel(QWidget):
         self._state.setWordWrap(True)
         self._state.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self._offer = QLabel()
+        self._instructions = InstructionsNote()
         self._sign_in = QPushButton("Sign in")
         self._sign_in.setObjectName("signIn")
         self._sign_in.setToolTip("Open the server's sign-in page in your browser")
@@ -120,6 +122,7 @@ class ServersPanel(QWidget):
         details_layout.addWidget(self._title)
         details_layout.addWidget(self._state)
         details_layout.addWidget(self._offer)
+        details_layout.addWidget(self._instructions)
         # Signing in (or out) gets a row of its own, shown only when there is something to do.
         self._sign_in_bar = QWidget()
         sign_in_row = QHBoxLayout(self._sign_in_bar)
@@ -295,6 +298,7 @@ class ServersPanel(QWidget):
             self._title.setText("No server selected")
             self._state.clear()
             self._offer.clear()
+            self._instructions.show_for(None, False)
             self._log.clear()
             return
         status: ServerStatus = connection.status
@@ -303,6 +307,7 @@ class ServersPanel(QWidget):
         self._title.setText(f"{connection.name}{version}")
         self._state.setText(status.explained())
         self._offer.setText(_counts(connection.catalog))
+        self._instructions.show_for(connection.catalog, self._trusted(connection.name))
         self._toggle.setText("Enable" if status.state is ServerState.DISABLED else "Disable")
         configured = self._bridge.store is not None and connection.name in self._bridge.store.servers
         self._edit.setEnabled(configured)
@@ -313,6 +318,11 @@ class ServersPanel(QWidget):
         self._log.setPlainText("\n".join(format_log_entry(e) for e in connection.log if self._shown(e)))
         self._log.moveCursor(self._log.textCursor().MoveOperation.End)
         self._log.horizontalScrollBar().setValue(0)
+
+    def _trusted(self, name: str) -> bool:
+        """The user's trust as saved (the host takes it up a moment later), else as the host has it."""
+        config = self._bridge.store.servers.get(name) if self._bridge.store is not None else None
+        return config.trusted if config is not None else self._bridge.host.trust(name).trusted
 
     def _on_state(self, name: str, _status: ServerStatus) -> None:
         self._refresh(name)
@@ -360,6 +370,7 @@ class ServersPanel(QWidget):
                 editor.show_error(str(exc))
                 return
             editor.accept()
+            self._show_selected()  # trust alone changes no state, yet it changes what the model gets
 
         editor.saved.connect(save)
         editor.open()
