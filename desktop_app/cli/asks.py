@@ -144,13 +144,7 @@ class CliAsker:
         if self._sampling == "deny":
             self._report(f"denied a sampling request from {question.server} (--sampling deny)")
             return SamplingConsent(SamplingDecision.DENY)
-        lines = [f"\n{question.server} wants to use your model ({question.model}, up to {question.max_tokens} tokens)"]
-        if question.system_prompt:
-            lines.append(f"  system: {question.system_prompt}")
-        lines += [f"  {m.role}: {m.text}" for m in question.messages]
-        if question.tools:
-            lines.append(f"  tools offered: {', '.join(question.tools)}")
-        sys.stderr.write("\n".join(lines) + "\n")
+        sys.stderr.write("\n".join(_sampling_lines(question)) + "\n")
         if _yes(await prompt("Allow? [y/N] ")):
             return SamplingConsent(SamplingDecision.ONCE)
         self._report(f"denied a sampling request from {question.server}")
@@ -163,6 +157,27 @@ class CliAsker:
             return ReviewReply(True)
         self._report(f"kept the model's answer from {question.server}")
         return ReviewReply(False)
+
+
+def _sampling_lines(question: SamplingQuestion) -> list[str]:
+    """Everything the model would read, and what the server asked for that it will not get."""
+    limit = f"up to {question.max_tokens:,} tokens"
+    if question.requested_max_tokens > question.max_tokens:
+        limit += f"; the server asked for {question.requested_max_tokens:,}, your limit applies"
+    lines = [f"\n{question.server} wants to use your model ({question.model}, {limit})"]
+    if question.system_prompt:
+        lines.append(f"  system: {question.system_prompt}")
+    lines += [f"  {m.role}: {m.text}" for m in question.messages]
+    for tool in question.tools:
+        lines.append(f"  tool offered: {tool.name}: {tool.description or '(no description)'} (input: {tool.schema})")
+    if question.wanted_context:
+        lines.append(
+            f"  warning: it asked for your conversation too (includeContext: {question.wanted_context});"
+            " that is never sent"
+        )
+    if question.hidden:
+        lines.append(f"  warning: {question.hidden:,} invisible character(s) hid in its text; they were removed")
+    return lines
 
 
 def _short(text: str, limit: int = 80) -> str:

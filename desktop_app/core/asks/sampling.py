@@ -1,19 +1,19 @@
 """Sampling: a server borrows the user's model, with the user's consent, and only sees what they let through.
 
 Each `sampling/createMessage` is put to the user first (the prompt may be edited): allow once,
-for this chat, always for this server, or deny. It then runs on the user's configured model
-(a model hint is honoured when it names a model of the same provider), capped at the user's
-token limit. An answer allowed "once" is shown for review before it goes back; standing
-permissions skip both questions. When the server offers tools, the model may ask for them: the
-request goes back to the server, which runs them and asks again; those follow-up rounds are
-covered by the first consent and bounded by `MAX_TOOL_ROUNDS`.
+for this chat, always for this server, or deny. A request too big to review is refused before
+that (`sampling_limits`). It then runs on the user's configured model (a model hint is honoured
+when it names a model of the same provider), capped at the user's token limit. An answer allowed
+"once" is shown for review before it goes back; standing permissions skip both questions. When
+the server offers tools, the model may ask for them: the request goes back to the server, which
+runs them and asks again; that follow-up is covered by the first consent only when it continues
+the exchange unchanged (`sampling_exchanges`), and the rounds are bounded by `MAX_TOOL_ROUNDS`.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
-from collections import deque
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any, Final
@@ -31,18 +31,23 @@ from mcp_types import (
 from desktop_app.core.asks.attribution import CallEnded, unless_ended
 from desktop_app.core.asks.context import CANCELLED_TURN, USER_REJECTED, AskContext
 from desktop_app.core.asks.question import Question
+from desktop_app.core.asks.sampling_exchanges import AllowedExchanges
+from desktop_app.core.asks.sampling_limits import request_problem
 from desktop_app.core.asks.sampling_messages import (
     MAX_TOOL_ROUNDS,
     ModelAnswer,
     ShownMessage,
+    ShownTool,
     choose_model,
-    has_tool_results,
+    hidden_count,
     read_answer,
     shown_messages,
+    shown_tools,
     to_model_messages,
     to_result,
     tool_rounds,
     tool_specs,
+    visible,
 )
 from desktop_app.core.asks.service import SamplingModel
 from desktop_app.core.chat.llm import ProviderError, assemble, stream_completion
@@ -50,7 +55,6 @@ from desktop_app.core.chat.settings import resolve_api_key
 from desktop_app.core.events import SamplingUsage
 
 WHAT: Final = "a sampling request"
-CONTINUATIONS_REMEMBERED: Final = 64
 
 
 class SamplingDecision(StrEnum):
@@ -79,7 +83,11 @@ class SamplingQuestion(Question[SamplingConsent]):
     model: str
     max_tokens: int
     requested_max_tokens: int
-    tools: tuple[str, ...] = ()
+    tools: tuple[ShownTool, ...] = ()
+    wanted_context: str | None = None
+    """The server asked for the user's conversation too (`includeContext`); it is never sent."""
+    hidden: int = 0
+    """Invisible characters taken out of the server's text (they would reach the model unseen)."""
 
     def fallback(self) -> SamplingConsent:
         return SamplingConsent(SamplingDecision.DENY)
@@ -111,8 +119,8 @@ class Sampling:
 
     def __init__(self, context: AskContext) -> None:
         self._context = context
-        self._once: deque[str] = deque(maxlen=CONTINUATIONS_REMEMBERED)
-        """Tool calls whose sampling the user allowed once: their follow-up tool rounds need no new consent."""
+        self._exchanges: AllowedExchanges[SamplingConsent] = AllowedExchanges()
+        """Exchanges allowed once whose answer called tools: each covers its one faithful follow-up."""
 
     async def __call__(
         self, _request: ClientRequestContext, params: CreateMessageRequestParams
@@ -125,6 +133,9 @@ class Sampling:
             return context.refuse(WHAT, f"maxTokens must be at least 1, not {params.max_tokens}", INVALID_PARAMS)
         if not params.messages:
             return context.refuse(WHAT, "it has no messages", INVALID_PARAMS)
+        problem = request_problem(params)
+        if problem is not None:
+            return context.refuse(WHAT, problem, INVALID_PARAMS)
         max_tokens = min(params.max_tokens, model.settings.max_tokens)
         if max_tokens < params.max_tokens:
             context.note("info", f"sampling maxTokens {params.max_tokens:,} capped at the user's limit {max_tokens:,}")
@@ -136,10 +147,11 @@ class Sampling:
         call_id = scope.call_id if scope is not None else None
         chat = context.service.chat
         consent = SamplingConsent(SamplingDecision.ALWAYS)
+        covered = self._exchanges.take(call_id, params) if call_id is not None else None
         if context.service.grants.allows(context.server, chat):
             pass
-        elif call_id is not None and call_id in self._once and has_tool_results(params.messages):
-            consent = SamplingConsent(SamplingDecision.ONCE)  # a tool round of an exchange already allowed
+        elif covered is not None:
+            consent = covered  # the tool round of an exchange allowed once, with the user's edits
         else:
             asked = await context.ask(WHAT, lambda cid: self._question(params, cid, chosen, max_tokens))
             if isinstance(asked, ErrorData):
@@ -148,7 +160,7 @@ class Sampling:
                 context.note("info", "the user declined a sampling request")
                 return ErrorData(code=USER_REJECTED, message="The user declined the sampling request")
             consent = asked
-            self._remember(consent.decision, call_id)
+            self._grant(consent.decision)
 
         try:
             with scope.on_our_side() if scope is not None else contextlib.nullcontext():
@@ -168,29 +180,33 @@ class Sampling:
             if reviewed.text is not None and not answer.tool_uses:
                 answer = replace(answer, text=reviewed.text)
         context.note("info", f"sampled {answer.model}: {answer.stop_reason}, {len(answer.text):,} characters")
-        return to_result(answer, with_tools=bool(params.tools))
+        result = to_result(answer, with_tools=bool(params.tools))
+        if consent.decision is SamplingDecision.ONCE and call_id is not None and isinstance(result.content, list):
+            self._exchanges.remember(call_id, params, consent, result.content)
+        return result
 
-    def _remember(self, decision: SamplingDecision, call_id: str | None) -> None:
+    def _grant(self, decision: SamplingDecision) -> None:
         service, server = self._context.service, self._context.server
         if decision is SamplingDecision.CHAT:
             service.grants.allow_chat(server, service.chat)
         elif decision is SamplingDecision.ALWAYS:
             service.grants.allow_always(server)
-        elif call_id is not None:
-            self._once.append(call_id)
 
     def _question(
         self, params: CreateMessageRequestParams, call_id: str | None, model: str, max_tokens: int
     ) -> SamplingQuestion:
+        wanted = params.include_context if params.include_context not in (None, "none") else None
         return SamplingQuestion(
             server=self._context.server,
             call_id=call_id,
-            system_prompt=params.system_prompt or "",
+            system_prompt=visible(params.system_prompt or ""),
             messages=shown_messages(params.messages),
             model=model,
             max_tokens=max_tokens,
             requested_max_tokens=params.max_tokens,
-            tools=tuple(tool.name for tool in params.tools or []),
+            tools=shown_tools(params),
+            wanted_context=wanted,
+            hidden=hidden_count(params),
         )
 
     def _review(self, answer: ModelAnswer, call_id: str | None) -> ReviewQuestion:

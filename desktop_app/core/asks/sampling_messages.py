@@ -3,13 +3,18 @@
 Only what the server sent goes to the model: its system prompt and its messages (text, images,
 tool uses and results). MCP Desk adds nothing from the conversation; `includeContext` is not
 offered (the capability is not declared) and is ignored if a server sends it anyway.
+
+What the consent card shows is what the model reads: invisible format characters (Unicode tag
+characters that smuggle ASCII past the eye, bidi overrides that reorder what is drawn, zero-width
+spaces) are removed from the server's text, tool descriptions included, before either sees it.
 """
 
 from __future__ import annotations
 
 import json
+import unicodedata
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -35,6 +40,10 @@ MAX_TOOL_ROUNDS: Final = 8
 _STOP_REASONS: Final = {"stop": "endTurn", "length": "maxTokens", "tool_calls": "toolUse", "function_call": "toolUse"}
 
 
+_JOINERS: Final = frozenset("\u200c\u200d")
+"""Zero-width (non-)joiners: format characters that scripts such as Persian and emoji sequences need."""
+
+
 @dataclass(frozen=True)
 class ShownMessage:
     """One of the server's messages as the consent card shows it; single-text messages can be edited."""
@@ -44,15 +53,65 @@ class ShownMessage:
     editable: bool
 
 
+@dataclass(frozen=True)
+class ShownTool:
+    """A tool the server offers the model, as the consent card shows it: all of what the model reads."""
+
+    name: str
+    description: str
+    schema: str
+    """The input schema as JSON."""
+
+
+def _hidden(ch: str) -> bool:
+    return unicodedata.category(ch) == "Cf" and ch not in _JOINERS
+
+
+def visible(text: str) -> str:
+    """`text` without the characters that are not drawn but are read by the model."""
+    if text.isascii():
+        return text
+    return "".join(ch for ch in text if not _hidden(ch))
+
+
+def request_texts(params: CreateMessageRequestParams) -> Iterator[str]:
+    """Every piece of text a request would put before the model (for its size and its hidden characters)."""
+    yield params.system_prompt or ""
+    yield from params.stop_sequences or []
+    for message in params.messages:
+        for block in message.content_as_list:
+            yield from _block_texts(block)
+    for tool in params.tools or []:
+        yield tool.name
+        yield tool.description or ""
+        yield json.dumps(tool.input_schema, ensure_ascii=False)
+
+
+def _block_texts(block: Any) -> Iterator[str]:
+    if isinstance(block, TextContent):
+        yield block.text
+    elif isinstance(block, ToolUseContent):
+        yield block.name
+        yield json.dumps(block.input, ensure_ascii=False)
+    elif isinstance(block, ToolResultContent):
+        for inner in block.content:
+            yield from _block_texts(inner)
+
+
+def hidden_count(params: CreateMessageRequestParams) -> int:
+    """How many invisible characters `visible` takes out of the request."""
+    return sum(sum(1 for ch in text if _hidden(ch)) for text in request_texts(params) if not text.isascii())
+
+
 def _block_text(block: Any) -> str:
     if isinstance(block, TextContent):
-        return block.text
+        return visible(block.text)
     if isinstance(block, ImageContent):
         return f"[image, {block.mime_type}, {len(block.data) * 3 // 4:,} bytes]"
     if isinstance(block, AudioContent):
         return f"[audio, {block.mime_type}: not sent to the model]"
     if isinstance(block, ToolUseContent):
-        return f"[calls tool {block.name} with {json.dumps(block.input, ensure_ascii=False)}]"
+        return visible(f"[calls tool {block.name} with {json.dumps(block.input, ensure_ascii=False)}]")
     if isinstance(block, ToolResultContent):
         inner = " ".join(_block_text(b) for b in block.content)
         return f"[{'error from' if block.is_error else 'result of'} tool call {block.tool_use_id}: {inner}]"
@@ -75,16 +134,12 @@ def tool_rounds(messages: Sequence[SamplingMessage]) -> int:
     )
 
 
-def has_tool_results(messages: Sequence[SamplingMessage]) -> bool:
-    return any(isinstance(b, ToolResultContent) for m in messages for b in m.content_as_list)
-
-
 def to_model_messages(
     params: CreateMessageRequestParams, system_prompt: str | None = None, texts: Mapping[int, str] | None = None
 ) -> list[dict[str, Any]]:
     """litellm's messages for the request, with the user's edits (system prompt, texts by index)."""
     texts = texts or {}
-    system = params.system_prompt if system_prompt is None else system_prompt
+    system = visible(params.system_prompt or "") if system_prompt is None else system_prompt
     out: list[dict[str, Any]] = [{"role": "system", "content": system}] if system else []
     for index, message in enumerate(params.messages):
         blocks = message.content_as_list
@@ -100,12 +155,13 @@ def _convert(role: str, blocks: Sequence[Any]) -> list[dict[str, Any]]:
     results: list[dict[str, Any]] = []
     for block in blocks:
         if isinstance(block, TextContent):
-            parts.append({"type": "text", "text": block.text})
+            parts.append({"type": "text", "text": visible(block.text)})
         elif isinstance(block, ImageContent):
             parts.append({"type": "image_url", "image_url": {"url": f"data:{block.mime_type};base64,{block.data}"}})
         elif isinstance(block, ToolUseContent):
-            arguments = json.dumps(block.input, ensure_ascii=False)
-            calls.append({"id": block.id, "type": "function", "function": {"name": block.name, "arguments": arguments}})
+            arguments = visible(json.dumps(block.input, ensure_ascii=False))
+            function = {"name": visible(block.name), "arguments": arguments}
+            calls.append({"id": block.id, "type": "function", "function": function})
         elif isinstance(block, ToolResultContent):
             text = "\n".join(_block_text(b) for b in block.content) or "(no output)"
             output = f"Error: {text}" if block.is_error else text
@@ -130,10 +186,25 @@ def tool_specs(params: CreateMessageRequestParams) -> list[dict[str, Any]]:
     """The server's tools as function specs (only for this request; the model cannot call them itself)."""
     specs = []
     for tool in params.tools or []:
-        schema = tool.input_schema if isinstance(tool.input_schema, dict) else {"type": "object"}
-        function = {"name": tool.name, "description": tool.description or "", "parameters": schema}
+        description = visible(tool.description or "")
+        function = {"name": visible(tool.name), "description": description, "parameters": _schema(tool)}
         specs.append({"type": "function", "function": function})
     return specs
+
+
+def shown_tools(params: CreateMessageRequestParams) -> tuple[ShownTool, ...]:
+    """The tools exactly as `tool_specs` hands them to the model."""
+    return tuple(
+        ShownTool(visible(tool.name), visible(tool.description or ""), json.dumps(_schema(tool), ensure_ascii=False))
+        for tool in params.tools or []
+    )
+
+
+def _schema(tool: Any) -> dict[str, Any]:
+    """The tool's input schema with its texts made visible (format characters are never JSON syntax)."""
+    schema = tool.input_schema if isinstance(tool.input_schema, dict) else {"type": "object"}
+    cleaned: dict[str, Any] = json.loads(visible(json.dumps(schema, ensure_ascii=False)))
+    return cleaned
 
 
 def choose_model(preferences: ModelPreferences | None, model: SamplingModel) -> str:

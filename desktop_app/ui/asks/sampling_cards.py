@@ -1,8 +1,10 @@
 """Sampling, as the user sees it: may a server use your model for this prompt, and may the answer go back?
 
 The consent card shows everything the model would get (the server's system prompt and messages,
-editable), the model, the token cap and any tools offered; the review card shows the model's
-answer (editable text, or the tool calls it wants) before it is returned to the server.
+editable, and each tool offered with its description and input schema), the model and the token
+cap, and says when the server asked for the conversation too (never sent) or hid characters in its
+text (taken out); the review card shows the model's answer (editable text, or the tool calls it
+wants) before it is returned to the server.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from desktop_app.core.asks.sampling import (
 )
 from desktop_app.ui.asks.card import MUTED, AskCard, Tone, escape
 from desktop_app.ui.conversation.tool_card import FittedText
+from desktop_app.ui.style import ERROR_STYLE
 
 MAX_LINES: Final = 8
 DECISIONS: Final = {
@@ -55,10 +58,14 @@ class SamplingCard(AskCard[SamplingConsent]):
         facts.setContentsMargins(0, 0, 0, 0)
         facts.addRow("Model", QLabel(escape(question.model)))
         facts.addRow("Answer up to", QLabel(limit))
+        self.tools: QPlainTextEdit | None = None
         if question.tools:
-            tools = QLabel(", ".join(escape(t) for t in question.tools))
-            tools.setWordWrap(True)
-            facts.addRow("Tools offered", tools)
+            described = "\n\n".join(
+                f"{tool.name}: {tool.description or '(no description)'}\n  input: {tool.schema}"
+                for tool in question.tools
+            )
+            self.tools = _editor(described, editable=False)
+            facts.addRow("Tools offered", self.tools)
         self.system = _editor(question.system_prompt)
         self.system.setPlaceholderText("(no system prompt)")
         facts.addRow("System prompt", self.system)
@@ -71,7 +78,13 @@ class SamplingCard(AskCard[SamplingConsent]):
         self.note = QLabel("Only this goes to the model: nothing from your conversation. You may edit it first.")
         self.note.setWordWrap(True)
         self.note.setStyleSheet(MUTED)
+        self.warnings = QLabel("<br>".join(escape(w) for w in _warnings(question)))
+        self.warnings.setTextFormat(Qt.TextFormat.RichText)
+        self.warnings.setWordWrap(True)
+        self.warnings.setStyleSheet(ERROR_STYLE)
+        self.warnings.setVisible(bool(self.warnings.text()))
         self.body.addWidget(self.details)
+        self.body.addWidget(self.warnings)
         self.body.addWidget(self.note)
         self.allow_once = self.add_button("&Allow once", default=True)
         self.allow_chat = self.add_button("Allow for this &chat")
@@ -109,7 +122,23 @@ class SamplingCard(AskCard[SamplingConsent]):
 
     def collapse(self) -> None:
         self.details.hide()
+        self.warnings.hide()
         self.note.hide()
+
+
+def _warnings(question: SamplingQuestion) -> list[str]:
+    """What the server tried that the user should know of, though none of it reaches the model."""
+    found = []
+    if question.wanted_context:
+        found.append(
+            f"⚠ The server asked for your conversation too (includeContext: {question.wanted_context}). It is not sent."
+        )
+    if question.hidden:
+        found.append(
+            f"⚠ {question.hidden:,} invisible character(s) hid in the server's text; they were removed,"
+            " so the model reads what you see."
+        )
+    return found
 
 
 class ReviewCard(AskCard[ReviewReply]):

@@ -23,6 +23,7 @@ from tests.servers.asking_server import build_asking_server
 from tests.servers.everything import everything_stdio_params
 
 ASKING_SCRIPT = Path(__file__).resolve().parents[2] / "servers" / "asking_server.py"
+ABUSE_SCRIPT = Path(__file__).resolve().parents[2] / "servers" / "sampling_abuse_server.py"
 ERAS = ("legacy", "2026-07-28")
 
 
@@ -35,6 +36,17 @@ def asking_config(protocol: str = "auto", name: str = "asking", **options: Any) 
         args=(str(ASKING_SCRIPT),),
         protocol=protocol,
         **options,
+    )
+
+
+def abuse_config() -> ServerConfig:
+    """The hostile sampling server over real stdio (2025-11-25: it sends its requests past the SDK's checks)."""
+    return ServerConfig(
+        name="abuser",
+        transport=TransportKind.STDIO,
+        command=sys.executable,
+        args=(str(ABUSE_SCRIPT),),
+        protocol="legacy",
     )
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from typing import Any
 
 from PySide6.QtWidgets import QApplication, QVBoxLayout, QWidget
@@ -14,7 +15,7 @@ from desktop_app.core.asks.sampling import (
     SamplingDecision,
     SamplingQuestion,
 )
-from desktop_app.core.asks.sampling_messages import ShownMessage
+from desktop_app.core.asks.sampling_messages import ShownMessage, ShownTool
 from desktop_app.ui.asks.card_asker import CardAsker
 from desktop_app.ui.asks.cards import register_cards
 from desktop_app.ui.asks.sampling_cards import ReviewCard, SamplingCard
@@ -30,7 +31,7 @@ QUESTION = SamplingQuestion(
     model="openai/gpt-4.1",
     max_tokens=4096,
     requested_max_tokens=100_000,
-    tools=("lookup_weather",),
+    tools=(ShownTool("lookup_weather", "The weather in a city", '{"type": "object"}'),),
 )
 
 
@@ -55,8 +56,11 @@ def test_consent_shows_the_request_and_takes_edits(qapp: QApplication) -> None:
         assert isinstance(card, SamplingCard)
         labels = card.details.findChildren(type(card.title))
         shown = " | ".join(label.text() for label in labels)
-        assert "openai/gpt-4.1" in shown and "lookup_weather" in shown
+        assert "openai/gpt-4.1" in shown
         assert "4,096 tokens (the server asked for 100,000; your limit applies)" in shown
+        assert card.tools is not None and card.tools.isReadOnly()
+        assert card.tools.toPlainText() == 'lookup_weather: The weather in a city\n  input: {"type": "object"}'
+        assert card.warnings.isHidden()
         assert card.system.toPlainText() == "You are helpful." and not card.system.isReadOnly()
         assert list(card.texts) == [0]  # the message with an image is shown, not editable
         card.system.setPlainText("Be brief.")
@@ -100,5 +104,23 @@ def test_review_sends_edits_or_keeps_the_answer(qapp: QApplication) -> None:
         card.keep.click()
         assert await reply == ReviewReply(False)
         assert card.outcome.text() == "Not sent: the server was told you declined"
+
+    run_in_qt(qapp, scenario())
+
+
+def test_consent_says_what_the_server_tried_that_is_not_sent(qapp: QApplication) -> None:
+    _host, asker = asker_in_a_window()
+    question = replace(QUESTION, wanted_context="allServers", hidden=33, tools=())
+
+    async def scenario() -> None:
+        reply, card = await open_card(asker, question)
+        assert isinstance(card, SamplingCard) and card.tools is None
+        assert not card.warnings.isHidden()
+        assert card.warnings.text() == (
+            "⚠ The server asked for your conversation too (includeContext: allServers). It is not sent.<br>"
+            "⚠ 33 invisible character(s) hid in the server's text; they were removed, so the model reads what you see."
+        )
+        card.deny.click()
+        assert await reply == SamplingConsent(SamplingDecision.DENY) and card.warnings.isHidden()
 
     run_in_qt(qapp, scenario())
