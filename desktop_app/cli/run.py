@@ -2,7 +2,8 @@
 
 It connects the configured servers, runs one turn through the same engine as the app, prints
 the final answer on stdout and exits. Errors are one line on stderr (a traceback only with
-`--debug`); the exit code says what kind of failure it was.
+`--debug`); the exit code says what kind of failure it was. Whatever a server or the model wrote is
+printed with its control characters written out (`core/terminal_text`): it cannot steer the terminal.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ from desktop_app.core.providers import key_secret_name, provider_for
 from desktop_app.core.restart_policy import RestartPolicy
 from desktop_app.core.secret_store import SecretStoreError, open_secret_store
 from desktop_app.core.server_status import ServerState, ServerStatus
+from desktop_app.core.terminal_text import printable
 
 R = TypeVar("R")
 
@@ -110,7 +112,7 @@ class TerminalApprover:
 
     async def _approve(self, request: ApprovalRequest) -> ApprovalReply:
         if request.under_taint:
-            sys.stderr.write(f"Untrusted content is in this conversation ({request.taint}).\n")
+            sys.stderr.write(printable(f"Untrusted content is in this conversation ({request.taint}).\n"))
         claims = request.hints.claims()
         said = f" ({request.server} says: {', '.join(claims)})" if claims else ""
         arguments = json.dumps(request.arguments, ensure_ascii=False)
@@ -118,7 +120,7 @@ class TerminalApprover:
             f"Allow tool {request.tool} on server {request.server}{said} with {arguments}? "
             "[y/N, or a reason to decline] "
         )
-        answer = (await asyncio.to_thread(ask_line, question)).strip()  # "" at end of input declines
+        answer = (await asyncio.to_thread(ask_line, printable(question))).strip()  # "" at end of input declines
         if answer.lower() in ("y", "yes"):
             return ApprovalReply(Decision.ALLOW_ONCE)
         reason = "" if answer.lower() in ("", "n", "no") else answer
@@ -194,7 +196,8 @@ def run_command(argv: list[str]) -> int:
 
 
 def _error(message: str) -> None:
-    print(f"{PROG}: {message}", file=sys.stderr, flush=True)
+    """One line on stderr; what servers and the model wrote in it cannot steer the terminal."""
+    print(f"{PROG}: {printable(message)}", file=sys.stderr, flush=True)
 
 
 def _settings(args: argparse.Namespace, saved: AppSettings) -> tuple[ModelSettings, ChatOptions]:
@@ -311,7 +314,7 @@ def _exit_code(events: list[ChatEvent]) -> int:
     final = events[-1]
     assert isinstance(final, TurnFinished)
     if final.reason == "stop":
-        print(final.text, flush=True)
+        print(printable(final.text), flush=True)
         return EXIT_OK
     errors = [e for e in events if isinstance(e, ChatError)]
     if any(e.kind is ErrorKind.PROVIDER for e in errors):

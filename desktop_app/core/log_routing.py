@@ -4,7 +4,8 @@ Libraries log freely (the MCP SDK, httpx2, litellm, MuPDF through `mupdf.load`).
 one handler on the root logger. A record made while a server connection's tasks run (the SDK's
 reader, its session) goes to that server's log, as one line; everything else goes to stderr at
 the console level: the window shows warnings there, `mcp-desk run` nothing unless `--debug`.
-Every record passes `RedactingFilter` first.
+Every record passes `RedactingFilter` first; on the console, its control characters are written out
+(`terminal_text`): records quote what servers sent.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from collections.abc import Callable
 from typing import Final, TextIO
 
 from desktop_app.core.log_redaction import RedactingFilter, remember_environment_secrets
+from desktop_app.core.terminal_text import printable
 
 ServerNote = Callable[[str, str], None]
 """Adds (level, text) to one server's log."""
@@ -48,11 +50,16 @@ def server_log_context(note: ServerNote) -> contextvars.Context:
     return context
 
 
+class _PrintableFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        return printable(super().format(record))
+
+
 class _Router(logging.StreamHandler[TextIO]):
     def __init__(self, console_level: int | None, stream: TextIO) -> None:
         super().__init__(stream)
         self.console_level = console_level
-        self.setFormatter(logging.Formatter(_FORMAT))
+        self.setFormatter(_PrintableFormatter(_FORMAT))
         self.addFilter(RedactingFilter())
 
     def emit(self, record: logging.LogRecord) -> None:

@@ -70,3 +70,25 @@ def test_known_secrets_are_redacted_in_messages_arguments_and_tracebacks() -> No
     assert "p@ss" not in printed and "p%40ss" not in printed
     assert printed.count("***") == 4
     assert "(abc)" in printed
+
+
+def test_the_debug_console_shows_control_characters_in_records_as_text() -> None:
+    """A library quoting a server's words (`--debug` prints it on the terminal) cannot steer the terminal."""
+    stream = io.StringIO()
+    root = logging.getLogger()
+    level = root.level
+    handler = install_logging(logging.INFO, stream)
+    try:
+        hostile = "ready\x1b]52;c;Y3VybA==\x07\r\x1b[2K\u202e"
+        logging.getLogger("mcp.client.stdio").warning("the server said %r and %s", "quoted", hostile)
+        try:
+            raise RuntimeError(f"bad frame {hostile}")
+        except RuntimeError:
+            logging.getLogger("mcp.client.stdio").exception("reading failed")
+    finally:
+        root.removeHandler(handler)
+        root.setLevel(level)
+    printed = stream.getvalue()
+    assert not any(c in printed for c in "\x1b\x07\r\u202e"), repr(printed)
+    assert "and ready\\x1b]52;c;Y3VybA==\\x07\\r\\x1b[2K\\u202e\n" in printed
+    assert "RuntimeError: bad frame ready\\x1b]52" in printed and "Traceback (most recent call last):\n" in printed
