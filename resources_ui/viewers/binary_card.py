@@ -30,7 +30,9 @@ def _centered_column(widget: QWidget) -> QVBoxLayout:
 
 
 def _wrapped(text: str = "", *, selectable: bool = False) -> QLabel:
+    """A label for what a server said (a type, a URI, an error): plain text, never guessed to be markup."""
     label = QLabel(text)
+    label.setTextFormat(Qt.TextFormat.PlainText)
     label.setWordWrap(True)
     label.setAlignment(Qt.AlignmentFlag.AlignCenter)
     if selectable:

@@ -1,4 +1,5 @@
-"""The image viewer: fit, actual size, zoom and pan, refusing decompression bombs up front."""
+"""The image viewer: fit, actual size, zoom and pan, refusing decompression bombs and SVGs that
+reach outside themselves up front."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from PySide6.QtWidgets import (
 
 from desktop_app.core.content import image_dimensions
 from desktop_app.core.image_limits import ImageTooLarge, check_decoded_size
+from desktop_app.core.svg_check import svg_problem
 from resources_ui.viewers.toolbar import tool_button
 
 THUMBNAIL_MAX_PIXELS: Final = 16_000_000
@@ -60,13 +62,17 @@ def _checked_reader(data: bytes) -> tuple[QImageReader, QBuffer]:
     """A reader for `data` whose claimed size is within the shared limit (`core/image_limits`).
 
     The size comes from our own header parser for PNG/JPEG/GIF/WebP and from Qt's reader for
-    the rest; neither decodes pixels, so a 30000×30000 header costs nothing to refuse. The
-    buffer is returned too: the reader reads from it and must not outlive it.
+    the rest; neither decodes pixels, so a 30000×30000 header costs nothing to refuse. An SVG,
+    whatever type the server claimed, is drawn only if it is self-contained (`core/svg_check`).
+    The buffer is returned too: the reader reads from it and must not outlive it.
     """
     buffer = QBuffer()
     buffer.setData(QByteArray(data))
     buffer.open(QIODevice.OpenModeFlag.ReadOnly)
     reader = QImageReader(buffer)
+    kind = bytes(reader.format().data()).lower()
+    if kind in (b"svg", b"svgz") and (problem := svg_problem(data, compressed=kind == b"svgz")) is not None:
+        raise ImageError(f"{problem}.")
     dims = image_dimensions(data)
     if dims is None:
         size = reader.size()

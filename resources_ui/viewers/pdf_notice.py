@@ -23,6 +23,7 @@ class PageNotice(QFrame):
         self.setAutoFillBackground(True)
         self.setStyleSheet("#pageNotice { border: 1px solid rgba(127,127,127,110); border-radius: 8px; }")
         self.message = QLabel()
+        self.message.setTextFormat(Qt.TextFormat.PlainText)  # the reason can quote the PDF engine
         self.message.setWordWrap(True)
         self.message.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.progress = QProgressBar()

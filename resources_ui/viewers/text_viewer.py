@@ -1,12 +1,16 @@
-"""Text resources: monospace with syntax colours, and Markdown rendered with a source toggle."""
+"""Text resources: monospace with syntax colours, and Markdown rendered with a source toggle.
+
+A server writes the Markdown: its raw HTML is shown as the text it is (a `<style>` could hide the
+rest of the document from the user while the model reads it), and nothing it references is read.
+"""
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Final
 
 from PySide6.QtCore import QUrl, Signal
-from PySide6.QtGui import QFontDatabase, QTextOption
+from PySide6.QtGui import QFontDatabase, QTextDocument, QTextOption
 from PySide6.QtWidgets import (
     QButtonGroup,
     QHBoxLayout,
@@ -18,7 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from resources_ui.qt_compat import no_data
+from resources_ui.inert_images import inert_resource
 from resources_ui.viewers.highlighting import MAX_HIGHLIGHT_CHARS, PygmentsHighlighter, lexer_for
 from resources_ui.web_links import WEB_SCHEMES
 
@@ -61,11 +65,14 @@ class TextViewer(QPlainTextEdit):
             self._highlighter = PygmentsHighlighter(self.document(), text, lexer)
 
 
+_MARKDOWN: Final = QTextDocument.MarkdownFeature.MarkdownDialectGitHub | QTextDocument.MarkdownFeature.MarkdownNoHTML
+
+
 class _MarkdownBrowser(QTextBrowser):
-    """Never fetches what a document references: images and links stay inert until clicked."""
+    """Never reads what a document references: images show a placeholder, links stay inert until clicked."""
 
     def loadResource(self, kind: int, name: QUrl | str) -> Any:
-        return no_data()
+        return inert_resource(kind)
 
 
 class MarkdownViewer(QWidget):
@@ -116,7 +123,7 @@ class MarkdownViewer(QWidget):
     def show_markdown(self, text: str, mime: str | None, uri: str = "") -> None:
         """Show `text`; its relative links are resolved against `uri`, the resource's own."""
         self._base = QUrl(uri)
-        self.rendered.setMarkdown(text)
+        self.rendered.document().setMarkdown(text, _MARKDOWN)
         self.source.show_text(text, mime or "text/markdown", uri)
 
     def set_source_visible(self, visible: bool) -> None:

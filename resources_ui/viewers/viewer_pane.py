@@ -118,6 +118,9 @@ class ResourceViewerPane(QWidget):
         self.meta = ElidedLabel()
         self.meta.setObjectName("viewerMeta")
         self.note = QLabel()
+        # A resource's name, URI, note and errors are the server's words: text, never guessed to be markup.
+        for label in (self.title, self.meta, self.note):
+            label.setTextFormat(Qt.TextFormat.PlainText)
         self.note.setWordWrap(True)
         self.note.hide()
         self.part_box = QComboBox()

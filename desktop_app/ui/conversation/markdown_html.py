@@ -4,17 +4,26 @@ Qt's QTextBrowser ignores stylesheets classes from Pygments, so colours are inli
 block gets a `copy:N` link whose target text is kept alongside the HTML. markdown-it and Pygments
 are imported on first use (about a second of start-up on a busy machine otherwise; the model
 library's warm-up imports them in a worker thread before the first answer).
+
+A message repeats what servers wrote, so it links only to web pages and mail addresses (the
+window asks before opening one); any other link, however its scheme is spelled, stays text,
+and nobody can forge a `copy:` link. An image becomes a link to it: nothing is fetched or read
+to show a message. Raw HTML is escaped.
 """
 
 from __future__ import annotations
 
 import html
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Final
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
+    from markdown_it.token import Token
+    from markdown_it.utils import EnvType, OptionsDict
     from pygments.formatters import HtmlFormatter
     from pygments.lexer import Lexer
 
@@ -25,12 +34,31 @@ class RenderedMarkdown:
     code_blocks: tuple[str, ...]
 
 
+_WEB_LINK: Final = re.compile(r"(?:https?|mailto):", re.IGNORECASE)
+
+
+def is_web_link(url: str) -> bool:
+    """Whether a link (as markdown-it normalised it: entities decoded, escaped) may be a link at all."""
+    return _WEB_LINK.match(url) is not None
+
+
 @cache
 def markdown_parser() -> MarkdownIt:
     from markdown_it import MarkdownIt
 
     # "js-default" escapes raw HTML: a model's output can never inject markup or links we did not make.
-    return MarkdownIt("js-default", {"linkify": False, "typographer": False, "html": False})
+    parser = MarkdownIt("js-default", {"linkify": False, "typographer": False, "html": False})
+    parser.validateLink = is_web_link  # type: ignore[method-assign]
+    parser.add_render_rule("image", _image_as_link)
+    return parser
+
+
+def _image_as_link(self: object, tokens: Sequence[Token], index: int, options: OptionsDict, env: EnvType) -> str:
+    """An image is shown as a link to it (its alt text, marked as an image): it is opened only if asked."""
+    token = tokens[index]
+    alt = "".join(child.content for child in token.children or () if child.type in ("text", "code_inline"))
+    source = html.escape(str(token.attrGet("src") or ""))
+    return f'<a href="{source}">image: {html.escape(alt or "untitled")}</a>'
 
 
 @cache

@@ -8,7 +8,7 @@ and added once and only the open block at its end is rendered again (`markdown_b
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal
+from typing import Any, Literal
 
 from PySide6.QtCore import QSize, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QGuiApplication, QPalette, QResizeEvent, QTextCursor
@@ -20,6 +20,7 @@ from desktop_app.ui.conversation.markdown_html import render_markdown
 from desktop_app.ui.conversation.streamed_document import StreamedDocument
 from desktop_app.ui.flow_layout import FlowLayout
 from resources_ui.drag_payload import ResourceRef
+from resources_ui.inert_images import inert_resource
 from resources_ui.web_links import WEB_SCHEMES
 
 Role = Literal["user", "assistant", "prompt", "notice", "info", "app"]
@@ -32,7 +33,11 @@ def is_dark(widget: QWidget) -> bool:
 
 
 class AutoHeightBrowser(QTextBrowser):
-    """A read-only rich text view as tall as its content, so the conversation scrolls, not it."""
+    """A read-only rich text view as tall as its content, so the conversation scrolls, not it.
+
+    It reads nothing a text names: messages carry no images (`markdown_html` makes them links), and
+    should one be asked for, it is the placeholder, never a file.
+    """
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -45,6 +50,9 @@ class AutoHeightBrowser(QTextBrowser):
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.viewport().setAutoFillBackground(False)
         self.document().contentsChanged.connect(self._fit)
+
+    def loadResource(self, kind: int, name: QUrl | str) -> Any:
+        return inert_resource(kind)
 
     def _fit(self) -> None:
         document = self.document()
