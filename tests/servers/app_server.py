@@ -20,6 +20,8 @@ HTML_DIR: Final = Path(__file__).parent / "apps"
 PROBE_URI: Final = "ui://fixture/probe.html"
 SILENT_URI: Final = "ui://fixture/silent.html"
 HUGE_URI: Final = "ui://fixture/huge.html"
+GUARDED_URI: Final = "ui://fixture/guarded.html"
+"""The probe again, declaring the camera and frames from the given origin (instead of geolocation and fetches)."""
 NOTE_URI: Final = "fixture-app://note"
 NOTE_TEXT: Final = "a note for the view"
 HUGE_BYTES: Final = 6 * 1024 * 1024
@@ -30,7 +32,7 @@ def probe_html() -> str:
 
 
 def build_app_server(connect_origin: str | None = None) -> MCPServer:
-    """The server; `connect_origin` is the one origin the probe declares it may fetch from."""
+    """The server; `connect_origin` is the one origin the probe may fetch from (and the guarded view frame)."""
     apps = Apps()
     bumps = [0]
 
@@ -49,6 +51,10 @@ def build_app_server(connect_origin: str | None = None) -> MCPServer:
     def model_only() -> str:
         return "the model called me"
 
+    @apps.tool(resource_uri=GUARDED_URI, description="Show the probe with the camera and frames declared")
+    def guarded(steps: list[str]) -> str:
+        return f"probing {len(steps)} steps"
+
     @apps.tool(resource_uri=SILENT_URI, description="A view that never starts")
     def silent() -> str:
         return "silent"
@@ -65,6 +71,13 @@ def build_app_server(connect_origin: str | None = None) -> MCPServer:
         csp=csp,
         permissions=ResourcePermissions(geolocation={}),
         prefers_border=True,
+    )
+    apps.add_html_resource(
+        GUARDED_URI,
+        probe_html(),
+        name="guarded",
+        csp=ResourceCsp(frame_domains=[connect_origin]) if connect_origin else None,
+        permissions=ResourcePermissions(camera={}),
     )
     apps.add_html_resource(SILENT_URI, "<!doctype html><p>I never say hello.</p>", name="silent")
     apps.add_html_resource(HUGE_URI, "<!doctype html>" + "x" * HUGE_BYTES, name="huge")

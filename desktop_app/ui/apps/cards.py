@@ -39,7 +39,8 @@ class PermissionCard(AskCard[bool]):
         tone = Tone.DANGER if question.permission in ("camera", "microphone", "camera+microphone") else Tone.CAUTION
         super().__init__(question, f"<b>Let the app {_escape(question.wording)}?</b>", tone=tone)
         self.origin.setText(f"Asked by the app <b>{_escape(question.app)}</b> of <i>{_escape(question.server)}</i>")
-        note = QLabel("Only for this view, only this time. The app declared that it may ask.")
+        lasting = "until it closes" if question.permission == "geolocation" else "only this time"
+        note = QLabel(f"Only for this view, {lasting}. The app declared that it may ask.")
         note.setStyleSheet(MUTED)
         note.setWordWrap(True)
         self.body.addWidget(note)

@@ -4,7 +4,7 @@ Three layers stand behind the view's CSP, and the network relay (`core.apps.rela
 all: the profile's request interceptor refuses any request to an origin the view did not declare
 (prefetches, redirects and self-navigation included), the page refuses every navigation but the
 view's own first load and every new window, and device or clipboard permissions are asked of the
-user, undeclared ones refused without asking.
+user for each use, undeclared ones refused without asking.
 """
 
 from __future__ import annotations
@@ -158,6 +158,12 @@ class AppPage(QWebEnginePage):
             return  # the page went away while the user was deciding
         if allowed:
             permission.grant()
+            if permission.permissionType() is not QWebEnginePermission.PermissionType.Geolocation:
+                # The yes was for this use: the engine would keep it for the page's life, and the
+                # view's next use (even of a camera it holds) would go unasked. Forgetting it ends
+                # no use already granted; a forgotten location would end at once, so it lasts
+                # until the view closes (as its card says).
+                permission.reset()
         else:
             permission.deny()
             self.sig_notice.emit(f"Refused {what}: you did not allow it.")

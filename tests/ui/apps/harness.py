@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import html
 import json
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+from urllib.parse import parse_qs
 
 from PySide6.QtWidgets import QWidget
 
@@ -26,7 +28,10 @@ PROBE_PREFIX = "app log: [probe] "
 
 
 class WebServer:
-    """A loopback HTTP server that records every path asked of it (and lets any origin read it)."""
+    """A loopback HTTP server that records every path asked of it (and lets any origin read it).
+
+    `/redirect?to=URL` redirects to URL; `/framing?to=URL` is a page with URL in an iframe.
+    """
 
     def __init__(self) -> None:
         hits: list[str] = []
@@ -35,10 +40,20 @@ class WebServer:
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self) -> None:
                 hits.append(self.path)
-                body = b"ok"
+                path, _, query = self.path.partition("?")
+                target = parse_qs(query).get("to", [""])[0]
+                if path == "/redirect":
+                    self.send_response(302)
+                    self.send_header("Location", target)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
+                body, kind = b"ok", "text/plain"
+                if path == "/framing":  # a page that frames `to` in turn
+                    body, kind = f'<!doctype html><iframe src="{html.escape(target)}"></iframe>'.encode(), "text/html"
                 self.send_response(200)
                 self.send_header("Access-Control-Allow-Origin", "*")
-                self.send_header("Content-Type", "text/plain")
+                self.send_header("Content-Type", kind)
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
                 self.wfile.write(body)
@@ -93,9 +108,16 @@ class Env:
     views: list[Any] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        self.asker = ScriptedAsker(lambda q: self.answers.get(type(q), q.fallback()))
+        self.asker = ScriptedAsker(self._answer)
         self.bridge.host.questions.asker = self.asker
         self.bridge.host.bus.subscribe(LogLine, self._on_log)
+
+    def _answer(self, question: Question[Any]) -> Any:
+        """The scripted answer for the question's type (a list: one answer per question, in turn)."""
+        answer = self.answers.get(type(question), question.fallback())
+        if isinstance(answer, list):
+            return answer.pop(0) if answer else question.fallback()
+        return answer
 
     def _on_log(self, event: LogLine) -> None:
         text = event.entry.text
@@ -117,6 +139,7 @@ class Env:
         )
 
     def view(self, uri: str = PROBE_URI, call_id: str | None = "call-1", **options: Any) -> Any:
+        """The view of `uri` (the probe by default) for a call of the probe tool, shown."""
         from desktop_app.ui.apps.app_view import AppView
 
         origin = ViewOrigin(uri, call_id)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QLabel
 
 from desktop_app.core.apps.questions import AppPermissionQuestion, OpenLinkQuestion
 from desktop_app.ui.apps.cards import OpenLinkCard, PermissionCard
@@ -37,3 +37,17 @@ def test_permission_card_words_the_permission_and_denies_by_default(qapp: QAppli
         assert other.wording == "know your location" and other.fallback() is False
 
     run_in_qt(qapp, scenario())
+
+
+def test_permission_card_says_how_long_a_yes_lasts(qapp: QApplication) -> None:
+    async def scenario() -> None:
+        camera = PermissionCard(AppPermissionQuestion(server="demo", permission="camera", app="ui://demo/board"))
+        location = PermissionCard(AppPermissionQuestion(server="demo", permission="geolocation", app="ui://demo/board"))
+        assert "Only for this view, only this time." in widget_texts(camera)
+        assert "Only for this view, until it closes." in widget_texts(location)
+
+    run_in_qt(qapp, scenario())
+
+
+def widget_texts(card: PermissionCard) -> str:
+    return "\n".join(label.text() for label in card.findChildren(QLabel))
