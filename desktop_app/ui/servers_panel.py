@@ -29,9 +29,11 @@ from desktop_app.core.config_file import ConfigError
 from desktop_app.core.events import LogEntry
 from desktop_app.core.server_config import LOG_LEVELS, ServerConfig
 from desktop_app.core.server_status import ServerState, ServerStatus
+from desktop_app.core.terminal_text import printable
 from desktop_app.ui.asks.card import AskCard
 from desktop_app.ui.confirm import confirm
 from desktop_app.ui.instructions_note import InstructionsNote
+from desktop_app.ui.plain_tooltips import PlainToolTips
 from desktop_app.ui.server_editor import ServerEditor
 from resources_ui.status_icons import state_icon
 
@@ -52,8 +54,9 @@ def _counts(catalog: ServerCatalog | None) -> str:
 
 
 def format_log_entry(entry: LogEntry) -> str:
+    """One log line; a server's control characters (colour codes aside) are shown as escapes."""
     stamp = time.strftime("%H:%M:%S", time.localtime(entry.time))
-    return f"{stamp}  {entry.source:<6} {entry.level:<7} {entry.text}"
+    return f"{stamp}  {entry.source:<6} {entry.level:<7} {printable(entry.text)}"
 
 
 class ServersPanel(QWidget):
@@ -69,14 +72,18 @@ class ServersPanel(QWidget):
         """Open questions per server, shown on its row."""
         self._list = QListWidget()
         self._list.setObjectName("serverList")
+        PlainToolTips(self._list)  # a row's tooltip quotes the server (why it failed)
         self._title = QLabel()
         self._title.setObjectName("serverTitle")
+        # A server's name, version and stderr are text: never guessed to be markup and drawn.
+        self._title.setTextFormat(Qt.TextFormat.PlainText)
         title_font = self._title.font()
         title_font.setPointSizeF(title_font.pointSizeF() * 1.25)
         title_font.setBold(True)
         self._title.setFont(title_font)
         self._state = QLabel()
         self._state.setWordWrap(True)
+        self._state.setTextFormat(Qt.TextFormat.PlainText)
         self._state.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self._offer = QLabel()
         self._instructions = InstructionsNote()
@@ -304,8 +311,8 @@ class ServersPanel(QWidget):
         status: ServerStatus = connection.status
         info = connection.catalog.server_info if connection.catalog else None
         version = f"  {info.name} {info.version}" if info else ""
-        self._title.setText(f"{connection.name}{version}")
-        self._state.setText(status.explained())
+        self._title.setText(printable(f"{connection.name}{version}"))
+        self._state.setText(printable(status.explained()))
         self._offer.setText(_counts(connection.catalog))
         self._instructions.show_for(connection.catalog, self._trusted(connection.name))
         self._toggle.setText("Enable" if status.state is ServerState.DISABLED else "Disable")
