@@ -350,7 +350,9 @@ async def test_allow_for_chat_and_always_persisted(host: ServerHost, llm: Script
     llm.queue(calls(ToolCall("fx__add", {"a": 1, "b": 1})), calls(ToolCall("fx__add", {"a": 2, "b": 2})), text("ok"))
     await run(engine, "add twice")
     assert len(approver.requests) == 3  # always allowed from the first answer on
-    assert json.loads(rules_path.read_text()) == {"always_allow": [{"server": "fx", "tool": "add"}]}
+    [rule] = json.loads(rules_path.read_text())["always_allow"]
+    assert (rule["server"], rule["tool"]) == ("fx", "add")
+    assert rule["digest"].startswith("sha256:")  # pinned to the definition the user allowed
     # A new process reads the rule; revoking it asks again.
     fresh = AlwaysAllowRules(rules_path)
     assert fresh.allows("fx", "add")
