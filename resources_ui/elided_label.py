@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
@@ -21,6 +23,7 @@ class ElidedLabel(QLabel):
         self._full = ""
         self._mode = mode
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.setTextFormat(Qt.TextFormat.PlainText)  # its text is often a server's: never rich text
         self.setText(text)
 
     def text(self) -> str:
@@ -46,4 +49,5 @@ class ElidedLabel(QLabel):
     def _fit(self) -> None:
         shown = self.fontMetrics().elidedText(self._full, self._mode, max(self.width(), 0))
         super().setText(shown)
-        self.setToolTip(self._full if shown != self._full else "")
+        # Escaped: the full text is often a server's (a resource's name), and Qt guesses rich text.
+        self.setToolTip(f'<p style="white-space:pre-wrap">{html.escape(self._full)}</p>' if shown != self._full else "")

@@ -30,6 +30,7 @@ from desktop_app.core.chat.approval import (
 from desktop_app.ui.asks.card import AskCard, Tone
 from desktop_app.ui.conversation.approval_words import MUTED, change_note, hint_badges, taint_note
 from desktop_app.ui.conversation.tool_card import ARGUMENT_LINES, FittedText, ToolCard, pretty_json
+from desktop_app.ui.plain_text import plain_label
 from desktop_app.ui.style import ERROR_STYLE
 
 ARM_DELAY_MS: Final = 600
@@ -72,7 +73,7 @@ class ApprovalPanel(AskCard[ApprovalReply]):
         self._focus_when_shown = False
 
         # Shown only when the panel stands alone: a tool card already shows these.
-        self.description = QLabel(request.description or "")
+        self.description = plain_label(request.description or "")
         self.description.setWordWrap(True)
         self.description.setStyleSheet(MUTED)
         self.description.setVisible(bool(request.description))
@@ -109,7 +110,7 @@ class ApprovalPanel(AskCard[ApprovalReply]):
         self.editor.setObjectName("argumentsEditor")
         self.editor.setToolTip("The arguments the tool will get. Edit them here; they are checked against its schema.")
         self.body.addWidget(self.editor)
-        self.problem = QLabel(request.problem or "")
+        self.problem = plain_label(request.problem or "")
         self.problem.setWordWrap(True)
         self.problem.setStyleSheet(ERROR_STYLE)
         self.problem.setVisible(bool(request.problem))

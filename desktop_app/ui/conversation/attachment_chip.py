@@ -12,6 +12,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QMouseEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QWidget
 
+from desktop_app.ui.plain_text import plain_label, set_plain_tooltip
 from resources_ui.drag_payload import ResourceRef
 from resources_ui.icons import kind_for, kind_icon
 
@@ -34,10 +35,12 @@ class AttachmentChip(QFrame):
             " QToolButton { border: none; padding: 0px; }"
         )
         self.setCursor(Qt.CursorShape.PointingHandCursor)
-        self.setToolTip(f"{ref.name}\n{ref.uri} on {ref.server} ({ref.mime_type or 'unknown type'})\nClick to view")
+        set_plain_tooltip(
+            self, f"{ref.name}\n{ref.uri} on {ref.server} ({ref.mime_type or 'unknown type'})\nClick to view"
+        )
         icon = QLabel()
         icon.setPixmap(kind_icon(kind_for(ref.mime_type, ref.uri)).pixmap(16, 16))
-        self.label = QLabel()
+        self.label = plain_label()
         self.label.setText(self.label.fontMetrics().elidedText(ref.name, Qt.TextElideMode.ElideMiddle, MAX_NAME_WIDTH))
         layout = QHBoxLayout(self)
         layout.setContentsMargins(6, 2, 8 if not removable else 2, 2)

@@ -28,6 +28,7 @@ from desktop_app.core.chat.events import ToolCallStarted, ToolDecision
 from desktop_app.core.content import ResourceContent, human_size
 from desktop_app.core.trust import ToolHints
 from desktop_app.ui.conversation.approval_words import MUTED, decision_line, hint_badges
+from desktop_app.ui.plain_text import plain_label, set_plain_tooltip
 from resources_ui.viewers.image_viewer import decode_thumbnail
 
 DESCRIPTION_CHARS: Final = 280
@@ -137,13 +138,13 @@ class ToolCard(QFrame):
         header.addWidget(self.title, 1)
         header.addWidget(self.progress)
         header.addWidget(self.badge, 0, Qt.AlignmentFlag.AlignTop)
-        self.description = QLabel()
+        self.description = plain_label()
         self.description.setWordWrap(True)
         self.description.setStyleSheet(MUTED)
         if description:
             cut = description if len(description) <= DESCRIPTION_CHARS else description[:DESCRIPTION_CHARS] + "…"
             self.description.setText(cut)
-            self.description.setToolTip(description if cut != description else "")
+            set_plain_tooltip(self.description, description if cut != description else "")
         self.description.setVisible(bool(description))
         self.claims = hint_badges(server, hints, trusted)
         self.slot = QVBoxLayout()
@@ -276,7 +277,7 @@ class ToolCard(QFrame):
             return
         if interrupted:  # the app's own words, not a payload: plain, wrapped text, shown open
             self.set_state(CallState.INTERRUPTED)
-            note = QLabel(text)
+            note = plain_label(text)
             note.setWordWrap(True)
             self.result_layout.addWidget(note)
             self.result_toggle.setVisible(True)
@@ -305,12 +306,12 @@ class ToolCard(QFrame):
                 label.setPixmap(QPixmap.fromImage(thumb))
                 layout.addWidget(label)
         if content.data:
-            layout.addWidget(QLabel(f"{content.mime_type or 'binary'} · {human_size(content.size)}"))
+            layout.addWidget(plain_label(f"{content.mime_type or 'binary'} · {human_size(content.size)}"))
             button = QPushButton("Open")
             button.clicked.connect(lambda: self.open_content.emit(content))
             layout.addWidget(button)
         else:
-            kept = QLabel(f"{content.mime_type or 'binary'} (not kept in the history)")
+            kept = plain_label(f"{content.mime_type or 'binary'} (not kept in the history)")
             kept.setStyleSheet(MUTED)
             layout.addWidget(kept)
         layout.addStretch(1)

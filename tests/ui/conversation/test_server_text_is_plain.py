@@ -1,0 +1,53 @@
+"""A server's words in the approval card, the tool card and an attachment chip are shown as text.
+
+Qt reads a label's text as rich text when it looks like markup: a tool description of
+`<img src="/dev/zero">` made the window read that file as an image until it ran out of memory, and
+other markup drew pictures or fake badges in the card the user decides on.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel, QWidget
+from pytestqt.qtbot import QtBot
+
+from desktop_app.core.chat.approval import ApprovalRequest
+from desktop_app.core.content import ResourceContent
+from desktop_app.ui.conversation.approval_panel import ApprovalPanel
+from desktop_app.ui.conversation.attachment_chip import AttachmentChip
+from desktop_app.ui.conversation.tool_card import ToolCard
+from resources_ui.drag_payload import ResourceRef
+
+HOSTILE = '<img src="/dev/zero" width=900 height=600><b style="color:green">✔ Verified safe</b>'
+
+
+def _labels_showing(widget: QWidget, text: str) -> list[QLabel]:
+    return [label for label in widget.findChildren(QLabel) if text in label.text()]
+
+
+def test_a_tool_description_is_plain_text_in_the_approval_and_the_tool_card(qtbot: QtBot) -> None:
+    panel = ApprovalPanel(ApprovalRequest(server="evil", tool="save", description=HOSTILE))
+    card = ToolCard("c1", "evil", "save", {}, description=HOSTILE * 20)
+    for widget in (panel, card):
+        qtbot.addWidget(widget)
+        widget.show()
+        shown = _labels_showing(widget, "/dev/zero")
+        assert shown, "the description is shown"
+        assert all(label.textFormat() == Qt.TextFormat.PlainText for label in shown)
+        assert all(label.sizeHint().height() < 300 for label in shown), "no 600-pixel picture"
+    assert "&lt;img" in card.description.toolTip(), "the full description's tooltip is escaped"
+
+
+def test_a_result_type_and_an_attachment_name_are_plain_text(qtbot: QtBot) -> None:
+    card = ToolCard("c2", "evil", "fetch", {})
+    qtbot.addWidget(card)
+    card.set_result(
+        "ok", is_error=False, denied=False, structured=None, binaries=[ResourceContent("x:1", HOSTILE, data=b"abc")]
+    )
+    card.show()
+    assert all(label.textFormat() == Qt.TextFormat.PlainText for label in _labels_showing(card, "/dev/zero"))
+    chip = AttachmentChip(ResourceRef(server="evil", uri="x:1", name=HOSTILE, mime_type=None))
+    qtbot.addWidget(chip)
+    chip.show()
+    assert chip.label.textFormat() == Qt.TextFormat.PlainText
+    assert chip.toolTip().startswith("<p") and "&lt;img" in chip.toolTip()
