@@ -77,7 +77,7 @@ def build_app_server(connect_origin: str | None = None) -> MCPServer:
         probe_html(),
         name="guarded",
         csp=ResourceCsp(frame_domains=[connect_origin]) if connect_origin else None,
-        permissions=ResourcePermissions(camera={}),
+        permissions=ResourcePermissions(camera={}, clipboard_write={}),
     )
     apps.add_html_resource(SILENT_URI, "<!doctype html><p>I never say hello.</p>", name="silent")
     apps.add_html_resource(HUGE_URI, "<!doctype html>" + "x" * HUGE_BYTES, name="huge")

@@ -159,10 +159,10 @@ class AppPage(QWebEnginePage):
         if allowed:
             permission.grant()
             if permission.permissionType() is not QWebEnginePermission.PermissionType.Geolocation:
-                # The yes was for this use: the engine would keep it for the page's life, and the
-                # view's next use (even of a camera it holds) would go unasked. Forgetting it ends
-                # no use already granted; a forgotten location would end at once, so it lasts
-                # until the view closes (as its card says).
+                # The yes was for this use: the engine keeps a device's yes for the page's life,
+                # and the view's next use would go unasked. Forgetting it ends no use already
+                # granted; a forgotten location would stop at once, so that one lasts until the
+                # view closes (as its card says).
                 permission.reset()
         else:
             permission.deny()

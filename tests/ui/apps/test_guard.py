@@ -2,7 +2,8 @@
 
 The iframe sandbox and the CSP stop most of what a view tries before the guard sees it; these
 are the ways past them that remain: a new window opened from the context menu, a frame loaded
-by a declared frame, a device request, and a second use of a device the user allowed once.
+by a declared frame, a device request, and a second use of a device or of the clipboard the user
+allowed once.
 """
 
 from __future__ import annotations
@@ -116,5 +117,24 @@ def test_a_permission_the_user_allows_serves_that_use_only(qapp: QApplication) -
         asked = env.questions(AppPermissionQuestion)
         assert [(q.permission, q.app, q.call_id) for q in asked] == [("camera", GUARDED_URI, "call-1")] * 2
         assert "Refused camera: you did not allow it." in view.notices
+
+    run(qapp, scenario)
+
+
+def test_each_clipboard_write_is_asked_and_reading_stays_shut(qapp: QApplication) -> None:
+    async def scenario(env: Env) -> None:
+        env.answers[AppPermissionQuestion] = [True, False]
+        view = env.view(GUARDED_URI)  # declares clipboardWrite
+        await env.wait_report("initialized")
+        steps = ["ask:clipboard-write", "ask:clipboard-write", "ask:clipboard-read"]
+        view.tool_input({"steps": steps})
+        web = view.findChild(QWebEngineView)
+        QTest.mouseClick(web.focusProxy(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, QPoint(60, 60))
+        await env.wait_report("done")
+        first, second, read = (report["detail"] for report in env.reports if report["step"].startswith("ask:"))
+        assert first == "granted"
+        assert "Write permission denied" in second  # asked again, and refused
+        assert "permissions policy" in read  # not declared: the frame may not even ask
+        assert [q.permission for q in env.questions(AppPermissionQuestion)] == ["clipboard", "clipboard"]
 
     run(qapp, scenario)
