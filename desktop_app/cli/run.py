@@ -18,6 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Final, TypeVar, cast
 
+from desktop_app.cli.approval_text import approval_question, refusal_reason
 from desktop_app.cli.asks import ELICIT_CHOICES, SAMPLING_CHOICES, CliAsker, ask_line
 from desktop_app.core.app_settings import AppSettings, default_settings_path, load_settings
 from desktop_app.core.asks.question import Asker, Question
@@ -93,8 +94,9 @@ class RefusingApprover:
         if not isinstance(question, ApprovalRequest):
             return question.fallback()
         arguments = _shorten(json.dumps(question.arguments, ensure_ascii=False), 200)
-        paused = ", your rule paused by untrusted content" if question.rule_paused else ""
-        _error(f"refused tool {question.tool} on server {question.server} with {arguments} (--approve deny{paused})")
+        _error(
+            f"refused tool {question.tool} on server {question.server} with {arguments} ({refusal_reason(question)})"
+        )
         return cast(R, ApprovalReply(Decision.DENY, by=DecidedBy.FLAG))
 
 
@@ -111,16 +113,8 @@ class TerminalApprover:
         return cast(R, await self._approve(question))
 
     async def _approve(self, request: ApprovalRequest) -> ApprovalReply:
-        if request.under_taint:
-            sys.stderr.write(printable(f"Untrusted content is in this conversation ({request.taint}).\n"))
-        claims = request.hints.claims()
-        said = f" ({request.server} says: {', '.join(claims)})" if claims else ""
-        arguments = json.dumps(request.arguments, ensure_ascii=False)
-        question = (
-            f"Allow tool {request.tool} on server {request.server}{said} with {arguments}? "
-            "[y/N, or a reason to decline] "
-        )
-        answer = (await asyncio.to_thread(ask_line, printable(question))).strip()  # "" at end of input declines
+        question = printable(approval_question(request))
+        answer = (await asyncio.to_thread(ask_line, question)).strip()  # "" at end of input declines
         if answer.lower() in ("y", "yes"):
             return ApprovalReply(Decision.ALLOW_ONCE)
         reason = "" if answer.lower() in ("", "n", "no") else answer

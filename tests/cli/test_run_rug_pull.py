@@ -97,7 +97,6 @@ def test_approve_ask_asks_about_the_changed_tool(
     )
 
 
-@pytest.mark.xfail(strict=True, reason="run.py's approvers do not print approval_text's wording yet")
 def test_the_terminal_says_the_tool_changed_since_it_was_allowed(
     paths: tuple[Path, Path, Path],
     llm: ScriptedLLM,
