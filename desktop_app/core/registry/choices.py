@@ -12,12 +12,13 @@ from dataclasses import dataclass
 from typing import Final
 
 from desktop_app.core.launch_env import Which
+from desktop_app.core.publisher_document import Transport
 from desktop_app.core.registry.bundle import MAX_BUNDLE_BYTES, Bundle, read_bundle, verify_sha256
 from desktop_app.core.registry.client import RegistryClient, RegistryError
 from desktop_app.core.registry.errors import PlanError
 from desktop_app.core.registry.fields import Field, package_fields, remote_fields
 from desktop_app.core.registry.manifest import BundleError
-from desktop_app.core.registry.model import Package, ServerEntry, Transport
+from desktop_app.core.registry.model import Package, ServerEntry
 from desktop_app.core.registry.plan import runner_for
 
 KIND_LABELS: Final = {"npm": "npm", "pypi": "PyPI", "oci": "Docker image", "mcpb": "MCP bundle", "nuget": "NuGet"}

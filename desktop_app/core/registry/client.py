@@ -17,9 +17,10 @@ from urllib.parse import quote, urlsplit
 
 import httpx2
 
+from desktop_app.core.publisher_document import DocumentError
 from desktop_app.core.registry import DEFAULT_REGISTRY_URL
 from desktop_app.core.registry.cache import RegistryCache
-from desktop_app.core.registry.model import ServerEntry, ServerJsonError, parse_entry
+from desktop_app.core.registry.model import ServerEntry, parse_entry
 
 API: Final = "/v0.1"
 DEFAULT_TIMEOUT_S: Final = 10.0
@@ -66,7 +67,7 @@ def page_from_body(body: object, *, source: str) -> ServerPage:
     for index, item in enumerate(body["servers"]):
         try:
             entries.append(parse_entry(item))
-        except ServerJsonError as exc:
+        except DocumentError as exc:
             name = item.get("server", {}).get("name") if isinstance(item, dict) else None
             skipped.append(f"{name or f'entry {index + 1}'}: {exc}")
     metadata = body.get("metadata")
@@ -135,7 +136,7 @@ class RegistryClient:
         body = await self._get_json(path, {}, missing=what)
         try:
             return parse_entry(body)
-        except ServerJsonError as exc:
+        except DocumentError as exc:
             raise RegistryError(f"the registry's entry for {name} is malformed: {exc}") from None
 
     async def download(self, url: str, *, limit: int) -> bytes:

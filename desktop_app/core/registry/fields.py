@@ -11,7 +11,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from desktop_app.core.registry.model import Argument, Input, KeyValue, Package, Transport
+from desktop_app.core.publisher_document import Input, KeyValue, Transport
+from desktop_app.core.registry.model import Argument, Package
 
 FieldKind = Literal["argument", "env", "header", "variable", "option"]
 Answers = Mapping[str, tuple[str, ...]]

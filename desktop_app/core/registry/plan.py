@@ -18,16 +18,19 @@ from dataclasses import dataclass, field
 from typing import Final, Protocol
 
 from desktop_app.core.launch_env import Which, launch_names, program_path, refusal
+from desktop_app.core.publisher_document import Input, KeyValue, Transport
 from desktop_app.core.registry.entry_text import SecretSlots
 from desktop_app.core.registry.errors import PlanError
 from desktop_app.core.registry.fields import Answers, Field, argument_key, package_fields, remote_fields
-from desktop_app.core.registry.model import Argument, Input, KeyValue, Package, ServerEntry, Transport
+from desktop_app.core.registry.model import Argument, Package, ServerEntry
 from desktop_app.core.registry.package_checks import check_package, check_runtime_options
 from desktop_app.core.server_config import ServerConfig, TransportKind
 
 NPM_REGISTRY: Final = "https://registry.npmjs.org"
 PYPI_REGISTRY: Final = "https://pypi.org"
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+_HEADER_NAME: Final = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+_HEADER_VALUE: Final = re.compile(r"[\x20-\x7e\t]*")
 
 
 class Staged(Protocol):
@@ -277,6 +280,16 @@ def plan_package(
     return InstallPlan(config, source, values.secrets, notes, replaces)
 
 
+def _check_headers(headers: Mapping[str, str]) -> None:
+    """HTTP carries header names as tokens and values as visible ASCII: anything else (a line break that
+    would add a header of its own, an escape sequence, look-alike letters) is refused, not sent."""
+    for name, value in headers.items():
+        if _HEADER_NAME.fullmatch(name) is None:
+            raise PlanError(f"the header name {name!r} is not a valid HTTP header name")
+        if _HEADER_VALUE.fullmatch(value) is None:
+            raise PlanError(f"the header {name}'s value {value!r} has characters HTTP headers cannot carry")
+
+
 def plan_remote(
     entry: ServerEntry,
     remote: Transport,
@@ -287,20 +300,44 @@ def plan_remote(
     stored: Collection[str] = (),
     replaces: str | None = None,
 ) -> InstallPlan:
-    """The URL entry for a hosted server; sign-in, if the server asks for it, happens on connect."""
+    """The URL entry for a registry entry's hosted server; sign-in, if it asks for it, happens on connect."""
+    return plan_url(
+        remote,
+        answers,
+        entry_name=entry_name,
+        origin=_origin(entry, registry_url, "remote"),
+        notes=_notes(entry),
+        stored=stored,
+        replaces=replaces,
+    )
+
+
+def plan_url(
+    remote: Transport,
+    answers: Answers,
+    *,
+    entry_name: str,
+    origin: Mapping[str, str],
+    notes: tuple[str, ...] = (),
+    source: str | None = None,
+    stored: Collection[str] = (),
+    replaces: str | None = None,
+) -> InstallPlan:
+    """The URL entry for a hosted server described by anyone (a registry entry, a Server Card): the URL
+    with its variables filled and the headers, all literal but this install's own secrets."""
     check_answers(remote_fields(remote), answers)
-    notes = _notes(entry)
     values = _Values(entry_name, answers, stored)
     assert remote.url is not None
     url = values.fixed(Input(value=remote.url, variables=remote.variables))
     if not url.startswith(("https://", "http://")) or "{" in url:
         raise PlanError(f"the server's URL is incomplete: {url}")
-    headers = _key_values(remote.headers, values)
+    headers = {name: values.slots.entry(value) for name, value in _key_values(remote.headers, values).items()}
+    _check_headers(headers)
     config = ServerConfig(
         name=entry_name,
         transport=TransportKind.SSE if remote.type == "sse" else TransportKind.HTTP,
         url=values.slots.entry(url),
-        headers={name: values.slots.entry(value) for name, value in headers.items()},
-        origin=_origin(entry, registry_url, "remote"),
+        headers=headers,
+        origin=dict(origin),
     )
-    return InstallPlan(config, f"remote server at {config.url}", values.secrets, notes, replaces)
+    return InstallPlan(config, source or f"remote server at {config.url}", values.secrets, notes, replaces)

@@ -13,9 +13,10 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QGridLayout, QLabel, QVBoxLayout, QWidget
 
+from desktop_app.core.publisher_document import KeyValue, Transport
 from desktop_app.core.registry.choices import KIND_LABELS
 from desktop_app.core.registry.manifest import Manifest
-from desktop_app.core.registry.model import KeyValue, Package, ServerEntry, Transport
+from desktop_app.core.registry.model import Package, ServerEntry
 from desktop_app.ui.asks.card import MUTED
 from desktop_app.ui.style import ERROR_COLOUR
 

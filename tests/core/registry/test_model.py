@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from desktop_app.core.registry.model import ServerJsonError, parse_entry, parse_server
+from desktop_app.core.publisher_document import DocumentError
+from desktop_app.core.registry.model import parse_entry, parse_server
 from tests.servers.registry_documents import simple, weather
 from tests.servers.registry_fixture import response
 
@@ -77,13 +78,13 @@ def _broken(path: list[Any], value: Any) -> dict[str, Any]:
     ],
 )
 def test_malformed_documents_name_the_field(path: list[Any], value: Any, message: str) -> None:
-    with pytest.raises(ServerJsonError, match=message):
+    with pytest.raises(DocumentError, match=message):
         parse_entry(_broken(path, value))
 
 
 def test_positional_needs_a_value_or_hint() -> None:
     document = _broken(["server", "packages", 0, "packageArguments", 1, "value"], ...)
-    with pytest.raises(ServerJsonError, match=r"packageArguments\[1\] needs a value or a valueHint"):
+    with pytest.raises(DocumentError, match=r"packageArguments\[1\] needs a value or a valueHint"):
         parse_entry(document)
 
 

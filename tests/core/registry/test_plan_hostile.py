@@ -139,6 +139,22 @@ def test_remote_headers_and_url_stay_text() -> None:
 
 
 @pytest.mark.parametrize(
+    ("header", "message"),
+    [
+        ({"name": "X-Note", "value": "ok\r\nX-Injected: 1"}, r"header X-Note's value 'ok\\r\\nX-Injected: 1' has"),
+        ({"name": "X-Note", "value": "\x1b[2Jclear"}, r"header X-Note's value '\\x1b\[2Jclear' has characters"),
+        ({"name": "X-Note", "value": "\u202eevil"}, r"characters HTTP headers cannot carry"),
+        ({"name": "X-Note: 1\r\nX-Other", "value": "1"}, r"header name 'X-Note: 1\\r\\nX-Other' is not a valid"),
+    ],
+)
+def test_headers_http_cannot_carry_are_refused(header: dict[str, str], message: str) -> None:
+    remote = {"type": "streamable-http", "url": "https://api.example/mcp", "headers": [header]}
+    entry = parse_entry(response(simple("io.github.evil/remote", "Remote", remotes=[remote])))
+    with pytest.raises(PlanError, match=message):
+        plan_remote(entry, entry.server.remotes[0], {}, entry_name="r", registry_url=REGISTRY)
+
+
+@pytest.mark.parametrize(
     "name", ["PATH", "LD_PRELOAD", "NODE_OPTIONS", "PYTHONPATH", "NPM_CONFIG_REGISTRY", "UV_INDEX_URL"]
 )
 def test_an_environment_that_changes_what_runs_is_refused(name: str) -> None:
