@@ -1,10 +1,12 @@
-"""`mcp-desk install NAME | FILE.mcpb`: add a server from the MCP Registry or a bundle to servers.json.
+"""`mcp-desk install NAME | FILE.mcpb | DOMAIN`: add a server from the MCP Registry, a bundle or a
+domain's Server Cards (`install_domain`) to servers.json.
 
 It prints the exact command (or URL) the entry will run, with a warning, and asks before writing
 anything unless `--yes`. Values come from `--set KEY=VALUE` (repeat a key for repeated arguments);
 secret ones go to the secret store. Installing a server that is already installed from the same
-source updates its entry. Errors are one line on stderr with exit code 2; a declined install
-exits 1; nothing is written unless everything succeeds.
+source updates its entry. Everything a publisher wrote is printed with its control characters
+written out (`core/terminal_text`): it cannot rewrite what the terminal shows. Errors are one line
+on stderr with exit code 2; a declined install exits 1; nothing is written unless everything succeeds.
 """
 
 from __future__ import annotations
@@ -17,10 +19,12 @@ import sys
 from pathlib import Path
 from typing import Final
 
+from desktop_app.cli.install_domain import CardInstall, check_card, is_domain, plan_from_domain
 from desktop_app.cli.search import registry_url
 from desktop_app.core.asks.question import Asker, Question, R, ScriptedAsker
 from desktop_app.core.config_file import ConfigError
 from desktop_app.core.config_store import ConfigStore
+from desktop_app.core.discovery.address import DiscoveryError
 from desktop_app.core.log_routing import install_logging
 from desktop_app.core.paths import data_dir, default_config_path
 from desktop_app.core.registry.bundle import Bundle, open_bundle_file, plan_bundle
@@ -33,6 +37,7 @@ from desktop_app.core.registry.plan import InstallPlan, entry_name_for, plan_pac
 from desktop_app.core.registry.updates import find_installed
 from desktop_app.core.secret_store import SecretStore, SecretStoreError, open_secret_store
 from desktop_app.core.server_config import ServerConfig
+from desktop_app.core.terminal_text import printable
 
 PROG: Final = "mcp-desk install"
 EXIT_OK: Final = 0
@@ -79,20 +84,26 @@ def describe_consent(consent: InstallConsent) -> str:
         lines.append(f"Secrets stored: {', '.join(consent.secrets)}")
     lines += [f"Note: {note}" for note in consent.notes]
     lines.append(f"Warning: {consent.warning}")
-    return "\n".join(lines) + "\n"
+    return printable("\n".join(lines)) + "\n"
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog=PROG, description="Install a server from the MCP Registry, or an .mcpb bundle, into servers.json."
+        prog=PROG,
+        description="Install a server from the MCP Registry, an .mcpb bundle or a domain's Server Cards.",
     )
-    parser.add_argument("target", metavar="NAME|FILE.mcpb", help="a registry name (io.github.acme/weather) or a file")
+    parser.add_argument(
+        "target",
+        metavar="NAME|FILE.mcpb|DOMAIN",
+        help="a registry name (io.github.acme/weather), a file, or a domain or URL (example.com)",
+    )
     parser.add_argument("--version", help="the registry version to install (default: the latest)")
     parser.add_argument("--registry", metavar="URL", help="the registry to use (default: the one in Settings)")
     parser.add_argument(
         "--set", action="append", default=[], metavar="KEY=VALUE", help="a value the server asks for (repeatable)"
     )
     parser.add_argument("--package", metavar="KIND", help="npm, pypi, oci, mcpb or remote (default: the first usable)")
+    parser.add_argument("--server", metavar="NAME", help="which of a domain's servers (its card's name)")
     parser.add_argument("--name", help="the entry's name in servers.json (default: from the server's name)")
     parser.add_argument("--config", type=Path, help="servers.json to change (default: the user's)")
     parser.add_argument("--yes", action="store_true", help="do not ask for confirmation")
@@ -107,8 +118,8 @@ def install_command(argv: list[str]) -> int:
     install_logging(logging.WARNING)  # libraries' warnings on stderr, secrets redacted
     try:
         done = asyncio.run(_install(args))
-    except (UsageError, RegistryError, PlanError, BundleError, InstallError, ConfigError) as exc:
-        print(f"{PROG}: {exc}", file=sys.stderr)
+    except (UsageError, RegistryError, DiscoveryError, PlanError, BundleError, InstallError, ConfigError) as exc:
+        print(printable(f"{PROG}: {exc}"), file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted; nothing was installed", file=sys.stderr)
@@ -144,9 +155,13 @@ async def _install(args: argparse.Namespace) -> bool:
     if store.error is not None:
         raise UsageError(f"fix servers.json first: {store.error}")
     answers = parse_settings(args.set)
+    from_card: CardInstall | None = None
     if args.target.lower().endswith(".mcpb"):
         bundle = open_bundle_file(Path(args.target))
         plan, previous = _bundle_plan(store, bundle, answers, args.name, origin={"name": bundle.manifest.name})
+    elif is_domain(args.target):
+        from_card = await plan_from_domain(store, args, answers, lambda: _stored_names(True))
+        plan, previous = from_card.plan, from_card.previous
     else:
         plan, previous = await _registry_plan(store, args, answers)
     if plan.config.name in store.servers and plan.config.name != plan.replaces:
@@ -161,6 +176,8 @@ async def _install(args: argparse.Namespace) -> bool:
     done = await install(plan, asker=asker, save=save, secrets=secrets, update_from=update_from, previous=previous)
     if done:
         print(f"Added '{plan.config.name}' to {store.path}.")
+        if from_card is not None:
+            sys.stdout.write(await check_card(plan.config, secrets, from_card.card, from_card.remote))
     return done
 
 

@@ -1,8 +1,10 @@
-"""`mcp-desk search QUERY`: servers in the MCP Registry whose name matches, one line each.
+"""`mcp-desk search QUERY`: servers in the MCP Registry whose name matches, one line each;
+`mcp-desk search --domain example.com`: the servers a domain describes in its Server Cards.
 
-Prints name, latest version and the one-line description. When the registry cannot be reached,
-the list cached by an earlier identical search is printed instead, with a warning saying so.
-Errors are one line on stderr with exit code 2.
+Prints name, latest version and the one-line description (a domain's servers also their addresses).
+When the registry cannot be reached, the list cached by an earlier identical search is printed
+instead, with a warning saying so. Publisher text is printed with its control characters written
+out (`core/terminal_text`). Errors are one line on stderr with exit code 2.
 """
 
 from __future__ import annotations
@@ -14,11 +16,16 @@ import sys
 from typing import Final
 
 from desktop_app.core.app_settings import default_settings_path, load_settings
+from desktop_app.core.discovery.address import DiscoveryError
+from desktop_app.core.discovery.cache import DocumentCache
+from desktop_app.core.discovery.discover import DomainListing, discover
+from desktop_app.core.discovery.endpoints import endpoints
 from desktop_app.core.log_routing import install_logging
 from desktop_app.core.paths import cache_dir
 from desktop_app.core.registry.cache import RegistryCache
 from desktop_app.core.registry.client import RegistryClient, RegistryError, ServerPage, browse
 from desktop_app.core.registry.model import ServerEntry
+from desktop_app.core.terminal_text import printable
 
 PROG: Final = "mcp-desk search"
 EXIT_OK: Final = 0
@@ -32,8 +39,9 @@ def registry_url(option: str | None) -> str:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog=PROG, description="Search the MCP Registry for servers.")
-    parser.add_argument("query", metavar="QUERY", help="part of the server's name")
+    parser = argparse.ArgumentParser(prog=PROG, description="Search the MCP Registry, or a domain, for servers.")
+    parser.add_argument("query", metavar="QUERY", nargs="?", help="part of the server's name")
+    parser.add_argument("--domain", metavar="DOMAIN", help="list the servers a domain (or URL) describes instead")
     parser.add_argument("--registry", metavar="URL", help="the registry to search (default: the one in Settings)")
     parser.add_argument("--limit", type=int, default=DEFAULT_LIMIT, metavar="N", help=f"default {DEFAULT_LIMIT}")
     return parser
@@ -44,14 +52,21 @@ def search_command(argv: list[str]) -> int:
         args = _parser().parse_args(argv)
     except SystemExit as exc:
         return EXIT_ERROR if exc.code not in (0, None) else EXIT_OK
+    if (args.query is None) == (args.domain is None):
+        print(f"{PROG}: give either QUERY or --domain DOMAIN", file=sys.stderr)
+        return EXIT_ERROR
     install_logging(logging.WARNING)  # libraries' warnings on stderr, secrets redacted
     try:
+        if args.domain is not None:
+            listing = asyncio.run(discover(args.domain, cache=DocumentCache(cache_dir() / "discovery")))
+            print(format_listing(listing), end="")
+            return EXIT_OK
         entries, notes = asyncio.run(_search(registry_url(args.registry), args.query, max(1, args.limit)))
-    except RegistryError as exc:
-        print(f"{PROG}: {exc}", file=sys.stderr)
+    except (RegistryError, DiscoveryError) as exc:
+        print(printable(f"{PROG}: {exc}"), file=sys.stderr)
         return EXIT_ERROR
     for note in notes:
-        print(f"{PROG}: warning: {note}", file=sys.stderr)
+        print(printable(f"{PROG}: warning: {note}"), file=sys.stderr)
     if not entries:
         print(f"No servers match {args.query!r}.", file=sys.stderr)
     print(format_entries(entries), end="")
@@ -88,7 +103,31 @@ def format_entries(entries: list[ServerEntry]) -> str:
         if entry.official.status != "active":
             description += f" ({entry.official.status})"
         lines.append(f"{name:<{name_width}}  {version:<{version_width}}  {description}".rstrip())
-    return "\n".join(lines) + "\n"
+    return printable("\n".join(lines)) + "\n"
+
+
+def format_listing(listing: DomainListing) -> str:
+    """Each of a domain's servers: name, version and title or description, then its addresses and
+    what to know about them; servers whose card cannot be used say why on stderr."""
+    lines = []
+    for found in listing.servers:
+        card = found.card
+        if card is None:
+            print(printable(f"{PROG}: warning: left out {found.display_name}: {found.problem}"), file=sys.stderr)
+            continue
+        about = " — ".join(part for part in (card.title, " ".join(card.description.split())) if part)
+        lines.append(f"{card.name}  {card.version}  {about}")
+        lines += [f"  warning: {warning}" for warning in found.warnings]
+        for endpoint in endpoints(card, listing.domain):
+            lines.append(f"  {endpoint.label}")
+            lines += [f"    refused: {endpoint.problem}"] if endpoint.problem else []
+            lines += [f"    warning: {warning}" for warning in endpoint.warnings]
+    for line in listing.skipped:
+        print(printable(f"{PROG}: warning: left out {line}"), file=sys.stderr)
+    if not lines:
+        print(f"{PROG}: {listing.domain.host} lists no server MCP Desk can read.", file=sys.stderr)
+        return ""
+    return printable("\n".join(lines)) + "\n"
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from desktop_app.cli.search import search_command
+from tests.servers.card_domain import CATALOG_PATH, Served, card, catalog, entry, running_domain
 from tests.servers.registry_documents import populate
 from tests.servers.registry_fixture import RegistryFixture, running_registry
 
@@ -93,3 +94,45 @@ def test_errors_are_one_line_and_exit_2(home: Path) -> None:
         assert done.returncode == 2, done
         assert done.stdout == ""
         assert done.stderr.startswith("mcp-desk search: ") and done.stderr.count("\n") == 1 and words in done.stderr
+
+
+def test_domain_lists_its_servers_with_their_addresses(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with running_domain() as domain:
+        assert search_command(["--domain", domain.host]) == 0
+    out, err = capsys.readouterr()
+    assert out.splitlines() == [
+        "io.example/weather  2.0.0  Weather — Forecasts for any city.",
+        f"  Streamable HTTP: {domain.url}/mcp?region={{region}}",
+    ]
+    assert err == ""
+
+
+def test_domain_text_is_shown_escaped_and_bad_cards_are_named(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with running_domain() as domain:
+        domain.files[CATALOG_PATH] = Served(
+            catalog(
+                entry(domain.url + "/cards/weather"),
+                {**entry(domain.url + "/nowhere", "urn:gone"), "displayName": "Gone\x1b]0;pwned\x07"},
+                entry("http://example.com/card", "urn:plain"),
+            )
+        )
+        title = "Weather\u202e\x1b[2J"
+        remotes = [{"type": "sse", "url": "https://example.com/sse"}]
+        domain.files["/cards/weather"] = Served(card(domain, title=title, remotes=remotes))
+        assert search_command(["--domain", domain.host]) == 0
+    out, err = capsys.readouterr()
+    assert out.splitlines() == [
+        "io.example/weather  2.0.0  Weather\\u202e\\x1b[2J — Forecasts for any city.",
+        "  Server-sent events: https://example.com/sse",
+        f"    warning: this address is on example.com, not on {domain.host}",
+    ]
+    assert err.splitlines() == [
+        f"mcp-desk search: warning: left out Gone\\x1b]0;pwned\\x07: {domain.url}/nowhere answered HTTP 404",
+        "mcp-desk search: warning: left out Weather: its card is refused: plain http is opened only on this"
+        " computer (localhost); use https",
+    ]
+
+
+def test_query_or_domain(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert search_command([]) == 2
+    assert capsys.readouterr().err == "mcp-desk search: give either QUERY or --domain DOMAIN\n"
