@@ -106,7 +106,7 @@ async def scenario(app: Any, home: Path, llm: Any, rounds: int, profile: bool) -
     from PySide6.QtCore import QEvent, QObject, QTimer
 
     from desktop_app.app import run_window
-    from desktop_app.core.chat import llm as llm_module
+    from desktop_app.core.model import llm as llm_module
     from desktop_app.ui.main_window import MainWindow
 
     config = home / "servers.json"
@@ -242,7 +242,7 @@ def main() -> None:
     from PySide6.QtWidgets import QApplication
 
     from desktop_app.core.app_settings import AppSettings, save_settings
-    from desktop_app.core.chat.settings import ModelSettings
+    from desktop_app.core.model.settings import ModelSettings
     from tests.llm_server import ScriptedLLM, text
 
     class TimedLLM(ScriptedLLM):

@@ -40,10 +40,10 @@ from desktop_app.core.chat.approval import ApprovalPolicy, Decision, StaticAppro
 from desktop_app.core.chat.context import ContextBuilder, naive_dump_tokens  # noqa: E402
 from desktop_app.core.chat.conversations import Conversation  # noqa: E402
 from desktop_app.core.chat.engine import ChatEngine  # noqa: E402
-from desktop_app.core.chat.llm import load_litellm, stream_completion  # noqa: E402
-from desktop_app.core.chat.settings import ModelSettings  # noqa: E402
 from desktop_app.core.chat.tokens import count_tokens  # noqa: E402
 from desktop_app.core.host import ServerHost  # noqa: E402
+from desktop_app.core.model.llm import load_litellm, stream_completion  # noqa: E402
+from desktop_app.core.model.settings import ModelSettings  # noqa: E402
 from desktop_app.core.server_config import ServerConfig, TransportKind  # noqa: E402
 from desktop_app.demo_server import build_server as build_demo_server  # noqa: E402
 from tests.llm_server import ScriptedLLM, ToolCall, calls, text  # noqa: E402

@@ -105,7 +105,7 @@ def step():
         if mode == "at-once":
             window.composer.editor.setPlainText(question)
             send(window)
-    llm = sys.modules.get("desktop_app.core.chat.llm")
+    llm = sys.modules.get("desktop_app.core.model.llm")
     if "library_ready" not in marks and llm is not None and llm._module is not None:
         marks["library_ready"] = t
         marks["library_cpu"] = time.process_time() - marks.get("typing_cpu", 0.0)
@@ -186,7 +186,7 @@ def main() -> None:
     args = parser.parse_args()
 
     from desktop_app.core.app_settings import AppSettings
-    from desktop_app.core.chat.settings import ModelSettings
+    from desktop_app.core.model.settings import ModelSettings
     from tests.hosting import live_children
     from tests.llm_server import ScriptedLLM, text
 

@@ -374,9 +374,9 @@ def instrumented_rendering(run: StreamRun) -> Iterator[None]:
 
 async def stream_scenario(app: Any, home: Path, run: StreamRun, profile: bool) -> None:
     from desktop_app.app import run_window
-    from desktop_app.core.chat import llm as llm_module
     from desktop_app.core.chat.events import ChatEvent, TextDelta, TurnFinished
     from desktop_app.core.chat.tokens import count_tokens
+    from desktop_app.core.model import llm as llm_module
     from desktop_app.ui.conversation import markdown_html
     from desktop_app.ui.conversation.message_bubble import MessageBubble
     from desktop_app.ui.main_window import MainWindow
@@ -467,7 +467,7 @@ def measure_stream(profile: bool, stacks: bool) -> tuple[StreamRun, StallMonitor
     from PySide6.QtWidgets import QApplication
 
     from desktop_app.core.app_settings import AppSettings, save_settings
-    from desktop_app.core.chat.settings import ModelSettings
+    from desktop_app.core.model.settings import ModelSettings
     from tests.hosting import live_children
 
     home = Path(tempfile.mkdtemp(prefix="mcp-desk-bench-ui-"))

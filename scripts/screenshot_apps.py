@@ -32,7 +32,7 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 from desktop_app.app import run_window  # noqa: E402
 from desktop_app.core.app_settings import AppSettings, default_settings_path, save_settings  # noqa: E402
 from desktop_app.core.apps.session import SessionState  # noqa: E402
-from desktop_app.core.chat.settings import ModelSettings  # noqa: E402
+from desktop_app.core.model.settings import ModelSettings  # noqa: E402
 from desktop_app.ui.apps.web_engine import prepare_application  # noqa: E402
 from desktop_app.ui.conversation.approval_panel import ApprovalPanel  # noqa: E402
 from desktop_app.ui.conversation.tool_card import ToolCard  # noqa: E402

@@ -37,13 +37,13 @@ from desktop_app.core.chat.approval import (
 from desktop_app.core.chat.conversations import Conversation
 from desktop_app.core.chat.engine import Attachment, ChatEngine
 from desktop_app.core.chat.events import ChatError, ChatEvent, ErrorKind, TurnFinished, event_to_dict
-from desktop_app.core.chat.settings import DEFAULT_MAX_ITERATIONS, DEFAULT_MAX_TOKENS, ChatOptions, ModelSettings
 from desktop_app.core.config_file import ConfigError, load_config
 from desktop_app.core.expansion import SecretLookup
 from desktop_app.core.host import ServerHost
 from desktop_app.core.log_routing import install_logging
+from desktop_app.core.model.providers import key_secret_name, provider_for
+from desktop_app.core.model.settings import DEFAULT_MAX_ITERATIONS, DEFAULT_MAX_TOKENS, ChatOptions, ModelSettings
 from desktop_app.core.paths import data_dir, default_config_path
-from desktop_app.core.providers import key_secret_name, provider_for
 from desktop_app.core.restart_policy import RestartPolicy
 from desktop_app.core.secret_store import SecretStoreError, open_secret_store
 from desktop_app.core.server_status import ServerState, ServerStatus

@@ -25,10 +25,10 @@ from desktop_app.core.chat.context import naive_dump_tokens
 from desktop_app.core.chat.conversations import DEFAULT_TITLE, Conversation, ConversationStore
 from desktop_app.core.chat.engine import Attachment, ChatEngine, Turn
 from desktop_app.core.chat.events import ApprovalNeeded, ChatError, ConversationTainted, ErrorKind, TurnFinished, Usage
-from desktop_app.core.chat.llm import load_litellm, preload_openai_sdk
 from desktop_app.core.chat.prompts import PromptDraft
 from desktop_app.core.chat.tokens import count_tokens, release_encodings
 from desktop_app.core.chat.tokens import preload as preload_tokenizer
+from desktop_app.core.model.llm import load_litellm, preload_openai_sdk
 from desktop_app.core.trust import app_taint
 from desktop_app.memory import release_free_heap
 from desktop_app.ui.conversation.conversation_view import ConversationView

@@ -36,8 +36,7 @@ from PySide6.QtWidgets import (
 from desktop_app.core.app_settings import AppSettings
 from desktop_app.core.asks.service import SamplingGrants
 from desktop_app.core.chat.approval import AlwaysAllowRules
-from desktop_app.core.chat.settings import ModelSettings
-from desktop_app.core.providers import (
+from desktop_app.core.model.providers import (
     PROVIDERS,
     PROVIDERS_BY_ID,
     Provider,
@@ -45,6 +44,7 @@ from desktop_app.core.providers import (
     key_secret_name,
     ollama_models,
 )
+from desktop_app.core.model.settings import ModelSettings
 from desktop_app.core.registry import DEFAULT_REGISTRY_URL
 from desktop_app.core.registry.client import RegistryError, normalise_registry_url
 from desktop_app.core.secret_store import SecretStore, SecretStoreError

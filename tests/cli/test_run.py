@@ -249,7 +249,7 @@ def test_saved_app_settings_and_stored_key_are_used(
 ) -> None:
     from desktop_app.cli import run as cli
     from desktop_app.core.app_settings import AppSettings, default_settings_path, save_settings
-    from desktop_app.core.chat.settings import ModelSettings
+    from desktop_app.core.model.settings import ModelSettings
     from desktop_app.core.secret_store import open_secret_store
 
     store = open_secret_store(tmp_path / "secrets", prefer="plaintext-file")
@@ -273,7 +273,7 @@ def test_a_local_server_needs_no_key_and_the_apps_key_is_used_when_saved(
     config: Path, llm: ScriptedLLM, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from desktop_app.cli import run as cli
-    from desktop_app.core.chat.settings import NO_KEY_PLACEHOLDER
+    from desktop_app.core.model.settings import NO_KEY_PLACEHOLDER
     from desktop_app.core.secret_store import open_secret_store
 
     store = open_secret_store(tmp_path / "secrets", prefer="plaintext-file")

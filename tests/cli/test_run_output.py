@@ -12,7 +12,7 @@ import anyio
 import pytest
 
 from desktop_app.core.app_settings import AppSettings, save_settings
-from desktop_app.core.chat.settings import ChatOptions, ModelSettings
+from desktop_app.core.model.settings import ChatOptions, ModelSettings
 from desktop_app.core.paths import APP_NAME
 from desktop_app.core.secret_store import open_secret_store
 from tests.hosting import FIXTURE_SCRIPT

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from desktop_app.core.app_settings import AppSettings, load_settings, save_settings
-from desktop_app.core.chat.settings import ChatOptions, ModelSettings
+from desktop_app.core.model.settings import ChatOptions, ModelSettings
 
 
 def test_round_trip_keeps_everything_but_secrets(tmp_path: Path) -> None:

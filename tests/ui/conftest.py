@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from desktop_app.core.chat.llm import ready_litellm
+from desktop_app.core.model.llm import ready_litellm
 from tests.llm_server import ScriptedLLM
 
 

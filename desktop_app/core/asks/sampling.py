@@ -50,9 +50,9 @@ from desktop_app.core.asks.sampling_messages import (
     visible,
 )
 from desktop_app.core.asks.service import SamplingModel
-from desktop_app.core.chat.llm import ProviderError, assemble, stream_completion
-from desktop_app.core.chat.settings import resolve_api_key
 from desktop_app.core.events import SamplingUsage
+from desktop_app.core.model.llm import ProviderError, assemble, stream_completion
+from desktop_app.core.model.settings import resolve_api_key
 
 WHAT: Final = "a sampling request"
 

@@ -4,9 +4,10 @@ Only what the server sent goes to the model: its system prompt and its messages 
 tool uses and results). MCP Desk adds nothing from the conversation; `includeContext` is not
 offered (the capability is not declared) and is ignored if a server sends it anyway.
 
-What the consent card shows is what the model reads: invisible format characters (Unicode tag
-characters that smuggle ASCII past the eye, bidi overrides that reorder what is drawn, zero-width
-spaces) are removed from the server's text, tool descriptions included, before either sees it.
+What the consent card shows is what the model reads: invisible characters (Unicode tag characters
+that smuggle ASCII past the eye, bidi overrides that reorder what is drawn, zero-width spaces,
+control characters) are removed from the server's text, tool descriptions included, before
+either sees it.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from mcp_types import (
 )
 
 from desktop_app.core.asks.service import SamplingModel
-from desktop_app.core.providers import PROVIDERS_BY_ID, provider_for_model
+from desktop_app.core.model.providers import PROVIDERS_BY_ID, provider_for_model
 
 MAX_TOOL_ROUNDS: Final = 8
 """Tool rounds one sampling exchange may run; after that the model must answer without tools."""
@@ -64,12 +65,13 @@ class ShownTool:
 
 
 def _hidden(ch: str) -> bool:
-    return unicodedata.category(ch) == "Cf" and ch not in _JOINERS
+    category = unicodedata.category(ch)
+    return (category == "Cf" and ch not in _JOINERS) or (category == "Cc" and ch not in "\t\n\r")
 
 
 def visible(text: str) -> str:
     """`text` without the characters that are not drawn but are read by the model."""
-    if text.isascii():
+    if text.isprintable():
         return text
     return "".join(ch for ch in text if not _hidden(ch))
 
@@ -100,7 +102,7 @@ def _block_texts(block: Any) -> Iterator[str]:
 
 def hidden_count(params: CreateMessageRequestParams) -> int:
     """How many invisible characters `visible` takes out of the request."""
-    return sum(sum(1 for ch in text if _hidden(ch)) for text in request_texts(params) if not text.isascii())
+    return sum(sum(1 for ch in text if _hidden(ch)) for text in request_texts(params) if not text.isprintable())
 
 
 def _block_text(block: Any) -> str:

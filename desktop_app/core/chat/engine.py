@@ -18,11 +18,10 @@ from typing import Any, Final
 
 from mcp.shared.exceptions import MCPError
 
-from desktop_app.core.apps.gateway import wire
 from desktop_app.core.apps.meta import ui_resource_uri
 from desktop_app.core.apps.partial_input import ToolInputStream
-from desktop_app.core.auth.in_turn import call_with_sign_in
 from desktop_app.core.catalog import Catalog, CatalogTool
+from desktop_app.core.chat.app_gateway import wire
 from desktop_app.core.chat.approval import ApprovalPolicy, ApprovalRequest, Verdict, denial_message, validate_arguments
 from desktop_app.core.chat.context import ContextBuilder, SystemPrompt
 from desktop_app.core.chat.conversations import Conversation
@@ -45,10 +44,9 @@ from desktop_app.core.chat.events import (
     event_to_dict,
     kept_in_history,
 )
-from desktop_app.core.chat.llm import ProviderError, assemble, stream_completion
 from desktop_app.core.chat.prompts import invoke_prompt
 from desktop_app.core.chat.server_instructions import read_instructions
-from desktop_app.core.chat.settings import ChatOptions, ModelSettings, resolve_api_key
+from desktop_app.core.chat.sign_in_turn import call_with_sign_in
 from desktop_app.core.chat.synthetic import (
     INVOKE_PROMPT,
     READ_RESOURCE,
@@ -65,6 +63,8 @@ from desktop_app.core.chat.tool_results import convert_tool_result
 from desktop_app.core.chat.tool_specs import ToolOffer
 from desktop_app.core.expansion import SecretLookup
 from desktop_app.core.host import ServerHost
+from desktop_app.core.model.llm import ProviderError, assemble, stream_completion
+from desktop_app.core.model.settings import ChatOptions, ModelSettings, resolve_api_key
 from desktop_app.core.server_errors import ServerRequestTimeout, ServerUnavailableError, describe_error
 from desktop_app.core.trust import ToolHints, prompt_taint, resource_taint, tool_result_taint
 

@@ -20,11 +20,11 @@ from desktop_app.core.catalog import Catalog
 from desktop_app.core.chat.catalog_search import rank
 from desktop_app.core.chat.context import ContextBuilder
 from desktop_app.core.chat.pdf_text import PageRangeError, pdf_text
-from desktop_app.core.chat.settings import ChatOptions
 from desktop_app.core.chat.tool_specs import ToolOffer
 from desktop_app.core.content import ResourceContent, describe_for_model, from_mcp, human_size
 from desktop_app.core.host import ServerHost
 from desktop_app.core.image_limits import image_for_model
+from desktop_app.core.model.settings import ChatOptions
 from desktop_app.core.server_errors import ServerRequestTimeout, ServerUnavailableError
 
 READ_RESOURCE: Final = "read_resource"

@@ -113,7 +113,7 @@ def preload(model: str) -> None:
 def count_tokens(model: str, text: str) -> int:
     """Tokens in `text` for `model`, as litellm's `token_counter` counts them, offline."""
     if uses_library_tokenizer(model):
-        from desktop_app.core.chat.llm import litellm_module
+        from desktop_app.core.model.llm import litellm_module
 
         litellm_module()
         # `token_counter`'s own count: the app switches `token_counter` off for litellm's pricing.

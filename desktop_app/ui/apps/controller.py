@@ -21,8 +21,8 @@ from PySide6.QtGui import QCloseEvent, QDesktopServices
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from desktop_app.bridge import CoreBridge
-from desktop_app.core.apps.gateway import AppChat, AppGateway
 from desktop_app.core.apps.meta import ViewOrigin, ui_resource_uri
+from desktop_app.core.chat.app_gateway import AppChat, AppGateway
 from desktop_app.core.chat.approval import ApprovalPolicy
 from desktop_app.core.chat.events import (
     ChatEvent,

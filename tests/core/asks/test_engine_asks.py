@@ -17,8 +17,8 @@ from desktop_app.core.chat.approval import ApprovalPolicy
 from desktop_app.core.chat.conversations import Conversation
 from desktop_app.core.chat.engine import ChatEngine
 from desktop_app.core.chat.events import ToolResult, TurnFinished
-from desktop_app.core.chat.settings import ModelSettings
 from desktop_app.core.events import SamplingUsage
+from desktop_app.core.model.settings import ModelSettings
 from tests.core.asks.hosting import ERAS, abuse_config, asking_config, asking_host
 from tests.llm_server import LITELLM_WARNINGS, RecordingApprover, ScriptedLLM, ToolCall, calls, text, tool_messages
 

@@ -20,9 +20,9 @@ from desktop_app.core.asks.sampling import (
 )
 from desktop_app.core.asks.sampling_messages import MAX_TOOL_ROUNDS, choose_model
 from desktop_app.core.asks.service import SamplingGrants, SamplingModel
-from desktop_app.core.chat.settings import ModelSettings
 from desktop_app.core.events import SamplingUsage
 from desktop_app.core.host import ServerHost
+from desktop_app.core.model.settings import ModelSettings
 from tests.core.asks.hosting import ERAS, asking_config, asking_host, call_json, everything_config, host_notes, refusal
 from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, ToolCall, calls, text
 from tests.servers.everything import everything_available

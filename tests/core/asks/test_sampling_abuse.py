@@ -21,8 +21,8 @@ from desktop_app.core.asks.sampling import (
 from desktop_app.core.asks.sampling_limits import MAX_MESSAGES, MAX_TEXT_CHARS
 from desktop_app.core.asks.sampling_messages import ShownTool
 from desktop_app.core.asks.service import SamplingModel
-from desktop_app.core.chat.settings import ModelSettings
 from desktop_app.core.host import ServerHost
+from desktop_app.core.model.settings import ModelSettings
 from tests.core.asks.hosting import abuse_config, asking_host, call_json
 from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, ToolCall, calls, text
 
@@ -155,12 +155,12 @@ async def test_hidden_characters_never_reach_the_model_unseen(llm: ScriptedLLM) 
     async with asking_host(user, abuse_config(), stdio=True) as (host, _asker):
         use_model(host, llm)
         llm.queue(text("ok"))
-        hostile = request(f"Summarise{tags} this\u202e.txt", systemPrompt=f"Be kind.{tags}")
+        hostile = request(f"Summarise{tags} this\u202e.txt\x07", systemPrompt=f"Be kind.{tags}")
         await sample_raw(host, hostile)
         consent = user.seen[0]
         assert isinstance(consent, SamplingQuestion)
         assert consent.system_prompt == "Be kind." and consent.messages[0].text == "Summarise this.txt"
-        assert consent.hidden == 2 * len(tags) + 1
+        assert consent.hidden == 2 * len(tags) + 2
         assert llm.bodies()[0]["messages"] == [
             {"role": "system", "content": "Be kind."},
             {"role": "user", "content": "Summarise this.txt"},

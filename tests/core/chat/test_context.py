@@ -14,11 +14,11 @@ from desktop_app.core.chat.catalog_search import words_of
 from desktop_app.core.chat.context import ContextBuilder, catalog_entries
 from desktop_app.core.chat.conversations import Conversation
 from desktop_app.core.chat.engine import ChatEngine
-from desktop_app.core.chat.settings import ChatOptions, ModelSettings
 from desktop_app.core.chat.synthetic import cap_text, not_found_message, render_contents, search_resources
 from desktop_app.core.chat.tokens import count_tokens
 from desktop_app.core.content import ResourceContent
 from desktop_app.core.host import ServerHost
+from desktop_app.core.model.settings import ChatOptions, ModelSettings
 from desktop_app.core.server_config import ServerConfig, TransportKind
 from tests.hosting import FAST_RESTARTS
 from tests.llm_server import (

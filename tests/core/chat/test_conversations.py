@@ -17,8 +17,8 @@ from desktop_app.core.chat.conversations import Conversation, ConversationNotFou
 from desktop_app.core.chat.engine import ChatEngine
 from desktop_app.core.chat.events import TurnFinished
 from desktop_app.core.chat.history_repair import INTERRUPTED_RESULT, missing_results
-from desktop_app.core.chat.settings import ModelSettings
 from desktop_app.core.host import ServerHost
+from desktop_app.core.model.settings import ModelSettings
 from desktop_app.core.server_config import ServerConfig, TransportKind
 from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, ToolCall, calls, text
 from tests.servers.fixture_server import build_fixture_server
@@ -110,7 +110,7 @@ _KILLED_TURN = textwrap.dedent(
     from desktop_app.core.chat.conversations import Conversation, ConversationStore
     from desktop_app.core.chat.engine import ChatEngine
     from desktop_app.core.chat.events import TextDelta
-    from desktop_app.core.chat.settings import ModelSettings
+    from desktop_app.core.model.settings import ModelSettings
     from desktop_app.core.host import ServerHost
     from desktop_app.core.server_config import ServerConfig, TransportKind
     from tests.servers.fixture_server import build_fixture_server
@@ -187,7 +187,7 @@ _KILLED_AT_APPROVAL = textwrap.dedent(
     from desktop_app.core.chat.approval import ApprovalPolicy, ApprovalReply, Decision
     from desktop_app.core.chat.conversations import Conversation, ConversationStore
     from desktop_app.core.chat.engine import ChatEngine
-    from desktop_app.core.chat.settings import ModelSettings
+    from desktop_app.core.model.settings import ModelSettings
     from desktop_app.core.host import ServerHost
     from desktop_app.core.server_config import ServerConfig, TransportKind
     from tests.servers.fixture_server import build_fixture_server

@@ -34,8 +34,8 @@ from desktop_app.core.chat.events import (
     TurnFinished,
     Usage,
 )
-from desktop_app.core.chat.settings import ChatOptions, ModelSettings
 from desktop_app.core.host import ServerHost
+from desktop_app.core.model.settings import ChatOptions, ModelSettings
 from desktop_app.core.server_config import ServerConfig, TransportKind
 from tests.hosting import FAST_RESTARTS, fixture_config
 from tests.llm_server import (

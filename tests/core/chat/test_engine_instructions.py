@@ -18,8 +18,8 @@ from desktop_app.core.chat.approval import AlwaysAllowRules, ApprovalPolicy, App
 from desktop_app.core.chat.conversations import Conversation
 from desktop_app.core.chat.engine import ChatEngine
 from desktop_app.core.chat.events import ApprovalNeeded, ChatEvent, ConversationTainted, ToolDecision
-from desktop_app.core.chat.settings import ModelSettings
 from desktop_app.core.host import ServerHost
+from desktop_app.core.model.settings import ModelSettings
 from desktop_app.core.server_config import ServerConfig, TransportKind
 from tests.hosting import FAST_RESTARTS
 from tests.llm_server import LITELLM_WARNINGS, RecordingApprover, ScriptedLLM, ToolCall, calls, text, tool_messages

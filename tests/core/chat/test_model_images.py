@@ -13,10 +13,10 @@ from mcp.server.mcpserver import MCPServer
 from desktop_app.core.chat.approval import ApprovalPolicy
 from desktop_app.core.chat.conversations import Conversation
 from desktop_app.core.chat.engine import ChatEngine
-from desktop_app.core.chat.settings import ChatOptions, ModelSettings
 from desktop_app.core.content import image_dimensions
 from desktop_app.core.host import ServerHost
 from desktop_app.core.image_limits import MODEL_MAX_BYTES, MODEL_MAX_SIDE
+from desktop_app.core.model.settings import ChatOptions, ModelSettings
 from desktop_app.core.server_config import ServerConfig, TransportKind
 from tests.hosting import FAST_RESTARTS
 from tests.llm_server import LITELLM_WARNINGS, RecordingApprover, ScriptedLLM, ToolCall, calls, text

@@ -26,8 +26,8 @@ from desktop_app.core.chat.events import (
     ToolResult,
     event_from_dict,
 )
-from desktop_app.core.chat.settings import ChatOptions, ModelSettings
 from desktop_app.core.host import ServerHost
+from desktop_app.core.model.settings import ChatOptions, ModelSettings
 from desktop_app.core.server_config import ServerConfig, TransportKind
 from desktop_app.core.trust import ToolHints
 from tests.hosting import FAST_RESTARTS

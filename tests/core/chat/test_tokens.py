@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 
-from desktop_app.core.chat.llm import litellm_module
 from desktop_app.core.chat.tokens import (
     count_tokens,
     encoding,
@@ -18,6 +17,7 @@ from desktop_app.core.chat.tokens import (
     release_encodings,
     uses_library_tokenizer,
 )
+from desktop_app.core.model.llm import litellm_module
 from tests.llm_server import LITELLM_WARNINGS
 
 pytestmark = LITELLM_WARNINGS

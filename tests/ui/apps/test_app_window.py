@@ -18,7 +18,7 @@ from desktop_app.app import run_window
 from desktop_app.core.app_settings import AppSettings, save_settings
 from desktop_app.core.apps.session import SessionState
 from desktop_app.core.chat.approval import Requester
-from desktop_app.core.chat.settings import ModelSettings
+from desktop_app.core.model.settings import ModelSettings
 from desktop_app.ui.apps.controller import AppSlot, AppWindow
 from desktop_app.ui.conversation.approval_panel import ApprovalPanel
 from desktop_app.ui.conversation.message_bubble import MessageBubble

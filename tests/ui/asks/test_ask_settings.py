@@ -12,9 +12,9 @@ from PySide6.QtWidgets import QApplication
 from desktop_app.bridge import CoreBridge
 from desktop_app.core.app_settings import AppSettings
 from desktop_app.core.asks.service import SamplingGrants
-from desktop_app.core.chat.settings import ModelSettings
 from desktop_app.core.events import LogEntry, LogLine
 from desktop_app.core.host import ServerHost
+from desktop_app.core.model.settings import ModelSettings
 from desktop_app.core.secret_store import open_secret_store
 from desktop_app.core.server_config import ServerConfig, TransportKind
 from desktop_app.ui.asks.roots_editor import RootsEditor

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QApplication
 
 from desktop_app.app import run_window
 from desktop_app.core.app_settings import AppSettings, save_settings
-from desktop_app.core.chat.settings import ModelSettings
+from desktop_app.core.model.settings import ModelSettings
 from desktop_app.ui.asks.card import AskCard
 from desktop_app.ui.asks.card_asker import NO_ANSWER
 from desktop_app.ui.asks.form_card import FormCard

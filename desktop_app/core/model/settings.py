@@ -9,7 +9,7 @@ from typing import Final
 
 from desktop_app.core.expansion import SecretLookup
 from desktop_app.core.log_redaction import remember_secrets
-from desktop_app.core.providers import provider_for_model
+from desktop_app.core.model.providers import provider_for_model
 
 DEFAULT_MAX_TOKENS: Final = 4096
 DEFAULT_CATALOG_BUDGET: Final = 1500

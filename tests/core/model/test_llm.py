@@ -13,9 +13,9 @@ from desktop_app.core.chat.approval import ApprovalPolicy
 from desktop_app.core.chat.conversations import Conversation
 from desktop_app.core.chat.engine import ChatEngine
 from desktop_app.core.chat.events import ChatError, ChatEvent, TurnFinished
-from desktop_app.core.chat.llm import litellm_module
-from desktop_app.core.chat.settings import NO_KEY_PLACEHOLDER, ModelSettings, resolve_api_key
 from desktop_app.core.host import ServerHost
+from desktop_app.core.model.llm import litellm_module
+from desktop_app.core.model.settings import NO_KEY_PLACEHOLDER, ModelSettings, resolve_api_key
 from tests.llm_server import LITELLM_WARNINGS, RecordingApprover, ScriptedLLM, failure, text
 from tests.servers.everything import free_port
 
@@ -96,7 +96,7 @@ async def test_failures_before_any_answer_carry_no_http_status(llm: ScriptedLLM)
 
 
 def test_an_unforeseen_failure_reads_as_words_not_a_class_name() -> None:
-    from desktop_app.core.chat.llm import describe_provider_error
+    from desktop_app.core.model.llm import describe_provider_error
 
     class OddLibraryError(Exception):
         pass
@@ -111,7 +111,7 @@ def test_an_unforeseen_failure_reads_as_words_not_a_class_name() -> None:
 def test_the_sdk_preloaded_at_idle_is_not_the_model_library_and_stays_out_of_collection() -> None:
     code = (
         "import asyncio, gc, sys\n"
-        "from desktop_app.core.chat.llm import preload_openai_sdk\n"
+        "from desktop_app.core.model.llm import preload_openai_sdk\n"
         "asyncio.run(preload_openai_sdk())\n"
         "print('openai' in sys.modules, 'litellm' in sys.modules, gc.get_freeze_count() > 100_000, gc.isenabled())\n"
     )

@@ -13,8 +13,8 @@ from desktop_app.core.chat.approval import ApprovalPolicy
 from desktop_app.core.chat.conversations import Conversation
 from desktop_app.core.chat.engine import ChatEngine
 from desktop_app.core.chat.events import ChatEvent, ToolCallStarted, ToolResult
-from desktop_app.core.chat.settings import ChatOptions, ModelSettings
 from desktop_app.core.host import ServerHost
+from desktop_app.core.model.settings import ChatOptions, ModelSettings
 from desktop_app.core.secret_store import SecretStore
 from desktop_app.core.server_status import ServerState
 from tests.core.auth.conftest import ServerFactory, remote

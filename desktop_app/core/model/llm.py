@@ -20,8 +20,8 @@ from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from functools import partial
 from typing import Any, Final, TypeVar
 
-from desktop_app.core.chat.settings import ModelSettings
 from desktop_app.core.long_lived import long_lived
+from desktop_app.core.model.settings import ModelSettings
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
