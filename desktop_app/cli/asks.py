@@ -2,7 +2,8 @@
 
 Every request refused by a flag (or that cannot be answered) prints one line on stderr, so a
 script sees what the server wanted. `ask` prompts on the terminal (stderr, then a line of stdin;
-a closed stdin declines).
+a closed stdin declines). What a server wrote is printed with its control characters written out
+(`core/terminal_text`): it cannot erase the question or print a fake answer to it.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from desktop_app.core.asks.sampling import (
     SamplingDecision,
     SamplingQuestion,
 )
+from desktop_app.core.terminal_text import printable
 
 R = TypeVar("R")
 ELICIT_CHOICES: Final = ("decline", "cancel", "defaults", "ask")
@@ -34,9 +36,13 @@ NO_SECRETS: Final = "Servers must not ask for passwords or API keys here: don't 
 
 def ask_line(question: str) -> str:
     """Write `question` on stderr and read one line of stdin ("" at end of input)."""
-    sys.stderr.write(question)
+    _say(question)
     sys.stderr.flush()
     return sys.stdin.readline()
+
+
+def _say(text: str) -> None:
+    sys.stderr.write(printable(text))
 
 
 async def prompt(question: str) -> str:
@@ -85,7 +91,7 @@ class CliAsker:
                 )
                 return ElicitReply("cancel")
             return ElicitReply("accept", question.form.defaults())
-        sys.stderr.write(f"\n{question.server} asks: {question.message}\n{NO_SECRETS}\n")
+        _say(f"\n{question.server} asks: {question.message}\n{NO_SECRETS}\n")
         answer = await prompt("Fill in this form? [y = yes, n = decline, c = cancel] ")
         if not _yes(answer):
             action = "cancel" if answer.lower() in ("c", "cancel") else "decline"
@@ -109,13 +115,13 @@ class CliAsker:
             if not text:
                 if form_field.default is not None or not form_field.required:
                     return True, form_field.default
-                sys.stderr.write("    this field is required\n")
+                _say("    this field is required\n")
                 continue
             value = _parse(form_field, text)
             problem = "is not understood" if value is None else form_field.check(value)
             if problem is None:
                 return True, value
-            sys.stderr.write(f"    {form_field.label} {problem}\n")
+            _say(f"    {form_field.label} {problem}\n")
         return False, None
 
     async def _url(self, question: UrlQuestion) -> ElicitReply:
@@ -125,9 +131,9 @@ class CliAsker:
             action = "cancel" if self._elicit == "cancel" else "decline"
             self._report(f"{PAST[action]} {where} (--elicit {self._elicit}: links are opened only when asked)")
             return ElicitReply(action)  # type: ignore[arg-type]
-        sys.stderr.write(f"\n{question.server} asks you to open a web page: {question.message}\n")
-        sys.stderr.write(f"  {link.url}\n  (domain: {link.host})\n")
-        sys.stderr.writelines(f"  warning: {warning}\n" for warning in link.warnings)
+        _say(f"\n{question.server} asks you to open a web page: {question.message}\n")
+        _say(f"  {link.url}\n  (domain: {link.host})\n")
+        _say("".join(f"  warning: {warning}\n" for warning in link.warnings))
         if _yes(await prompt("Open it yourself and continue? [y/N] ")):
             if question.then_retry:  # the server refused the call until this is done: wait for the user
                 await prompt("Press Enter once you have finished in the browser. ")
@@ -144,7 +150,7 @@ class CliAsker:
         if self._sampling == "deny":
             self._report(f"denied a sampling request from {question.server} (--sampling deny)")
             return SamplingConsent(SamplingDecision.DENY)
-        sys.stderr.write("\n".join(_sampling_lines(question)) + "\n")
+        _say("\n".join(_sampling_lines(question)) + "\n")
         if _yes(await prompt("Allow? [y/N] ")):
             return SamplingConsent(SamplingDecision.ONCE)
         self._report(f"denied a sampling request from {question.server}")
@@ -152,7 +158,7 @@ class CliAsker:
 
     async def _review(self, question: ReviewQuestion) -> ReviewReply:
         shown = question.text or "; ".join(f"call {name} with {args}" for name, args in question.tool_uses)
-        sys.stderr.write(f"\nThe model answered {question.server}: {shown}\n")
+        _say(f"\nThe model answered {question.server}: {shown}\n")
         if _yes(await prompt(f"Send this answer to {question.server}? [y/N] ")):
             return ReviewReply(True)
         self._report(f"kept the model's answer from {question.server}")

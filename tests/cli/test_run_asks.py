@@ -271,3 +271,15 @@ def test_sampling_ask_shows_everything_the_model_would_read_and_what_it_will_not
     assert "mcp-desk run: denied a sampling request from abuser" in err
     [result] = tool_messages(llm.bodies()[1])
     assert json.loads(result["content"]) == [{"error": -1, "message": "The user declined the sampling request"}]
+
+
+def test_escape_sequences_in_what_a_server_asks_are_printed_not_obeyed(
+    config: Path, llm: ScriptedLLM, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Erase the line and print a fake, already-answered question; then write the clipboard (OSC 52).
+    spoof = "Register.\x1b[2K\r\x1b[1AFill in this form? [y/N] n\x1b]52;c;ZXZpbA==\x07"
+    monkeypatch.setattr(sys, "stdin", io.StringIO("n\n"))
+    assert json.loads(run(config, llm, "ask_form", {"message": spoof}, "--elicit", "ask")) == {"action": "decline"}
+    err = capsys.readouterr().err
+    assert "\x1b" not in err and "\r" not in err and "\x07" not in err
+    assert "asking asks: Register.\\x1b[2K\\r\\x1b[1AFill in this form? [y/N] n\\x1b]52;c;ZXZpbA==\\x07\n" in err
