@@ -1,5 +1,5 @@
-"""Finding catalog entries by the words of a question: the prompt lists the relevant ones first
-when not all fit, and `search_resources` finds the rest."""
+"""The catalog's entries and finding them by the words of a question: the prompt lists the relevant
+ones first when not all fit, and `search_resources` finds the rest."""
 
 from __future__ import annotations
 
@@ -8,10 +8,22 @@ import itertools
 import math
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Final
+from typing import Final, Literal, NamedTuple
 
-if TYPE_CHECKING:
-    from desktop_app.core.chat.context import CatalogEntry
+EntryKind = Literal["resource", "template", "prompt"]
+
+
+class CatalogEntry(NamedTuple):
+    """One line of the catalog, with the words it can be found by (a tuple: a catalog of 10,000
+    resources builds one per resource, and tuples build fastest)."""
+
+    kind: EntryKind
+    server: str
+    key: str
+    line: str
+    text: str
+    """What it can be found by, lower-cased: searched for whole words (`rank`)."""
+
 
 _WORD: Final = re.compile(r"[a-z0-9]{2,}")
 """A word: a run of two or more letters and digits (a single character finds too much)."""

@@ -15,18 +15,17 @@ import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Final, Literal, NamedTuple
+from typing import Final, NamedTuple
 
 from mcp_types import BlobResourceContents, TextResourceContents
 
 from desktop_app.core.catalog import Catalog, ServerCatalog
-from desktop_app.core.chat.catalog_search import rank
+from desktop_app.core.chat.catalog_search import CatalogEntry, EntryKind, rank
 from desktop_app.core.chat.server_instructions import prompt_lines
 from desktop_app.core.content import human_size
 from desktop_app.core.host import ServerHost
 
 TokenCounter = Callable[[str], int]
-EntryKind = Literal["resource", "template", "prompt"]
 
 _PREFIXES_SHOWN: Final = 4
 _MAX_MISSES: Final = 50
@@ -45,18 +44,6 @@ For a resource template, fill in its {variables} and read the resulting URI.
 - Use invoke_prompt when the user asks for one of the listed prompts; its messages join the conversation.
 - Server tools (named server__tool) may act on the world; the user approves each call and may decline.
 - Do not guess a resource's content: read it, then answer and name the URIs you used."""
-
-
-class CatalogEntry(NamedTuple):
-    """One line of the catalog, with the words it can be found by (a tuple: a catalog of 10,000
-    resources builds one per resource, and tuples build fastest)."""
-
-    kind: EntryKind
-    server: str
-    key: str
-    line: str
-    text: str
-    """What it can be found by, lower-cased: searched for whole words (`rank`)."""
 
 
 @dataclass(frozen=True)

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from desktop_app.core.chat.catalog_search import rank, words_of
-from desktop_app.core.chat.context import CatalogEntry, EntryKind
+from desktop_app.core.chat.catalog_search import CatalogEntry, EntryKind, rank, words_of
 
 
 def entry(text: str, kind: EntryKind = "resource") -> CatalogEntry:
