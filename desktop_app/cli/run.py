@@ -22,7 +22,6 @@ from desktop_app.cli.approval_text import approval_question, refusal_reason
 from desktop_app.cli.asks import ELICIT_CHOICES, SAMPLING_CHOICES, CliAsker, ask_line
 from desktop_app.core.app_settings import AppSettings, default_settings_path, load_settings
 from desktop_app.core.asks.question import Asker, Question
-from desktop_app.core.asks.root_paths import root_problem
 from desktop_app.core.asks.service import SamplingModel
 from desktop_app.core.chat.approval import (
     RULES_FILENAME,
@@ -45,6 +44,7 @@ from desktop_app.core.model.providers import key_secret_name, provider_for
 from desktop_app.core.model.settings import DEFAULT_MAX_ITERATIONS, DEFAULT_MAX_TOKENS, ChatOptions, ModelSettings
 from desktop_app.core.paths import data_dir, default_config_path
 from desktop_app.core.restart_policy import RestartPolicy
+from desktop_app.core.root_paths import root_problem
 from desktop_app.core.secret_store import SecretStoreError, open_secret_store
 from desktop_app.core.server_status import ServerState, ServerStatus
 from desktop_app.core.terminal_text import printable

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from desktop_app.core.asks.root_paths import root_problem
+from desktop_app.core.root_paths import root_problem
 from desktop_app.core.server_config import (
     DEFAULT_TIMEOUT_S,
     JWT_SIGNING_ALGORITHMS,

@@ -14,7 +14,7 @@ from mcp.client.session import ClientRequestContext
 from mcp_types import ListRootsResult, Root
 
 from desktop_app.core.asks.context import AskContext
-from desktop_app.core.asks.root_paths import effective_roots, root_name, root_uri
+from desktop_app.core.root_paths import effective_roots, root_name, root_uri
 
 
 class Roots:

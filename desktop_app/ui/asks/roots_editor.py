@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_app.core.asks.root_paths import root_problem, root_uri
+from desktop_app.core.root_paths import root_problem, root_uri
 from desktop_app.ui.style import error_label
 
 ROWS_SHOWN = 3

@@ -23,7 +23,7 @@ from desktop_app.core.asks.sampling import (
     SamplingQuestion,
 )
 from desktop_app.ui.asks.card import MUTED, AskCard, Tone, escape
-from desktop_app.ui.conversation.tool_card import FittedText
+from desktop_app.ui.fitted_text import FittedText
 from desktop_app.ui.style import ERROR_STYLE
 
 MAX_LINES: Final = 8

@@ -29,7 +29,8 @@ from desktop_app.core.chat.approval import (
 )
 from desktop_app.ui.asks.card import AskCard, Tone
 from desktop_app.ui.conversation.approval_words import MUTED, change_note, hint_badges, taint_note
-from desktop_app.ui.conversation.tool_card import ARGUMENT_LINES, FittedText, ToolCard, pretty_json
+from desktop_app.ui.conversation.tool_card import ARGUMENT_LINES, ToolCard, pretty_json
+from desktop_app.ui.fitted_text import FittedText
 from desktop_app.ui.plain_text import plain_label
 from desktop_app.ui.style import ERROR_STYLE
 

@@ -12,12 +12,11 @@ from enum import StrEnum
 from typing import Any, Final
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QFontDatabase, QPixmap, QResizeEvent
+from PySide6.QtGui import QPixmap
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
     QLabel,
-    QPlainTextEdit,
     QPushButton,
     QToolButton,
     QVBoxLayout,
@@ -28,6 +27,7 @@ from desktop_app.core.chat.events import ToolCallStarted, ToolDecision
 from desktop_app.core.content import ResourceContent, human_size
 from desktop_app.core.trust import ToolHints
 from desktop_app.ui.conversation.approval_words import MUTED, decision_line, hint_badges
+from desktop_app.ui.fitted_text import FittedText
 from desktop_app.ui.plain_text import plain_label, set_plain_tooltip
 from resources_ui.viewers.image_viewer import decode_thumbnail
 
@@ -64,38 +64,6 @@ _BADGE = {
 
 def pretty_json(value: Any) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False, sort_keys=False, default=str)
-
-
-class FittedText(QPlainTextEdit):
-    """Monospace text as tall as its content (wrapped lines count) up to `max_lines`, then it scrolls."""
-
-    def __init__(self, text: str, max_lines: int = 12, *, read_only: bool = True) -> None:
-        super().__init__(text)
-        self.max_lines = max_lines
-        self.setReadOnly(read_only)
-        if read_only:  # a resource dropped here goes to the conversation's composer
-            self.setAcceptDrops(False)
-            self.viewport().setAcceptDrops(False)
-        self.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
-        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
-        self.textChanged.connect(self.refit)
-        self.refit()
-
-    def refit(self) -> None:
-        lines = 0
-        block = self.document().firstBlock()
-        while block.isValid():
-            layout = block.layout()
-            lines += max(layout.lineCount() if layout is not None else 0, 1)
-            block = block.next()
-        shown = min(max(lines, 1), self.max_lines)
-        height = self.fontMetrics().lineSpacing() * shown + 14
-        if height != self.height() or self.minimumHeight() != height:
-            self.setFixedHeight(height)
-
-    def resizeEvent(self, event: QResizeEvent) -> None:
-        super().resizeEvent(event)
-        self.refit()  # a new width wraps lines differently
 
 
 def _escape(text: str) -> str:
