@@ -74,9 +74,9 @@ def descendants(pid: int) -> list[int]:
 async def main(count: int) -> int:
     from PySide6.QtWidgets import QVBoxLayout, QWidget
 
-    from desktop_app.core.apps.meta import ViewOrigin
     from desktop_app.core.chat.app_gateway import AppGateway, wire
     from desktop_app.core.chat.approval import ApprovalPolicy, Decision, StaticApprover
+    from desktop_app.core.extensions.apps_meta import ViewOrigin
     from desktop_app.demo_server import build_server
     from desktop_app.demo_server.notes_app import BOARD_URI
     from tests.hosting import inprocess_bridge

@@ -96,10 +96,10 @@ class SelfTest:
     async def app_view(self) -> str:
         """The demo's notes board in a real view: QtWebEngine starts, the view handshakes and paints."""
         from desktop_app.bridge import CoreBridge
-        from desktop_app.core.apps.meta import ViewOrigin
         from desktop_app.core.apps.session import SessionState
         from desktop_app.core.chat.app_gateway import AppGateway, wire
         from desktop_app.core.chat.approval import ApprovalPolicy, Decision, StaticApprover
+        from desktop_app.core.extensions.apps_meta import ViewOrigin
         from desktop_app.demo_server.notes_app import BOARD_URI
         from desktop_app.ui.apps.app_view import AppView
 

@@ -9,7 +9,7 @@ from typing import Final
 
 from mcp_types import Implementation, Prompt, Resource, ResourceTemplate, Tool
 
-from desktop_app.core.apps.meta import visible_to_model
+from desktop_app.core.extensions.apps_meta import visible_to_model
 from desktop_app.core.tool_names import ToolNameMap, build_tool_names
 
 SYNTHETIC_TOOL_NAMES: Final = frozenset({"read_resource", "invoke_prompt", "search_resources", "search_tools"})

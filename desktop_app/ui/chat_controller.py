@@ -17,7 +17,6 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from desktop_app.bridge import CoreBridge
 from desktop_app.core.app_settings import AppSettings
-from desktop_app.core.apps.meta import ViewOrigin
 from desktop_app.core.asks.question import Asker
 from desktop_app.core.asks.service import SamplingModel
 from desktop_app.core.chat.approval import AlwaysAllowRules, ApprovalPolicy
@@ -28,6 +27,7 @@ from desktop_app.core.chat.events import ApprovalNeeded, ChatError, Conversation
 from desktop_app.core.chat.prompts import PromptDraft
 from desktop_app.core.chat.tokens import count_tokens, release_encodings
 from desktop_app.core.chat.tokens import preload as preload_tokenizer
+from desktop_app.core.extensions.apps_meta import ViewOrigin
 from desktop_app.core.model.llm import load_litellm, preload_openai_sdk
 from desktop_app.core.trust import app_taint
 from desktop_app.memory import release_free_heap

@@ -9,9 +9,9 @@ from typing import Final
 
 from mcp_types import BlobResourceContents, ReadResourceResult, Resource, TextResourceContents
 
-from desktop_app.core.apps.csp import build_csp
-from desktop_app.core.apps.meta import UiResourceMeta, parse_resource_meta
 from desktop_app.core.content import human_size
+from desktop_app.core.extensions.apps_csp import build_csp
+from desktop_app.core.extensions.apps_meta import UiResourceMeta, parse_resource_meta
 
 MAX_DOCUMENT_BYTES: Final = 5 * 1024 * 1024
 """Larger documents are refused with a visible reason: a view is a page, not a payload."""

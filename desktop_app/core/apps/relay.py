@@ -19,7 +19,7 @@ import threading
 from concurrent.futures import Future
 from typing import Final
 
-from desktop_app.core.apps.csp import origin_allowed
+from desktop_app.core.extensions.apps_csp import origin_allowed
 
 log = logging.getLogger(__name__)
 

@@ -20,8 +20,8 @@ from typing import Any, Final, Protocol
 
 from desktop_app import __version__
 from desktop_app.core.apps import protocol
-from desktop_app.core.apps.meta import PROTOCOL_VERSION
 from desktop_app.core.apps.protocol import Notification, ProtocolError, Request, Response
+from desktop_app.core.extensions.apps_meta import PROTOCOL_VERSION
 from desktop_app.core.server_errors import describe_error
 
 log = logging.getLogger(__name__)

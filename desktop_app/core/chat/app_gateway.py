@@ -14,7 +14,6 @@ from typing import Any, Final, Protocol
 from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel
 
-from desktop_app.core.apps.meta import ViewOrigin, callable_by_app
 from desktop_app.core.apps.questions import OpenLinkQuestion
 from desktop_app.core.apps.session import AppRefusal
 from desktop_app.core.asks.question import TooManyQuestions
@@ -26,6 +25,7 @@ from desktop_app.core.chat.approval import (
     denial_message,
     validate_arguments,
 )
+from desktop_app.core.extensions.apps_meta import ViewOrigin, callable_by_app
 from desktop_app.core.host import ServerHost
 from desktop_app.core.server_errors import ServerRequestTimeout, ServerUnavailableError
 

@@ -18,7 +18,6 @@ from typing import Any, Final
 
 from mcp.shared.exceptions import MCPError
 
-from desktop_app.core.apps.meta import ui_resource_uri
 from desktop_app.core.apps.partial_input import ToolInputStream
 from desktop_app.core.catalog import Catalog, CatalogTool
 from desktop_app.core.chat.app_gateway import wire
@@ -62,6 +61,7 @@ from desktop_app.core.chat.tokens import count_tokens
 from desktop_app.core.chat.tool_results import convert_tool_result
 from desktop_app.core.chat.tool_specs import ToolOffer
 from desktop_app.core.expansion import SecretLookup
+from desktop_app.core.extensions.apps_meta import ui_resource_uri
 from desktop_app.core.host import ServerHost
 from desktop_app.core.model.llm import ProviderError, assemble, stream_completion
 from desktop_app.core.model.settings import ChatOptions, ModelSettings, resolve_api_key

@@ -23,7 +23,6 @@ from mcp_types import (
     ToolListChangedNotification,
 )
 
-from desktop_app.core.apps.meta import EXTENSION_ID, client_extension_settings
 from desktop_app.core.asks.server_asks import ServerAsks
 from desktop_app.core.catalog import ServerCatalog
 from desktop_app.core.connection.listings import Staleness, list_catalog
@@ -31,6 +30,7 @@ from desktop_app.core.connection.negotiation import CLIENT_INFO, discover_pinned
 from desktop_app.core.connection.server_log import ServerLog
 from desktop_app.core.connection.subscriptions import Subscriptions, cancel
 from desktop_app.core.events import Event, ResourceUpdated
+from desktop_app.core.extensions.apps_meta import EXTENSION_ID, client_extension_settings
 from desktop_app.core.server_config import LOG_LEVELS, ServerConfig
 from desktop_app.core.server_errors import ConnectionLost
 from desktop_app.core.transport_watch import TransportWatch

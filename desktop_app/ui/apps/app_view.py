@@ -25,11 +25,11 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QStackedWidget, QTool
 from desktop_app import __version__
 from desktop_app.bridge import CoreBridge
 from desktop_app.core.apps.document import AppDocument, AppDocumentError, app_document
-from desktop_app.core.apps.meta import ViewOrigin
 from desktop_app.core.apps.questions import AppPermissionQuestion
 from desktop_app.core.apps.session import START_TIMEOUT, AppSession, SessionState
 from desktop_app.core.asks.question import TooManyQuestions
 from desktop_app.core.chat.app_gateway import AppGateway
+from desktop_app.core.extensions.apps_meta import ViewOrigin
 from desktop_app.core.server_errors import describe_error
 from desktop_app.ui.apps.guard import AppPage
 from desktop_app.ui.apps.look import is_dark, style_variables

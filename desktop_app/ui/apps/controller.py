@@ -21,7 +21,6 @@ from PySide6.QtGui import QCloseEvent, QDesktopServices
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from desktop_app.bridge import CoreBridge
-from desktop_app.core.apps.meta import ViewOrigin, ui_resource_uri
 from desktop_app.core.chat.app_gateway import AppChat, AppGateway
 from desktop_app.core.chat.approval import ApprovalPolicy
 from desktop_app.core.chat.events import (
@@ -32,6 +31,7 @@ from desktop_app.core.chat.events import (
     ToolResult,
     TurnFinished,
 )
+from desktop_app.core.extensions.apps_meta import ViewOrigin, ui_resource_uri
 from desktop_app.ui.conversation.conversation_view import ConversationView
 from resources_ui.drag_payload import ResourceRef
 

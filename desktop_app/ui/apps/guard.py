@@ -23,8 +23,8 @@ from PySide6.QtWebEngineCore import (
     QWebEngineUrlRequestInterceptor,
 )
 
-from desktop_app.core.apps.csp import origin_allowed
 from desktop_app.core.apps.notices import console_notice
+from desktop_app.core.extensions.apps_csp import origin_allowed
 from desktop_app.ui.apps.web_engine import HOST_SCHEME, VIEW_SCHEME, view_relay
 
 log = logging.getLogger(__name__)

@@ -7,12 +7,12 @@ from typing import Any
 
 import pytest
 
-from desktop_app.core.apps.meta import ViewOrigin
 from desktop_app.core.apps.questions import OpenLinkQuestion
 from desktop_app.core.apps.session import AppRefusal
 from desktop_app.core.asks.question import Question, ScriptedAsker
 from desktop_app.core.chat.app_gateway import AppGateway
 from desktop_app.core.chat.approval import ApprovalPolicy, ApprovalReply, Decision, Requester
+from desktop_app.core.extensions.apps_meta import ViewOrigin
 from desktop_app.core.host import ServerHost
 from desktop_app.core.server_config import ServerConfig, TransportKind
 from tests.hosting import FAST_RESTARTS

@@ -15,11 +15,11 @@ from urllib.parse import parse_qs
 from PySide6.QtWidgets import QWidget
 
 from desktop_app.bridge import CoreBridge
-from desktop_app.core.apps.meta import ViewOrigin
 from desktop_app.core.asks.question import Question, ScriptedAsker
 from desktop_app.core.chat.app_gateway import AppGateway
 from desktop_app.core.chat.approval import ApprovalPolicy
 from desktop_app.core.events import LogLine
+from desktop_app.core.extensions.apps_meta import ViewOrigin
 from tests.hosting import eventually, inprocess_bridge
 from tests.llm_server import RecordingApprover
 from tests.servers.app_server import PROBE_URI, build_app_server

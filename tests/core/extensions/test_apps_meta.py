@@ -8,7 +8,10 @@ import pytest
 from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import Tool
 
-from desktop_app.core.apps.meta import (
+from desktop_app.core.catalog import Catalog, ServerCatalog
+from desktop_app.core.connection import ServerConnection
+from desktop_app.core.events import EventBus
+from desktop_app.core.extensions.apps_meta import (
     EXTENSION_ID,
     callable_by_app,
     parse_resource_meta,
@@ -16,9 +19,6 @@ from desktop_app.core.apps.meta import (
     visibility,
     visible_to_model,
 )
-from desktop_app.core.catalog import Catalog, ServerCatalog
-from desktop_app.core.connection import ServerConnection
-from desktop_app.core.events import EventBus
 from desktop_app.core.server_config import ServerConfig, TransportKind
 from tests.hosting import eventually
 

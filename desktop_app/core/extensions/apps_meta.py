@@ -8,7 +8,7 @@ from typing import Any, Final
 
 from mcp_types import Tool
 
-from desktop_app.core.apps.csp import AppCsp, clean_origins
+from desktop_app.core.extensions.apps_csp import AppCsp, clean_origins
 
 EXTENSION_ID: Final = "io.modelcontextprotocol/ui"
 APP_MIME_TYPE: Final = "text/html;profile=mcp-app"

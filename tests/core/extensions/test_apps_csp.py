@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from desktop_app.core.apps.csp import MAX_ORIGINS, AppCsp, build_csp, clean_origins, origin_allowed
+from desktop_app.core.extensions.apps_csp import MAX_ORIGINS, AppCsp, build_csp, clean_origins, origin_allowed
 
 
 def directives(header: str) -> dict[str, str]:
