@@ -26,6 +26,8 @@ class OpenLinkQuestion(Question[bool]):
 
     url: str
     app: str
+    warnings: tuple[str, ...] = ()
+    """What about the address should make the user look twice (a look-alike host, a user@ part)."""
     timeout: float | None = ASK_TIMEOUT
 
     def fallback(self) -> bool:

@@ -16,6 +16,7 @@ from pydantic import BaseModel
 
 from desktop_app.core.apps.questions import OpenLinkQuestion
 from desktop_app.core.apps.session import AppRefusal
+from desktop_app.core.asks.link_check import check_link
 from desktop_app.core.asks.question import TooManyQuestions
 from desktop_app.core.catalog import CatalogTool
 from desktop_app.core.chat.approval import (
@@ -137,8 +138,15 @@ class AppGateway:
         return wire(result)
 
     async def open_link(self, url: str) -> None:
+        warnings: tuple[str, ...] = ()
+        if not url.lower().startswith("mailto:"):
+            # Shown as the browser will read it: a look-alike host in its xn-- form, a user@ part called out.
+            check = check_link(url)
+            if check.problem is not None:
+                raise AppRefusal(f"the link was not offered: {check.problem}")
+            url, warnings = check.url, check.warnings
         question = OpenLinkQuestion(
-            server=self.server, call_id=self.origin.call_id, url=url, app=self.origin.resource_uri
+            server=self.server, call_id=self.origin.call_id, url=url, app=self.origin.resource_uri, warnings=warnings
         )
         try:
             allowed = await self.host.questions.ask(question)

@@ -8,6 +8,8 @@ from PySide6.QtWidgets import QLabel
 
 from desktop_app.core.apps.questions import AppPermissionQuestion, OpenLinkQuestion
 from desktop_app.ui.asks.card import MUTED, AskCard, Tone
+from desktop_app.ui.plain_text import plain_label
+from desktop_app.ui.style import ERROR_STYLE
 
 
 def _escape(text: str) -> str:
@@ -20,11 +22,17 @@ class OpenLinkCard(AskCard[bool]):
     def __init__(self, question: OpenLinkQuestion) -> None:
         super().__init__(question, "<b>Open this link in your browser?</b>", tone=Tone.CAUTION)
         self.origin.setText(f"Asked by the app <b>{_escape(question.app)}</b> of <i>{_escape(question.server)}</i>")
-        self.url = QLabel(question.url)
+        self.url = plain_label(question.url)
         self.url.setWordWrap(True)
         self.url.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.url.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.body.addWidget(self.url)
+        for warning in question.warnings:  # as the URL elicitation card words them
+            line = plain_label(f"⚠ {warning[:1].upper() + warning[1:]}")
+            line.setWordWrap(True)
+            line.setObjectName("linkWarning")
+            line.setStyleSheet(ERROR_STYLE)
+            self.body.addWidget(line)
         self.open_button = self.add_button("Open link", True)
         self.keep_button = self.add_button("Don't open", False, default=True, right=True)
 

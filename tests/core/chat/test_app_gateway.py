@@ -161,3 +161,18 @@ async def test_view_activity_is_logged_in_the_servers_log(host: ServerHost) -> N
     entry = host.connection("apps").log[-1]
     assert (entry.source, entry.level) == ("app", "info")
     assert entry.text == f"{PROBE_URI}: app → host tools/call bump"
+
+
+async def test_a_views_link_is_asked_as_the_browser_reads_it(host: ServerHost) -> None:
+    """A look-alike host reaches the card in its xn-- form with a warning; a misreadable one is never asked."""
+    asker = ScriptedAsker(lambda q: True)
+    host.questions.asker = asker
+    opened: list[str] = []
+    view = gateway(host, RecordingApprover(), opened=opened)
+    await view.open_link("https://аpple.com/signin")  # the first letter is Cyrillic
+    with pytest.raises(AppRefusal, match="not offered"):
+        await view.open_link("https://evil.example\\@apple.com/")
+    [question] = asker.asked
+    assert isinstance(question, OpenLinkQuestion)
+    assert question.url == opened[0] == "https://xn--pple-43d.com/signin"
+    assert any("look-alike" in warning for warning in question.warnings)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QLabel
 
 from desktop_app.core.apps.questions import AppPermissionQuestion, OpenLinkQuestion
@@ -51,3 +52,17 @@ def test_permission_card_says_how_long_a_yes_lasts(qapp: QApplication) -> None:
 
 def widget_texts(card: PermissionCard) -> str:
     return "\n".join(label.text() for label in card.findChildren(QLabel))
+
+
+def test_open_link_card_shows_the_warnings_in_plain_text(qapp: QApplication) -> None:
+    async def scenario() -> None:
+        question = OpenLinkQuestion(
+            server="demo", url="https://xn--pple-43d.com/<b>x", app="ui://demo/board", warnings=("look-alike: <i>",)
+        )
+        card = OpenLinkCard(question)
+        [warning] = [label for label in card.findChildren(QLabel) if label.objectName() == "linkWarning"]
+        assert warning.text() == "⚠ Look-alike: <i>"
+        assert card.url.textFormat() == warning.textFormat() == Qt.TextFormat.PlainText
+        assert card.keep_button.isDefault()
+
+    run_in_qt(qapp, scenario())
