@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import sys
-import time
 from pathlib import Path
 
 from PySide6.QtWidgets import QApplication, QLabel, QMessageBox
@@ -14,17 +14,13 @@ from desktop_app.app import run_window
 from desktop_app.core.config_store import ConfigStore
 from desktop_app.core.server_status import ServerState
 from desktop_app.session import config_notice
-from tests.hosting import FIXTURE_SCRIPT, live_children, main_window, run_in_qt
+from tests.hosting import FIXTURE_SCRIPT, eventually, live_children, main_window, run_in_qt
 from tests.llm_server import LITELLM_WARNINGS
 
 pytestmark = LITELLM_WARNINGS  # the app warms litellm up in the background
-
-
-async def _until(check: object, timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():  # type: ignore[operator]
-        assert time.monotonic() < deadline, "condition not reached"
-        await asyncio.sleep(0.02)
+_until = functools.partial(eventually, timeout=60.0)
+QUIT_DEADLINE_S = 60
+"""Quitting must end; how fast it ends is measured in bench/, not asserted here."""
 
 
 def test_window_shows_servers_and_quits_cleanly(qapp: QApplication, tmp_path: Path) -> None:
@@ -37,7 +33,7 @@ def test_window_shows_servers_and_quits_cleanly(qapp: QApplication, tmp_path: Pa
         running = asyncio.ensure_future(run_window(qapp, config))
         window = await main_window(qapp)
         host = window.bridge.host
-        await _until(lambda: host.ready_count() == 1)
+        await _until(lambda: host.ready_count() == 1, what="the server ready")
         labels = [label.text() for label in window.statusBar().findChildren(QLabel)]
         assert "Servers ready: 1/1" in labels
         assert window.status_meter.servers_label.isVisible(), "the start-up note made way for the figures"
@@ -48,9 +44,7 @@ def test_window_shows_servers_and_quits_cleanly(qapp: QApplication, tmp_path: Pa
         assert window.chat.library_requested
         window.close()
         assert not running.done(), "the first close must wait for the servers"
-        started = time.monotonic()
-        await asyncio.wait_for(running, 5)
-        assert time.monotonic() - started < 2.0
+        await asyncio.wait_for(running, QUIT_DEADLINE_S)
         assert host.connection("fixture").status.state is ServerState.STOPPED
         assert not window.isVisible()
 
@@ -70,22 +64,25 @@ def test_broken_config_keeps_the_file_and_starts_the_demo(qapp: QApplication, tm
         window = await main_window(qapp)
         boxes = [w for w in QApplication.topLevelWidgets() if isinstance(w, QMessageBox) and w.isVisible()]
         assert boxes and "line 3" in boxes[0].text()
-        await _until(lambda: window.bridge.host.ready_count() == 1)
+        await _until(lambda: window.bridge.host.ready_count() == 1, what="the demo server ready")
         assert list(window.bridge.host.connections) == ["demo"]
         for box in boxes:
             box.close()
         window.close()
-        await asyncio.wait_for(running, 5)
+        await asyncio.wait_for(running, QUIT_DEADLINE_S)
 
     run_in_qt(qapp, scenario())
     assert config.read_text() == broken
 
 
-def test_quitting_with_ten_servers_and_a_large_listing_in_flight_is_fast(qapp: QApplication, tmp_path: Path) -> None:
+def test_quitting_with_ten_servers_and_a_large_listing_in_flight_stops_them_all(
+    qapp: QApplication, tmp_path: Path
+) -> None:
+    """That a stop does not wait for the listing is shown in tests/core/connection/test_faults.py."""
     servers: dict[str, object] = {
         f"fx{i}": {"command": sys.executable, "args": [str(FIXTURE_SCRIPT)]} for i in range(9)
     }
-    big_args = ["--pages", "10", "--per-page", "1000", "--slow-relist", "0.5"]
+    big_args = ["--pages", "10", "--per-page", "1000", "--slow-relist", "3600"]  # an hour a page
     servers["big"] = {"command": sys.executable, "args": [str(FIXTURE_SCRIPT), *big_args], "protocol": "legacy"}
     config = tmp_path / "servers.json"
     config.write_text(json.dumps({"mcpServers": servers}))
@@ -94,16 +91,13 @@ def test_quitting_with_ten_servers_and_a_large_listing_in_flight_is_fast(qapp: Q
         running = asyncio.ensure_future(run_window(qapp, config))
         window = await main_window(qapp)
         host = window.bridge.host
-        await _until(lambda: host.ready_count() == 10, timeout=90)
+        await _until(lambda: host.ready_count() == 10, timeout=120, what="ten servers ready")
         assert len(host.catalog.servers["big"].resources) == 10_000
         big = host.connection("big")
         await big.call_tool("announce_change", {})
-        await _until(lambda: any("slowly" in line for line in big.stderr))  # a 10,000-resource re-listing
-        started = time.monotonic()
+        await _until(lambda: any("slowly" in line for line in big.stderr), what="a 10,000-resource re-listing")
         window.close()
-        await asyncio.wait_for(running, 10)
-        elapsed = time.monotonic() - started
-        assert elapsed < 2.0, f"quitting took {elapsed:.2f} s"
+        await asyncio.wait_for(running, QUIT_DEADLINE_S)
         assert all(c.status.state is ServerState.STOPPED for c in host.connections.values())
 
     run_in_qt(qapp, scenario())

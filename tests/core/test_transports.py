@@ -242,7 +242,7 @@ async def test_fixture_in_process_log_progress_and_listen() -> None:
         async with client.listen(resources_list_changed=True) as subscription:
             added = await client.call_tool("notify_change", {})
             assert isinstance(added.content[0], TextContent) and added.content[0].text == "fixture://added/1"
-            with anyio.fail_after(5):
+            with anyio.fail_after(60):
                 event = await subscription.__anext__()
             assert isinstance(event, ResourcesListChanged)
         listing = await client.list_resources(cache_mode="refresh")
@@ -272,7 +272,7 @@ async def test_fixture_over_stdio_legacy_mode_gets_list_changed_notification() -
     async with Client(fixture_params(), mode="legacy", message_handler=on_message) as client:
         assert client.protocol_version == "2025-11-25"
         await client.call_tool("notify_change", {})
-        with anyio.fail_after(5):
+        with anyio.fail_after(60):
             await changed.wait()
         listing = await client.list_resources(cache_mode="refresh")
         assert "fixture://added/1" in [r.uri for r in listing.resources]
@@ -309,7 +309,7 @@ async def test_fixture_crash_exits_with_code_3() -> None:
     def line(message: dict[str, object]) -> bytes:
         return (json.dumps(message) + "\n").encode()
 
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, anyio.fail_after(15):
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, anyio.fail_after(60):
         # stdin stays open until the exit, so the server cannot stop early on EOF.
         process = await anyio.open_process([sys.executable, str(FIXTURE_SCRIPT)], stdout=out, stderr=err)
         async with process:
@@ -354,7 +354,7 @@ async def test_fixture_secret_echo_writes_the_raw_token_to_stderr() -> None:
 @pytest.mark.anyio
 async def test_fixture_exit_immediately_fails_the_connect_with_stderr_reason() -> None:
     with tempfile.TemporaryFile("w+", encoding="utf-8") as errlog:
-        with anyio.fail_after(15), pytest.raises(BaseException) as caught:
+        with anyio.fail_after(60), pytest.raises(BaseException) as caught:
             async with Client(stdio_client(fixture_params("--exit-immediately", "7"), errlog=errlog)):
                 pass
         leaves = leaf_exceptions(caught.value)

@@ -3,8 +3,7 @@ process, answers nobody asked for, and a stop that must not wait for a listing."
 
 from __future__ import annotations
 
-import time
-
+import anyio
 import pytest
 
 from desktop_app.core.events import ServerStateChanged
@@ -41,12 +40,11 @@ async def test_bytes_that_are_not_utf8_after_a_tool_leave_the_connection_working
 
 async def test_bytes_that_are_not_utf8_at_start_up_do_not_wait_for_the_timeout() -> None:
     host = ServerHost(policy=FAST_RESTARTS)
-    host.start([fixture_config("fx", "--bad-bytes-on-start", timeout=20)])
+    # The handshake may take an hour: ready within a minute means the bad bytes were read past.
+    host.start([fixture_config("fx", "--bad-bytes-on-start", timeout=3600)])
     try:
-        started = time.monotonic()
-        await host.wait_settled(15)
+        await host.wait_settled(60)
         assert host.connection("fx").status.state is ServerState.READY
-        assert time.monotonic() - started < 15
         assert len(_notes(host, "fx", "(ff fe 80)")) == 1
     finally:
         await host.stop_all()
@@ -97,8 +95,9 @@ async def test_a_response_to_no_request_is_ignored_with_a_note() -> None:
 
 async def test_stopping_does_not_wait_for_a_listing_in_flight() -> None:
     host = ServerHost(policy=FAST_RESTARTS)
+    # Each page of the re-listing takes an hour to serve: the stop must not wait for one.
     big = fixture_config(
-        "big", "--pages", "10", "--per-page", "1000", "--slow-relist", "0.5", protocol="legacy", timeout=60
+        "big", "--pages", "10", "--per-page", "1000", "--slow-relist", "3600", protocol="legacy", timeout=3600
     )
     host.start([big, *(fixture_config(f"fx{i}") for i in range(3))])
     try:
@@ -108,9 +107,9 @@ async def test_stopping_does_not_wait_for_a_listing_in_flight() -> None:
         await connection.call_tool("announce_change", {})
         await eventually(lambda: any("slowly" in line for line in connection.stderr), what="a re-listing")
     finally:
-        started = time.monotonic()
-        await host.stop_all()
-        elapsed = time.monotonic() - started
-    assert elapsed < 2.0, f"stopping took {elapsed:.2f} s"
+        # Each stop may take an hour before it is cut short: ending within a minute, it waited for no
+        # page. (How fast quitting is belongs to bench/, not to a timed assertion.)
+        with anyio.fail_after(60):
+            await host.stop_all(timeout=3600)
     assert all(c.status.state is ServerState.STOPPED for c in host.connections.values())
-    await eventually(lambda: live_children() == [], timeout=2, what="no child processes")
+    await eventually(lambda: live_children() == [], timeout=60, what="no child processes")
