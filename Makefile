@@ -51,8 +51,9 @@ typecheck: $(STAMP_DEV)
 	$(BIN)/mypy
 
 # One worker per core: most tests wait on servers and subprocesses, so two cores halve the run.
+# The npm test servers were just installed: a test that cannot find one fails instead of skipping.
 pytest: $(STAMP_DEV) $(NPM_STAMP)
-	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -n auto
+	MCP_DESK_REQUIRE_TEST_SERVERS=1 QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -n auto
 
 test: lint typecheck pytest
 

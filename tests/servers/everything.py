@@ -31,15 +31,29 @@ LOOPBACK_PRELOAD: Final = SERVERS_DIR / "loopback_preload.cjs"
 HTTP_PATH: Final = "/mcp"
 LOOPBACK: Final = "127.0.0.1"
 START_TIMEOUT_S: Final = 20.0
+REQUIRE_TEST_SERVERS: Final = "MCP_DESK_REQUIRE_TEST_SERVERS"
+"""Set to 1 (as `make test` does) and a missing test server is an error instead of a skip."""
 
 
 def node_executable() -> str | None:
     return shutil.which("node")
 
 
+class MissingTestServerError(RuntimeError):
+    """`make test` installed the npm test servers, yet one cannot be run: its tests must fail, not skip."""
+
+
 def everything_available() -> bool:
-    """Whether node and the installed server exist (tests skip, with a reason, if not)."""
-    return node_executable() is not None and EVERYTHING_ENTRY.is_file()
+    """Whether node and the installed server exist: a bare `pytest` without npm skips their tests.
+
+    Under `make test` (`MCP_DESK_REQUIRE_TEST_SERVERS=1`) a missing server raises instead, so the
+    tests that need it fail loudly rather than pass as skipped.
+    """
+    available = node_executable() is not None and EVERYTHING_ENTRY.is_file()
+    if not available and os.environ.get(REQUIRE_TEST_SERVERS) == "1":
+        missing = "node is not on PATH" if node_executable() is None else f"{EVERYTHING_ENTRY} is missing"
+        raise MissingTestServerError(f"server-everything cannot run ({missing}) but {REQUIRE_TEST_SERVERS}=1")
+    return available
 
 
 def _require_node() -> str:
