@@ -19,6 +19,7 @@ from desktop_app.bridge import CoreBridge
 from desktop_app.core.host import ServerHost
 from desktop_app.core.restart_policy import RestartPolicy
 from desktop_app.core.server_config import ServerConfig, TransportKind
+from desktop_app.demo_server import demo_server_command
 from desktop_app.ui.main_window import MainWindow
 
 FIXTURE_SCRIPT = Path(__file__).parent / "servers" / "fixture_server.py"
@@ -104,12 +105,32 @@ def run_in_qt(app: QApplication, scenario: Coroutine[Any, Any, Any]) -> Any:
 
 
 async def inprocess_bridge(servers: dict[str, Any]) -> CoreBridge:
-    """Real MCP servers in-process, one connection each, all ready, behind the UI bridge."""
+    """Real MCP server objects run inside this process (no child process, no pipe), one connection
+    each, all ready, behind the UI bridge.
+
+    Their configs say stdio only because a config needs a transport: the command is never run, the
+    client talks to the server object directly. `stdio_bridge` runs servers as the app does.
+    """
     host = ServerHost(policy=FAST_RESTARTS, target_factory=lambda config, _hooks: servers[config.name])
     bridge = CoreBridge(host)
     host.start([ServerConfig(name=n, transport=TransportKind.STDIO, command="unused") for n in servers])
-    await host.wait_settled(15)
+    await host.wait_settled(60)
     return bridge
+
+
+async def stdio_bridge(configs: list[ServerConfig]) -> CoreBridge:
+    """Servers as child processes over real stdio, one connection each, all settled, behind the UI bridge."""
+    host = ServerHost(policy=FAST_RESTARTS)
+    bridge = CoreBridge(host)
+    host.start(configs)
+    await host.wait_settled(60)
+    return bridge
+
+
+def demo_config(name: str = "demo") -> ServerConfig:
+    """The demo server over real stdio, started the way the app starts it."""
+    command, args = demo_server_command()
+    return ServerConfig(name=name, transport=TransportKind.STDIO, command=command, args=tuple(args))
 
 
 class StallMeter:
