@@ -11,18 +11,20 @@ from pathlib import Path
 
 import pytest
 import qasync
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication, QDialogButtonBox
+from pytestqt.qtbot import QtBot
 
 from desktop_app.core.app_settings import AppSettings
 from desktop_app.core.chat.approval import AlwaysAllowRules
-from desktop_app.core.chat.settings import ModelSettings
-from desktop_app.core.providers import (
+from desktop_app.core.model.providers import (
     PROVIDERS_BY_ID,
     compatible_models,
     key_secret_name,
     ollama_models,
     provider_for_model,
 )
+from desktop_app.core.model.settings import ModelSettings
 from desktop_app.core.secret_store import open_secret_store
 from desktop_app.core.server_config import ServerConfig, TransportKind
 from desktop_app.ui.settings_dialog import SettingsDialog
@@ -53,9 +55,22 @@ def fake_ollama() -> Iterator[str]:
     server.server_close()
 
 
-def test_key_goes_to_the_store_and_the_model_gets_its_prefix(qapp: QApplication, tmp_path: Path) -> None:
+def shown(qtbot: QtBot, dialog: SettingsDialog) -> SettingsDialog:
+    """The dialog on screen, as the window opens it."""
+    qtbot.addWidget(dialog)
+    dialog.show()
+    return dialog
+
+
+def click_save(qtbot: QtBot, dialog: SettingsDialog) -> None:
+    buttons = dialog.findChild(QDialogButtonBox)
+    assert buttons is not None
+    qtbot.mouseClick(buttons.button(QDialogButtonBox.StandardButton.Save), Qt.MouseButton.LeftButton)
+
+
+def test_key_goes_to_the_store_and_the_model_gets_its_prefix(qtbot: QtBot, tmp_path: Path) -> None:
     secrets = open_secret_store(tmp_path, prefer="plaintext-file")
-    dialog = SettingsDialog(AppSettings(), secrets, None)
+    dialog = shown(qtbot, SettingsDialog(AppSettings(), secrets, None))
     dialog.provider.setCurrentIndex(dialog.provider.findData("anthropic"))
     dialog.model.setCurrentText("claude-sonnet-4-5")
     dialog.key.setText("sk-ant-secret")
@@ -63,62 +78,72 @@ def test_key_goes_to_the_store_and_the_model_gets_its_prefix(qapp: QApplication,
     dialog.pdf_text.setChecked(True)
     saved: list[AppSettings] = []
     dialog.saved.connect(saved.append)
-    dialog._save()
+    assert "NOT encrypted" in dialog.key_note.text()
+    # With the long note shown, no row is squashed below its own height.
+    for field in (dialog.provider, dialog.model, dialog.api_base, dialog.key, dialog.rules_list):
+        assert field.height() >= field.minimumSizeHint().height()
+    click_save(qtbot, dialog)
     [settings] = saved
+    assert not dialog.isVisible(), "saved, the dialog closes"
     assert settings.model == ModelSettings(
         "anthropic/claude-sonnet-4-5", api_key_secret=key_secret_name(PROVIDERS_BY_ID["anthropic"]), max_tokens=1024
     )
     assert settings.chat.pdf_text and settings.provider == "anthropic"
     assert secrets.get("LLM_API_KEY_ANTHROPIC") == "sk-ant-secret"
-    assert "NOT encrypted" in dialog.key_note.text()
-    dialog.show()  # with the long note shown, no row is squashed below its own height
-    for field in (dialog.provider, dialog.model, dialog.api_base, dialog.key, dialog.rules_list):
-        assert field.height() >= field.minimumSizeHint().height()
-    dialog.close()
 
-    again = SettingsDialog(settings, secrets, None)
+    again = shown(qtbot, SettingsDialog(settings, secrets, None))
     assert again.model.currentText() == "claude-sonnet-4-5"
     assert again.key.text() == "" and "stored" in again.key.placeholderText()
-    again._forget_key()
+    qtbot.mouseClick(again.clear_key, Qt.MouseButton.LeftButton)
     assert secrets.get("LLM_API_KEY_ANTHROPIC") is None
+    assert not again.clear_key.isEnabled() and "stored" not in again.key.placeholderText()
 
 
-def test_compatible_server_needs_a_base_url(qapp: QApplication, tmp_path: Path) -> None:
-    dialog = SettingsDialog(AppSettings(), None, None)
+def test_compatible_server_needs_a_base_url(qtbot: QtBot, tmp_path: Path) -> None:
+    dialog = shown(qtbot, SettingsDialog(AppSettings(), None, None))
     dialog.provider.setCurrentIndex(dialog.provider.findData("compatible"))
     dialog.api_base.clear()
     dialog.model.setCurrentText("my-model")
-    dialog._save()
-    assert "base URL" in dialog.error.text()
+    click_save(qtbot, dialog)
+    assert "base URL" in dialog.error.text() and dialog.isVisible()
     assert provider_for_model("hosted_vllm/x").id == "compatible"
     assert provider_for_model("gemini/gemini-2.5-pro").id == "gemini"
 
 
-def test_sign_in_client_document_must_be_https_with_a_path(qapp: QApplication) -> None:
+def test_sign_in_client_document_must_be_https_with_a_path(qtbot: QtBot) -> None:
     document = "https://desk.example/oauth/client.json"
-    dialog = SettingsDialog(AppSettings(ModelSettings("openai/gpt-4o-mini"), client_metadata_url=document), None, None)
+    settings = AppSettings(ModelSettings("openai/gpt-4o-mini"), client_metadata_url=document)
+    dialog = shown(qtbot, SettingsDialog(settings, None, None))
     assert dialog.client_document.text() == document
     dialog.client_document.setText("http://desk.example/")
-    dialog._save()
-    assert "Sign-in client document" in dialog.error.text()
+    click_save(qtbot, dialog)
+    assert "Sign-in client document" in dialog.error.text() and dialog.isVisible()
     dialog.client_document.setText(document + " ")
     assert dialog.build().client_metadata_url == document
 
 
-def test_ollama_models_are_listed(qapp: QApplication, fake_ollama: str) -> None:
+def test_ollama_models_are_listed(qapp: QApplication, qtbot: QtBot, fake_ollama: str) -> None:
     async def scenario() -> None:
         assert await ollama_models(fake_ollama) == ["llama3.2:3b", "qwen3:8b"]
         assert await ollama_models("http://127.0.0.1:9") == []
-        dialog = SettingsDialog(AppSettings(provider="ollama"), None, None)
-        dialog.api_base.setText(fake_ollama)
-        dialog._list_models()
-        assert dialog._models_task is not None
-        await dialog._models_task
-        await asyncio.sleep(0)
-        items = [dialog.model.itemText(i) for i in range(dialog.model.count())]
-        assert items == ["llama3.2:3b", "qwen3:8b"]
-        dialog._save()
-        assert dialog.build().model == ModelSettings("ollama/llama3.2:3b", api_base=fake_ollama)
+        dialog = shown(qtbot, SettingsDialog(AppSettings(provider="ollama"), None, None))
+        saved: list[AppSettings] = []
+        dialog.saved.connect(saved.append)
+        dialog.api_base.clear()
+        qtbot.keyClicks(dialog.api_base, fake_ollama)
+        qtbot.keyClick(dialog.api_base, Qt.Key.Key_Return)  # the address is finished: its models are asked for
+
+        def listed() -> list[str]:
+            return [dialog.model.itemText(i) for i in range(dialog.model.count())]
+
+        await eventually(
+            lambda: listed() == ["llama3.2:3b", "qwen3:8b"],
+            timeout=60,
+            what="Ollama's models",
+            seen=lambda: str(listed()),
+        )
+        click_save(qtbot, dialog)
+        assert [s.model for s in saved] == [ModelSettings("ollama/llama3.2:3b", api_base=fake_ollama)]
 
     with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(qapp)) as runner:
         runner.run(scenario())
@@ -138,7 +163,7 @@ def test_an_openai_compatible_server_lists_its_models(qapp: QApplication, monkey
         runner.run(scenario(llm))
 
 
-def test_every_rule_is_listed_and_revocable(qapp: QApplication, tmp_path: Path) -> None:
+def test_every_rule_is_listed_and_revocable(qtbot: QtBot, tmp_path: Path) -> None:
     rules = AlwaysAllowRules(tmp_path / "approvals.json")
     rules.add("demo", "add_note")
     rules.add("fixture", "echo")
@@ -147,7 +172,13 @@ def test_every_rule_is_listed_and_revocable(qapp: QApplication, tmp_path: Path) 
         "old": ServerConfig("old", TransportKind.STDIO, command="x", auto_approve_read_only=True),
         "web": ServerConfig("web", TransportKind.STDIO, command="x", trusted=True),
     }
-    dialog = SettingsDialog(AppSettings(), None, rules, servers=servers)
+    dialog = shown(qtbot, SettingsDialog(AppSettings(), None, rules, servers=servers))
+    rows = dialog.rules_list
+
+    def click_row(row: int) -> None:
+        rows.scrollToItem(rows.item(row))
+        qtbot.mouseClick(rows.viewport(), Qt.MouseButton.LeftButton, pos=rows.visualItemRect(rows.item(row)).center())
+
     listed = [dialog.rules_list.item(row).text() for row in range(dialog.rules_list.count())]
     assert listed == [
         "Always allow add_note on demo",
@@ -156,27 +187,27 @@ def test_every_rule_is_listed_and_revocable(qapp: QApplication, tmp_path: Path) 
         "Run read-only tools of old without asking (inactive: the server is not trusted)",
     ]
     assert not dialog.revoke.isEnabled()
-    dialog.rules_list.setCurrentRow(0)
+    click_row(0)
     assert dialog.revoke.isEnabled()
-    dialog.revoke.click()
+    qtbot.mouseClick(dialog.revoke, Qt.MouseButton.LeftButton)
     assert rules.rules() == [("fixture", "echo")]
     assert AlwaysAllowRules(tmp_path / "approvals.json").rules() == [("fixture", "echo")]
     revoked: list[str] = []
     dialog.server_rule_revoked.connect(revoked.append)
-    dialog.rules_list.setCurrentRow(1)
-    dialog.revoke.click()
+    click_row(1)
+    qtbot.mouseClick(dialog.revoke, Qt.MouseButton.LeftButton)
     assert revoked == ["desk"] and dialog.rules_list.count() == 2
 
     empty = SettingsDialog(AppSettings(), None, None)
     assert empty.rules_list.item(0).text() == "No rules yet: every tool call asks you."
 
 
-def test_server_registry_is_a_setting(qapp: QApplication) -> None:
-    dialog = SettingsDialog(AppSettings(registry_url="https://registry.example.org"), None, None)
+def test_server_registry_is_a_setting(qtbot: QtBot) -> None:
+    dialog = shown(qtbot, SettingsDialog(AppSettings(registry_url="https://registry.example.org"), None, None))
     assert dialog.registry.text() == "https://registry.example.org"
     dialog.model.setCurrentText("gpt-4o-mini")
     dialog.registry.setText("ftp://nope")
-    dialog._save()
+    click_save(qtbot, dialog)
     assert "Server registry: the registry URL must start with https://" in dialog.error.text()
     dialog.registry.setText("https://mcp.internal.example/v0.1/")
     assert dialog.build().registry_url == "https://mcp.internal.example"
