@@ -1,5 +1,7 @@
-"""Finding and installing servers in the window: the registry gallery, the install form, the consent card.
+"""Finding and installing servers in the window: the registry gallery, a domain's Server Cards
+(Servers → Add from a domain…), the install form, the consent card.
 
-Widgets here only draw and emit signals; `GalleryController` talks to the core registry package
-and the bridge. Imports: the core, the bridge and `ui.asks` (the consent card is an ask card).
+Widgets here only draw and emit signals; `GalleryController` and `DomainController` talk to the core's
+registry and discovery packages and the bridge. Imports: the core, the bridge and `ui.asks` (the
+consent card is an ask card).
 """

@@ -2,7 +2,9 @@
 
 The command is shown as one shell-quoted line in a read-only monospace box that wraps instead of
 eliding, so every argument is visible; the box grows with it. Secrets appear only as their
-`${secret:NAME}` placeholders. Closing the gallery withdraws the card, which declines.
+`${secret:NAME}` placeholders. Publisher text is shown plain, with control and bidi characters
+written out, so nothing in it can reorder or hide what the user agrees to. Closing the gallery
+withdraws the card, which declines.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from PySide6.QtGui import QFontDatabase, QTextOption
 from PySide6.QtWidgets import QLabel, QPlainTextEdit, QWidget
 
 from desktop_app.core.registry.install import InstallConsent
+from desktop_app.core.terminal_text import printable
 from desktop_app.ui.asks.card import MUTED, AskCard, Tone
 
 
@@ -44,13 +47,16 @@ class CommandBox(QPlainTextEdit):
 
 def consent_text(question: InstallConsent) -> str:
     """The command line, shell-quoted so every argument's edges are visible (or the URL)."""
-    return shlex.join(question.command) if question.command else question.url or ""
+    return printable(shlex.join(question.command) if question.command else question.url or "")
 
 
 def settings_text(question: InstallConsent) -> str:
     """Environment variables and headers, one per line (secrets as their placeholders)."""
-    return "\n".join(
-        [f"{name}={value}" for name, value in question.env] + [f"{name}: {value}" for name, value in question.headers]
+    return printable(
+        "\n".join(
+            [f"{name}={value}" for name, value in question.env]
+            + [f"{name}: {value}" for name, value in question.headers]
+        )
     )
 
 
@@ -63,7 +69,7 @@ class ConsentCard(AskCard[bool]):
         super().__init__(question, title, tone=Tone.CAUTION, parent=parent)
         self.setObjectName("askCard")
         update = f" — update from {html.escape(question.update_from)}" if question.update_from else ""
-        self.origin.setText(f"{html.escape(question.source)}{update}")
+        self.origin.setText(f"{html.escape(printable(question.source))}{update}")
         self.origin.setWordWrap(True)
         what = QLabel("It will start this command:" if question.command else "It will connect to:")
         self.command = CommandBox(consent_text(question))
@@ -80,7 +86,8 @@ class ConsentCard(AskCard[bool]):
             self.body.addWidget(self.settings)
         self.body.addWidget(warning)
         for note in question.notes:
-            label = QLabel(note)
+            label = QLabel(printable(note))
+            label.setTextFormat(Qt.TextFormat.PlainText)
             label.setWordWrap(True)
             self.body.addWidget(label)
         if question.secrets:

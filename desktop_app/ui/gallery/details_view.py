@@ -1,7 +1,9 @@
-"""A server's details as the registry (or a bundle's manifest) describes them; drawing only.
+"""A server's details as the registry, a bundle's manifest or a domain's Server Card describes them;
+drawing only.
 
-Every string comes from someone else's document, so all of it is escaped, and only http(s)
-links are made clickable.
+Every string comes from someone else's document, so all of it is escaped (HTML, and control and
+bidi characters written out as `\\x1b`, `\\u202e`, so nothing reorders or hides what is shown),
+titles are plain text, and only http(s) links are made clickable.
 """
 
 from __future__ import annotations
@@ -13,19 +15,24 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QGridLayout, QLabel, QVBoxLayout, QWidget
 
+from desktop_app.core.discovery.address import DomainAddress
+from desktop_app.core.discovery.discover import FoundServer
+from desktop_app.core.discovery.endpoints import endpoints
 from desktop_app.core.publisher_document import KeyValue, Transport
 from desktop_app.core.registry.choices import KIND_LABELS
 from desktop_app.core.registry.manifest import Manifest
 from desktop_app.core.registry.model import Package, ServerEntry
+from desktop_app.core.terminal_text import printable
 from desktop_app.ui.asks.card import MUTED
 from desktop_app.ui.style import ERROR_COLOUR
 
 ICON_SIDE = 48
-_STATUS_COLOURS = {"deprecated": "#b7791f", "deleted": ERROR_COLOUR}
+CAUTION_COLOUR = "#b7791f"
+_STATUS_COLOURS = {"deprecated": CAUTION_COLOUR, "deleted": ERROR_COLOUR}
 
 
 def _e(text: str) -> str:
-    return html.escape(text, quote=True)
+    return html.escape(printable(text), quote=True)
 
 
 def _link(url: str, text: str | None = None) -> str:
@@ -57,7 +64,7 @@ def _package(package: Package) -> str:
     return f"<li><b>{_e(kind)}</b> {name}{version}{sha}{body}</li>"
 
 
-def _remote(remote: Transport) -> str:
+def _remote(remote: Transport, notes: str = "") -> str:
     kind = "Server-sent events" if remote.type == "sse" else "Streamable HTTP"
     variables = "".join(
         f"<li><code>{{{_e(n)}}}</code>{' <i>(required)</i>' if v.is_required else ''}"
@@ -66,7 +73,7 @@ def _remote(remote: Transport) -> str:
     )
     var_block = f"<br>URL variables:<ul style='margin-top:2px'>{variables}</ul>"
     return (
-        f"<li><b>{kind}</b> <code>{_e(remote.url or '')}</code>"
+        f"<li><b>{kind}</b> <code>{_e(remote.url or '')}</code>{notes}"
         f"{var_block if variables else ''}{_inputs(remote.headers, 'Headers')}</li>"
     )
 
@@ -96,6 +103,35 @@ def entry_html(entry: ServerEntry) -> str:
         parts.append(_section("Remote", "".join(map(_remote, server.remotes))))
     if not server.packages and not server.remotes:
         parts.append(f"<p style='{MUTED}'>The registry lists no way to install this server.</p>")
+    return "".join(parts)
+
+
+def _lines(items: Iterable[str], colour: str) -> str:
+    return "".join(f"<br><span style='color:{colour}'>{_e(item)}</span>" for item in items)
+
+
+def card_html(found: FoundServer, domain: DomainAddress) -> str:
+    """A card's description, links and addresses (each with what to know about it), or why it cannot be used."""
+    card = found.card
+    where = f"Described by {_e(domain.host)}" + (f" in {_link(found.card_url)}" if found.card_url else "")
+    parts = [f"<p style='{MUTED}'>{where}{_lines(found.warnings, CAUTION_COLOUR)}</p>"]
+    if card is None:
+        parts.append(f"<p style='color:{ERROR_COLOUR}'>This card cannot be used: {_e(found.problem or '')}</p>")
+        return "".join(parts)
+    parts.append(f"<p>{_e(card.description)}</p>")
+    links = [f"Source: {_link(card.repository.url)}"] if card.repository is not None else []
+    links += [f"Website: {_link(card.website_url)}"] if card.website_url else []
+    if links:
+        parts.append("<p>" + "<br>".join(links) + "</p>")
+    rows = []
+    for endpoint in endpoints(card, domain):
+        refused = [endpoint.problem] if endpoint.problem else []
+        rows.append(_remote(endpoint.remote, _lines(refused, ERROR_COLOUR) + _lines(endpoint.warnings, CAUTION_COLOUR)))
+    parts.append(_section("Connects to", "".join(rows)) if rows else f"<p style='{MUTED}'>It lists no address.</p>")
+    parts.append(
+        f"<p style='{MUTED}'>A card is what the domain says about a server: MCP Desk compares it with what the"
+        " server says about itself once connected.</p>"
+    )
     return "".join(parts)
 
 
@@ -132,7 +168,9 @@ class DetailsView(QWidget):
         font.setBold(True)
         self.title.setFont(font)
         self.title.setWordWrap(True)
+        self.title.setTextFormat(Qt.TextFormat.PlainText)
         self.subtitle = QLabel()
+        self.subtitle.setTextFormat(Qt.TextFormat.PlainText)
         self.subtitle.setStyleSheet(MUTED)
         self.subtitle.setWordWrap(True)
         self.subtitle.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -161,12 +199,19 @@ class DetailsView(QWidget):
     def show_entry(self, entry: ServerEntry, icon: QIcon) -> None:
         server = entry.server
         self.set_icon(icon)
-        self.title.setText(server.display_name)
-        self.subtitle.setText(f"{server.name} · version {server.version}")
+        self.title.setText(printable(server.display_name))
+        self.subtitle.setText(printable(f"{server.name} · version {server.version}"))
         self.body.setText(entry_html(entry))
 
     def show_manifest(self, manifest: Manifest, icon: QIcon, source: str) -> None:
         self.set_icon(icon)
-        self.title.setText(manifest.title)
-        self.subtitle.setText(f"{manifest.name} · version {manifest.version} · {source}")
+        self.title.setText(printable(manifest.title))
+        self.subtitle.setText(printable(f"{manifest.name} · version {manifest.version} · {source}"))
         self.body.setText(manifest_html(manifest))
+
+    def show_card(self, found: FoundServer, icon: QIcon, domain: DomainAddress) -> None:
+        self.set_icon(icon)
+        self.title.setText(printable(found.display_name))
+        card = found.card
+        self.subtitle.setText(printable(f"{card.name} · version {card.version}" if card else found.identifier))
+        self.body.setText(card_html(found, domain))

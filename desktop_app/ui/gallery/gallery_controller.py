@@ -1,5 +1,6 @@
 """The gallery's controller: it reads the registry (and its cache), fetches icons, opens bundles,
-and finds updates for installed servers; the dialogs only draw what it gives them.
+finds updates for installed servers and holds the domain window's controller (`domains`); the
+dialogs only draw what it gives them.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from desktop_app.core.registry.manifest import BundleError
 from desktop_app.core.registry.model import ServerEntry
 from desktop_app.core.registry.updates import find_installed, find_updates, installed_from
 from desktop_app.ui.gallery.bundle_dialog import BundleDialog
+from desktop_app.ui.gallery.domain_controller import DomainController
 from desktop_app.ui.gallery.gallery_dialog import LIST_ICON, GalleryDialog
 from desktop_app.ui.gallery.icons import MAX_ICON_BYTES, icon_image, to_icon
 from desktop_app.ui.gallery.install_session import InstallSession
@@ -77,6 +79,8 @@ class GalleryController(QObject):
         self._listing: asyncio.Task[None] | None = None
         self._updates: dict[str, str] = {}
         self.bundle_dialogs: list[BundleDialog] = []
+        self.domains = DomainController(bridge, window)
+        """Servers → Add from a domain…: a domain's Server Cards."""
 
     # -- the gallery -----------------------------------------------------------------------
 

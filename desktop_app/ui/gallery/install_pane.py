@@ -1,5 +1,6 @@
-"""The install side of the gallery (and of a dropped bundle): details, how to install, the form,
-the consent card and the outcome, top to bottom in one scrolling column. Drawing only.
+"""The install side of the gallery (and of a dropped bundle, and of a domain's servers): details, how to
+install, the form, the consent card, the outcome and, for a Server Card, how the connected server
+compares with it, top to bottom in one scrolling column. Drawing only.
 """
 
 from __future__ import annotations
@@ -21,16 +22,20 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop_app.core.discovery.address import DomainAddress
+from desktop_app.core.discovery.discover import FoundServer
 from desktop_app.core.registry.choices import Choice
 from desktop_app.core.registry.fields import Answers, Field
 from desktop_app.core.registry.manifest import Manifest
 from desktop_app.core.registry.model import ServerEntry
+from desktop_app.core.terminal_text import printable
 from desktop_app.ui.asks.card import MUTED, AskCard
 from desktop_app.ui.gallery.details_view import DetailsView
 from desktop_app.ui.gallery.install_form import InstallForm
 from desktop_app.ui.style import ERROR_STYLE, error_label
 
 OK_STYLE = "color: #2f855a;"
+CAUTION_STYLE = "color: #b7791f;"
 
 
 class InstallPane(QWidget):
@@ -51,6 +56,7 @@ class InstallPane(QWidget):
         self.choice.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.choice.setMinimumContentsLength(24)
         self.problem = QLabel()
+        self.problem.setTextFormat(Qt.TextFormat.PlainText)
         self.problem.setWordWrap(True)
         self.problem.setStyleSheet(ERROR_STYLE)
         self.problem.hide()
@@ -65,8 +71,15 @@ class InstallPane(QWidget):
         self.result = QLabel()
         self.result.setObjectName("installResult")
         self.result.setWordWrap(True)
+        self.result.setTextFormat(Qt.TextFormat.PlainText)
         self.result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.result.hide()
+        self.check = QLabel()
+        self.check.setObjectName("installCardCheck")
+        self.check.setWordWrap(True)
+        self.check.setTextFormat(Qt.TextFormat.PlainText)
+        self.check.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.check.hide()
         self.sign_in = QPushButton("Sign in…")
         self.sign_in.setObjectName("installSignIn")
         self.sign_in.hide()
@@ -101,6 +114,7 @@ class InstallPane(QWidget):
         layout.addWidget(self.install_box)
         layout.addLayout(self.cards)
         layout.addWidget(self.result)
+        layout.addWidget(self.check)
         sign_in_row = QHBoxLayout()
         sign_in_row.addWidget(self.sign_in)
         sign_in_row.addStretch(1)
@@ -143,6 +157,7 @@ class InstallPane(QWidget):
         self.scroller.verticalScrollBar().setValue(0)
         self.error.clear()
         self.result.hide()
+        self.check.hide()
         self.sign_in.hide()
         self.install_box.setEnabled(True)
         self.install_box.show()
@@ -158,6 +173,11 @@ class InstallPane(QWidget):
     def show_manifest(self, manifest: Manifest, icon: QIcon, source: str) -> None:
         self._reset()
         self.details.show_manifest(manifest, icon, source)
+
+    def show_found(self, found: FoundServer, icon: QIcon, domain: DomainAddress) -> None:
+        """A server a domain's Server Card describes."""
+        self._reset()
+        self.details.show_card(found, icon, domain)
 
     def set_choices(self, choices: list[Choice], selected: int = 0) -> None:
         """The ways to install; unusable ones stay listed but cannot be picked."""
@@ -211,9 +231,20 @@ class InstallPane(QWidget):
             self.scroller.verticalScrollBar().setValue(maximum)
 
     def show_result(self, text: str, *, ok: bool | None = None) -> None:
-        self.result.setText(text)
+        self.result.setText(printable(text))
         self.result.setStyleSheet("" if ok is None else OK_STYLE if ok else ERROR_STYLE)
         self.result.show()
+
+    def show_card_check(self, mismatches: tuple[str, ...]) -> None:
+        """How the connected server compares with its card: each disagreement, or that they agree."""
+        if mismatches:
+            lines = "\n".join(f"• {line}" for line in mismatches)
+            text = f"Its card and the server disagree (what the server says counts):\n{lines}"
+        else:
+            text = "The server matches its card."
+        self.check.setText(printable(text))
+        self.check.setStyleSheet(CAUTION_STYLE if mismatches else MUTED)
+        self.check.show()
 
     def offer_sign_in(self, text: str | None) -> None:
         """A button under the outcome while the new server waits for sign-in ("Sign in…", "Cancel"), or none."""

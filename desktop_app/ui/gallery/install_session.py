@@ -257,6 +257,7 @@ class InstallSession(QObject):
         self.pane.offer_sign_in(None)
         if status.state is ServerState.READY:
             self.pane.show_result(f"'{name}' is running: {_count(connection.catalog)}.", ok=True)
+            self._ready(connection.catalog)
         elif status.state is ServerState.NEEDS_SIGN_IN:
             # The app's own sign-in flow: the same as the Servers panel's button.
             self.pane.show_result(f"'{name}' was added. It asks you to sign in before it shows what it offers.")
@@ -270,6 +271,9 @@ class InstallSession(QObject):
                 f"'{name}' was added but could not start: {reason}. Remove it from the Servers panel, or fix it there.",
                 ok=False,
             )
+
+    def _ready(self, catalog: ServerCatalog | None) -> None:
+        """The installed server is running (`catalog` is what it said and offers); subclasses may look closer."""
 
     def _on_sign_in(self) -> None:
         name = self._watching

@@ -1,0 +1,162 @@
+"""Servers → Add from a domain… in the real window: a domain on 127.0.0.1 with its catalog, card and MCP server.
+
+A person types the domain, sees its server with the card's details, gives the secret header, reads the
+exact URL and headers, agrees, and sees the server running with where its card was wrong. A domain
+written to mislead shows its text escaped and its other-host address called out, and an address it
+may not use cannot be chosen.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import json
+from collections.abc import Awaitable, Callable, Iterator
+from pathlib import Path
+
+import pytest
+import qasync
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QApplication, QLineEdit
+
+from desktop_app.app import run_window
+from desktop_app.core.app_settings import AppSettings, save_settings
+from desktop_app.ui.gallery.consent_card import ConsentCard
+from desktop_app.ui.gallery.domain_dialog import DomainDialog
+from desktop_app.ui.gallery.install_pane import InstallPane
+from desktop_app.ui.main_window import MainWindow
+from tests.hosting import eventually, live_children, main_window
+from tests.llm_server import LITELLM_WARNINGS
+from tests.servers.card_domain import CardDomain, Served, card, running_domain
+
+pytestmark = LITELLM_WARNINGS
+Scenario = Callable[[MainWindow], Awaitable[None]]
+until = functools.partial(eventually, timeout=20.0)
+
+
+@pytest.fixture
+def domain() -> Iterator[CardDomain]:
+    with running_domain() as served:
+        yield served
+
+
+@pytest.fixture(autouse=True)
+def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+
+
+def run_desk(qapp: QApplication, tmp_path: Path, scenario: Scenario) -> Path:
+    config = tmp_path / "servers.json"
+    config.write_text('{"mcpServers": {}}\n')
+    settings_path = tmp_path / "settings.json"
+    save_settings(settings_path, AppSettings())
+
+    async def main() -> None:
+        running = asyncio.ensure_future(run_window(qapp, config, settings_path))
+        window = await main_window(qapp)
+        try:
+            await scenario(window)
+        finally:
+            window.close()
+            await asyncio.wait_for(running, 10)
+
+    with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(qapp)) as runner:
+        runner.run(main())
+    assert live_children() == []
+    return config
+
+
+def open_from_menu(window: MainWindow) -> DomainDialog:
+    [servers_menu] = [a.menu() for a in window.menuBar().actions() if a.text() == "&Servers"]
+    texts = [a.text() for a in servers_menu.actions()]
+    assert texts[texts.index("Install &bundle (.mcpb)…") + 1] == "Add from a &domain…"
+    [action] = [a for a in servers_menu.actions() if a.text() == "Add from a &domain…"]
+    assert isinstance(action, QAction) and action.isEnabled()
+    action.trigger()
+    dialog = window.gallery.domains.dialog
+    assert dialog is not None and dialog.isVisible()
+    return dialog
+
+
+def consent(pane: InstallPane) -> ConsentCard | None:
+    return next((c for c in pane.findChildren(ConsentCard) if c.open), None)
+
+
+def test_discover_install_connect_and_see_the_card_mismatch(
+    qapp: QApplication, tmp_path: Path, domain: CardDomain
+) -> None:
+    async def scenario(window: MainWindow) -> None:
+        dialog = open_from_menu(window)
+        dialog.domain.setText(domain.host)
+        dialog.look_up.click()
+        await until(lambda: dialog.list.count() == 1, what="the domain's server", seen=dialog.status.text)
+        assert dialog.status.text().startswith(f"{domain.host} describes 1 server (")
+        assert dialog.list.item(0).text() == "Weather  2.0.0\nForecasts for any city."
+        pane = dialog.pane
+        await until(lambda: pane.pages.currentWidget() is pane.scroller, what="the card's details")
+        assert pane.details.title.text() == "Weather"
+        assert pane.details.subtitle.text() == "io.example/weather · version 2.0.0"
+        assert f"{domain.url}/mcp?region={{region}}" in pane.details.body.text()
+        assert pane.choice.currentText() == f"Streamable HTTP: {domain.url}/mcp?region={{region}}"
+        key = pane.form.editor("X-Api-Key")
+        assert isinstance(key, QLineEdit) and key.echoMode() == QLineEdit.EchoMode.Password
+        key.setText("key-from-the-form")
+        pane.review.click()
+        await until(lambda: consent(pane) is not None, what="the consent card", seen=pane.error.text)
+        card_ = consent(pane)
+        assert card_ is not None
+        assert card_.command.toPlainText() == f"{domain.url}/mcp?region=eu"
+        assert card_.settings is not None and card_.settings.toPlainText() == "X-Api-Key: ${secret:WEATHER_X-API-KEY}"
+        assert f"Server Card io.example/weather 2.0.0 on {domain.host}" in card_.origin.text()
+        card_.install.click()
+        await until(lambda: "is running" in pane.result.text(), timeout=60, what="running", seen=pane.result.text)
+        await until(lambda: pane.check.isVisible(), what="the card check")
+        assert pane.check.text().splitlines() == [
+            "Its card and the server disagree (what the server says counts):",
+            "• name: the card says io.example/weather, the server says weather-server",
+            "• version: the card says 2.0.0, the server says 1.0.0",
+            "• title: the card says Weather, the server says Weather (beta)",
+        ]
+        assert domain.mcp_headers[-1]["x-api-key"] == "key-from-the-form"
+        await until(lambda: dialog.list.item(0).text().startswith("Weather  2.0.0 · installed"), what="the badge")
+        [content] = await window.bridge.host.read_resource("weather://today")
+        assert content.text == "sunny"
+
+        # The same server again: it is an update of the entry the card installed.
+        dialog.look_up.click()
+        await until(lambda: pane.review.text() == "Review reinstall of 2.0.0…", what="the reinstall offer")
+        dialog.close()
+
+    config = run_desk(qapp, tmp_path, scenario)
+    entry = json.loads(config.read_text())["mcpServers"]["weather"]
+    assert entry["origin"]["domain"] == domain.host and entry["headers"] == {"X-Api-Key": "${secret:WEATHER_X-API-KEY}"}
+
+
+def test_a_misleading_domain_shows_its_text_escaped_and_its_other_host(
+    qapp: QApplication, tmp_path: Path, domain: CardDomain
+) -> None:
+    remotes = [
+        {"type": "streamable-http", "url": "http://example.com/mcp"},
+        {"type": "sse", "url": "http://127.0.0.2:9/sse"},
+    ]
+    title = "Weather\u202e<b>bold</b>\x1b[2J"
+    domain.files["/cards/weather"] = Served(card(domain, title=title, remotes=remotes))
+
+    async def scenario(window: MainWindow) -> None:
+        dialog = window.gallery.domains.open_dialog(domain.host)
+        await until(lambda: dialog.list.count() == 1, what="the domain's server", seen=dialog.status.text)
+        assert dialog.list.item(0).text().startswith("Weather\\u202e<b>bold</b>\\x1b[2J  2.0.0")
+        pane = dialog.pane
+        await until(lambda: pane.pages.currentWidget() is pane.scroller, what="the card's details")
+        assert pane.details.title.text() == "Weather\\u202e<b>bold</b>\\x1b[2J"  # plain text: no bold, no reordering
+        body = pane.details.body.text()
+        assert "this address is refused: plain http is opened only on this computer" in body
+        assert "this address is on 127.0.0.2:9, not on" in body
+        model = pane.choice.model()
+        assert not model.item(0).isEnabled() and model.item(1).isEnabled()  # type: ignore[attr-defined]
+        assert pane.choice.currentIndex() == 1 and pane.review.isEnabled()
+        dialog.close()
+
+    run_desk(qapp, tmp_path, scenario)
