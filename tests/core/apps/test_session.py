@@ -226,15 +226,14 @@ async def test_oversized_message_counts_as_malformed() -> None:
 
 
 async def test_a_view_that_never_initializes_is_closed() -> None:
-    view = View(start_timeout=0.05)
-    view.session.loaded()
-    await eventually(lambda: view.session.state is SessionState.CLOSED, timeout=5)
-    assert "never completed the MCP Apps handshake" in view.closed[0]
     started = View(start_timeout=0.05)
     started.handshake()
-    started.session.loaded()
-    await asyncio.sleep(0.15)
-    assert started.session.state is SessionState.READY
+    started.session.loaded()  # its start timer is armed first, so it fires first
+    view = View(start_timeout=0.05)
+    view.session.loaded()
+    await eventually(lambda: view.session.state is SessionState.CLOSED, timeout=60)
+    assert "never completed the MCP Apps handshake" in view.closed[0]
+    assert started.session.state is SessionState.READY, "its timer has fired too, and left it alone"
 
 
 async def test_in_flight_requests_are_capped() -> None:
