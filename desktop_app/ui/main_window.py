@@ -47,6 +47,7 @@ class MenuActions(NamedTuple):
     settings: QAction
     find_servers: QAction
     install_bundle: QAction
+    add_from_domain: QAction
     add_server: QAction
     import_from: QMenu
     reconnect_all: QAction
@@ -119,6 +120,7 @@ class MainWindow(QMainWindow):
         servers_menu = bar.addMenu("&Servers")
         find_servers = _action(self, servers_menu, "&Find servers…", "Ctrl+Shift+F")
         install_bundle = _action(self, servers_menu, "Install &bundle (.mcpb)…")
+        add_from_domain = _action(self, servers_menu, "Add from a &domain…")
         add_server = _action(self, servers_menu, "&Add server…")
         import_from = servers_menu.addMenu("&Import from")
         import_from.setEnabled(False)
@@ -128,7 +130,15 @@ class MainWindow(QMainWindow):
         for dock in (self.resources_dock, self.servers_dock, self.history_dock, self.viewer_dock):
             view_menu.addAction(dock.toggleViewAction())
         return MenuActions(
-            new_chat, palette, settings, find_servers, install_bundle, add_server, import_from, reconnect_all
+            new_chat,
+            palette,
+            settings,
+            find_servers,
+            install_bundle,
+            add_from_domain,
+            add_server,
+            import_from,
+            reconnect_all,
         )
 
     def _restore_geometry(self) -> None:

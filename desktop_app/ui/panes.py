@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QDockWidget, QMenu, QWidget
+from PySide6.QtWidgets import QDockWidget, QWidget
 
 from desktop_app.bridge import CoreBridge
 from desktop_app.core.app_settings import AppSettings
@@ -197,7 +197,7 @@ def _menus(window: MainWindow, servers: ServerActions) -> None:
     _enable(menu.settings, window.settings_actions.open_settings)
     _enable(menu.find_servers, window.gallery.open_gallery)
     _enable(menu.install_bundle, lambda: choose_bundle(window, window.gallery.open_bundle))
-    _enable(_insert_before(menu.add_server, "Add from a &domain…"), window.gallery.domains.open_dialog)
+    _enable(menu.add_from_domain, window.gallery.domains.open_dialog)
     _enable(menu.add_server, lambda: window.servers_panel.open_editor(None))
     _enable(menu.reconnect_all, servers.reconnect_all)
     servers.fill_import_menu(menu.import_from)
@@ -206,15 +206,6 @@ def _menus(window: MainWindow, servers: ServerActions) -> None:
 def _withdraw_if_stopped(asker: CardAsker, name: str, status: ServerStatus) -> None:
     if status.state not in (ServerState.READY, ServerState.STARTING):
         asker.withdraw("The server stopped, so its question was withdrawn.", server=name)
-
-
-def _insert_before(anchor: QAction, text: str) -> QAction:
-    """A new entry just above `anchor` in its menu (for entries the window's frame does not build)."""
-    action = QAction(text, anchor.parent())
-    for menu in anchor.associatedObjects():
-        if isinstance(menu, QMenu):
-            menu.insertAction(anchor, action)
-    return action
 
 
 def _enable(action: QAction, slot: Callable[[], object]) -> None:
