@@ -99,6 +99,11 @@ class SettingsDialog(QDialog):
         self.key.setEchoMode(QLineEdit.EchoMode.Password)
         self.key_note = QLabel()
         self.key_note.setWordWrap(True)
+        self.models_note = QLabel()
+        self.models_note.setObjectName("modelsNote")
+        self.models_note.setWordWrap(True)
+        self.models_note.setStyleSheet("color: #8a8f98;")
+        self.models_note.hide()
         self.clear_key = QPushButton("Forget stored key")
         self.clear_key.clicked.connect(self._forget_key)
         self.encrypt = QPushButton("Protect secrets with a password…")
@@ -144,6 +149,7 @@ class SettingsDialog(QDialog):
         # A word-wrapped label inside a form layout gets spurious height; it sits between two forms.
         model_layout = QVBoxLayout(model_box)
         model_layout.addLayout(model_form)
+        model_layout.addWidget(self.models_note)
         model_layout.addWidget(self.key_note)
         model_layout.addWidget(self.encrypt, 0, Qt.AlignmentFlag.AlignLeft)
         model_layout.addLayout(limits_form)
@@ -297,6 +303,7 @@ class SettingsDialog(QDialog):
         """Ask a local server (Ollama, or any OpenAI-compatible one) which models it has, off the loop."""
         preset = self.preset()
         base = self.api_base.text().strip() or preset.default_api_base or ""
+        self.models_note.hide()  # whatever it said was about another address or provider
         if preset.id == "ollama":
             work = ollama_models(base)
         elif preset.id == "compatible" and base:
@@ -322,9 +329,9 @@ class SettingsDialog(QDialog):
         self.model.clear()
         self.model.addItems(models)
         self.model.setCurrentText(current or (models[0] if models else ""))
-        if not models:
-            where = "Ollama" if preset_id == "ollama" else "The server"
-            self.key_note.setText(f"{where} did not list any models at this address: type the model's name.")
+        where = "Ollama" if preset_id == "ollama" else "The server"
+        self.models_note.setText(f"{where} did not list any models at this address: type the model's name.")
+        self.models_note.setVisible(not models)
 
     def _fill_rules(self) -> None:
         """Every rule: always-allow per tool, then each trusted server whose read-only tools run unasked."""

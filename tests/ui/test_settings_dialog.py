@@ -126,12 +126,17 @@ def test_ollama_models_are_listed(qapp: QApplication, qtbot: QtBot, fake_ollama:
     async def scenario() -> None:
         assert await ollama_models(fake_ollama) == ["llama3.2:3b", "qwen3:8b"]
         assert await ollama_models("http://127.0.0.1:9") == []
-        dialog = shown(qtbot, SettingsDialog(AppSettings(provider="ollama"), None, None))
+        nobody = AppSettings(ModelSettings("ollama/gone", api_base="http://127.0.0.1:9"), provider="ollama")
+        dialog = shown(qtbot, SettingsDialog(nobody, None, None))
         saved: list[AppSettings] = []
         dialog.saved.connect(saved.append)
+        await eventually(dialog.models_note.isVisible, timeout=60, what="the note that nothing was listed")
+        assert dialog.models_note.text().startswith("Ollama did not list any models at this address")
         dialog.api_base.clear()
+        dialog.activateWindow()
+        dialog.api_base.setFocus()
         qtbot.keyClicks(dialog.api_base, fake_ollama)
-        qtbot.keyClick(dialog.api_base, Qt.Key.Key_Return)  # the address is finished: its models are asked for
+        qtbot.keyClick(dialog.api_base, Qt.Key.Key_Tab)  # the address is finished: its models are asked for
 
         def listed() -> list[str]:
             return [dialog.model.itemText(i) for i in range(dialog.model.count())]
@@ -142,6 +147,9 @@ def test_ollama_models_are_listed(qapp: QApplication, qtbot: QtBot, fake_ollama:
             what="Ollama's models",
             seen=lambda: str(listed()),
         )
+        assert not dialog.models_note.isVisible(), "the list filled: the note that it was empty is gone"
+        assert "did not list" not in dialog.key_note.text()
+        dialog.model.setCurrentIndex(0)
         click_save(qtbot, dialog)
         assert [s.model for s in saved] == [ModelSettings("ollama/llama3.2:3b", api_base=fake_ollama)]
 
