@@ -51,6 +51,7 @@ KNOWN_SERVER_KEYS: Final = frozenset(
         *_STDIO_KEYS,
         *_REMOTE_KEYS,
         *("type", "disabled", "protocol", "timeout", "origin", "trusted", "autoApproveReadOnly", "roots", "logLevel"),
+        "disabledTools",
     }
 )
 # The `oauth` object's keys (JSON spelling -> OAuthSettings field); unknown ones are refused, as typos.
@@ -149,6 +150,15 @@ def _roots(value: object, path: KeyPath) -> tuple[str, ...]:
     return roots
 
 
+def _tool_names(value: object, path: KeyPath) -> tuple[str, ...]:
+    """`disabledTools`: tool names as the server lists them, each once, in the user's order."""
+    names = _str_list(value, path)
+    for index, name in enumerate(names):
+        if not name.strip():
+            raise _schema_error((*path, index), "must be a tool's name")
+    return tuple(dict.fromkeys(names))
+
+
 def _nonempty_str(value: object, path: KeyPath) -> str:
     if not isinstance(value, str) or not value.strip():
         raise _schema_error(path, "must be a non-empty string")
@@ -224,6 +234,7 @@ def _server_from_dict(name: str, data: object, at: KeyPath) -> ServerConfig:
         "auto_approve_read_only": flags["autoApproveReadOnly"],
         "roots": _roots(data["roots"], (*at, "roots")) if "roots" in data else None,
         "log_level": log_level,
+        "disabled_tools": _tool_names(data.get("disabledTools", []), (*at, "disabledTools")),
     }
     if transport is TransportKind.STDIO:
         cwd = data.get("cwd")
@@ -371,6 +382,8 @@ def server_to_dict(cfg: ServerConfig) -> dict[str, Any]:
         out["roots"] = list(cfg.roots)
     if cfg.log_level is not None:
         out["logLevel"] = cfg.log_level
+    if cfg.disabled_tools:
+        out["disabledTools"] = list(cfg.disabled_tools)
     return out
 
 

@@ -11,7 +11,7 @@ import os
 import re
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Final, Literal
 
@@ -187,7 +187,7 @@ def import_servers(
         if name not in existing:
             merged[name] = cfg
             added.append(name)
-        elif existing[name] == cfg:
+        elif _same_server(existing[name], cfg):
             unchanged.append(name)
         else:
             skipped.append(name)
@@ -204,6 +204,11 @@ def import_servers(
         secrets_needed=[SecretNeeded(name, descriptions.get(name, "")) for name in needed],
         warnings=list(dict.fromkeys(warnings)),
     )
+
+
+def _same_server(ours: ServerConfig, theirs: ServerConfig) -> bool:
+    """The same server, whichever of its tools the user switched off here (the other client cannot know)."""
+    return replace(ours, disabled_tools=()) == replace(theirs, disabled_tools=())
 
 
 def _locate_servers(doc: Mapping[str, Any], path: Path, kind: ClientKind | None) -> tuple[ClientKind, KeyPath]:
@@ -237,7 +242,7 @@ def secret_name_for_input(input_id: str) -> str:
 def _convert(value: Any, workspace: Path | None, warnings: list[str]) -> Any:
     """Rewrite the clients' `${input:..}`, `${env:..}`, `${userHome}`, `${workspaceFolder}` to ours."""
 
-    def replace(match: re.Match[str]) -> str:
+    def rewrite(match: re.Match[str]) -> str:
         inner = match.group(1)
         scheme, _, rest = inner.partition(":")
         if scheme == "input" and rest:
@@ -253,7 +258,7 @@ def _convert(value: Any, workspace: Path | None, warnings: list[str]) -> Any:
         return match.group(0)
 
     if isinstance(value, str):
-        return _VARIABLE_RE.sub(replace, value)
+        return _VARIABLE_RE.sub(rewrite, value)
     if isinstance(value, list):
         return [_convert(v, workspace, warnings) for v in value]
     if isinstance(value, dict):

@@ -29,12 +29,20 @@ class ConfigStore:
         return dict(self._servers)
 
     def upsert(self, config: ServerConfig, *, previous_name: str | None = None) -> None:
-        """Add or replace a server; renaming drops the old entry. Refuses to clobber a broken file."""
+        """Add or replace a server; renaming drops the old entry. Refuses to clobber a broken file.
+
+        The tools the user switched off stay off when their entry is replaced (edited, renamed,
+        updated from its registry or bundle): only `switch_tool` switches them on again.
+        """
         servers = dict(self._servers)
+        replaced = servers.get(previous_name) if previous_name is not None else None
         if previous_name is not None and previous_name != config.name:
             servers.pop(previous_name, None)
         if config.name in servers and previous_name != config.name:
             raise ConfigError(f"a server named '{config.name}' already exists", file=self.path.name)
+        if replaced is not None and replaced.disabled_tools:
+            kept = tuple(dict.fromkeys((*replaced.disabled_tools, *config.disabled_tools)))
+            config = replace(config, disabled_tools=kept)
         servers[config.name] = config
         self._save(servers)
 
@@ -46,6 +54,15 @@ class ConfigStore:
     def set_disabled(self, name: str, disabled: bool) -> ServerConfig:
         config = replace(self._servers[name], disabled=disabled)
         self._save({**self._servers, name: config})
+        return config
+
+    def switch_tool(self, name: str, tool: str, on: bool) -> ServerConfig:
+        """Switch one tool of server `name` on or off and save; the other names in `disabledTools` stay."""
+        old = self._servers[name]
+        disabled = tuple(t for t in old.disabled_tools if t != tool) + (() if on else (tool,))
+        config = replace(old, disabled_tools=disabled)
+        if config != old:
+            self._save({**self._servers, name: config})
         return config
 
     def import_from(self, source: Path) -> ImportReport:

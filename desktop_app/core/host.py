@@ -3,6 +3,10 @@
 The host keeps the aggregated catalog current from its connections' events and routes
 requests to the server that owns a URI. It never blocks: starting returns at once and each
 connection reports its progress on the event bus.
+
+The host's catalog is what the model, its app views and `mcp-desk run` may use: each server's
+listing less the tools the user switched off (`disabledTools`). This is the one place they are
+left out; a connection's own `catalog` stays the server's full listing, for the Servers panel.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from desktop_app.core.asks.question import FallbackAsker, QuestionGate
 from desktop_app.core.asks.service import AskService
 from desktop_app.core.auth.credentials import CredentialStore
 from desktop_app.core.auth.server_auth import SignInServices
-from desktop_app.core.catalog import Catalog
+from desktop_app.core.catalog import Catalog, ServerCatalog
 from desktop_app.core.connection import ServerConnection, TargetFactory
 from desktop_app.core.content import ResourceContent, from_mcp
 from desktop_app.core.events import CatalogChanged, EventBus, ServerRemoved
@@ -97,9 +101,10 @@ class ServerHost:
                 current = self._connections.get(name)
                 if current is None:
                     self._add(config).start()
-                elif _same_but_trust(current.config, config):
-                    current.config = config  # only the user's trust changed (or nothing): no reconnect
+                elif _same_but_users_choices(current.config, config):
+                    self._take_choices(current, config)  # trust or switched-off tools (or nothing): no reconnect
                 else:
+                    self._take_choices(current, config)
                     await current.apply_config(config)
 
     async def set_default_roots(self, roots: Iterable[str]) -> None:
@@ -115,6 +120,11 @@ class ServerHost:
     async def set_enabled(self, name: str, enabled: bool) -> None:
         connection = self.connection(name)
         await connection.restart(replace(connection.config, disabled=not enabled))
+
+    def set_disabled_tools(self, name: str, tools: Iterable[str]) -> None:
+        """Switch exactly `tools` of server `name` off, at once: the next request to the model leaves them out."""
+        connection = self.connection(name)
+        self._take_choices(connection, replace(connection.config, disabled_tools=tuple(dict.fromkeys(tools))))
 
     async def restart(self, name: str) -> None:
         await self.connection(name).restart()
@@ -170,13 +180,41 @@ class ServerHost:
         self._connections[config.name] = connection
         return connection
 
+    def _take_choices(self, connection: ServerConnection, config: ServerConfig) -> None:
+        """Take the user's trust and switched-off tools from `config`; views hear of a changed offer."""
+        old = connection.config
+        connection.config = replace(
+            old,
+            trusted=config.trusted,
+            auto_approve_read_only=config.auto_approve_read_only,
+            disabled_tools=config.disabled_tools,
+        )
+        if old.disabled_tools != config.disabled_tools and connection.catalog is not None:
+            self.bus.publish(CatalogChanged(connection.name, connection.catalog))  # filtered in `_on_catalog`
+
     def _on_catalog(self, event: CatalogChanged) -> None:
         if event.catalog is None:
             self.catalog = self.catalog.without_server(event.server)
         else:
-            self.catalog = self.catalog.with_server(event.catalog)
+            self.catalog = self.catalog.with_server(self._offered(event.catalog))
+
+    def _offered(self, snapshot: ServerCatalog) -> ServerCatalog:
+        """A server's listing as the model may use it: without the tools the user switched off."""
+        connection = self._connections.get(snapshot.server)
+        off = frozenset(connection.config.disabled_tools) if connection is not None else frozenset()
+        if not any(tool.name in off for tool in snapshot.tools):
+            return snapshot
+        return replace(snapshot, tools=tuple(tool for tool in snapshot.tools if tool.name not in off))
 
 
-def _same_but_trust(old: ServerConfig, new: ServerConfig) -> bool:
-    """Whether two configurations differ at most in the user's trust (which needs no reconnect)."""
-    return replace(old, trusted=new.trusted, auto_approve_read_only=new.auto_approve_read_only) == new
+def _same_but_users_choices(old: ServerConfig, new: ServerConfig) -> bool:
+    """Whether two configurations differ at most in the user's trust and switched-off tools (no reconnect)."""
+    return (
+        replace(
+            old,
+            trusted=new.trusted,
+            auto_approve_read_only=new.auto_approve_read_only,
+            disabled_tools=new.disabled_tools,
+        )
+        == new
+    )

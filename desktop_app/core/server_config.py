@@ -86,6 +86,8 @@ class ServerConfig:
     """Folders (paths or file:// URIs) the server may work in; None uses the app's default roots."""
     log_level: str | None = None
     """The least severe log message the server should send (`LOG_LEVELS`); None is the app's default."""
+    disabled_tools: tuple[str, ...] = ()
+    """Tools the user switched off: never offered to the model nor callable by its app views."""
 
     @property
     def is_stdio(self) -> bool:

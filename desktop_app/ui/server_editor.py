@@ -69,6 +69,7 @@ class ServerEditor(QDialog):
         self._previous = config.name if config else None
         self._origin = dict(config.origin) if config else {}  # kept: updates and uninstall need it
         self._oauth: OAuthSettings | None = None
+        self._disabled_tools: tuple[str, ...] = ()
         self.resize(660, 720)
 
         self.name = QLineEdit()
@@ -225,6 +226,7 @@ class ServerEditor(QDialog):
 
     def load(self, config: ServerConfig) -> None:
         self._oauth = config.oauth  # sign-in settings have no fields here; kept as written
+        self._disabled_tools = config.disabled_tools  # switched on and off in the Servers panel; kept
         self.name.setText(config.name)
         self.transport.setCurrentIndex(self.transport.findData(config.transport.value))
         self.command.setText(config.command or "")
@@ -276,6 +278,7 @@ class ServerEditor(QDialog):
             "auto_approve_read_only": trusted and self.auto_read_only.isChecked(),
             "log_level": self.log_level.currentData(),
             "roots": None if self.default_roots.isChecked() else self.roots.entries(),
+            "disabled_tools": self._disabled_tools,
         }
         if not self.default_roots.isChecked() and (problem := self.roots.first_problem()) is not None:
             raise ValueError(problem)

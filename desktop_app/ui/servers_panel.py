@@ -2,23 +2,20 @@
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Collection
+from typing import Any, Final
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QFont, QFontDatabase
 from PySide6.QtWidgets import (
-    QComboBox,
     QFrame,
     QHBoxLayout,
     QLabel,
     QListWidget,
     QListWidgetItem,
-    QPlainTextEdit,
     QPushButton,
     QScrollArea,
     QSplitter,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -27,21 +24,26 @@ from desktop_app.bridge import CoreBridge
 from desktop_app.core.catalog import ServerCatalog
 from desktop_app.core.config_file import ConfigError
 from desktop_app.core.events import LogEntry
-from desktop_app.core.server_config import LOG_LEVELS, ServerConfig
+from desktop_app.core.server_config import ServerConfig
 from desktop_app.core.server_status import ServerState, ServerStatus
 from desktop_app.core.terminal_text import printable
 from desktop_app.ui.asks.card import AskCard
 from desktop_app.ui.confirm import confirm
 from desktop_app.ui.instructions_note import InstructionsNote
+from desktop_app.ui.notice_box import show_notice
 from desktop_app.ui.plain_tooltips import PlainToolTips
 from desktop_app.ui.server_editor import ServerEditor
+from desktop_app.ui.server_log_view import ServerLogView
+from desktop_app.ui.tools_list import ToolsList
 from resources_ui.status_icons import state_icon
 
 _NAME_ROLE = Qt.ItemDataRole.UserRole
 CARD_LINGER_MS = 4000
+LOG_TAB: Final = 0
+TOOLS_TAB: Final = 1
 
 
-def _counts(catalog: ServerCatalog | None) -> str:
+def _counts(catalog: ServerCatalog | None, disabled: Collection[str]) -> str:
     if catalog is None:
         return "nothing listed yet"
     parts = [
@@ -50,13 +52,9 @@ def _counts(catalog: ServerCatalog | None) -> str:
         (len(catalog.prompts), "prompt"),
         (len(catalog.tools), "tool"),
     ]
-    return " · ".join(f"{n} {word}{'' if n == 1 else 's'}" for n, word in parts)
-
-
-def format_log_entry(entry: LogEntry) -> str:
-    """One log line; a server's control characters (colour codes aside) are shown as escapes."""
-    stamp = time.strftime("%H:%M:%S", time.localtime(entry.time))
-    return f"{stamp}  {entry.source:<6} {entry.level:<7} {printable(entry.text)}"
+    text = " · ".join(f"{n} {word}{'' if n == 1 else 's'}" for n, word in parts)
+    off = sum(tool.name in disabled for tool in catalog.tools)
+    return text + (f" ({off} switched off)" if off else "")
 
 
 class ServersPanel(QWidget):
@@ -109,15 +107,16 @@ class ServersPanel(QWidget):
         self._updates: dict[str, str] = {}
         self._add = QPushButton("Add server…")
         self._add.setObjectName("addServer")
-        self._log = QPlainTextEdit()
-        self._log.setReadOnly(True)
-        self._log.setMaximumBlockCount(5000)
-        self._log.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)  # long lines wrap: nothing hidden
-        self._log.setObjectName("serverLog")
-        self._log.setMinimumHeight(90)
-        mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
-        mono.setStyleHint(QFont.StyleHint.Monospace)
-        self._log.setFont(mono)
+        self._log_view = ServerLogView()
+        self._log = self._log_view.text
+        self._level = self._log_view.level
+        self._tools = ToolsList()
+        self._tools.sig_switched.connect(self._on_tool_switched)
+        self._tabs = QTabWidget()
+        self._tabs.setObjectName("serverTabs")
+        self._tabs.setDocumentMode(True)
+        self._tabs.insertTab(LOG_TAB, self._log_view, "Log")
+        self._tabs.insertTab(TOOLS_TAB, self._tools, "Tools")
 
         buttons = QHBoxLayout()
         for button in (self._restart, self._toggle, self._edit, self._remove):
@@ -152,20 +151,7 @@ class ServersPanel(QWidget):
         self._cards_area.setFrameShape(QFrame.Shape.NoFrame)
         self._cards_area.hide()
         details_layout.addWidget(self._cards_area, 6)
-        self._level = QComboBox()
-        self._level.setObjectName("logLevelFilter")
-        for level in LOG_LEVELS[:5]:
-            self._level.addItem(f"{level} and above" if level != "debug" else "everything", level)
-        self._level.setCurrentIndex(LOG_LEVELS.index("info"))
-        self._level.setToolTip("Show log lines of this level and above (stderr lines count as info)")
-        self._level.currentIndexChanged.connect(lambda _index: self._show_selected())
-        log_header = QHBoxLayout()
-        log_header.addWidget(QLabel("Log (stderr, server messages, host notes)"))
-        log_header.addStretch(1)
-        log_header.addWidget(QLabel("Show"))
-        log_header.addWidget(self._level)
-        details_layout.addLayout(log_header)
-        details_layout.addWidget(self._log, 1)
+        details_layout.addWidget(self._tabs, 1)
 
         top = QWidget()
         top_layout = QVBoxLayout(top)
@@ -287,6 +273,10 @@ class ServersPanel(QWidget):
             self._show_selected()
 
     def _show_selected(self) -> None:
+        self._show_details()
+        self._show_tools()
+
+    def _show_details(self) -> None:
         name = self.selected()
         connection = None if name is None else self._bridge.host.connections.get(name)
         for button in (self._restart, self._toggle, self._edit, self._remove):
@@ -306,14 +296,14 @@ class ServersPanel(QWidget):
             self._state.clear()
             self._offer.clear()
             self._instructions.show_for(None, False)
-            self._log.clear()
+            self._log_view.show_entries(())
             return
         status: ServerStatus = connection.status
         info = connection.catalog.server_info if connection.catalog else None
         version = f"  {info.name} {info.version}" if info else ""
         self._title.setText(printable(f"{connection.name}{version}"))
         self._state.setText(printable(status.explained()))
-        self._offer.setText(_counts(connection.catalog))
+        self._offer.setText(_counts(connection.catalog, connection.config.disabled_tools))
         self._instructions.show_for(connection.catalog, self._trusted(connection.name))
         self._toggle.setText("Enable" if status.state is ServerState.DISABLED else "Disable")
         configured = self._bridge.store is not None and connection.name in self._bridge.store.servers
@@ -322,9 +312,39 @@ class ServersPanel(QWidget):
         newer = self._updates.get(connection.name) if configured else None
         self._update.setText(f"Update to {newer}…" if newer else "")
         self._update_row.setVisible(newer is not None)
-        self._log.setPlainText("\n".join(format_log_entry(e) for e in connection.log if self._shown(e)))
-        self._log.moveCursor(self._log.textCursor().MoveOperation.End)
-        self._log.horizontalScrollBar().setValue(0)
+        self._log_view.show_entries(connection.log)
+
+    def _show_tools(self) -> None:
+        """The selected server's full listing; its tools can be switched off once it is in servers.json."""
+        name = self.selected()
+        connection = None if name is None else self._bridge.host.connections.get(name)
+        if connection is None:
+            self._tools.show_tools(None, (), editable=False, trusted=False)
+            self._tabs.setTabText(TOOLS_TAB, "Tools")
+            return
+        configured = self._configured(connection.name)
+        disabled = configured.disabled_tools if configured is not None else connection.config.disabled_tools
+        tools = connection.catalog.tools if connection.catalog is not None else None
+        trusted = self._trusted(connection.name)
+        self._tools.show_tools(tools, disabled, editable=configured is not None, trusted=trusted)
+        self._tabs.setTabText(TOOLS_TAB, "Tools" if tools is None else f"Tools ({len(tools)})")
+
+    def _configured(self, name: str) -> ServerConfig | None:
+        """The server's entry in servers.json (None for the embedded demo, which is not in it)."""
+        return self._bridge.store.servers.get(name) if self._bridge.store is not None else None
+
+    def _on_tool_switched(self, tool: str, on: bool) -> None:
+        """Save the switch, then let the host leave what is off out of what the model is offered."""
+        name, store = self.selected(), self._bridge.store
+        if name is None or store is None or self._configured(name) is None:
+            return
+        try:
+            disabled = store.switch_tool(name, tool, on).disabled_tools
+        except ConfigError as exc:
+            show_notice(self, f"The tool could not be switched {'on' if on else 'off'}: {exc}")
+            self._show_tools()  # back to what is saved
+            return
+        self._bridge.host.set_disabled_tools(name, disabled)
 
     def _trusted(self, name: str) -> bool:
         """The user's trust as saved (the host takes it up a moment later), else as the host has it."""
@@ -335,17 +355,12 @@ class ServersPanel(QWidget):
         self._refresh(name)
 
     def _on_log(self, name: str, entry: LogEntry) -> None:
-        if name == self.selected() and self._shown(entry):
-            self._log.appendPlainText(format_log_entry(entry))
+        if name == self.selected():
+            self._log_view.append(entry)
 
     def _for_selected(self, action: Callable[[str], None]) -> None:
         if (name := self.selected()) is not None:
             action(name)
-
-    def _shown(self, entry: LogEntry) -> bool:
-        """Whether the log filter lets `entry` through (unknown levels always show)."""
-        wanted = LOG_LEVELS.index(str(self._level.currentData()))
-        return entry.level not in LOG_LEVELS or LOG_LEVELS.index(entry.level) >= wanted
 
     def _on_restart(self) -> None:
         if (name := self.selected()) is not None:
