@@ -1,4 +1,5 @@
-"""What `mcp-desk run` answers when a server asks: `--elicit` and `--sampling`, or the terminal.
+"""What `mcp-desk run` answers when a server asks: `--elicit` and `--sampling`, or the terminal; and
+whether a skill may join the conversation: `--approve`, like a tool call.
 
 Every request refused by a flag (or that cannot be answered) prints one line on stderr, so a
 script sees what the server wanted. `ask` prompts on the terminal (stderr, then a line of stdin;
@@ -24,6 +25,8 @@ from desktop_app.core.asks.sampling import (
     SamplingDecision,
     SamplingQuestion,
 )
+from desktop_app.core.content import human_size
+from desktop_app.core.skills.consent import SkillDecision, SkillQuestion, SkillReply
 from desktop_app.core.terminal_text import printable
 
 R = TypeVar("R")
@@ -56,10 +59,11 @@ def _yes(answer: str) -> bool:
 class CliAsker:
     """An `Asker` for the command line; `report` prints one line on stderr."""
 
-    def __init__(self, elicit: str, sampling: str, report: Callable[[str], None]) -> None:
+    def __init__(self, elicit: str, sampling: str, report: Callable[[str], None], approve: str = "deny") -> None:
         self._elicit = elicit
         self._sampling = sampling
         self._report = report
+        self._approve = approve
 
     async def ask(self, question: Question[R]) -> R:
         reply: Any
@@ -71,6 +75,8 @@ class CliAsker:
             reply = await self._sample(question)
         elif isinstance(question, ReviewQuestion):
             reply = await self._review(question)
+        elif isinstance(question, SkillQuestion):
+            reply = await self._skill(question)
         else:
             self._report(f"{question.server} asked something this command cannot answer; refused")
             reply = question.fallback()
@@ -163,6 +169,35 @@ class CliAsker:
             return ReviewReply(True)
         self._report(f"kept the model's answer from {question.server}")
         return ReviewReply(False)
+
+    # -- skills -----------------------------------------------------------------------------
+
+    async def _skill(self, question: SkillQuestion) -> SkillReply:
+        where = f"skill {question.name} ({question.uri}) from server {question.server}"
+        changed = ", changed since you allowed it" if question.changed else ""
+        if self._approve == "allow":
+            return SkillReply(SkillDecision.ALLOW_ONCE, by="flag")
+        if self._approve == "deny":
+            self._report(f"refused to load {where} (--approve deny{changed})")
+            return SkillReply(SkillDecision.DENY, by="flag")
+        _say("\n".join(skill_lines(question)) + "\n")
+        if _yes(await prompt("Load this skill into the conversation? [y/N] ")):
+            return SkillReply(SkillDecision.ALLOW_ONCE)
+        self._report(f"refused to load {where}")
+        return SkillReply(SkillDecision.DENY)
+
+
+def skill_lines(question: SkillQuestion) -> list[str]:
+    """The skill as the user must see it before its text joins the conversation."""
+    lines = [f"\n{question.server} offers the skill {question.name} ({question.uri}): {question.description}"]
+    if question.changed:
+        lines.append("  It changed since you allowed it:")
+        lines += [f"    {change}" for change in question.changes]
+    lines += [f"  file: {f.uri} ({human_size(f.size)})" for f in question.files]
+    lines += [f"  warning: it asks for {asked}; that is never granted" for asked in question.asks_for]
+    lines.append("  What it asks the model to do:")
+    lines += [f"    {line}" for line in question.preview.splitlines()]
+    return lines
 
 
 def _sampling_lines(question: SamplingQuestion) -> list[str]:

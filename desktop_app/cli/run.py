@@ -77,7 +77,8 @@ and let run without asking, run; --approve answers every other call (deny, allow
 Once untrusted content is in the conversation (a resource or result from a server you have not marked as
 trusted, or from a tool that reaches the open world), rules no longer cover tools that are not read-only:
 those calls are asked again (or denied), and the transcript marks them ("rule_paused"). --approve allow
-allows everything.
+allows everything. A skill a server offers joins the conversation only when the model loads it and
+--approve (or a skill you always allow, unchanged since) lets it; a trusted server's skills load unasked.
 --elicit and --sampling answer servers that ask back (a form or a link; the model); every refused
 request prints one line on stderr. --root adds a folder to the roots every server is offered.
 """
@@ -138,7 +139,7 @@ def _parser() -> argparse.ArgumentParser:
         "--approve",
         choices=("deny", "allow", "ask"),
         default="deny",
-        help="how to answer server tool calls your saved rules do not cover (default: deny)",
+        help="how to answer server tool calls and skills your saved rules do not cover (default: deny)",
     )
     parser.add_argument(
         "--elicit",
@@ -252,7 +253,7 @@ async def _run(args: argparse.Namespace) -> int:
         raise UsageError(f"configuration error: {exc}") from None
     secrets = _secrets()
     host = ServerHost(secrets=secrets, policy=_NO_RESTARTS)
-    host.questions.asker = CliAsker(args.elicit, args.sampling, _error)
+    host.questions.asker = CliAsker(args.elicit, args.sampling, _error, args.approve)
     host.asks.on_refusal = lambda server, text: _error(f"{server}: {text}")
     host.asks.model = SamplingModel(settings, saved.provider, secrets)
     host.asks.default_roots = saved.roots

@@ -10,6 +10,7 @@ from typing import Final
 from mcp_types import Implementation, Prompt, Resource, ResourceTemplate, Tool
 
 from desktop_app.core.extensions.apps_meta import visible_to_model
+from desktop_app.core.extensions.skills import SkillEntry, SkillListing
 from desktop_app.core.tool_names import ToolNameMap, build_tool_names
 
 SYNTHETIC_TOOL_NAMES: Final = frozenset({"read_resource", "invoke_prompt", "search_resources", "search_tools"})
@@ -28,6 +29,8 @@ class ServerCatalog:
     templates: tuple[ResourceTemplate, ...] = ()
     prompts: tuple[Prompt, ...] = ()
     tools: tuple[Tool, ...] = ()
+    skills: SkillListing | None = None
+    """Its skills, when it declares the Skills extension (None when it does not)."""
 
 
 @dataclass(frozen=True)
@@ -101,6 +104,27 @@ class Catalog:
         for name in sorted(self.servers):
             for prompt in self.servers[name].prompts:
                 yield name, prompt
+
+    def skills(self) -> Iterator[tuple[str, SkillEntry]]:
+        for name in sorted(self.servers):
+            listing = self.servers[name].skills
+            if listing is not None:
+                for entry in listing.entries:
+                    yield name, entry
+
+    @functools.cached_property
+    def _skill_uris(self) -> dict[str, list[tuple[str, SkillEntry]]]:
+        """Every skill file's URI (`SKILL.md` included): the skills that list it, with their servers."""
+        found: dict[str, list[tuple[str, SkillEntry]]] = {}
+        for server, entry in self.skills():
+            for uri in dict.fromkeys((entry.uri, *(f.uri for f in entry.files or ()))):
+                found.setdefault(uri, []).append((server, entry))
+        return found
+
+    def skills_with(self, uri: str) -> list[tuple[str, SkillEntry]]:
+        """The skills (and their servers) whose `SKILL.md` or listed file is `uri`; a skill's own first."""
+        found = self._skill_uris.get(uri, [])
+        return sorted(found, key=lambda pair: pair[1].uri != uri)
 
     def tools(self) -> Iterator[CatalogTool]:
         for (server, tool_name), tool in self._tools.items():

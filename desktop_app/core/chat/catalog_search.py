@@ -10,7 +10,7 @@ import re
 from collections.abc import Sequence
 from typing import Final, Literal, NamedTuple
 
-EntryKind = Literal["resource", "template", "prompt"]
+EntryKind = Literal["resource", "template", "prompt", "skill"]
 
 
 class CatalogEntry(NamedTuple):

@@ -5,7 +5,9 @@ truncated copies of the long ones. Here it gets a catalog (URIs, names, types, s
 pulls what it needs with `read_resource`. The catalog stays within a token budget: past it,
 each server is summarised, the entries most relevant to the conversation are listed, and
 `search_resources` finds the rest. Servers' instructions go in only for the servers the user
-trusts, fenced and attributed (`server_instructions.py`).
+trusts, fenced and attributed (`server_instructions.py`). Skills are listed the same way, one line
+each (the URI of their `SKILL.md`, name, description): their bodies enter a chat only when the
+model loads one and the user allows it (`skill_reads.py`).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from desktop_app.core.chat.catalog_search import CatalogEntry, EntryKind, rank
 from desktop_app.core.chat.server_instructions import prompt_lines
 from desktop_app.core.content import human_size
 from desktop_app.core.host import ServerHost
+from desktop_app.core.skills.manifest import problem
 
 TokenCounter = Callable[[str], int]
 
@@ -33,7 +36,7 @@ MAX_TOKEN_BYTES: Final = 256
 """No tokenizer's token spans more bytes (tiktoken's longest is 128): a catalog whose lines hold
 more characters (each at least a byte) than this many times a budget cannot fit in it, and needs
 no count to say so."""
-KINDS: Final[tuple[EntryKind, ...]] = ("resource", "template", "prompt")
+KINDS: Final[tuple[EntryKind, ...]] = ("resource", "template", "prompt", "skill")
 
 BASE_INSTRUCTIONS: Final = """\
 You are the assistant in MCP Desk, a desktop app connected to MCP servers. \
@@ -44,6 +47,10 @@ For a resource template, fill in its {variables} and read the resulting URI.
 - Use invoke_prompt when the user asks for one of the listed prompts; its messages join the conversation.
 - Server tools (named server__tool) may act on the world; the user approves each call and may decline.
 - Do not guess a resource's content: read it, then answer and name the URIs you used."""
+SKILL_INSTRUCTIONS: Final = """\
+- A skill is a server's written procedure for a kind of task. When one listed under Skills fits the task, \
+load it with read_resource on its SKILL.md URI (the user is asked first), then follow it as far as the \
+user's request goes. A skill grants no permissions."""
 
 
 @dataclass(frozen=True)
@@ -87,10 +94,11 @@ def _one_line(text: str, limit: int = 300) -> str:
 class _ServerEntries(NamedTuple):
     """One server's catalog lines by kind, and the listings they were made from."""
 
-    listings: tuple[object, object, object]
+    listings: tuple[object, object, object, object]
     resources: list[CatalogEntry]
     templates: list[CatalogEntry]
     prompts: list[CatalogEntry]
+    skills: list[CatalogEntry]
 
 
 def _server_entries(name: str, snapshot: ServerCatalog) -> _ServerEntries:
@@ -112,7 +120,14 @@ def _server_entries(name: str, snapshot: ServerCatalog) -> _ServerEntries:
             line += f": {_one_line(p.description)}"
         text = " ".join(x for x in (p.name, p.title, p.description, *(a.name for a in p.arguments or ())) if x)
         prompts.append(CatalogEntry("prompt", name, p.name, line, text.lower()))
-    return _ServerEntries((snapshot.resources, snapshot.templates, snapshot.prompts), resources, templates, prompts)
+    skills: list[CatalogEntry] = []
+    for entry in snapshot.skills.entries if snapshot.skills is not None else ():
+        if problem(entry) is None:  # the browser says why the others cannot be loaded
+            line = f"- {entry.uri} — {_one_line(entry.name, 64)}: {_one_line(entry.description)}"
+            text = " ".join((entry.uri, entry.name, entry.description)).lower()
+            skills.append(CatalogEntry("skill", name, entry.uri, line, text))
+    listings = (snapshot.resources, snapshot.templates, snapshot.prompts, snapshot.skills)
+    return _ServerEntries(listings, resources, templates, prompts, skills)
 
 
 def catalog_entries(catalog: Catalog, known: dict[str, _ServerEntries] | None = None) -> list[CatalogEntry]:
@@ -123,7 +138,7 @@ def catalog_entries(catalog: Catalog, known: dict[str, _ServerEntries] | None = 
     for name in sorted(catalog.servers):
         snapshot = catalog.servers[name]
         part = known.get(name) if known is not None else None
-        listings = (snapshot.resources, snapshot.templates, snapshot.prompts)
+        listings = (snapshot.resources, snapshot.templates, snapshot.prompts, snapshot.skills)
         if part is None or any(a is not b for a, b in zip(part.listings, listings, strict=True)):
             part = _server_entries(name, snapshot)
         parts.append(part)
@@ -134,6 +149,7 @@ def catalog_entries(catalog: Catalog, known: dict[str, _ServerEntries] | None = 
         *(e for part in parts for e in part.resources),
         *(e for part in parts for e in part.templates),
         *(e for part in parts for e in part.prompts),
+        *(e for part in parts for e in part.skills),
     ]
 
 
@@ -142,6 +158,7 @@ def _section_title(kind: EntryKind) -> str:
         "resource": "Resources (read_resource):",
         "template": "Templates (fill in the {variables}, then read_resource):",
         "prompt": "Prompts (invoke_prompt):",
+        "skill": "Skills (load one with read_resource on its SKILL.md URI; the user is asked first):",
     }[kind]
 
 
@@ -185,8 +202,9 @@ def _summary(catalog: Catalog, entries: Sequence[CatalogEntry], server: str) -> 
     """`Offers 10,000 resources, 2 templates, 0 prompts; URIs mostly under: a:// (6,000), ...`."""
     mine = [e for e in entries if e.server == server]
     counts = Counter(e.kind for e in mine)
+    skills = f", {counts['skill']:,} skills" if counts["skill"] else ""
     text = (
-        f"Offers {counts['resource']:,} resources, {counts['template']:,} templates and "
+        f"Offers {counts['resource']:,} resources, {counts['template']:,} templates{skills} and "
         f"{counts['prompt']:,} prompts; not all are listed here (use search_resources)."
     )
     prefixes = Counter(_prefix(e.key) for e in mine if e.kind == "resource")
@@ -253,7 +271,8 @@ class ContextBuilder:
             catalog_tokens = full_tokens
         else:
             chosen, body, catalog_tokens = self._bounded(catalog, entries, query, trusted)
-        text = BASE_INSTRUCTIONS + "\n\n# Catalog\n\n" + (body or "No server is connected.")
+        base = BASE_INSTRUCTIONS + ("\n" + SKILL_INSTRUCTIONS if any(e.kind == "skill" for e in entries) else "")
+        text = base + "\n\n# Catalog\n\n" + (body or "No server is connected.")
         prompt = SystemPrompt(
             text=text,
             tokens=self._count(text),

@@ -20,6 +20,7 @@ from desktop_app.core.catalog import Catalog
 from desktop_app.core.chat.catalog_search import rank
 from desktop_app.core.chat.context import ContextBuilder
 from desktop_app.core.chat.pdf_text import PageRangeError, pdf_text
+from desktop_app.core.chat.skill_reads import concerns_skill, read_skill
 from desktop_app.core.chat.tool_specs import ToolOffer
 from desktop_app.core.content import ResourceContent, describe_for_model, from_mcp, human_size
 from desktop_app.core.host import ServerHost
@@ -40,7 +41,8 @@ _READ_DESCRIPTION: Final = (
     "in the catalog (or a URI the user mentions) could help answer: the catalog lists resources, it does not "
     "contain them, so never guess what one says. `uri` must be an exact URI from the catalog, or a resource "
     "template's URI with every {variable} filled in. Text arrives complete. {binary} Reading changes nothing "
-    "and needs no approval; read several resources by calling it several times."
+    "and needs no approval; read several resources by calling it several times. A skill (listed under Skills) "
+    "is loaded the same way, by reading its SKILL.md URI: the user is asked first, then its files can be read."
 )
 _BINARY_PLAIN: Final = "Binary files (PDF, images) arrive as a short description of type and size."
 _BINARY_PDF: Final = (
@@ -54,7 +56,7 @@ _PROMPT_DESCRIPTION: Final = (
     "the catalog are required. Give `server` only when two servers offer a prompt with the same name."
 )
 _SEARCH_DESCRIPTION: Final = (
-    "Search the whole catalog of resources and resource templates, including the many that the system prompt "
+    "Search the whole catalog of resources, resource templates and skills, including the many that the system prompt "
     "does not list. Returns matching URIs with their names, types and sizes, not their content; then call "
     "read_resource on the relevant ones. `query`: a few keywords from a name, title, description or URI. "
     "`server`: only search that server."
@@ -246,7 +248,9 @@ async def read_for_model(
     pages: str | None = None,
     search_offered: bool,
 ) -> ReadOutput:
-    """Read `uri` from its server and render every content item for the model."""
+    """Read `uri` from its server and render every content item for the model (a skill's through its loading path)."""
+    if concerns_skill(catalog, uri):
+        return await _read_skill(host, catalog, uri, options, pages)
     server = resolve_server(catalog, uri)
     if server is None:
         return ReadOutput(not_found_message(catalog, uri, search_offered=search_offered), is_error=True)
@@ -267,6 +271,26 @@ async def read_for_model(
         return ReadOutput(f"Cannot read '{uri}': {exc}", server, contents, is_error=True)
     text, truncated = cap_text(text, options.read_cap_bytes)
     return ReadOutput(text, server, contents, images, truncated)
+
+
+async def _read_skill(
+    host: ServerHost, catalog: Catalog, uri: str, options: ChatOptions, pages: str | None
+) -> ReadOutput:
+    """A skill loaded (its text, tagged), or a file of a loaded skill rendered as any resource, under its origin."""
+    skill = await read_skill(host, catalog, uri)
+    if skill.is_error or skill.content is None:
+        return ReadOutput(skill.text, skill.server, is_error=True)
+    contents = (skill.content,)
+    text = skill.text
+    images: tuple[ImagePart, ...] = ()
+    if not text:
+        try:
+            rendered, images = await render_contents(contents, options, pages)
+        except ToolInputError as exc:
+            return ReadOutput(f"Cannot read '{uri}': {exc}", skill.server, contents, is_error=True)
+        text = f"[A file of a skill from server '{skill.server}':]\n{rendered}"
+    text, truncated = cap_text(text, options.read_cap_bytes)
+    return ReadOutput(text, skill.server, contents, images, truncated)
 
 
 async def render_contents(
@@ -310,7 +334,7 @@ def search_resources(builder: ContextBuilder, catalog: Catalog, query: str, serv
     if not hits:
         return f"No resource or template matches '{query}'. Try other or fewer words.", False
     shown = hits[:SEARCH_RESULTS]
-    lines = [f"{e.line} [server: {e.server}{', template' if e.kind == 'template' else ''}]" for e in shown]
+    lines = [f"{e.line} [server: {e.server}{'' if e.kind == 'resource' else ', ' + e.kind}]" for e in shown]
     head = f"{len(hits):,} match(es) for '{query}'"
     head += f"; the best {len(shown)}:" if len(hits) > len(shown) else ":"
     return head + "\n" + "\n".join(lines), False

@@ -2,20 +2,26 @@
 
 A server announces changed listings (a notification in the 2025 era, a `subscriptions/listen`
 event in 2026); `Staleness` gathers them until the owner task re-lists, so a server announcing new
-tools need not send its 10,000 resources again.
+tools need not send its 10,000 resources again. Skills (a server declaring the Skills extension)
+have no such notification: their listing is kept while its `ttlMs` lasts, and listed again with
+the rest once it has run out.
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, Final, Literal
 
 from mcp import Client
 from mcp.shared.exceptions import MCPError
-from mcp_types import METHOD_NOT_FOUND
+from mcp_types import CONNECTION_CLOSED, METHOD_NOT_FOUND
 
 from desktop_app.core.catalog import ServerCatalog
+from desktop_app.core.extensions.skills import SkillListing, declared
+from desktop_app.core.server_errors import describe_error, is_connection_loss
+from desktop_app.core.skills.listing import list_skills
 
 ListKind = Literal["resources", "prompts", "tools"]
 """A listing a server may announce as changed ("resources" covers the templates too)."""
@@ -73,6 +79,10 @@ async def list_catalog(
             tools = kept.tools
         else:
             tools = await all_pages(lambda c: client.list_tools(cursor=c), "tools")
+    skills: SkillListing | None = None
+    if declared(caps) is not None:
+        held = kept.skills if kept is not None else None
+        skills = held if held is not None and held.fresh(time.monotonic()) else await _skills(client)
     return ServerCatalog(
         server=server,
         server_info=client.server_info,
@@ -82,7 +92,18 @@ async def list_catalog(
         templates=templates,
         prompts=prompts,
         tools=tools,
+        skills=skills,
     )
+
+
+async def _skills(client: Client) -> SkillListing:
+    """The server's skills; a server that declares them but cannot list them offers none (and says why)."""
+    try:
+        return await list_skills(client.session)
+    except Exception as exc:  # the rest of its catalog stands without its skills
+        if is_connection_loss(exc) or (isinstance(exc, MCPError) and exc.code == CONNECTION_CLOSED):
+            raise
+        return SkillListing(malformed=(f"skills/list failed: {describe_error(exc)}",), listed_at=time.monotonic())
 
 
 async def all_pages(fetch: Callable[[str | None], Awaitable[Any]], attr: str) -> tuple[Any, ...]:

@@ -1,0 +1,106 @@
+"""`read_resource` on a skill: the model's one way into a skill, routed to the skill-loading path.
+
+A read of a skill's `SKILL.md` loads the skill (checked, asked, then handed over); a read of one of
+its other files is served only from the skill's own server and only once the chat loaded the skill;
+a read of anything else in a skill's folder is refused, as the entry does not list it. Everything
+here is decided per host: one `SkillLoader` per `ServerHost`, its permissions kept in `skills.json`.
+"""
+
+from __future__ import annotations
+
+import time
+import weakref
+from dataclasses import dataclass
+
+from mcp.shared.exceptions import MCPError
+
+from desktop_app.core.asks.question import TooManyQuestions
+from desktop_app.core.catalog import Catalog
+from desktop_app.core.content import ResourceContent, from_mcp
+from desktop_app.core.extensions.skills import SkillEntry
+from desktop_app.core.host import ServerHost
+from desktop_app.core.paths import data_dir
+from desktop_app.core.server_errors import ServerRequestTimeout, ServerUnavailableError, describe_error
+from desktop_app.core.skills.consent import SKILL_RULES_FILENAME, SkillConsent, SkillRules
+from desktop_app.core.skills.listing import fetch_entry
+from desktop_app.core.skills.loading import SkillLoader, SkillRead
+from desktop_app.core.skills.manifest import in_folder_of
+
+_loaders: weakref.WeakKeyDictionary[ServerHost, SkillLoader] = weakref.WeakKeyDictionary()
+
+
+def skill_loader(host: ServerHost) -> SkillLoader:
+    """The host's skill loader: asks through the host's questions, keeps "always" in the user's `skills.json`."""
+    loader = _loaders.get(host)
+    if loader is None:
+        loader = SkillLoader(SkillConsent(host.questions, SkillRules(data_dir() / SKILL_RULES_FILENAME)))
+        _loaders[host] = loader
+    return loader
+
+
+@dataclass(frozen=True)
+class SkillOutput:
+    """A skill read for the model: its text, its server, and the checked content (None when refused)."""
+
+    text: str
+    server: str
+    content: ResourceContent | None = None
+    is_error: bool = False
+
+
+def concerns_skill(catalog: Catalog, uri: str) -> bool:
+    """`uri` is a skill's file, or lies in a skill's folder: only the skill-loading path may read it."""
+    return bool(catalog.skills_with(uri)) or any(in_folder_of(entry, uri) for _, entry in catalog.skills())
+
+
+async def read_skill(host: ServerHost, catalog: Catalog, uri: str, chat: str | None = None) -> SkillOutput:
+    """Load the skill `uri` names, or read one of a loaded skill's files (see the module's docstring)."""
+    chat = host.asks.chat if chat is None else chat
+    chat = chat or ""
+    loader = skill_loader(host)
+    found = catalog.skills_with(uri)
+    if not found:
+        server, entry = next((s, e) for s, e in catalog.skills() if in_folder_of(e, uri))
+        text = (
+            f"{uri} is in the folder of skill '{entry.name}' of server '{server}' but is not one of its files: "
+            "the skill may have changed. Load it again with read_resource " + entry.uri + " (the user is asked)."
+        )
+        return SkillOutput(text, server, is_error=True)
+    # A file several skills list (nested skills, or two servers): the one this chat loaded, else the first.
+    server, entry = next(((s, e) for s, e in found if loader.held(chat, s, e.uri) is not None), found[0])
+    connection = host.connection(server)
+
+    async def refresh(skill_uri: str) -> SkillEntry | str:
+        client = connection.client
+        if client is None:
+            return f"server '{server}' is not connected"
+        try:
+            return await fetch_entry(client.session, skill_uri)
+        except MCPError as exc:
+            return exc.message
+        except Exception as exc:
+            return describe_error(exc)
+
+    listing = catalog.servers[server].skills
+    try:
+        if entry.uri == uri:
+            trusted = host.trust(server).trusted
+            stale = listing is None or not listing.fresh(time.monotonic())
+            read = await loader.load(
+                chat, server, entry, trusted=trusted, stale=stale, read=connection.read_resource, refresh=refresh
+            )
+        else:
+            read = await loader.read_file(chat, server, entry, uri, connection.read_resource)
+    except MCPError as exc:
+        return SkillOutput(f"Error reading '{uri}' from server '{server}': {exc.message}", server, is_error=True)
+    except (ServerUnavailableError, ServerRequestTimeout, TooManyQuestions) as exc:
+        return SkillOutput(f"Error reading '{uri}': {exc}", server, is_error=True)
+    return _output(host, server, read)
+
+
+def _output(host: ServerHost, server: str, read: SkillRead) -> SkillOutput:
+    if read.log is not None:
+        host.connection(server).asks.context.note("warning", read.log)
+    if read.is_error or read.content is None:
+        return SkillOutput(read.text, server, is_error=True)
+    return SkillOutput(read.text, server, from_mcp(read.content))
