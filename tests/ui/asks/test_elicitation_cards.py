@@ -21,13 +21,14 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+from pytestqt.qtbot import QtBot
 
 from desktop_app.core.asks.elicitation import ElicitReply, FormQuestion, UrlQuestion
 from desktop_app.core.asks.form_schema import parse_form_schema
 from desktop_app.ui.asks.card_asker import CardAsker
 from desktop_app.ui.asks.cards import register_cards
 from desktop_app.ui.asks.form_card import NO_SECRETS, FormCard
-from desktop_app.ui.asks.url_card import UrlCard
+from desktop_app.ui.asks.url_card import NO_BROWSER, UrlCard
 from tests.core.asks.hosting import asking_config, asking_host
 from tests.hosting import eventually, run_in_qt
 from tests.servers.asking_server import PROFILE_SCHEMA
@@ -187,8 +188,45 @@ def test_the_link_card_opens_the_page_only_when_asked(qapp: QApplication, monkey
         assert card.done.isVisibleTo(card) and "continues once you finish" in card.outcome.text()
         card.done.click()  # the server never reports it: the user says so
         assert retry.completion.is_set()
-        await eventually(lambda: card.outcome.text() == "Done: the step on pay.example.com is complete")
+        await eventually(lambda: card.outcome.text() == "Done: you said the step on pay.example.com is finished")
         assert not card.done.isVisibleTo(card)
+
+    run_in_qt(qapp, scenario())
+
+
+def test_with_no_browser_the_link_card_offers_the_copy_and_answers_only_when_the_user_opened_it(
+    qapp: QApplication, qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    host_widget, cards = window_with_asker()
+    tries: list[str] = []
+    monkeypatch.setattr(UrlCard, "open_url", lambda u: tries.append(u.toString()) and False)
+    url = "https://example.com/connect?step=1"
+
+    async def scenario() -> None:
+        async with asking_host(cards.ask, asking_config("legacy"), stdio=True) as (host, _asker):
+            call = asyncio.ensure_future(host.connection("asking").call_tool("ask_link", {"url": url}))
+            await eventually(lambda: len(cards.pending) == 1, what="the link card")
+            card = cards.pending[0]
+            assert isinstance(card, UrlCard)
+            host_widget.show()
+            assert card.copy.isVisibleTo(host_widget) and not card.opened_myself.isVisibleTo(host_widget)
+            qtbot.mouseClick(card.open_page, Qt.MouseButton.LeftButton)
+            assert tries == [url]
+            # One state: the failure and what to do instead; nothing answered, nothing said to be opened.
+            assert card.open and not card.reply.done()
+            assert card.failed.isVisibleTo(host_widget) and card.failed.text() == NO_BROWSER
+            assert not card.open_page.isVisibleTo(host_widget)
+            assert card.copy.isDefault() and card.opened_myself.isVisibleTo(host_widget)
+            shown = " ".join(label.text() for label in card.findChildren(QLabel) if label.isVisibleTo(host_widget))
+            assert "Opened" not in shown and not card.outcome.isVisibleTo(host_widget)
+            qtbot.mouseClick(card.copy, Qt.MouseButton.LeftButton)
+            assert QApplication.clipboard().text() == url and card.copy.text() == "Copied"
+            assert card.opened_myself.isDefault() and not call.done()
+            qtbot.mouseClick(card.opened_myself, Qt.MouseButton.LeftButton)
+            result: Any = await call
+            assert json.loads(result.content[0].text) == {"action": "accept"}
+            assert card.outcome.text() == "You opened example.com yourself"
+            assert not card.failed.isVisibleTo(host_widget)
 
     run_in_qt(qapp, scenario())
 
@@ -224,7 +262,7 @@ def test_a_misleading_link_from_a_real_server_is_shown_as_the_browser_reads_it(
             host_widget.show()
             domain = shown.split("/")[2].rpartition("@")[2]
             assert card.domain.text() == f"It goes to <b>{domain}</b>"
-            assert card.url.text() == shown.replace("&", "&amp;")
+            assert card.url.text() == shown and card.url.textFormat() == Qt.TextFormat.PlainText
             assert card.warnings.isVisibleTo(host_widget) and card.warnings.text().startswith(warning)
             text = " ".join(label.text() for label in card.findChildren(QLabel))
             assert "\u0430" not in text  # the look-alike letter is never drawn
