@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from desktop_app.ui.conversation.taint_chip import TaintChip
     from desktop_app.ui.gallery.gallery_controller import GalleryController
     from desktop_app.ui.history_panel import HistoryPanel
+    from desktop_app.ui.model_choice import ModelChoice
     from desktop_app.ui.palette import CommandPalette
     from desktop_app.ui.prompt_form import PromptForm
     from desktop_app.ui.servers_panel import ServersPanel
@@ -77,6 +78,7 @@ class MainWindow(QMainWindow):
     apps: AppViews
     chat_actions: ChatActions
     settings_actions: SettingsActions
+    model_choice: ModelChoice
     status_meter: StatusMeter
 
     def __init__(self) -> None:

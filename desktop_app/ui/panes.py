@@ -36,6 +36,7 @@ from desktop_app.ui.gallery.drops import BundleDrops, choose_bundle
 from desktop_app.ui.gallery.gallery_controller import GalleryController
 from desktop_app.ui.history_panel import HistoryPanel
 from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.model_choice import ModelChoice
 from desktop_app.ui.palette import CommandPalette, PaletteEntry
 from desktop_app.ui.prompt_form import PromptForm
 from desktop_app.ui.server_actions import ServerActions
@@ -104,6 +105,7 @@ def fill_window(
     window.chat = chat = ChatController(bridge, window.conversation, conversations, rules, settings, asker)
     window.status_meter = StatusMeter(window.statusBar(), bridge, chat)
     window.settings_actions = settings_actions = SettingsActions(window, bridge, chat, settings_path)
+    window.model_choice = ModelChoice(bridge, chat, window.conversation, window.composer, settings_actions)
     window.gallery = GalleryController(
         bridge, lambda: chat.settings.registry_url, settings_actions.open_settings, window
     )

@@ -37,8 +37,9 @@ class SettingsActions(QObject):
         self._chat = chat
         self._settings_path = settings_path
 
-    def open_settings(self, reason: str | None = None) -> None:
-        """Settings, non-modal; `reason` says why they opened without being asked for."""
+    def open_settings(self, reason: str | None = None, *, provider: str | None = None) -> None:
+        """Settings, non-modal; `reason` says why they opened without being asked for, `provider`
+        which provider's settings to show (the "Choose a model" card's pick)."""
         servers = self._bridge.store.servers if self._bridge.store is not None else {}
         dialog = SettingsDialog(
             self._chat.settings,
@@ -51,10 +52,12 @@ class SettingsActions(QObject):
         )
         dialog.server_rule_revoked.connect(self._revoke_server_rule)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.saved.connect(self._apply_settings)
+        dialog.saved.connect(self.apply_settings)
         dialog.encrypt_requested.connect(lambda: self._bridge.spawn(self.encrypt_secrets(), "Encrypting secrets"))
         self._bridge.secrets_changed.connect(dialog.set_secrets)
         dialog.open()
+        if provider is not None:
+            dialog.choose_provider(provider)
 
     async def unlock_secrets(self) -> None:
         """The encrypted secrets file needs its password; without it servers start with no secrets."""
@@ -116,7 +119,8 @@ class SettingsActions(QObject):
         except ConfigError as exc:
             show_notice(self._window, f"The rule could not be revoked:\n\n{exc}")
 
-    def _apply_settings(self, settings: AppSettings) -> None:
+    def apply_settings(self, settings: AppSettings) -> None:
+        """Save `settings` and use them at once."""
         try:
             save_settings(self._settings_path, settings)
         except OSError as exc:

@@ -253,6 +253,14 @@ class SettingsDialog(QDialog):
         self._fill_rules()
         self._list_models()  # again, now with the saved base URL
 
+    def choose_provider(self, provider_id: str) -> None:
+        """Show `provider_id`'s settings, with the keyboard where they need the user first."""
+        index = self.provider.findData(provider_id)
+        if index >= 0:
+            self.provider.setCurrentIndex(index)
+        first = self.key if self.key.isEnabled() and self.preset().needs_key else self.model
+        first.setFocus()
+
     def preset(self) -> Provider:
         return PROVIDERS_BY_ID[str(self.provider.currentData())]
 

@@ -72,14 +72,37 @@ class ConversationView(QScrollArea):
         self.empty_hint.setWordWrap(True)
         self.empty_hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.empty_hint.setStyleSheet("color: #8a8f98; padding: 40px;")
+        self.empty_card: QWidget | None = None
+        """What an empty conversation offers above the hint (the "Choose a model" card), if anything."""
         self.add_widget(self.empty_hint)
 
     # -- building blocks -------------------------------------------------------------------
+
+    @property
+    def is_empty(self) -> bool:
+        """Nothing but the empty conversation's hint (and card) is shown."""
+        return self._layout.count() - 1 == sum(1 for w in (self.empty_hint, self.empty_card) if w is not None)
+
+    def set_empty_card(self, card: QWidget | None) -> None:
+        """Offer `card` above the hint while the conversation is empty (None: offer nothing)."""
+        if self.empty_card is card:
+            return
+        if self.empty_card is not None:
+            self.empty_card.hide()
+            self._layout.removeWidget(self.empty_card)
+            self.empty_card = None
+        empty = self.is_empty
+        self.empty_card = card
+        if card is not None:
+            self._layout.insertWidget(self._layout.indexOf(self.empty_hint), card)
+            card.setVisible(empty)
 
     def add_widget(self, widget: QWidget, *, compact: bool = False) -> QWidget:
         """Append below the last item; `compact` items (chips) keep their own width, left-aligned."""
         if widget is not self.empty_hint:
             self.empty_hint.hide()
+            if self.empty_card is not None:
+                self.empty_card.hide()
         alignment = Qt.AlignmentFlag.AlignLeft if compact else Qt.AlignmentFlag(0)
         self._layout.insertWidget(self._layout.count() - 1, widget, 0, alignment)
         return widget
@@ -95,6 +118,8 @@ class ConversationView(QScrollArea):
         if index < 0:
             return self.add_widget(widget)
         self.empty_hint.hide()
+        if self.empty_card is not None:
+            self.empty_card.hide()
         below = [w for w in self._below.get(call_id, []) if self._layout.indexOf(w) >= 0]
         anchor: QWidget = below[-1] if below else card  # type: ignore[assignment]
         self._layout.insertWidget(self._layout.indexOf(anchor) + 1, widget)
@@ -139,9 +164,10 @@ class ConversationView(QScrollArea):
         return bubble
 
     def clear(self) -> None:
+        kept = (self.empty_hint, self.empty_card)
         while self._layout.count() > 1:
             item = self._layout.takeAt(0)
-            if item is not None and (widget := item.widget()) is not None and widget is not self.empty_hint:
+            if item is not None and (widget := item.widget()) is not None and widget not in kept:
                 widget.hide()
                 widget.deleteLater()
         self._assistant = None
@@ -150,6 +176,9 @@ class ConversationView(QScrollArea):
         self._waiting.clear()
         self._layout.insertWidget(0, self.empty_hint)
         self.empty_hint.show()
+        if self.empty_card is not None:
+            self._layout.insertWidget(0, self.empty_card)
+            self.empty_card.show()
 
     def show_history(self, messages: list[dict[str, Any]], events: Sequence[tuple[int, dict[str, Any]]] = ()) -> None:
         """Render a stored conversation as it happened: its messages, and the events kept beside them.
