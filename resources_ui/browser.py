@@ -193,7 +193,11 @@ class ResourceBrowser(QWidget):
         attach.setShortcut(QKeySequence(Qt.Key.Key_Return))
         attach.setEnabled(bool(refs))
         single = entries[0] if len(entries) == 1 else None
-        label = "Fill in template…" if single is not None and single.is_template else "Open"
+        label = "Open"
+        if single is not None and single.is_template:
+            label = "Fill in template…"
+        elif single is not None and single.skill is not None:
+            label = "Preview skill"
         opener = menu.addAction(label, lambda: self._open_single(single))
         opener.setEnabled(single is not None)
         copy = menu.addAction("Copy URI" if len(entries) <= 1 else "Copy URIs", self.copy_uris)

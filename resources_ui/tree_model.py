@@ -1,7 +1,8 @@
-"""The source model of the resource browser: server → resources and templates.
+"""The source model of the resource browser: server → resources, templates and skills.
 
 Every configured server is a top-level row carrying its live status; its children are the
-resources and templates it last listed. A catalog change replaces a server's children with a
+resources, templates and skills it last listed (a skill is one row: its `SKILL.md`, with its
+files and whether it can be loaded in the detail line and tooltip). A catalog change replaces a server's children with a
 single layout change that re-points persistent indexes by URI, so views keep selection and
 expansion; a server that goes down keeps its last-known children, greyed.
 """
@@ -28,7 +29,9 @@ from PySide6.QtGui import QFont, QGuiApplication, QIcon, QPalette
 from desktop_app.bridge import CoreBridge
 from desktop_app.core.catalog import ServerCatalog
 from desktop_app.core.content import human_size
+from desktop_app.core.extensions.skills import SkillEntry
 from desktop_app.core.server_status import ServerState, ServerStatus
+from desktop_app.core.skills.manifest import problem
 from resources_ui.drag_payload import RESOURCES_MIME, URI_LIST_MIME, ResourceRef, encode_resources
 from resources_ui.icons import ContentKind, kind_for, kind_icon
 from resources_ui.qt_compat import no_data
@@ -56,6 +59,7 @@ TEMPLATE_FLAGS: Final = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
 _NO_FLAGS: Final = Qt.ItemFlag.NoItemFlags
 _RIGHT: Final = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
 _LAYOUT_SIGNATURE: Final = "QList<QPersistentModelIndex>,QAbstractItemModel::LayoutChangeHint"
+SKILL_FILES_SHOWN: Final = 12
 ROOT: Final = QModelIndex()
 """The invalid index naming the root; a shared default argument (indexes are values, never mutated)."""
 _NO_HINT: Final = QAbstractItemModel.LayoutChangeHint.NoLayoutChangeHint
@@ -64,6 +68,7 @@ _NO_HINT: Final = QAbstractItemModel.LayoutChangeHint.NoLayoutChangeHint
 class EntryKind(Enum):
     RESOURCE = "resource"
     TEMPLATE = "template"
+    SKILL = "skill"
 
 
 EntryKey = str
@@ -89,6 +94,8 @@ class Entry(NamedTuple):
     folded_label: str
     folded_text: str
     """Label, name, URI and description case-folded once, so filtering is a plain string search."""
+    skill: SkillEntry | None = None
+    """The skill's entry, on a skill's row."""
 
     @property
     def label(self) -> str:
@@ -111,18 +118,46 @@ def make_entry(
     mime_type: str | None = None,
     size: int | None = None,
     description: str | None = None,
+    skill: SkillEntry | None = None,
 ) -> Entry:
     label = title or name
-    text = "\n".join(filter(None, (label, name, uri, description)))
+    text = "\n".join(filter(None, (label, name, uri, description, "skill" if skill is not None else None)))
     key = _KEY_PREFIX[kind] + uri
-    return Entry(kind, server, uri, name, title, mime_type, size, description, key, label.casefold(), text.casefold())
+    return Entry(
+        kind, server, uri, name, title, mime_type, size, description, key, label.casefold(), text.casefold(), skill
+    )
+
+
+def skill_entry(server: str, skill: SkillEntry) -> Entry:
+    """A skill's row: named by its front matter, opened and attached as its `SKILL.md`."""
+    size = sum(f.size for f in skill.files) if skill.files is not None else None
+    return make_entry(
+        EntryKind.SKILL, server, skill.uri, skill.name, None, "text/markdown", size, skill.description, skill
+    )
+
+
+def skill_state(skill: SkillEntry) -> str:
+    """What a skill's row says of it: its files and digests, or why it cannot be loaded."""
+    why = problem(skill)
+    if why is not None:
+        return f"cannot be loaded: {why}"
+    count = len(skill.files or ())
+    return f"{count} file{'' if count == 1 else 's'}, each with a declared digest; asks before loading"
 
 
 def entries_of(catalog: ServerCatalog) -> list[Entry]:
-    """Resources then templates, in the server's order; a URI listed twice keeps its first listing."""
+    """Resources, templates, then skills, in the server's order; a URI listed twice keeps its first listing.
+
+    A skill's files are left out of the resources: they are the skill's, read through it.
+    """
     seen: set[EntryKey] = set()
     entries: list[Entry] = []
-    items: Iterable[Resource | ResourceTemplate] = (*catalog.resources, *catalog.templates)
+    skills = catalog.skills.entries if catalog.skills is not None else ()
+    skill_files = {f.uri for skill in skills for f in skill.files or ()} | {skill.uri for skill in skills}
+    items: Iterable[Resource | ResourceTemplate] = (
+        *(r for r in catalog.resources if r.uri not in skill_files),
+        *catalog.templates,
+    )
     for item in items:
         if isinstance(item, Resource):
             entry = make_entry(
@@ -149,6 +184,11 @@ def entries_of(catalog: ServerCatalog) -> list[Entry]:
         if entry.key not in seen:
             seen.add(entry.key)
             entries.append(entry)
+    for skill in skills:
+        entry = skill_entry(catalog.server, skill)
+        if entry.key not in seen:
+            seen.add(entry.key)
+            entries.append(entry)
     return entries
 
 
@@ -167,6 +207,11 @@ class RowLook(NamedTuple):
 
 
 def type_text(entry: Entry) -> str:
+    if entry.skill is not None:
+        if problem(entry.skill) is not None:
+            return "skill · cannot be loaded"
+        count = len(entry.skill.files or ())
+        return f"skill · {count} file{'' if count == 1 else 's'}"
     if entry.is_template:
         return f"template · {entry.mime_type}" if entry.mime_type else "template"
     return entry.mime_type or ""
@@ -189,9 +234,10 @@ class _Server:
     rows: dict[EntryKey, int] = field(default_factory=dict)
     listed: bool = False
     """Whether `entries` come from a live catalog (False before the first listing and after it went away)."""
-    listing: tuple[object, object] = ((), ())
-    """The catalog's resources and templates the entries were made from (a relist of the tools keeps them)."""
+    listing: tuple[object, object, object] = ((), (), None)
+    """The catalog's resources, templates and skills the entries were made from (a relist of the tools keeps them)."""
     templates: int = 0
+    skills: int = 0
 
     @property
     def live(self) -> bool:
@@ -200,7 +246,10 @@ class _Server:
     def counts(self) -> str:
         if not self.listed and not self.entries:
             return "nothing listed yet"
-        text = f"{_plural(len(self.entries) - self.templates, 'resource')} · {_plural(self.templates, 'template')}"
+        resources = len(self.entries) - self.templates - self.skills
+        text = f"{_plural(resources, 'resource')} · {_plural(self.templates, 'template')}"
+        if self.skills:
+            text += f" · {_plural(self.skills, 'skill')}"
         return text if self.listed else f"{text} (last known)"
 
 
@@ -264,8 +313,8 @@ class ResourceTreeModel(QAbstractItemModel):
             server.listed = False
         else:
             server.listed = True
-            listing = (catalog.resources, catalog.templates)
-            if listing[0] is not server.listing[0] or listing[1] is not server.listing[1]:
+            listing = (catalog.resources, catalog.templates, catalog.skills)
+            if any(new is not old for new, old in zip(listing, server.listing, strict=True)):
                 server.listing = listing
                 entries = entries_of(catalog)
                 if entries != server.entries:
@@ -300,6 +349,7 @@ class ResourceTreeModel(QAbstractItemModel):
         server.entries = entries
         server.rows = {entry.key: row for row, entry in enumerate(entries)}
         server.templates = sum(entry.is_template for entry in entries)
+        server.skills = sum(entry.skill is not None for entry in entries)
         moved_from: list[QModelIndex] = []
         moved_to: list[QModelIndex] = []
         for index in self.persistentIndexList():
@@ -404,6 +454,8 @@ class ResourceTreeModel(QAbstractItemModel):
             return size_text(entry)
         if role == Qt.ItemDataRole.DecorationRole and column == NAME_COLUMN:
             return kind_icon(ContentKind.TEMPLATE if entry.is_template else kind_for(entry.mime_type, entry.uri))
+        if role == Qt.ItemDataRole.ToolTipRole and entry.skill is not None:
+            return skill_tooltip(entry.server, entry.skill)
         if role == Qt.ItemDataRole.ToolTipRole:
             lines = [entry.description or entry.label, entry.uri]
             kind = ("template" + (f" · {entry.mime_type}" if entry.mime_type else "")) if entry.is_template else None
@@ -487,6 +539,16 @@ class ResourceTreeModel(QAbstractItemModel):
 
     def supportedDragActions(self) -> Qt.DropAction:
         return Qt.DropAction.CopyAction
+
+
+def skill_tooltip(server: str, skill: SkillEntry) -> str:
+    """Who offers the skill, what it is for, whether it can be loaded, and its files (plain text)."""
+    lines = [f"Skill {skill.name} from {server}", skill.description, skill.uri, skill_state(skill)]
+    files = skill.files or ()
+    lines += [f"  {f.uri} ({human_size(f.size)})" for f in files[:SKILL_FILES_SHOWN]]
+    if len(files) > SKILL_FILES_SHOWN:
+        lines.append(f"  and {len(files) - SKILL_FILES_SHOWN:,} more files")
+    return "\n".join(lines)
 
 
 def layout_signal(signal: SignalInstance) -> SignalInstance:

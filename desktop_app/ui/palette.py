@@ -1,4 +1,4 @@
-"""The command palette (Ctrl+K): every server's prompts and the app's commands, fuzzy-filtered.
+"""The command palette (Ctrl+K): every server's prompts and skills and the app's commands, fuzzy-filtered.
 
 Keyboard first: type to filter, Up/Down to move, Enter to run, Esc to close.
 """
@@ -7,11 +7,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 from PySide6.QtCore import QEvent, QObject, QPoint, Qt, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QFrame, QLineEdit, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
 from rapidfuzz import fuzz, utils
+
+from desktop_app.core.catalog import Catalog
+from desktop_app.core.skills.manifest import problem
+from resources_ui.drag_payload import ResourceRef
 
 MIN_SCORE = 55.0
 MAX_ROWS = 12
@@ -21,11 +26,25 @@ MAX_ROWS = 12
 class PaletteEntry:
     """One thing the palette can do; `kind` groups prompts apart from app commands."""
 
-    kind: str  # "prompt" | "command"
+    kind: str  # "prompt" | "skill" | "command"
     title: str
     subtitle: str
     run: Callable[[], object]
     keywords: str = ""
+
+
+KIND_LABELS = {"prompt": "Prompt", "skill": "Skill", "command": "Command"}
+
+
+def skill_entries(catalog: Catalog, attach: Callable[[list[ResourceRef]], object]) -> list[PaletteEntry]:
+    """A palette entry per skill that can be loaded: it attaches the skill (the user is asked when it is sent)."""
+    entries = []
+    for server, skill in catalog.skills():
+        if problem(skill) is None:
+            ref = ResourceRef(server, skill.uri, skill.name, "text/markdown")
+            subtitle = f"{server} · skill · {' '.join(skill.description.split())[:200]}"
+            entries.append(PaletteEntry("skill", skill.name, subtitle, partial(attach, [ref]), skill.uri))
+    return entries
 
 
 def rank(query: str, entries: Sequence[PaletteEntry]) -> list[PaletteEntry]:
@@ -108,7 +127,7 @@ class CommandPalette(QFrame):
     def _refilter(self) -> None:
         self.list.clear()
         for entry in rank(self.query.text(), self._entries):
-            label = "Prompt" if entry.kind == "prompt" else "Command"
+            label = KIND_LABELS.get(entry.kind, "Command")
             item = QListWidgetItem(f"{entry.title}    —  {entry.subtitle}" if entry.subtitle else entry.title)
             item.setToolTip(f"{label}: {entry.subtitle}")
             item.setData(Qt.ItemDataRole.UserRole, entry)
