@@ -1,7 +1,8 @@
 """Requests to one server from any task, sent through its ready session.
 
 A failure is worded for what it means to the server: a sign-in it now needs, a timeout, or a
-lost connection (which also tells the owner task, so it restarts the server at once).
+lost connection (which also tells the owner task, so it restarts the server at once). A tool
+call that becomes a task is followed by the server's `TaskRunner`, without an overall timeout.
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ from desktop_app.core.server_errors import (
     is_connection_loss,
 )
 from desktop_app.core.server_status import ServerState, ServerStatus
+from desktop_app.core.tasks.board import TaskBoard
+from desktop_app.core.tasks.runner import TaskRunner
 from desktop_app.core.watched_streams import CLOSED_REASON
 
 T = TypeVar("T")
@@ -58,6 +61,9 @@ class Calls:
         self._auth = auth
         self._asks = asks
         self._mark_dead = mark_dead
+        self._tasks = TaskRunner(
+            TaskBoard.of(asks.context.service), config=config, client=client, request=self.request, asks=asks
+        )
 
     async def read_resource(self, uri: str) -> ReadResourceResult:
         return await self.request(f"resources/read {uri}", lambda c: c.read_resource(uri))
@@ -71,9 +77,12 @@ class Calls:
             # The timeout is kept by `asks.call_tool`: it pauses while the server waits on the user.
             return client.call_tool(tool, arguments, read_timeout_seconds=math.inf, progress_callback=progress)
 
-        return await self._asks.call_tool(
-            tool, call_id, self._config().timeout, lambda: self.request(f"tools/call {tool}", send)
-        )
+        def plain() -> Awaitable[CallToolResult]:
+            return self._asks.call_tool(
+                tool, call_id, self._config().timeout, lambda: self.request(f"tools/call {tool}", send)
+            )
+
+        return await self._tasks.call_tool(tool, arguments, progress, call_id, plain)
 
     async def get_prompt(self, prompt: str, arguments: dict[str, str]) -> GetPromptResult:
         return await self.request(f"prompts/get {prompt}", lambda c: c.get_prompt(prompt, arguments))
