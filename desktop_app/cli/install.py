@@ -4,7 +4,9 @@ domain's Server Cards (`install_domain`) to servers.json.
 It prints the exact command (or URL) the entry will run, with a warning, and asks before writing
 anything unless `--yes`. Values come from `--set KEY=VALUE` (repeat a key for repeated arguments);
 secret ones go to the secret store. Installing a server that is already installed from the same
-source updates its entry. Everything a publisher wrote is printed with its control characters
+source updates its entry. The organisation's policy (`core/policy`) is asked first: a server it does
+not allow, a bundle where bundles are off, or another registry than the one it pins is refused with
+its words and nothing is asked or written. Everything a publisher wrote is printed with its control characters
 written out (`core/terminal_text`): it cannot rewrite what the terminal shows. Errors are one line
 on stderr with exit code 2; a declined install exits 1; nothing is written unless everything succeeds.
 """
@@ -27,6 +29,7 @@ from desktop_app.core.config_store import ConfigStore
 from desktop_app.core.discovery.address import DiscoveryError
 from desktop_app.core.log_routing import install_logging
 from desktop_app.core.paths import data_dir, default_config_path
+from desktop_app.core.policy.in_force import PolicyInForce, policy_in_force
 from desktop_app.core.registry.bundle import Bundle, open_bundle_file, plan_bundle
 from desktop_app.core.registry.choices import choices, download_bundle, pick
 from desktop_app.core.registry.client import RegistryClient, RegistryError
@@ -155,15 +158,18 @@ async def _install(args: argparse.Namespace) -> bool:
     if store.error is not None:
         raise UsageError(f"fix servers.json first: {store.error}")
     answers = parse_settings(args.set)
+    policy = policy_in_force()
     from_card: CardInstall | None = None
     if args.target.lower().endswith(".mcpb"):
+        if (refusal := policy.feature_refusal("bundles")) is not None:
+            raise UsageError(str(refusal))  # not even opened
         bundle = open_bundle_file(Path(args.target))
         plan, previous = _bundle_plan(store, bundle, answers, args.name, origin={"name": bundle.manifest.name})
     elif is_domain(args.target):
         from_card = await plan_from_domain(store, args, answers, lambda: _stored_names(True))
         plan, previous = from_card.plan, from_card.previous
     else:
-        plan, previous = await _registry_plan(store, args, answers)
+        plan, previous = await _registry_plan(store, args, answers, policy)
     if plan.config.name in store.servers and plan.config.name != plan.replaces:
         raise UsageError(f"a server named '{plan.config.name}' already exists: choose another with --name")
     secrets = _secrets(bool(plan.secrets))
@@ -173,7 +179,9 @@ async def _install(args: argparse.Namespace) -> bool:
         store.upsert(config, previous_name=previous_name)
 
     update_from = previous.origin.get("version") if previous is not None else None
-    done = await install(plan, asker=asker, save=save, secrets=secrets, update_from=update_from, previous=previous)
+    done = await install(
+        plan, asker=asker, save=save, secrets=secrets, rules=policy, update_from=update_from, previous=previous
+    )
     if done:
         print(f"Added '{plan.config.name}' to {store.path}.")
         if from_card is not None:
@@ -211,10 +219,17 @@ def _bundle_plan(
     return plan, previous
 
 
+def _registry(option: str | None, policy: PolicyInForce) -> str:
+    """`--registry`, else the one in Settings; the one the policy pins, and no other."""
+    if option is not None and (refusal := policy.registry_refusal(RegistryClient(option).base_url)) is not None:
+        raise UsageError(str(refusal))
+    return policy.registry_url(registry_url(option))
+
+
 async def _registry_plan(
-    store: ConfigStore, args: argparse.Namespace, answers: dict[str, tuple[str, ...]]
+    store: ConfigStore, args: argparse.Namespace, answers: dict[str, tuple[str, ...]], policy: PolicyInForce
 ) -> tuple[InstallPlan, ServerConfig | None]:
-    client = RegistryClient(registry_url(args.registry))
+    client = RegistryClient(_registry(args.registry, policy))
     entry = await client.get(args.target, args.version or "latest")
     choice = pick(choices(entry), args.package)
     if choice.kind == "mcpb":

@@ -4,6 +4,10 @@ The host keeps the aggregated catalog current from its connections' events and r
 requests to the server that owns a URI. It never blocks: starting returns at once and each
 connection reports its progress on the event bus.
 
+The organisation's policy (`core/policy`) is asked here, once for every start of every server: each
+transport opens through `_open`, which refuses a server the policy does not allow before any process
+is spawned or address contacted. The connection then fails with the policy's words and does not retry.
+
 The host's catalog is what the model, its app views and `mcp-desk run` may use: each server's
 listing less the tools the user switched off (`disabledTools`). This is the one place they are
 left out; a connection's own `catalog` stays the server's full listing, for the Servers panel.
@@ -14,22 +18,27 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
+from typing import Any
 
 from desktop_app.core.asks.question import FallbackAsker, QuestionGate
 from desktop_app.core.asks.service import AskService
 from desktop_app.core.auth.credentials import CredentialStore
 from desktop_app.core.auth.server_auth import SignInServices
 from desktop_app.core.catalog import Catalog, ServerCatalog
+from desktop_app.core.config_file import ConfigError
 from desktop_app.core.connection import ServerConnection, TargetFactory
 from desktop_app.core.content import ResourceContent, from_mcp
 from desktop_app.core.events import CatalogChanged, EventBus, ServerRemoved
 from desktop_app.core.expansion import SecretLookup
+from desktop_app.core.policy.in_force import PolicyInForce, policy_in_force
+from desktop_app.core.policy.refusal import Refusal
 from desktop_app.core.restart_policy import RestartPolicy
 from desktop_app.core.server_config import ServerConfig
 from desktop_app.core.server_errors import ServerUnavailableError
 from desktop_app.core.server_status import ServerState
 from desktop_app.core.transports import open_transport
 from desktop_app.core.trust import UNTRUSTED, ServerTrust
+from desktop_app.core.watched_streams import TransportHooks
 
 
 class _CurrentSecrets:
@@ -47,6 +56,10 @@ class UnknownResourceError(LookupError):
     """No connected server lists this URI."""
 
 
+class ServerBlocked(ConfigError):
+    """The organisation's policy does not let this server run; like a configuration error, it is not retried."""
+
+
 class ServerHost:
     """Owns all server connections and the catalog built from them."""
 
@@ -58,8 +71,13 @@ class ServerHost:
         environ: Mapping[str, str] | None = None,
         policy: RestartPolicy | None = None,
         target_factory: TargetFactory = open_transport,
+        managed: PolicyInForce | None = None,
     ) -> None:
         self.bus = bus or EventBus()
+        self.managed = policy_in_force() if managed is None else managed
+        """The organisation's policy in force (by default the file's): which servers run, what is switched off."""
+        self.blocked: dict[str, Refusal] = {}
+        """Servers the policy refused at their latest start, and which rule refused them."""
         self.secrets = secrets
         """The store `${secret:NAME}` is read from at connect time; replaceable (e.g. once unlocked)."""
         self._environ = environ
@@ -173,12 +191,24 @@ class ServerHost:
             secrets=_CurrentSecrets(self),
             environ=self._environ,
             policy=self._policy,
-            target_factory=self._target_factory,
+            target_factory=self._open,
             sign_in=self.sign_in,
             asks=self.asks,
         )
+        sampling_off = self.managed.feature_refusal("sampling")
+        connection.asks.sampling.refused = None if sampling_off is None else str(sampling_off)
         self._connections[config.name] = connection
         return connection
+
+    def _open(self, config: ServerConfig, hooks: TransportHooks) -> Any:
+        """Every attempt of every server opens its transport here: unless the policy allows the server
+        (as resolved, so as it would run), nothing is spawned or contacted and it fails with the rule."""
+        refusal = self.managed.server_refusal(config)
+        if refusal is not None:
+            self.blocked[config.name] = refusal
+            raise ServerBlocked(str(refusal))
+        self.blocked.pop(config.name, None)
+        return self._target_factory(config, hooks)
 
     def _take_choices(self, connection: ServerConnection, config: ServerConfig) -> None:
         """Take the user's trust and switched-off tools from `config`; views hear of a changed offer."""

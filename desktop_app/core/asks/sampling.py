@@ -119,6 +119,8 @@ class Sampling:
 
     def __init__(self, context: AskContext) -> None:
         self._context = context
+        self.refused: str | None = None
+        """Why the organisation's policy refuses every request (the host sets it); None: they are asked."""
         self._exchanges: AllowedExchanges[SamplingConsent] = AllowedExchanges()
         """Exchanges allowed once whose answer called tools: each covers its one faithful follow-up."""
 
@@ -126,6 +128,8 @@ class Sampling:
         self, _request: ClientRequestContext, params: CreateMessageRequestParams
     ) -> CreateMessageResult | CreateMessageResultWithTools | ErrorData:
         context = self._context
+        if self.refused is not None:
+            return context.refuse(WHAT, self.refused)
         model = context.service.model
         if model is None:
             return context.refuse(WHAT, "no model is configured in MCP Desk")

@@ -1,5 +1,7 @@
 """Carrying out an install plan: ask for consent, then secrets, files and the entry, or nothing at all.
 
+Every install (registry, bundle, a domain's card; the window and `mcp-desk install`) passes here,
+so this is where the organisation's policy (`InstallRules`) refuses one, before anything is asked.
 The consent is a `Question` of the ask family, so the window answers it with a card, the command
 line with `--yes` or a terminal prompt, tests with a script. It carries the whole command (never
 shortened) and the warning that it will run on this computer. After a yes, secrets are stored,
@@ -14,6 +16,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from desktop_app.core.asks.question import Asker, Question, ask_user
 from desktop_app.core.registry.bundle import remove_bundle_files
@@ -32,6 +35,18 @@ REMOTE_WARNING = "MCP Desk will connect to this address{headers}. Install only s
 
 class InstallError(Exception):
     """The install failed after consent; everything it did was undone."""
+
+
+class InstallRefused(InstallError):
+    """The organisation's policy does not allow this install; nothing was asked or done."""
+
+
+class InstallRules(Protocol):
+    """What may be installed (the organisation's policy in force answers it)."""
+
+    def install_refusal(self, config: ServerConfig, *, bundle: bool) -> str | None:
+        """Why installing `config` is refused, in the user's words; None when it may be installed."""
+        ...
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -82,10 +97,15 @@ async def install(
     asker: Asker,
     save: SaveEntry,
     secrets: SecretStore | None,
+    rules: InstallRules,
     update_from: str | None = None,
     previous: ServerConfig | None = None,
 ) -> bool:
-    """Ask, then commit; False when the user declined (nothing was done). Raises `InstallError`."""
+    """Ask, then commit; False when the user declined (nothing was done). Raises `InstallError`
+    (`InstallRefused` when `rules` do not allow it)."""
+    refusal = rules.install_refusal(plan.config, bundle=plan.staged is not None)
+    if refusal is not None:
+        raise InstallRefused(refusal)
     if not await ask_user(asker, consent_for(plan, update_from=update_from)):
         return False
     await commit(plan, save=save, secrets=secrets, previous=previous)

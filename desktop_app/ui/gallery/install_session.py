@@ -229,6 +229,7 @@ class InstallSession(QObject):
                 asker=self.asker,
                 save=self.bridge.save_server,
                 secrets=self.bridge.secrets,
+                rules=self.bridge.host.managed,
                 update_from=previous.origin.get("version") if previous else None,
                 previous=previous,
             )

@@ -13,6 +13,7 @@ import pytest
 from desktop_app.core.asks.question import ScriptedAsker
 from desktop_app.core.config_store import ConfigStore
 from desktop_app.core.host import ServerHost
+from desktop_app.core.policy.in_force import NO_POLICY
 from desktop_app.core.registry.bundle import plan_bundle, read_bundle, remove_bundle_files
 from desktop_app.core.registry.choices import choices, download_bundle, pick
 from desktop_app.core.registry.client import RegistryClient
@@ -74,7 +75,7 @@ async def run_host(config: ServerConfig, secrets: SecretStore) -> ServerHost:
 async def test_declined_installs_nothing(registry: RegistryFixture, store: ConfigStore, secrets: SecretStore) -> None:
     plan = await hello_plan(registry, HELLO_TOKEN="tok")
     asker = ScriptedAsker(lambda _q: False)
-    assert not await install(plan, asker=asker, save=saver(store), secrets=secrets)
+    assert not await install(plan, asker=asker, save=saver(store), secrets=secrets, rules=NO_POLICY)
     [consent] = asker.asked
     assert isinstance(consent, InstallConsent)
     assert consent.command[:4] == (shutil.which("npx"), "-y", "--registry", registry.npm_url)
@@ -84,7 +85,8 @@ async def test_declined_installs_nothing(registry: RegistryFixture, store: Confi
 
 async def test_no_answer_is_no(registry: RegistryFixture, store: ConfigStore, secrets: SecretStore) -> None:
     plan = await hello_plan(registry, HELLO_TOKEN="tok")
-    assert not await install(plan, asker=ScriptedAsker(), save=saver(store), secrets=secrets)  # the fallback
+    # Nobody answers: the consent's fallback is no.
+    assert not await install(plan, asker=ScriptedAsker(), save=saver(store), secrets=secrets, rules=NO_POLICY)
     assert not store.path.exists()
 
 
@@ -93,7 +95,9 @@ async def test_npm_install_starts_and_serves_its_resource(
 ) -> None:
     monkeypatch.setenv("HOME", str(tmp_path / "home"))  # npx's cache, away from the real one
     plan = await hello_plan(registry, audience="Ada", HELLO_GREETING="Bonjour", HELLO_TOKEN="tok")
-    assert await install(plan, asker=ScriptedAsker(lambda _q: True), save=saver(store), secrets=secrets)
+    assert await install(
+        plan, asker=ScriptedAsker(lambda _q: True), save=saver(store), secrets=secrets, rules=NO_POLICY
+    )
     written = json.loads(store.path.read_text())["mcpServers"]["hello"]
     assert written["command"] == shutil.which("npx")
     assert written["args"][-3:] == ["--", "@mcp-desk-tests/hello@1.0.0", "Ada"]
@@ -121,7 +125,7 @@ async def test_failed_save_undoes_secrets_and_files(
         read_bundle(fixture_python_bundle()), {"token": ("new",)}, entry_name="fixture", root=tmp_path / "b"
     )
     with pytest.raises(InstallError, match=r"not saving: the file has an error to fix first.*nothing was installed"):
-        await install(plan, asker=ScriptedAsker(lambda _q: True), save=saver(store), secrets=secrets)
+        await install(plan, asker=ScriptedAsker(lambda _q: True), save=saver(store), secrets=secrets, rules=NO_POLICY)
     assert broken.read_text() == '{"mcpServers": {"x": '
     assert secrets.get("FIXTURE_TOKEN") == "old value"
     assert not (tmp_path / "b").exists() or not any((tmp_path / "b").iterdir())
@@ -130,7 +134,7 @@ async def test_failed_save_undoes_secrets_and_files(
 async def test_missing_secret_store_refuses_before_writing(registry: RegistryFixture, store: ConfigStore) -> None:
     plan = await hello_plan(registry, HELLO_TOKEN="tok")
     with pytest.raises(InstallError, match=r"no secret store is available"):
-        await install(plan, asker=ScriptedAsker(lambda _q: True), save=saver(store), secrets=None)
+        await install(plan, asker=ScriptedAsker(lambda _q: True), save=saver(store), secrets=None, rules=NO_POLICY)
     assert not store.path.exists()
 
 
@@ -142,7 +146,9 @@ async def test_bundle_installs_runs_and_uninstalls(
     bundle = read_bundle(make())
     answers = {"token": ("t0k3n-value",)} if bundle.manifest.user_config else {}
     plan = plan_bundle(bundle, answers, entry_name="fixture", root=tmp_path / "bundles")
-    assert await install(plan, asker=ScriptedAsker(lambda _q: True), save=saver(store), secrets=secrets)
+    assert await install(
+        plan, asker=ScriptedAsker(lambda _q: True), save=saver(store), secrets=secrets, rules=NO_POLICY
+    )
     config = ConfigStore(store.path).servers["fixture"]
     folder = Path(config.origin["bundle"])
     assert (folder / "manifest.json").is_file()
@@ -179,11 +185,13 @@ async def test_update_replaces_the_entry_and_old_files(
     root = tmp_path / "bundles"
     bundle = read_bundle(fixture_python_bundle())
     first = plan_bundle(bundle, {"token": ("one",)}, entry_name="fixture", root=root)
-    await install(first, asker=ScriptedAsker(lambda _q: True), save=saver(store), secrets=secrets)
+    await install(first, asker=ScriptedAsker(lambda _q: True), save=saver(store), secrets=secrets, rules=NO_POLICY)
     old = ConfigStore(store.path).servers["fixture"]
     second = plan_bundle(bundle, {}, entry_name="fixture", root=root, stored=secrets.names(), replaces="fixture")
     asker = ScriptedAsker(lambda _q: True)
-    await install(second, asker=asker, save=saver(store), secrets=secrets, update_from="1.0.0", previous=old)
+    await install(
+        second, asker=asker, save=saver(store), secrets=secrets, rules=NO_POLICY, update_from="1.0.0", previous=old
+    )
     [consent] = asker.asked
     assert isinstance(consent, InstallConsent) and consent.update_from == "1.0.0"
     new = ConfigStore(store.path).servers["fixture"]
