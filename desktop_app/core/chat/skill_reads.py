@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from mcp.shared.exceptions import MCPError
 
-from desktop_app.core.asks.question import TooManyQuestions
+from desktop_app.core.asks.question import QuestionGate, TooManyQuestions
 from desktop_app.core.catalog import Catalog
 from desktop_app.core.content import ResourceContent, from_mcp
 from desktop_app.core.extensions.skills import SkillEntry
@@ -26,15 +26,19 @@ from desktop_app.core.skills.listing import fetch_entry
 from desktop_app.core.skills.loading import SkillLoader, SkillRead
 from desktop_app.core.skills.manifest import in_folder_of
 
-_loaders: weakref.WeakKeyDictionary[ServerHost, SkillLoader] = weakref.WeakKeyDictionary()
+_loaders: weakref.WeakKeyDictionary[QuestionGate, SkillLoader] = weakref.WeakKeyDictionary()
 
 
 def skill_loader(host: ServerHost) -> SkillLoader:
-    """The host's skill loader: asks through the host's questions, keeps "always" in the user's `skills.json`."""
-    loader = _loaders.get(host)
+    """The host's skill loader: asks through the host's questions, keeps "always" in the user's `skills.json`.
+
+    It is found by the host's question gate, which a turn's view of the host (one that records its
+    requests) shares with the host itself: chats keep what they loaded from one turn to the next.
+    """
+    loader = _loaders.get(host.questions)
     if loader is None:
         loader = SkillLoader(SkillConsent(host.questions, SkillRules(data_dir() / SKILL_RULES_FILENAME)))
-        _loaders[host] = loader
+        _loaders[host.questions] = loader
     return loader
 
 
