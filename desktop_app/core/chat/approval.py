@@ -17,6 +17,11 @@ Which calls are asked (see `ApprovalPolicy.assess`):
 
 Callers other than the model (an MCP App view calling its server's tools) use the same gate
 with `requester=Requester.APP`; the rules are the same, the card says who asks.
+
+The organisation's policy (`core/policy`) comes first: with `approvals.everyCall` every call is put
+to the user (no rule, allowance or `--approve allow` answers it); with `features.alwaysAllow` off no
+standing permission applies (saved rules, a trusted server's read-only tools) and none is offered.
+The request says which answers the policy takes away (`refused`), so the card greys them with why.
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ from desktop_app.core.catalog import CatalogTool
 from desktop_app.core.chat.approval_rules import RULES_FILENAME as RULES_FILENAME
 from desktop_app.core.chat.approval_rules import AlwaysAllowRules as AlwaysAllowRules
 from desktop_app.core.chat.approval_rules import Pin
+from desktop_app.core.policy.in_force import PolicyInForce, policy_in_force
 from desktop_app.core.tool_changes import ToolChange
 from desktop_app.core.tool_definition import ToolDefinition
 from desktop_app.core.trust import NO_HINTS, UNTRUSTED, ServerTrust, ToolHints, is_read_only
@@ -109,6 +115,8 @@ class ApprovalRequest(Question[ApprovalReply]):
     """Why a previous edit was refused."""
     change: ToolChange | None = None
     """Set by the policy: the user allowed this tool, but its definition has changed since."""
+    refused: Mapping[Decision, str] = field(default_factory=dict)
+    """Answers the organisation's policy takes away, each with the words that say why."""
 
     @classmethod
     def for_tool(
@@ -230,14 +238,28 @@ class ApprovalPolicy:
     asker: Asker
     rules: AlwaysAllowRules | None = None
     _chat: dict[str, dict[tuple[str, str], Pin]] = field(default_factory=dict)
+    managed: PolicyInForce = field(default_factory=policy_in_force)
+    """The organisation's policy in force (by default the file's)."""
+
+    def refused_answers(self) -> dict[Decision, str]:
+        """The answers the organisation's policy takes away, with its words."""
+        refused: dict[Decision, str] = {}
+        if (every_call := self.managed.every_call()) is not None:
+            refused[Decision.ALLOW_CHAT] = refused[Decision.ALLOW_ALWAYS] = str(every_call)
+        elif (no_standing := self.managed.feature_refusal("alwaysAllow")) is not None:
+            refused[Decision.ALLOW_ALWAYS] = str(no_standing)
+        return refused
 
     def assess(self, chat: str, request: ApprovalRequest) -> Assessment:
         """What the rules say about `request` in `chat`, without asking anyone."""
+        if self.managed.every_call() is not None:
+            return Assessment(None)
         key = (request.server, request.tool)
-        if request.read_only and request.trust.auto_approve_read_only:
+        standing = self.managed.feature_refusal("alwaysAllow") is None
+        if standing and request.read_only and request.trust.auto_approve_read_only:
             return Assessment(DecidedBy.SERVER_RULE)
         pins = (
-            (DecidedBy.RULE, None if self.rules is None else self.rules.pin(*key)),
+            (DecidedBy.RULE, None if self.rules is None or not standing else self.rules.pin(*key)),
             (DecidedBy.CHAT, self._chat.get(chat, {}).get(key)),
         )
         rule: DecidedBy | None = None
@@ -267,9 +289,16 @@ class ApprovalPolicy:
         if assessment.allowed_by is not None:
             return Verdict(True, request.arguments, assessment.allowed_by, taint=taint)
         paused = assessment.rule_paused
-        pending = replace(request, rule_paused=paused, change=assessment.changed)
+        refused = self.refused_answers()
+        every_call = self.managed.every_call()
+        pending = replace(request, rule_paused=paused, change=assessment.changed, refused=refused)
         for _ in range(MAX_EDIT_ATTEMPTS):
             reply = await ask_user(self.asker, pending)
+            if every_call is not None and reply.by is DecidedBy.FLAG and reply.decision is not Decision.DENY:
+                # `--approve allow` answers before anything is shown: under this rule it is not an approval.
+                return Verdict(False, request.arguments, reply.by, Decision.DENY, str(every_call), False, paused)
+            if reply.decision in refused:
+                reply = replace(reply, decision=Decision.ALLOW_ONCE)  # what is left of it: this call only
             if reply.decision is Decision.DENY:
                 return Verdict(
                     False, request.arguments, reply.by, Decision.DENY, reply.reason.strip(), False, paused, taint

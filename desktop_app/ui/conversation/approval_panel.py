@@ -5,6 +5,8 @@ other question; but for a call the model made it is embedded in that call's tool
 per call: the arguments appear once, editable in place). Standing alone (an app view's call,
 which has no tool card) it shows the tool's title, description and claims itself. When the user
 allowed the tool before but it has changed since, the panel says so and shows what changed.
+Answers the organisation's policy takes away ("for this chat", "always") are greyed, and a line
+says which rule took them.
 
 Keyboard: the panel takes the focus when it appears; Enter allows once (after a short delay, so
 a keystroke meant for the composer cannot approve anything), Esc denies, Enter in the reason
@@ -155,6 +157,16 @@ class ApprovalPanel(AskCard[ApprovalReply]):
         self.deny = self.add_button("Deny", right=True)
         # Under taint a "for this chat" answer could not apply: it is not offered.
         self.allow_chat.setVisible(not request.under_taint)
+        for decision, button in ((Decision.ALLOW_CHAT, self.allow_chat), (Decision.ALLOW_ALWAYS, self.allow_always)):
+            if (why := request.refused.get(decision)) is not None:
+                button.setEnabled(False)
+                button.setToolTip(why[:1].upper() + why[1:])
+        self.managed = plain_label(" · ".join(dict.fromkeys(w[:1].upper() + w[1:] for w in request.refused.values())))
+        self.managed.setObjectName("managedNote")
+        self.managed.setWordWrap(True)
+        self.managed.setStyleSheet(MUTED)
+        self.managed.setVisible(bool(request.refused))
+        self.body.addWidget(self.managed)
         self.allow_once.clicked.connect(lambda: self._allow(Decision.ALLOW_ONCE))
         self.allow_chat.clicked.connect(lambda: self._allow(Decision.ALLOW_CHAT))
         self.allow_always.clicked.connect(lambda: self._allow(Decision.ALLOW_ALWAYS))
@@ -226,7 +238,7 @@ class ApprovalPanel(AskCard[ApprovalReply]):
         super().keyPressEvent(event)
 
     def _allow(self, decision: Decision, *, confirmed: bool = False) -> None:
-        if not self.open:
+        if not self.open or decision in self.request.refused:
             return
         try:
             edited = json.loads(self.editor.toPlainText())
@@ -269,6 +281,7 @@ class ApprovalPanel(AskCard[ApprovalReply]):
             self.editor,
             self.problem,
             self.confirm,
+            self.managed,
         )
         for widget in (*shown, self.reason, self.keys):
             widget.hide()
