@@ -247,10 +247,12 @@ async def read_for_model(
     *,
     pages: str | None = None,
     search_offered: bool,
+    chat: str | None = None,
 ) -> ReadOutput:
-    """Read `uri` from its server and render every content item for the model (a skill's through its loading path)."""
+    """Read `uri` from its server and render every content item for the model (a skill's through its loading path,
+    for `chat`: by default the one the user is in)."""
     if concerns_skill(catalog, uri):
-        return await _read_skill(host, catalog, uri, options, pages)
+        return await _read_skill(host, catalog, uri, options, pages, chat)
     server = resolve_server(catalog, uri)
     if server is None:
         return ReadOutput(not_found_message(catalog, uri, search_offered=search_offered), is_error=True)
@@ -274,10 +276,10 @@ async def read_for_model(
 
 
 async def _read_skill(
-    host: ServerHost, catalog: Catalog, uri: str, options: ChatOptions, pages: str | None
+    host: ServerHost, catalog: Catalog, uri: str, options: ChatOptions, pages: str | None, chat: str | None
 ) -> ReadOutput:
     """A skill loaded (its text, tagged), or a file of a loaded skill rendered as any resource, under its origin."""
-    skill = await read_skill(host, catalog, uri)
+    skill = await read_skill(host, catalog, uri, chat)
     if skill.is_error or skill.content is None:
         return ReadOutput(skill.text, skill.server, is_error=True)
     contents = (skill.content,)

@@ -148,3 +148,18 @@ async def test_a_changed_skill_asks_again_and_says_what_changed(
     assert len(user.asked) == 2
     assert user.asked[-1].changes == (f"changed {GUIDE}",)
     assert user.asked[-1].changed
+
+
+async def test_an_allowance_for_a_chat_holds_in_that_chat_only(folder: Path, skills_host: HostFactory) -> None:
+    user = User(SkillDecision.ALLOW_CHAT)
+    host = await skills_host({"skills": folder}, "auto")
+    host.questions.asker = user.asker
+    options = ChatOptions()
+
+    for chat in ("first", "first", "second"):
+        out = await read_for_model(host, host.catalog, REVIEW, options, search_offered=False, chat=chat)
+        assert not out.is_error
+    # The guide is readable where the skill was loaded, not in a chat that never loaded it.
+    assert not (await read_for_model(host, host.catalog, GUIDE, options, search_offered=False, chat="first")).is_error
+    assert (await read_for_model(host, host.catalog, GUIDE, options, search_offered=False, chat="third")).is_error
+    assert len(user.asked) == 2
