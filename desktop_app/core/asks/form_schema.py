@@ -133,6 +133,39 @@ def format_problem(kind: str | None, value: str) -> str | None:
     return None
 
 
+def number_from_text(form_field: FormField, text: str) -> int | float | str | None:
+    """A number field's value from what the user typed: None when empty, the number as typed (never
+    moved into the bounds, so `check` can say it is out of them), or the text itself when it is not a
+    number (which `check` refuses). A decimal comma is read as a point."""
+    text = text.strip()
+    if not text:
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        number = float(text.replace(",", ".") if "." not in text else text)
+    except ValueError:
+        return text
+    if form_field.kind is FieldKind.INTEGER and number.is_integer() and math.isfinite(number):
+        return int(number)
+    return number
+
+
+def number_hint(form_field: FormField) -> str:
+    """What a number field takes, for a placeholder: "a whole number from 15 to 240"."""
+    kind = "a whole number" if form_field.kind is FieldKind.INTEGER else "a number"
+    low, high = form_field.minimum, form_field.maximum
+    if low is not None and high is not None:
+        return f"{kind} from {_number(low)} to {_number(high)}"
+    if low is not None:
+        return f"{kind}, at least {_number(low)}"
+    if high is not None:
+        return f"{kind}, at most {_number(high)}"
+    return kind
+
+
 def _valid(pattern: re.Pattern[str], parse: Any, value: str) -> bool:
     if not pattern.match(value):
         return False
@@ -165,19 +198,19 @@ class FormSchema:
 
     def problems(self, values: Mapping[str, Any]) -> dict[str, str]:
         """Field name -> what is wrong; empty when `values` may be sent. Unknown names are wrong too."""
-        found: dict[str, str] = {}
-        for name in values:
-            if self.field(name) is None:
-                found[name] = "is not a field of this form"
+        found = {name: "is not a field of this form" for name in values if self.field(name) is None}
         for form_field in self.fields:
-            if form_field.name not in values or values[form_field.name] is None:
-                if form_field.required:
-                    found[form_field.name] = "is required"
-                continue
-            problem = form_field.check(values[form_field.name])
+            problem = field_problem(form_field, values.get(form_field.name))
             if problem is not None:
                 found[form_field.name] = problem
         return found
+
+
+def field_problem(form_field: FormField, value: Any) -> str | None:
+    """What is wrong with `value` (None: left empty) for one field, in the user's words; None when it fits."""
+    if value is None:
+        return "is required" if form_field.required else None
+    return form_field.check(value)
 
 
 def parse_form_schema(schema: object) -> FormSchema:

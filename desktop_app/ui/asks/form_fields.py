@@ -2,10 +2,13 @@
 
 Every editor starts at the server's default, can say "not set" for an optional field without
 one, and hands back a JSON value (or None) for `FormField.check` to judge before anything is sent.
+What the user typed is what is judged: a number out of bounds stays as typed and is shown as an
+error, never quietly moved into range.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Final
 
 from PySide6.QtCore import QDate, QDateTime, Qt, QTime
@@ -15,19 +18,17 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDateEdit,
     QDateTimeEdit,
-    QDoubleSpinBox,
     QLineEdit,
     QListWidget,
     QListWidgetItem,
-    QSpinBox,
+    QSizePolicy,
     QWidget,
 )
 
-from desktop_app.core.asks.form_schema import FieldKind, FormField
+from desktop_app.core.asks.form_schema import FieldKind, FormField, number_from_text, number_hint
 
 NOT_SET: Final = "Not set"
-INT_LIMIT: Final = 2_000_000_000
-FLOAT_LIMIT: Final = 1e15
+NUMBER_WIDTH: Final = 220
 MULTI_ROWS: Final = 6
 _EARLIEST: Final = QDate(100, 1, 1)
 """The earliest date Qt's date editors take; it stands for "Not set"."""
@@ -45,6 +46,11 @@ class FieldEditor:
         """The JSON value to send, or None when the user left the field empty."""
         raise NotImplementedError
 
+    def watch(self, changed: Callable[[], None], finished: Callable[[], None]) -> None:
+        """Call `changed` on every edit, `finished` once an edit is complete (the cursor left a text,
+        a choice was made)."""
+        raise NotImplementedError
+
 
 class _Text(FieldEditor):
     def __init__(self, form_field: FormField) -> None:
@@ -59,6 +65,10 @@ class _Text(FieldEditor):
 
     def value(self) -> Any:
         return self._edit.text() or None
+
+    def watch(self, changed: Callable[[], None], finished: Callable[[], None]) -> None:
+        self._edit.textChanged.connect(lambda _text: changed())
+        self._edit.editingFinished.connect(finished)
 
 
 class _Date(FieldEditor):
@@ -93,6 +103,10 @@ class _Date(FieldEditor):
             )
         return self._edit.date().toString("yyyy-MM-dd")
 
+    def watch(self, changed: Callable[[], None], finished: Callable[[], None]) -> None:
+        self._edit.dateTimeChanged.connect(lambda _when: changed())
+        self._edit.editingFinished.connect(finished)
+
 
 def _parse_default(default: Any, with_time: bool) -> QDateTime | None:
     if not isinstance(default, str):
@@ -104,51 +118,25 @@ def _parse_default(default: Any, with_time: bool) -> QDateTime | None:
 
 
 class _Number(FieldEditor):
-    """Integers and numbers as spin boxes within the schema's bounds; one step below means "Not set"."""
+    """A number typed as text, its bounds in the placeholder; empty means "not set"."""
 
     def __init__(self, form_field: FormField) -> None:
-        integer = form_field.kind is FieldKind.INTEGER
-        limit = INT_LIMIT if integer else FLOAT_LIMIT
-        low = max(form_field.minimum, -limit) if form_field.minimum is not None else -limit
-        high = min(form_field.maximum, limit) if form_field.maximum is not None else limit
-        self._optional = form_field.default is None and not form_field.required
-        decimals = 0 if integer else _decimals(form_field)
-        floor = low - 10**-decimals if self._optional else low
-        start = form_field.default if form_field.default is not None else max(low, min(0, high))
-        if self._optional:
-            start = floor  # shown as "Not set"
-        spin: QSpinBox | QDoubleSpinBox
-        if integer:
-            spin = QSpinBox()
-            spin.setRange(int(floor), int(high))
-            spin.setValue(int(start))
-        else:
-            spin = QDoubleSpinBox()
-            spin.setDecimals(decimals)
-            spin.setRange(floor, high)
-            spin.setValue(float(start))
-        if self._optional:
-            spin.setSpecialValueText(NOT_SET)
-        spin.setAlignment(Qt.AlignmentFlag.AlignRight)
-        spin.setMinimumWidth(140)
-        super().__init__(form_field, spin)
-        self._spin = spin
-        self._integer = integer
+        edit = QLineEdit()
+        edit.setPlaceholderText(number_hint(form_field))
+        if form_field.default is not None:
+            edit.setText(str(form_field.default))
+        edit.setAlignment(Qt.AlignmentFlag.AlignRight)
+        edit.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
+        edit.setFixedWidth(max(NUMBER_WIDTH, edit.fontMetrics().horizontalAdvance(edit.placeholderText()) + 24))
+        super().__init__(form_field, edit)
+        self._edit = edit
 
     def value(self) -> Any:
-        if self._optional and self._spin.value() == self._spin.minimum():
-            return None
-        value = self._spin.value()
-        return int(value) if self._integer else float(value)
+        return number_from_text(self.field, self._edit.text())
 
-
-def _decimals(form_field: FormField) -> int:
-    """Enough decimals for the default and the bounds (2 to 6)."""
-    places = 2
-    for number in (form_field.default, form_field.minimum, form_field.maximum):
-        if isinstance(number, float) and not number.is_integer():
-            places = max(places, len(repr(number).split(".")[-1]))
-    return min(places, 6)
+    def watch(self, changed: Callable[[], None], finished: Callable[[], None]) -> None:
+        self._edit.textChanged.connect(lambda _text: changed())
+        self._edit.editingFinished.connect(finished)
 
 
 class _Boolean(FieldEditor):
@@ -160,6 +148,9 @@ class _Boolean(FieldEditor):
 
     def value(self) -> Any:
         return self._box.isChecked()
+
+    def watch(self, changed: Callable[[], None], finished: Callable[[], None]) -> None:
+        self._box.toggled.connect(_both(changed, finished))
 
 
 class _Choice(FieldEditor):
@@ -177,6 +168,9 @@ class _Choice(FieldEditor):
 
     def value(self) -> Any:
         return self._combo.currentData()
+
+    def watch(self, changed: Callable[[], None], finished: Callable[[], None]) -> None:
+        self._combo.currentIndexChanged.connect(_both(changed, finished))
 
 
 class _Multi(FieldEditor):
@@ -199,6 +193,19 @@ class _Multi(FieldEditor):
         items = [self._options.item(row) for row in range(self._options.count())]
         picked = [str(i.data(Qt.ItemDataRole.UserRole)) for i in items if i.checkState() == Qt.CheckState.Checked]
         return picked if picked or self.field.required else None
+
+    def watch(self, changed: Callable[[], None], finished: Callable[[], None]) -> None:
+        self._options.itemChanged.connect(_both(changed, finished))
+
+
+def _both(changed: Callable[[], None], finished: Callable[[], None]) -> Callable[[object], None]:
+    """For editors where one click is a whole edit: it changed, and the change is complete."""
+
+    def both(_new: object) -> None:
+        changed()
+        finished()
+
+    return both
 
 
 def field_editor(form_field: FormField) -> FieldEditor:
