@@ -16,8 +16,9 @@ from pytestqt.qtbot import QtBot
 
 from desktop_app.core.chat.synthetic import read_for_model
 from desktop_app.core.model.settings import ChatOptions
-from desktop_app.core.skills.consent import SkillDecision, SkillQuestion, SkillReply
+from desktop_app.core.skills.consent import SkillDecision, SkillReply
 from desktop_app.ui.asks.card_asker import CardAsker
+from desktop_app.ui.asks.cards import register_cards
 from desktop_app.ui.asks.skill_card import SkillCard
 from desktop_app.ui.palette import CommandPalette, skill_entries
 from resources_ui import ResourceWorkspace, ViewerKind
@@ -150,7 +151,7 @@ def test_an_attached_skill_waits_for_the_same_card_and_loads_once_the_user_click
         layout = QVBoxLayout(column)
         layout.addStretch(1)
         asker = CardAsker(lambda card: layout.insertWidget(0, card))
-        asker.register(SkillQuestion, SkillCard)
+        register_cards(asker)  # as the window does
         host.questions.asker = asker
         column.show()
 
