@@ -20,6 +20,7 @@ from typing import Any, Final, TypeVar, cast
 
 from desktop_app.cli.approval_text import approval_question, refusal_reason
 from desktop_app.cli.asks import ELICIT_CHOICES, SAMPLING_CHOICES, CliAsker, ask_line
+from desktop_app.cli.task_progress import reporting_tasks
 from desktop_app.core.app_settings import AppSettings, default_settings_path, load_settings
 from desktop_app.core.asks.question import Asker, Question
 from desktop_app.core.asks.service import SamplingModel
@@ -81,6 +82,8 @@ allows everything. A skill a server offers joins the conversation only when the 
 --approve (or a skill you always allow, unchanged since) lets it; a trusted server's skills load unasked.
 --elicit and --sampling answer servers that ask back (a form or a link; the model); every refused
 request prints one line on stderr. --root adds a folder to the roots every server is offered.
+A tool call a server runs as a task is waited for as long as the task reports, with a line on stderr
+whenever it changes; Ctrl+C cancels running tasks on their servers before stopping.
 """
 
 
@@ -279,10 +282,11 @@ async def _run(args: argparse.Namespace) -> int:
         turn = engine.start_turn(conversation, args.message, [Attachment(uri) for uri in args.attach])
         events: list[ChatEvent] = []
         try:
-            async for event in turn:
-                events.append(event)
-                if isinstance(event, ChatError):
-                    _error(event.message)
+            async with reporting_tasks(host, _error):  # tasks' progress on stderr; interrupted, they are cancelled
+                async for event in turn:
+                    events.append(event)
+                    if isinstance(event, ChatError):
+                        _error(event.message)
         finally:
             if args.transcript is not None:
                 _write_transcript(args.transcript, settings.model, turn.sent_messages, events, conversation.taint)

@@ -208,9 +208,14 @@ class TaskBoard:
     # -- following waiting tasks -----------------------------------------------------------
 
     def _on_state(self, event: ServerStateChanged) -> None:
+        state = event.status.state
         runner = self._runners.get(event.server)
-        if event.status.state is ServerState.READY and runner is not None:
+        if state is ServerState.READY and runner is not None:
             self._resume(runner)
+        elif state in (ServerState.STOPPED, ServerState.FAILED, ServerState.DISABLED):
+            for key, task in list(self._background.items()):  # they wait for the server's return instead
+                if key[0] == event.server:
+                    task.cancel()
 
     def _resume(self, runner: ServerTasks) -> None:
         for record in list(self._records.values()):

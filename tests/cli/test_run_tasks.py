@@ -1,0 +1,91 @@
+"""`mcp-desk run` with a tool that is a task (server-everything's `simulate-research-query`): it waits
+for the task with a status line on stderr per change, answers its question with `--elicit`, and
+Ctrl+C cancels the task on the server before the command stops."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from desktop_app.cli.run import run_command
+from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, ToolCall, calls, text, tool_messages
+from tests.servers.everything import everything_available, everything_stdio_params
+
+pytestmark = [
+    *LITELLM_WARNINGS,
+    pytest.mark.npm,
+    pytest.mark.skipif(not everything_available(), reason="server-everything is not installed"),
+]
+ROOT = Path(__file__).resolve().parents[2]
+RESEARCH = "everything__simulate-research-query"
+
+
+@pytest.fixture(autouse=True)
+def provider_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+
+
+@pytest.fixture
+def llm() -> Iterator[ScriptedLLM]:
+    with ScriptedLLM() as server:
+        yield server
+
+
+@pytest.fixture
+def config(tmp_path: Path) -> Path:
+    params = everything_stdio_params()
+    path = tmp_path / "servers.json"
+    path.write_text(json.dumps({"mcpServers": {"everything": {"command": params.command, "args": params.args}}}))
+    return path
+
+
+def args(config: Path, llm: ScriptedLLM) -> list[str]:
+    return ["--config", str(config), "--model", "openai/scripted", "--api-base", llm.url, "--approve", "allow"]
+
+
+def test_the_run_waits_for_the_task_prints_its_stages_and_answers_its_question(
+    config: Path, llm: ScriptedLLM, capsys: pytest.CaptureFixture[str]
+) -> None:
+    llm.queue(calls(ToolCall(RESEARCH, {"topic": "python", "ambiguous": True})), text("Researched."))
+    assert run_command([*args(config, llm), "--elicit", "decline", "Research python"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out == "Researched.\n"
+    lines = [line.removeprefix("mcp-desk run: ") for line in captured.err.splitlines()]
+    prefix = "task simulate-research-query on everything "
+    states = [line.removeprefix(prefix).rsplit(" (", 1)[0] for line in lines if line.startswith(prefix)]
+    assert states[0] == "working: Gathering sources..."
+    asking = next(i for i, state in enumerate(states) if state.startswith("needs your input: Found multiple"))
+    assert "working: Analyzing content..." in states[:asking]
+    assert states[-1].startswith("completed")
+    assert any(line.startswith("declined a form from everything") for line in lines)
+    [result] = tool_messages(llm.bodies()[1])
+    assert "# Research Report: python (User declined - using default interpretation)" in result["content"]
+
+
+def test_ctrl_c_cancels_the_running_task_on_its_server(config: Path, llm: ScriptedLLM) -> None:
+    llm.queue(calls(ToolCall(RESEARCH, {"topic": "tides"})), text("never sent"))
+    command = [sys.executable, "-m", "desktop_app.cli.run", *args(config, llm), "Research tides"]
+    env = {**os.environ, "OPENAI_API_KEY": "sk-test"}
+    with subprocess.Popen(command, cwd=ROOT, env=env, stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True) as run:
+        assert run.stderr is not None
+        lines: list[str] = []
+        deadline = time.monotonic() + 60
+        while not any("working: Gathering sources" in line for line in lines):
+            assert time.monotonic() < deadline and run.poll() is None, lines
+            lines.append(run.stderr.readline())
+        run.send_signal(signal.SIGINT)
+        _, rest = run.communicate(timeout=60)
+    said = "".join(lines) + rest
+    assert run.returncode == 130, said
+    cancelled = [line for line in said.splitlines() if "cancelled:" in line]
+    assert cancelled and "The user cancelled this task before it finished; it has no result." in cancelled[0]
+    assert "did not confirm" not in said  # the server acknowledged the cancellation
+    assert said.rstrip().endswith("mcp-desk run: interrupted")
