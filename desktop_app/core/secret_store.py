@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import importlib.util
 import json
 import os
+import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -66,6 +68,18 @@ class PasswordRequiredError(SecretStoreError):
     """An encrypted secrets file exists (or was asked for) but no password was given."""
 
 
+_SHORT: Final[dict[BackendKind, str]] = {
+    "os-keyring": "system keyring",
+    "encrypted-file": "encrypted file",
+    "plaintext-file": "plaintext file, not encrypted",
+}
+_WHERE: Final[dict[BackendKind, str]] = {
+    "os-keyring": "in the system keyring",
+    "encrypted-file": "in the password-protected secrets file",
+    "plaintext-file": "in a plaintext file, not encrypted",
+}
+
+
 @dataclass(frozen=True)
 class SecretBackend:
     """Where secrets are kept, as the UI should describe it."""
@@ -73,6 +87,49 @@ class SecretBackend:
     kind: BackendKind
     label: str
     encrypted: bool
+    path: Path | None = None
+    """The file the secrets are in (None for the system keyring)."""
+
+    @property
+    def short(self) -> str:
+        """A few words for a status bar: "system keyring", "plaintext file, not encrypted"."""
+        return _SHORT[self.kind]
+
+    @property
+    def where(self) -> str:
+        """Where a stored secret goes, for a sentence: "Stored {where}" never hides a plaintext file."""
+        return _WHERE[self.kind]
+
+
+def encryption_advice(backend: SecretBackend, platform: str | None = None) -> str:
+    """What an unencrypted store means and how to get an encrypted one on this system (`platform`
+    defaults to `sys.platform`); empty when the store is encrypted already."""
+    if backend.encrypted:
+        return ""
+    platform = sys.platform if platform is None else platform
+    where = f" ({backend.path})" if backend.path is not None else ""
+    meaning = (
+        f"Your API keys, tokens and server secrets are in a plaintext file{where}. Only your user account may"
+        " open it, but every program you run, and anyone with a copy of your disk or backups, can read them."
+    )
+    if importlib.util.find_spec("Cryptodome") is None:
+        password = "Protecting the file with a password needs the pycryptodomex package, which is not installed."
+    else:
+        password = (
+            'To encrypt them now, choose "Protect secrets with a password…" (File\u00a0→\u00a0Settings): they move into'
+            " an encrypted file, and you enter its password each time MCP Desk starts."
+        )
+    keyring = {
+        "darwin": "Or start MCP Desk again once the macOS Keychain answers (it did not when MCP Desk started).",
+        "win32": "Or start MCP Desk again once the Windows Credential Manager answers (it did not when MCP Desk"
+        " started).",
+    }.get(
+        platform,
+        "Or install and unlock a system keyring (GNOME Keyring or KWallet, reached over your desktop session's"
+        " D-Bus; a machine without a desktop usually has none) and start MCP Desk again.",
+    )
+    keyring += " Secrets already in the plaintext file are not moved there: enter them again."
+    return "\n\n".join((meaning, password, keyring))
 
 
 class SecretStore:
@@ -229,7 +286,7 @@ def _open_encrypted(path: Path, password: str) -> SecretStore:
         ring._get_new_password = lambda: password
         ring._init_file()  # writes the reference entry keyed by this password
     os.chmod(path, 0o600)
-    return SecretStore(ring, SecretBackend("encrypted-file", f"Encrypted file ({path})", encrypted=True))
+    return SecretStore(ring, SecretBackend("encrypted-file", f"Encrypted file ({path})", encrypted=True, path=path))
 
 
 def _open_plaintext(path: Path) -> SecretStore:
@@ -237,7 +294,7 @@ def _open_plaintext(path: Path) -> SecretStore:
     ring = PlaintextKeyring()
     ring.file_path = str(path)
     label = f"Plaintext file — NOT encrypted ({path})"
-    return SecretStore(ring, SecretBackend("plaintext-file", label, encrypted=False))
+    return SecretStore(ring, SecretBackend("plaintext-file", label, encrypted=False, path=path))
 
 
 def encrypt_plaintext_store(plain: SecretStore, data_dir: Path, password: str) -> SecretStore:

@@ -16,16 +16,22 @@ from desktop_app.core.launch_env import changes_launch
 from desktop_app.ui.style import ERROR_COLOUR
 
 _SECRET_REF = re.compile(r"^\$\{secret:([^}]+)\}$")
-_KEEP = "(stored in the secret store — leave empty to keep)"
 _CHANGES_LAUNCH = "Changes which program runs or what it loads"
 
 
 class KeyValueTable(QTableWidget):
     """Rows of name, value and a 'secret' tick; a secret's value is never shown once stored."""
 
-    def __init__(self, key_label: str, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, key_label: str, stored_where: str = "in the secret store", parent: QWidget | None = None
+    ) -> None:
+        """`stored_where` says where a secret goes, for a sentence: "in a plaintext file, not encrypted"."""
         super().__init__(0, 3, parent)
+        self._keep = f"Stored {stored_where}; leave empty to keep it"
         self.setHorizontalHeaderLabels([key_label, "Value", "Secret"])
+        tick_header = self.horizontalHeaderItem(2)
+        if tick_header is not None:
+            tick_header.setToolTip(f"Ticked: the value is stored {stored_where}; the entry keeps ${{secret:NAME}}")
         header = self.horizontalHeader()
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
@@ -42,7 +48,7 @@ class KeyValueTable(QTableWidget):
         value_item = QTableWidgetItem("" if stored else value)
         if stored:
             value_item.setData(Qt.ItemDataRole.UserRole, stored.group(1))
-            value_item.setToolTip(_KEEP)
+            value_item.setToolTip(self._keep)
         self.setItem(row, 1, value_item)
         tick = QTableWidgetItem()
         tick.setFlags(Qt.ItemFlag.ItemIsUserCheckable | Qt.ItemFlag.ItemIsEnabled)

@@ -20,11 +20,13 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QDoubleSpinBox,
     QFormLayout,
+    QFrame,
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QPlainTextEdit,
     QPushButton,
+    QScrollArea,
     QStackedWidget,
     QVBoxLayout,
     QWidget,
@@ -32,7 +34,7 @@ from PySide6.QtWidgets import (
 
 from desktop_app.core.config_file import ConfigError, parse_pasted
 from desktop_app.core.expansion import secret_placeholder
-from desktop_app.core.secret_store import SecretStore
+from desktop_app.core.secret_store import SecretStore, encryption_advice
 from desktop_app.core.server_config import (
     DEFAULT_TIMEOUT_S,
     LOG_LEVELS,
@@ -44,6 +46,24 @@ from desktop_app.core.server_config import (
 from desktop_app.ui.asks.roots_editor import RootsEditor
 from desktop_app.ui.key_value_table import KeyValueTable
 from desktop_app.ui.style import error_label
+
+
+def _store_note(secrets: SecretStore | None) -> QLabel:
+    """Where values ticked secret go; a plaintext file is called what it is, in red, with how to encrypt it."""
+    if secrets is None:
+        note = error_label()
+        note.setText("No secret store is open: values ticked secret cannot be saved.")
+        return note
+    backend = secrets.backend
+    if backend.encrypted:
+        return QLabel(f"Values ticked secret are kept in: {backend.label}.")
+    note = error_label()
+    note.setText(
+        f"Values ticked secret are kept {backend.where}: every program you run can read them."
+        " To encrypt them: File\u00a0→\u00a0Settings\u00a0→\u00a0Protect secrets with a password…"
+    )
+    note.setToolTip(encryption_advice(backend))
+    return note
 
 
 def secret_name_for(server: str, key: str) -> str:
@@ -70,7 +90,8 @@ class ServerEditor(QDialog):
         self._origin = dict(config.origin) if config else {}  # kept: updates and uninstall need it
         self._oauth: OAuthSettings | None = None
         self._disabled_tools: tuple[str, ...] = ()
-        self.resize(660, 720)
+        screen = self.screen().availableGeometry()
+        self.resize(min(660, screen.width() - 40), min(860, screen.height() - 60))
 
         self.name = QLineEdit()
         self.name.setPlaceholderText("e.g. github")
@@ -85,7 +106,8 @@ class ServerEditor(QDialog):
         self.args.setPlaceholderText('-y @modelcontextprotocol/server-filesystem "/my files"')
         self.cwd = QLineEdit()
         self.cwd.setPlaceholderText("optional working directory")
-        self.env = KeyValueTable("Variable")
+        where = secrets.backend.where if secrets is not None else "in the secret store"
+        self.env = KeyValueTable("Variable", where)
         self.env_warning = error_label()
         self.env_warning.setObjectName("launchEnvWarning")
         self.env_warning.setWordWrap(True)
@@ -102,7 +124,7 @@ class ServerEditor(QDialog):
 
         self.url = QLineEdit()
         self.url.setPlaceholderText("https://example.com/mcp")
-        self.headers = KeyValueTable("Header")
+        self.headers = KeyValueTable("Header", where)
         http_page = QWidget()
         http_form = QFormLayout(http_page)
         http_form.addRow("URL", self.url)
@@ -153,7 +175,7 @@ class ServerEditor(QDialog):
 
         self.error = error_label()
         self.error.setObjectName("editorError")
-        store_note = f"Secrets are kept in: {secrets.backend.label}" if secrets else "No secret store is available."
+        self.store_note = _store_note(secrets)
 
         top = QFormLayout()
         top.addRow("Name", self.name)
@@ -179,12 +201,21 @@ class ServerEditor(QDialog):
         buttons.accepted.connect(self._save)
         buttons.rejected.connect(self.reject)
 
+        form = QWidget()
+        form_layout = QVBoxLayout(form)
+        form_layout.setContentsMargins(0, 0, 0, 0)
+        form_layout.addLayout(paste_row)
+        form_layout.addLayout(top)
+        form_layout.addWidget(self.pages, 1)
+        form_layout.addLayout(advanced)
+        form_layout.addWidget(self.store_note)
+        # On a small screen the form scrolls; the error and the buttons stay in sight.
+        self.scroller = QScrollArea()
+        self.scroller.setWidget(form)
+        self.scroller.setWidgetResizable(True)
+        self.scroller.setFrameShape(QFrame.Shape.NoFrame)
         layout = QVBoxLayout(self)
-        layout.addLayout(paste_row)
-        layout.addLayout(top)
-        layout.addWidget(self.pages, 1)
-        layout.addLayout(advanced)
-        layout.addWidget(QLabel(store_note))
+        layout.addWidget(self.scroller, 1)
         layout.addWidget(self.error)
         layout.addWidget(buttons)
 

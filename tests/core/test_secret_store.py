@@ -21,6 +21,7 @@ from desktop_app.core.secret_store import (
     PasswordRequiredError,
     SecretStoreError,
     WrongPasswordError,
+    encryption_advice,
     find_os_keyring,
     open_secret_store,
 )
@@ -129,6 +130,26 @@ def test_plaintext_fallback_is_labelled_and_private(tmp_path: Path) -> None:
     assert _mode(path) == 0o600
     assert _mode(tmp_path / "data") == 0o700
     assert open_secret_store(tmp_path / "data", candidates=[]).get("TOKEN") == SECRET
+
+
+def test_each_store_says_where_secrets_go_and_a_plaintext_one_how_to_encrypt_it(tmp_path: Path) -> None:
+    ring = open_secret_store(tmp_path / "ring", candidates=[InMemoryKeyring()]).backend
+    locked = open_secret_store(tmp_path / "locked", prefer="encrypted-file", password="pw").backend
+    plain = open_secret_store(tmp_path / "plain", candidates=[]).backend
+    assert (ring.short, ring.where, ring.path) == ("system keyring", "in the system keyring", None)
+    assert (
+        locked.where == "in the password-protected secrets file"
+        and locked.path == tmp_path / "locked" / ENCRYPTED_FILENAME
+    )
+    assert plain.short == "plaintext file, not encrypted" and plain.where == "in a plaintext file, not encrypted"
+    assert encryption_advice(ring) == encryption_advice(locked) == ""
+
+    linux = encryption_advice(plain, "linux")
+    assert f"in a plaintext file ({tmp_path / 'plain' / PLAINTEXT_FILENAME})" in linux
+    assert '"Protect secrets with a password…" (File\u00a0→\u00a0Settings)' in linux  # the way that works at once
+    assert "GNOME Keyring or KWallet" in linux and "not moved there: enter them again" in linux
+    assert "macOS Keychain" in encryption_advice(plain, "darwin") and "GNOME" not in encryption_advice(plain, "darwin")
+    assert "Windows Credential Manager" in encryption_advice(plain, "win32")
 
 
 def test_plaintext_file_permissions_are_tightened(tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ from desktop_app.bridge import CoreBridge
 from desktop_app.core.config_file import load_config
 from desktop_app.core.config_store import ConfigStore
 from desktop_app.core.host import ServerHost
-from desktop_app.core.secret_store import SecretStore, open_secret_store
+from desktop_app.core.secret_store import SecretStore, encryption_advice, open_secret_store
 from desktop_app.core.server_config import OAuthSettings, ServerConfig, TransportKind
 from desktop_app.core.server_status import ServerState
 from desktop_app.ui.server_editor import ServerEditor
@@ -44,6 +44,11 @@ def test_secret_fields_go_to_the_store_not_the_config(qapp: QApplication, tmp_pa
     # Editing again shows no value; leaving it empty keeps the stored secret.
     again = ServerEditor(secrets, config)
     assert again.headers.item(0, 1).text() == ""
+    # Where it is kept is said as it is: a plaintext file, in red, with how to encrypt it.
+    assert again.headers.item(0, 1).toolTip() == "Stored in a plaintext file, not encrypted; leave empty to keep it"
+    assert again.store_note.text().startswith("Values ticked secret are kept in a plaintext file, not encrypted")
+    assert "Protect secrets with a password" in again.store_note.text()
+    assert again.store_note.toolTip() == encryption_advice(secrets.backend)
     assert again.headers.item(0, 2).checkState() == Qt.CheckState.Checked
     assert again.build().headers["Authorization"] == "${secret:GITHUB_AUTHORIZATION}"
 
