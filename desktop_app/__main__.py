@@ -36,6 +36,7 @@ COMMANDS: Final = (
     Command("install", "desktop_app.cli.install:install_command", "add a server from the MCP Registry or an .mcpb"),
     Command("login", "desktop_app.cli.login:login_command", "sign in to a remote server (prints the page to open)"),
     Command("logout", "desktop_app.cli.login:logout_command", "sign out of a remote server, revoking its tokens"),
+    Command("policy", "desktop_app.cli.policy:policy_command", "print the organisation's policy in force and its file"),
     Command("--self-test", "desktop_app.self_test:main", "check this installation offline and print a report"),
     Command("--demo-server", "desktop_app.demo_server:main", "serve the embedded demo MCP server over stdio"),
     Command(

@@ -233,6 +233,8 @@ async def _registry_plan(
     entry = await client.get(args.target, args.version or "latest")
     choice = pick(choices(entry), args.package)
     if choice.kind == "mcpb":
+        if (refusal := policy.feature_refusal("bundles")) is not None:
+            raise UsageError(str(refusal))  # not even downloaded
         assert choice.package is not None
         bundle = await download_bundle(client, choice.package)
         origin = {"registry": client.base_url, "name": entry.server.name, "version": entry.server.version}
