@@ -1,4 +1,8 @@
-"""The server manager: every server's live state, what it offers, and its log."""
+"""The server manager: every server's live state, what it offers, and its log.
+
+A server the organisation's policy blocks is shown as such, greyed, with the rule that blocked it;
+it cannot be restarted from here (it would be blocked again), only edited or removed.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +10,7 @@ from collections.abc import Callable, Collection
 from typing import Any, Final
 
 from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -24,6 +29,7 @@ from desktop_app.bridge import CoreBridge
 from desktop_app.core.catalog import ServerCatalog
 from desktop_app.core.config_file import ConfigError
 from desktop_app.core.events import LogEntry
+from desktop_app.core.policy.refusal import Refusal
 from desktop_app.core.server_config import ServerConfig
 from desktop_app.core.server_status import ServerState, ServerStatus
 from desktop_app.core.terminal_text import printable
@@ -55,6 +61,11 @@ def _counts(catalog: ServerCatalog | None, disabled: Collection[str]) -> str:
     text = " · ".join(f"{n} {word}{'' if n == 1 else 's'}" for n, word in parts)
     off = sum(tool.name in disabled for tool in catalog.tools)
     return text + (f" ({off} switched off)" if off else "")
+
+
+def _blocked_text(refusal: Refusal) -> str:
+    text = str(refusal)
+    return f"{text[:1].upper()}{text[1:]}. MCP Desk does not start it: ask your administrator if you need it."
 
 
 class ServersPanel(QWidget):
@@ -117,6 +128,7 @@ class ServersPanel(QWidget):
         self._tabs.setDocumentMode(True)
         self._tabs.insertTab(LOG_TAB, self._log_view, "Log")
         self._tabs.insertTab(TOOLS_TAB, self._tools, "Tools")
+        self._tabs.currentChanged.connect(lambda index: self._make_room() if index == TOOLS_TAB else None)
 
         buttons = QHBoxLayout()
         for button in (self._restart, self._toggle, self._edit, self._remove):
@@ -204,7 +216,7 @@ class ServersPanel(QWidget):
         card.sig_withdrawn.connect(lambda _why: self._retire(card))
 
     def _make_room(self) -> None:
-        """Shrink the server list to its rows so the question gets the height (never grows it)."""
+        """Shrink the server list to its rows so a question or the tools get the height (never grows it)."""
         top, rest = self._splitter.sizes()
         rows = max(self._list.count(), 3)
         needed = self._list.sizeHintForRow(0) * rows + 2 * self._list.frameWidth() + self._add_row_height
@@ -264,11 +276,16 @@ class ServersPanel(QWidget):
         item.setIcon(state_icon(status.state))
         badge = f"  ·  update {self._updates[name]}" if name in self._updates else ""
         asking = self._asking.get(name, 0) > 0
-        item.setText(f"{name}  —  {status.state.value}{badge}" + ("  ·  asks you something" if asking else ""))
+        blocked = self._blocked(name)
+        state = "blocked by your organisation" if blocked is not None else status.state.value
+        item.setText(f"{name}  —  {state}{badge}" + ("  ·  asks you something" if asking else ""))
         font = item.font()
         font.setBold(asking)
+        font.setItalic(blocked is not None)
         item.setFont(font)
-        item.setToolTip(status.explained())
+        role = QPalette.ColorGroup.Disabled if blocked is not None else QPalette.ColorGroup.Active
+        item.setForeground(self._list.palette().brush(role, QPalette.ColorRole.Text))
+        item.setToolTip(_blocked_text(blocked) if blocked is not None else status.explained())
         if name == self.selected():
             self._show_selected()
 
@@ -302,7 +319,10 @@ class ServersPanel(QWidget):
         info = connection.catalog.server_info if connection.catalog else None
         version = f"  {info.name} {info.version}" if info else ""
         self._title.setText(printable(f"{connection.name}{version}"))
-        self._state.setText(printable(status.explained()))
+        blocked = self._blocked(connection.name)
+        self._state.setText(printable(_blocked_text(blocked) if blocked is not None else status.explained()))
+        self._restart.setEnabled(blocked is None)
+        self._restart.setToolTip(_blocked_text(blocked) if blocked is not None else "")
         self._offer.setText(_counts(connection.catalog, connection.config.disabled_tools))
         self._instructions.show_for(connection.catalog, self._trusted(connection.name))
         self._toggle.setText("Enable" if status.state is ServerState.DISABLED else "Disable")
@@ -328,6 +348,13 @@ class ServersPanel(QWidget):
         trusted = self._trusted(connection.name)
         self._tools.show_tools(tools, disabled, editable=configured is not None, trusted=trusted)
         self._tabs.setTabText(TOOLS_TAB, "Tools" if tools is None else f"Tools ({len(tools)})")
+
+    def _blocked(self, name: str) -> Refusal | None:
+        """The policy's refusal when it is why the server is not running."""
+        connection = self._bridge.host.connections.get(name)
+        if connection is None or connection.status.state is not ServerState.FAILED:
+            return None
+        return self._bridge.host.blocked.get(name)
 
     def _configured(self, name: str) -> ServerConfig | None:
         """The server's entry in servers.json (None for the embedded demo, which is not in it)."""
