@@ -1,0 +1,23 @@
+"""How a task's status looks wherever it is shown: its colour and a few words."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from desktop_app.core.tasks.model import TaskStatus
+
+MUTED: Final = "color: #8a8f98;"
+COLOURS: Final = {
+    TaskStatus.WORKING: "#4f6cf7",
+    TaskStatus.INPUT_REQUIRED: "#d9a21b",
+    TaskStatus.COMPLETED: "#2e9e5b",
+    TaskStatus.FAILED: "#d64545",
+    TaskStatus.CANCELLED: "#8a8f98",
+    TaskStatus.UNKNOWN: "#b7791f",
+    TaskStatus.SILENT: "#b7791f",
+    TaskStatus.WAITING: "#6b7a99",
+}
+
+
+def chip_style(status: TaskStatus) -> str:
+    return f"background: {COLOURS[status]}; color: white; border-radius: 6px; padding: 1px 6px;"
