@@ -179,7 +179,7 @@ class ToolsList(QWidget):
 
     def _summarise(self, tools: Sequence[Tool] | None, disabled: Collection[str], editable: bool) -> None:
         if tools is None:
-            self.summary.setText("No tools listed yet.")
+            self.summary.setText("Its tools are listed here once it is running.")
             return
         if not tools:
             self.summary.setText("This server offers no tools.")
