@@ -15,7 +15,8 @@ import pytest
 
 from desktop_app.cli.login import login_command
 from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, text
-from tests.servers.oauth_server import OAuthOptions, OAuthTestServer, forge_callbacks
+from tests.servers.oauth_browsers import browse_elsewhere
+from tests.servers.oauth_server import ADMIN_SCOPE, OAuthOptions, OAuthTestServer, forge_callbacks
 
 pytestmark = LITELLM_WARNINGS
 ROOT = Path(__file__).resolve().parents[2]
@@ -52,27 +53,47 @@ def mcp_desk(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str
     )
 
 
-def login(env: dict[str, str], config: Path, forged: list[httpx2.Response] | None = None) -> tuple[int, str, str]:
-    """`mcp-desk login tracker`, with the user opening the printed URL (the page approves at once).
+def login(
+    env: dict[str, str],
+    config: Path,
+    *options: str,
+    forged: list[httpx2.Response] | None = None,
+    pasted: list[str] | None = None,
+) -> tuple[int, str, str]:
+    """`mcp-desk login tracker`, with the user opening each printed URL (the page approves at once).
 
     With `forged`, another local process sends forged callbacks to the listener first (kept there).
+    With `pasted`, the browser is on another computer: these lines are pasted first, then the
+    address the browser ended on.
     """
-    command = [sys.executable, "-m", "desktop_app", "login", "tracker", "--config", str(config)]
+    command = [sys.executable, "-m", "desktop_app", "login", "tracker", "--config", str(config), *options]
+    stdin = subprocess.PIPE if pasted is not None else subprocess.DEVNULL
     with subprocess.Popen(
-        command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        command, cwd=ROOT, env=env, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     ) as proc:
         assert proc.stderr is not None and proc.stdout is not None
         lines = []
         for line in proc.stderr:
             lines.append(line)
-            if line.strip().startswith("http://"):
-                if forged is not None:
-                    forged.extend(asyncio.run(forge_callbacks(line.strip())))
-                httpx2.get(line.strip(), follow_redirects=True, timeout=10)
-                break
-        err = proc.stderr.read()  # the same buffered reader: nothing read ahead is lost
+            url = line.strip()
+            if not line.startswith("  http://"):  # the page to open (--verbose's lines are indented more)
+                continue
+            if forged is not None:
+                forged.extend(asyncio.run(forge_callbacks(url)))
+            if pasted is not None:
+                assert proc.stdin is not None
+                ended_on = asyncio.run(browse_elsewhere(url))
+                proc.stdin.write("".join(f"{text}\n" for text in [*pasted, ended_on]))
+                proc.stdin.flush()
+            else:
+                httpx2.get(url, follow_redirects=True, timeout=10)
         out = proc.stdout.read()
-        return proc.wait(60), out, "".join(lines) + err
+        return proc.wait(60), out, "".join(lines)
+
+
+def steps(err: str) -> list[str]:
+    """The doctor's lines: one per step, ✓ or ✗."""
+    return [line for line in err.splitlines() if line[:2] in ("✓ ", "✗ ", "– ")]
 
 
 def test_run_exits_4_until_login_then_uses_the_stored_sign_in(
@@ -110,7 +131,7 @@ def test_run_exits_4_until_login_then_uses_the_stored_sign_in(
 
 def test_a_forged_callback_does_not_cancel_the_login(env: dict[str, str], config: Path) -> None:
     forged: list[httpx2.Response] = []
-    code, out, err = login(env, config, forged)
+    code, out, err = login(env, config, forged=forged)
     assert code == 0, err
     assert out == "Signed in to tracker.\n"
     assert [response.status_code for response in forged] == [400, 400, 400, 400]
@@ -143,11 +164,80 @@ def test_login_errors_are_one_line(env: dict[str, str], config: Path, capsys: py
     assert "'fx' does not sign in" in capsys.readouterr().err
 
 
-def test_a_failed_login_exits_1(env: dict[str, str], tmp_path: Path) -> None:
+def test_a_failed_login_exits_1_and_names_the_step(env: dict[str, str], tmp_path: Path) -> None:
     with OAuthTestServer(OAuthOptions(registration_refused=True)).running() as refusing:
         path = tmp_path / "refusing.json"
         path.write_text(json.dumps({"mcpServers": {"tracker": {"url": refusing.url}}}))
         done = mcp_desk(env, "login", "tracker", "--config", str(path))
     assert done.returncode == 1
-    assert done.stderr.startswith("mcp-desk login: the authorization server refused to register MCP Desk")
-    assert done.stderr.count("\n") == 1
+    assert steps(done.stderr) == [
+        f"✓ protected-resource metadata: GET {refusing.rs_origin}/meta/resource.json → HTTP 200",
+        f"✓ authorization-server metadata: GET {refusing.issuer}/.well-known/oauth-authorization-server → HTTP 200",
+        f"✗ client identity (registration): POST {refusing.issuer}/register → HTTP 400 — the authorization server "
+        "refused to register MCP Desk (invalid_client_metadata: registration is closed on this server)",
+    ]
+    assert done.stderr.splitlines()[-1].startswith(
+        "mcp-desk login: the authorization server refused to register MCP Desk"
+    )
+
+
+def test_a_token_endpoint_that_fails_is_named_with_its_words_and_verbose_masks_secrets(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    with OAuthTestServer(OAuthOptions(token_status=500)).running() as failing:
+        path = tmp_path / "failing.json"
+        path.write_text(json.dumps({"mcpServers": {"tracker": {"url": failing.url}}}))
+        code, out, err = login(env, path, "--verbose")
+        sent_code = failing.requests.token[-1]["code"]
+        client_secret = next(iter(failing.clients.values())).secret
+    assert code == 1 and out == ""
+    assert [line.split(":")[0] for line in steps(err)] == [
+        "✓ protected-resource metadata",
+        "✓ authorization-server metadata",
+        "✓ client identity (registration)",
+        "✓ browser step",
+        "✗ token request (authorization code)",
+    ]
+    assert steps(err)[-1] == (
+        f"✗ token request (authorization code): POST {failing.issuer}/token → HTTP 500 — the authorization "
+        "server refused the token request (server_error: the token service is down for maintenance)"
+    )
+    # --verbose shows what each step got back, credentials masked.
+    assert '"client_secret": "•••"' in err and '"error": "server_error"' in err
+    assert client_secret and client_secret not in err and sent_code not in err
+
+
+def test_login_asks_the_server_as_a_connection_would(env: dict[str, str], tmp_path: Path) -> None:
+    """A server that checks the session before the token refused the old session-less ping with a 400,
+    and its 401's hints (where its metadata is) were lost; the handshake's own request gets them."""
+    with OAuthTestServer(OAuthOptions(session_first=True, prm="header")).running() as strict:
+        path = tmp_path / "strict.json"
+        path.write_text(json.dumps({"mcpServers": {"tracker": {"url": strict.url}}}))
+        code, out, err = login(env, path)
+        assert code == 0, err
+        assert out == "Signed in to tracker.\n"
+        assert strict.statuses_of("ping") == []
+        assert strict.statuses_of("initialize")[0] == 401  # the refusal that carried the hints
+    assert steps(err)[-1].startswith(f"✓ first authorized request: POST {strict.url} → HTTP 200")
+
+
+def test_login_steps_up_once_when_connecting_needs_more_permissions(env: dict[str, str], tmp_path: Path) -> None:
+    with OAuthTestServer(OAuthOptions(scoped_methods={"tools/list": ADMIN_SCOPE})).running() as server:
+        path = tmp_path / "scoped.json"
+        path.write_text(json.dumps({"mcpServers": {"tracker": {"url": server.url}}}))
+        code, out, err = login(env, path)
+        assert code == 0, err
+        assert out == "Signed in to tracker.\n"
+        assert len(server.requests.authorize) == 2
+        assert ADMIN_SCOPE in server.requests.authorize[-1]["scope"].split()
+        assert server.statuses_of("tools/list") == [403, 200]
+
+
+def test_login_with_the_browser_on_another_computer(env: dict[str, str], config: Path, server: OAuthTestServer) -> None:
+    code, out, err = login(env, config, "--paste", pasted=["http://127.0.0.1:1/callback?code=x&state=y"])
+    assert code == 0, err
+    assert out == "Signed in to tracker.\n"
+    assert "paste it here" in err
+    assert "Not taken: that is not the address the sign-in returns to" in err
+    assert steps(err)[-2].startswith("✓ token request (authorization code)")
+    assert server.requests.token[-1]["grant_type"] == "authorization_code"

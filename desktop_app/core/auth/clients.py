@@ -19,6 +19,7 @@ from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata
 from mcp.shared.exceptions import MCPDeprecationWarning
 
 from desktop_app import __version__
+from desktop_app.core.auth.doctor import Diagnosis
 from desktop_app.core.auth.errors import Challenge
 from desktop_app.core.auth.provider import Browser, DeskAuth, RecordStorage
 from desktop_app.core.auth.session import SessionAuth, SessionObserver
@@ -74,6 +75,7 @@ def build_provider(
     challenge: Challenge | None = None,
     client_metadata_url: str | None = None,
     observer: SessionObserver | None = None,
+    diagnosis: Diagnosis | None = None,
 ) -> OAuthClientProvider:
     """The provider for one server: a sign-in (`browser` given, or machine-to-machine) or a session (`observer`)."""
     session = observer is not None
@@ -125,7 +127,9 @@ def build_provider(
                 issuer=settings.issuer,
             )
     assert isinstance(provider, DeskAuth)
-    provider._desk_setup(storage, settings, fixed_client=fixed, challenge=challenge, browser=browser)
+    provider._desk_setup(
+        storage, settings, fixed_client=fixed, challenge=challenge, browser=browser, diagnosis=diagnosis
+    )
     if observer is not None:
         assert isinstance(provider, SessionAuth)
         provider._session_setup(observer)

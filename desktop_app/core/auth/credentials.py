@@ -129,8 +129,7 @@ class CredentialStore:
 
     def load(self, server_url: str) -> AuthRecord | None:
         name = secret_name(server_url)
-        store = self._secrets()
-        text = store.get(name) if isinstance(store, SecretKeeper) else self._memory.get(name)
+        text = self.read(name)
         if not text:
             return None
         try:
@@ -142,15 +141,25 @@ class CredentialStore:
 
     def save(self, record: AuthRecord) -> None:
         """Store the whole record in one write (raises `SecretStoreError` when the store refuses)."""
-        name = secret_name(record.server_url)
-        store = self._secrets()
-        if isinstance(store, SecretKeeper):
-            store.set(name, record.to_json())
-        else:
-            self._memory[name] = record.to_json()
+        self.write(secret_name(record.server_url), record.to_json())
 
     def forget(self, server_url: str) -> None:
-        name = secret_name(server_url)
+        self.erase(secret_name(server_url))
+
+    # -- any sign-in secret (an identity provider's ID token too) --------------------------
+
+    def read(self, name: str) -> str | None:
+        store = self._secrets()
+        return store.get(name) if isinstance(store, SecretKeeper) else self._memory.get(name)
+
+    def write(self, name: str, value: str) -> None:
+        store = self._secrets()
+        if isinstance(store, SecretKeeper):
+            store.set(name, value)
+        else:
+            self._memory[name] = value
+
+    def erase(self, name: str) -> None:
         self._memory.pop(name, None)
         store = self._secrets()
         if isinstance(store, SecretKeeper):

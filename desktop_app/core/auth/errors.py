@@ -18,6 +18,7 @@ from mcp.client.auth import OAuthFlowError, OAuthRegistrationError, OAuthTokenEr
 from mcp.client.auth.utils import extract_field_from_www_auth
 from pydantic import ValidationError
 
+from desktop_app.core.auth.doctor import Step
 from desktop_app.core.server_errors import ServerUnavailableError, transport_failure
 
 _BODY_RE: Final = re.compile(r"(\{.*\})", re.DOTALL)
@@ -25,7 +26,14 @@ _SERVER_TEXT_CHARS: Final = 200
 
 
 class SignInError(Exception):
-    """A sign-in that did not complete; the message is the one line the user reads."""
+    """A sign-in that did not complete; the message is the one line the user reads.
+
+    `step` names the step that broke, for the doctor (see `doctor`), when the raiser knows it.
+    """
+
+    def __init__(self, message: str, *, step: Step | None = None) -> None:
+        super().__init__(message)
+        self.step = step
 
 
 class SignInCancelled(SignInError):
@@ -56,6 +64,11 @@ class Challenge:
     @property
     def scope(self) -> str | None:
         return self._field("scope")
+
+    @property
+    def resource_metadata(self) -> str | None:
+        """Where the refusal says the server's protected-resource metadata is (RFC 9728 §5.1)."""
+        return self._field("resource_metadata")
 
     @property
     def step_up(self) -> bool:
@@ -93,6 +106,29 @@ def describe_sign_in_error(exc: BaseException, *, authorization_server: str | No
     if isinstance(exc, TimeoutError):
         return "the authorization server did not answer in time"
     return str(exc) or "an unexpected error, with no details (the app's log may say more)"
+
+
+def failed_step(exc: BaseException) -> Step | None:
+    """The step a sign-in failure belongs to, where the error itself says (else the doctor's last step)."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    if isinstance(exc, SignInError):
+        return exc.step
+    if isinstance(exc, OAuthRegistrationError):
+        return Step.CLIENT
+    if isinstance(exc, OAuthTokenError):
+        return Step.TOKEN
+    if isinstance(exc, OAuthFlowError):
+        text = str(exc)
+        if text.startswith("Protected resource"):
+            return Step.RESOURCE_METADATA
+        if "metadata issuer" in text or "No authorization server metadata" in text:
+            return Step.SERVER_METADATA
+        if "iss" in text.split() or "Authorization response" in text:
+            return Step.BROWSER
+        if text.startswith("Token endpoint"):
+            return Step.SERVER_METADATA
+    return None
 
 
 def _has_request(exc: httpx2.TransportError) -> bool:

@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 import httpx2
 from mcp.shared.auth import OAuthToken
 
+from desktop_app.core.auth.doctor import Step
 from desktop_app.core.auth.errors import SignInError
 
 MAX_ANSWER_BYTES: Final = 1024 * 1024
@@ -62,7 +63,8 @@ def check_token_sizes(tokens: OAuthToken) -> None:
         if value is not None and len(value) > MAX_TOKEN_CHARS:
             raise SignInError(
                 f"the authorization server issued {what} of {_size(len(value))} "
-                f"(MCP Desk keeps at most {_size(MAX_TOKEN_CHARS)}); refusing it"
+                f"(MCP Desk keeps at most {_size(MAX_TOKEN_CHARS)}); refusing it",
+                step=Step.TOKEN,
             )
 
 

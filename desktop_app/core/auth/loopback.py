@@ -5,6 +5,8 @@ exact redirect URI). Any local process can reach that port, so only the response
 sign-in's authorization request (its `state`, carrying a code or an error) is taken, and the
 browser gets a small page saying it can be closed; anything else gets a 400 "not this sign-in"
 page and the listener keeps waiting, so a forged callback can neither end nor cancel the sign-in.
+Where the browser cannot reach this machine (over SSH, on another computer), the user pastes the
+address the browser ended on instead (`accept_pasted`), held to the same checks.
 The task that signs in opens the listener with `async with` and closes it, however it ends.
 """
 
@@ -22,6 +24,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import h11
 
+from desktop_app.core.auth.doctor import Step
 from desktop_app.core.auth.errors import SignInCancelled, SignInError
 
 log = logging.getLogger(__name__)
@@ -110,6 +113,29 @@ class LoopbackListener:
             raise SignInError("the authorization request was made without a state; refusing to wait for its answer")
         self._state = state[0].encode()
 
+    def accept_pasted(self, address: str) -> None:
+        """Take the browser's final address pasted by the user (the browser could not reach this machine).
+
+        It is held to what the listener holds a request to: this redirect URI, this sign-in's state,
+        a code or an error. Raises `SignInError` saying why an address is not taken.
+        """
+        parts = urlsplit(address.strip())
+        expected = urlsplit(self.redirect_uri)
+        if self._state is None:
+            raise SignInError("the sign-in page has not been shown yet; nothing to paste", step=Step.BROWSER)
+        if parts.scheme != expected.scheme or parts.netloc != expected.netloc or parts.path != expected.path:
+            raise SignInError(
+                f"that is not the address the sign-in returns to ({self.redirect_uri}?…); paste the browser's "
+                "whole address bar",
+                step=Step.BROWSER,
+            )
+        params = _callback_params(parts.query)
+        if not self._answers_this_sign_in(params):
+            raise SignInError("that address is not the answer to this sign-in (its state differs)", step=Step.BROWSER)
+        if self._result.done():
+            raise SignInError("this sign-in already has its answer", step=Step.BROWSER)
+        self._result.set_result(params)
+
     async def wait(self, timeout: float | None) -> CallbackParams:
         """The authorization response; `SignInCancelled` when none comes within `timeout` seconds."""
         try:
@@ -117,7 +143,9 @@ class LoopbackListener:
                 return await asyncio.shield(self._result)
         except TimeoutError:
             minutes = f"{timeout / 60:g} minutes" if timeout and timeout >= 60 else f"{timeout:g} s"
-            raise SignInCancelled(f"the browser did not come back within {minutes}; sign-in cancelled") from None
+            raise SignInCancelled(
+                f"the browser did not come back within {minutes}; sign-in cancelled", step=Step.BROWSER
+            ) from None
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         connection = h11.Connection(h11.SERVER, max_incomplete_event_size=_MAX_REQUEST_BYTES)
@@ -126,14 +154,7 @@ class LoopbackListener:
             if target is None:
                 return
             parts = urlsplit(target)
-            query = {key: values[0] for key, values in parse_qs(parts.query).items()}
-            params = CallbackParams(
-                code=query.get("code"),
-                state=query.get("state"),
-                iss=query.get("iss"),
-                error=query.get("error"),
-                error_description=query.get("error_description"),
-            )
+            params = _callback_params(parts.query)
             if parts.path != CALLBACK_PATH or self._result.done() or not self._answers_this_sign_in(params):
                 log.info("loopback listener: ignored a request that is not this sign-in's response")
                 await _respond(connection, writer, 400, NOT_THIS_PAGE)
@@ -153,6 +174,17 @@ class LoopbackListener:
         if self._state is None or params.state is None or not (params.code or params.error):
             return False
         return hmac.compare_digest(params.state.encode(), self._state)
+
+
+def _callback_params(query: str) -> CallbackParams:
+    values = {key: items[0] for key, items in parse_qs(query).items()}
+    return CallbackParams(
+        code=values.get("code"),
+        state=values.get("state"),
+        iss=values.get("iss"),
+        error=values.get("error"),
+        error_description=values.get("error_description"),
+    )
 
 
 async def _read_target(connection: h11.Connection, reader: asyncio.StreamReader) -> str | None:

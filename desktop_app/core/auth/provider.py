@@ -23,6 +23,7 @@ from mcp.client.auth.utils import issuers_match, union_scopes
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
 from desktop_app.core.auth.credentials import AuthRecord
+from desktop_app.core.auth.doctor import Diagnosis, Step
 from desktop_app.core.auth.errors import Challenge, SignInError, server_text
 from desktop_app.core.auth.limits import check_token_sizes
 from desktop_app.core.auth.loopback import CallbackParams
@@ -110,6 +111,7 @@ class DeskAuth:
         fixed_client: OAuthClientInformationFull | None = None,
         challenge: Challenge | None = None,
         browser: Browser | None = None,
+        diagnosis: Diagnosis | None = None,
     ) -> None:
         sdk = self.context
         self.context = _SpecContext(
@@ -120,6 +122,7 @@ class DeskAuth:
         self._fixed_client = fixed_client
         self._challenge = challenge
         self._browser = browser
+        self._diagnosis = diagnosis or Diagnosis()
 
     async def _initialize(self) -> None:
         await super()._initialize()  # type: ignore[misc]
@@ -155,7 +158,10 @@ class DeskAuth:
         for server in advertised:
             if issuers_match(server, issuer):
                 return server
-        raise SignInError(f"the server now names another authorization server ({advertised[0]}) than {issuer}")
+        raise SignInError(
+            f"the server now names another authorization server ({advertised[0]}) than {issuer}",
+            step=Step.RESOURCE_METADATA,
+        )
 
     def _settle_scope(self) -> None:
         """The scope to ask for, written where the SDK's requests and token record read it."""
@@ -208,10 +214,24 @@ class DeskAuth:
             # `/register` at the MCP server's origin, a rule meant only for 2025-03-26 servers
             # without any metadata, and would send the user (and credentials) to the wrong place.
             server = context.auth_server_url or "the authorization server"
-            raise SignInError(f"{server} publishes no usable authorization server metadata")
+            raise SignInError(f"{server} publishes no usable authorization server metadata", step=Step.SERVER_METADATA)
         self._settle_scope()
         self._negotiate_client_auth()
+        self._note_client()
         return await super()._perform_authorization()  # type: ignore[misc,no-any-return]
+
+    def _note_client(self) -> None:
+        """Tell the doctor which client identity the sign-in uses."""
+        client = self.context.client_info
+        if client is None or client.client_id is None:
+            return
+        if self._fixed_client is not None:
+            how = "pre-registered"
+        elif client.client_id == self.context.client_metadata_url:
+            how = "metadata document"
+        else:
+            how = "stored registration"
+        self._diagnosis.note_client(Step.CLIENT, how, client.client_id)
 
     async def _perform_authorization_code_grant(self) -> tuple[str, str]:
         """The browser leg, rewritten for the specification's checks (the SDK's version lacks them)."""
@@ -220,18 +240,20 @@ class DeskAuth:
         client = context.client_info
         redirect_uris = context.client_metadata.redirect_uris
         if client is None or redirect_uris is None or self._browser is None:
-            raise SignInError("this sign-in cannot use a browser")
+            raise SignInError("this sign-in cannot use a browser", step=Step.BROWSER)
         if metadata is not None and "S256" not in (metadata.code_challenge_methods_supported or []):
             # Spec ("Authorization Code Protection"): clients MUST verify PKCE support in the metadata
             # and refuse to proceed when `code_challenge_methods_supported` is absent. The SDK does not.
             # (Servers without any metadata, the 2025-03-26 fallback, predate this check.)
-            raise SignInError("the authorization server does not support PKCE (S256); refusing to sign in")
+            raise SignInError(
+                "the authorization server does not support PKCE (S256); refusing to sign in", step=Step.SERVER_METADATA
+            )
         if metadata is not None:
             endpoint = str(metadata.authorization_endpoint)
         else:
             endpoint = urljoin(context.get_authorization_base_url(context.server_url), "/authorize")
         if not is_secure_endpoint(endpoint):
-            raise SignInError(f"refusing to sign in at {endpoint}: not HTTPS")
+            raise SignInError(f"refusing to sign in at {endpoint}: not HTTPS", step=Step.SERVER_METADATA)
         pkce = PKCEParameters.generate()
         state = secrets.token_urlsafe(32)
         params = {
@@ -248,29 +270,38 @@ class DeskAuth:
             params["scope"] = scope
             if "offline_access" in scope.split():
                 params["prompt"] = "consent"  # OpenID Connect asks for consent to offline access
-        await self._browser.open(f"{endpoint}?{urlencode(params)}")
+        page = f"{endpoint}?{urlencode(params)}"
+        self._diagnosis.note_page(Step.BROWSER, page)
+        await self._browser.open(page)
         result = await self._browser.receive()
         self._check_response(result, state)
+        self._diagnosis.passed(Step.BROWSER, "code received")
         assert result.code is not None
         return result.code, pkce.code_verifier
 
     def _check_response(self, result: CallbackParams, state: str) -> None:
         """State, then issuer (RFC 9207 as the 2026-07-28 revision tabulates it), and only then any error."""
         if result.state is None or not secrets.compare_digest(result.state, state):
-            raise SignInError("the browser returned a response to another sign-in (state mismatch); ignored it")
+            raise SignInError(
+                "the browser returned a response to another sign-in (state mismatch); ignored it", step=Step.BROWSER
+            )
         metadata = self.context.oauth_metadata
         expected = str(metadata.issuer) if metadata is not None else self._expected_issuer()  # type: ignore[attr-defined]
         if result.iss is not None:
             # Spec (2026-07-28): a present `iss` is compared whether or not the server advertises it.
             if result.iss != expected:
-                raise SignInError("the sign-in came back from another authorization server than the one asked")
+                raise SignInError(
+                    "the sign-in came back from another authorization server than the one asked", step=Step.BROWSER
+                )
         elif metadata is not None and metadata.authorization_response_iss_parameter_supported:
-            raise SignInError("the authorization server's response did not name its issuer, as it promised to")
+            raise SignInError(
+                "the authorization server's response did not name its issuer, as it promised to", step=Step.BROWSER
+            )
         if result.error == "access_denied":
-            raise SignInError("the sign-in was declined in the browser")
+            raise SignInError("the sign-in was declined in the browser", step=Step.BROWSER)
         if result.error:
             error = server_text(result.error)
             detail = f"{error}: {server_text(result.error_description)}" if result.error_description else error
-            raise SignInError(f"the authorization server refused the sign-in ({detail})")
+            raise SignInError(f"the authorization server refused the sign-in ({detail})", step=Step.BROWSER)
         if not result.code:
-            raise SignInError("the browser returned no authorization code")
+            raise SignInError("the browser returned no authorization code", step=Step.BROWSER)

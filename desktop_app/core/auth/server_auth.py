@@ -3,11 +3,15 @@
 Each session gets the SDK provider in session mode as its HTTP auth (`session_auth`). When a
 request meets a 401 the stored sign-in cannot cure, `needs_sign_in` turns true and the session
 is ended: the connection then waits in `wait_for_sign_in` (state "needs sign-in") instead of
-restarting with backoff. A 403 `insufficient_scope` keeps the session and only fails that request.
+restarting with backoff. A 403 `insufficient_scope` to a call keeps the session and only fails
+that request; one met while connecting or listing ends the session the same way, as "needs more
+permissions", and after one sign-in for those scopes that did not help, the connection gives up.
 
 A sign-in runs in a task of its own, started by the user (the servers panel, a sign-in card,
 `mcp-desk login`) and cancellable by them; that task opens and closes the loopback listener.
-Machine-to-machine servers sign in by themselves, once per failure, without a browser.
+Machine-to-machine servers, and organisation sign-ins whose ID token is still good, sign in by
+themselves, once per failure, without a browser. Each sign-in's steps are kept (`diagnosis`,
+with the first request made with its token) for the Details view.
 """
 
 from __future__ import annotations
@@ -25,10 +29,14 @@ import httpx2
 from desktop_app.core.auth.browser import BrowserOpener, NoBrowser
 from desktop_app.core.auth.clients import build_provider
 from desktop_app.core.auth.credentials import AuthRecord, CredentialStore
+from desktop_app.core.auth.doctor import Diagnosis, first_request_finding
+from desktop_app.core.auth.enterprise import is_enterprise
 from desktop_app.core.auth.errors import Challenge, SignInError, SignInRequired, describe_sign_in_error
-from desktop_app.core.auth.flow import BROWSER_TIMEOUT_S, sign_in
+from desktop_app.core.auth.flow import BROWSER_TIMEOUT_S, renew_quietly, sign_in
+from desktop_app.core.auth.idp import IdentityProviderSettings, IdTokens
+from desktop_app.core.auth.paste import PastedRedirect
 from desktop_app.core.auth.provider import RecordStorage
-from desktop_app.core.auth.session import SessionAuth
+from desktop_app.core.auth.session import EnterpriseSession, SessionAuth
 from desktop_app.core.auth.sign_out import sign_out
 from desktop_app.core.secret_store import SecretStoreError
 from desktop_app.core.server_config import OAuthSettings, ServerConfig
@@ -38,7 +46,9 @@ from desktop_app.core.server_status import ServerState, ServerStatus
 log = logging.getLogger(__name__)
 
 MAX_STEP_UPS: Final = 2
-"""Sign-ins for the same extra scopes before a server that keeps refusing is given up on."""
+"""Sign-ins for the same extra scopes before a server that keeps refusing a call is given up on."""
+CONNECT_STEP_UPS: Final = 1
+"""Sign-ins for more permissions before a server that keeps refusing to connect is given up on."""
 CANCELLED: Final = "sign-in cancelled"
 
 
@@ -51,6 +61,8 @@ class SignInServices:
     client_metadata_url: str | None = None
     """The app-wide Client ID Metadata Document URL (a server's own `clientMetadataUrl` wins)."""
     browser_timeout: float = BROWSER_TIMEOUT_S
+    identity_provider: IdentityProviderSettings | None = None
+    """The organisation's identity provider (Settings or a managed policy), for `"grant": "enterprise"`."""
 
 
 def uses_oauth(config: ServerConfig) -> bool:
@@ -92,8 +104,22 @@ class ServerAuth:
         self._step_ups: Counter[frozenset[str]] = Counter()
         self.last_failure: str | None = None
         """Why the latest sign-in did not complete (None after one that did)."""
+        self.diagnosis: Diagnosis | None = None
+        """The latest sign-in's steps, and the first request made with its token (the Details view)."""
+        self.paste = PastedRedirect()
+        """The page of the sign-in under way, and where the address its browser ended on can be pasted."""
+        self._verifying: Diagnosis | None = None
 
     # -- sessions --------------------------------------------------------------------------
+
+    def use(self, config: ServerConfig) -> None:
+        """The server's configuration (placeholders resolved), for a sign-in made before any session."""
+        self._config = config
+
+    @property
+    def wants_more_permissions(self) -> bool:
+        """The connection waits for a sign-in with more scopes (a 403 while connecting or listing)."""
+        return self.needs_sign_in and self._challenge is not None and self._challenge.step_up
 
     def session_auth(self, config: ServerConfig) -> httpx2.Auth | None:
         """The HTTP auth for a new session of `config` (placeholders resolved), or None without sign-in."""
@@ -104,13 +130,21 @@ class ServerAuth:
             return None
         assert config.url is not None
         record = self.services.credentials.load(config.url) or AuthRecord(config.url)
-        self._session = build_provider(
-            config.url,
-            config.oauth or OAuthSettings(),
-            RecordStorage(record, on_change=self._persist),
-            observer=self._observe,
-        )
+        storage = RecordStorage(record, on_change=self._persist)
+        if is_enterprise(config.oauth):
+            self._session = EnterpriseSession(storage, self._renew_quietly, self._observe)
+        else:
+            self._session = build_provider(config.url, config.oauth or OAuthSettings(), storage, observer=self._observe)
         return self._session
+
+    def verify_first_request(self, diagnosis: Diagnosis) -> None:
+        """Note in `diagnosis` how the next request made with a token goes (`mcp-desk login` checks it)."""
+        self._verifying = diagnosis
+
+    async def _renew_quietly(self) -> AuthRecord:
+        """An organisation's sign-in again, without the user (while the ID token lasts)."""
+        assert self._config is not None
+        return await renew_quietly(self._config, self.services.credentials, self.services.identity_provider)
 
     def _persist(self, record: AuthRecord) -> None:
         try:
@@ -118,11 +152,13 @@ class ServerAuth:
         except SecretStoreError as exc:
             self._note("warning", f"the renewed sign-in could not be stored: {exc}")
 
-    def _observe(self, response: httpx2.Response, given_up: str | None) -> None:
+    def _observe(self, response: httpx2.Response, given_up: str | None) -> bool:
+        """A session request ended with `response`; True when that ends the session (see `SessionObserver`)."""
         status = response.status_code
+        self._note_first_request(response)
         if status < 400:
             self._automatic_tried = False
-            return
+            return False
         challenge = Challenge.of(response)
         if status == 401:
             had_token = "Authorization" in response.request.headers
@@ -134,9 +170,45 @@ class ServerAuth:
             self._signed_in.clear()
             self.generation += 1
             self._lost()
-        elif challenge.step_up:
+            return True
+        if challenge.step_up:
             self._challenge = challenge
             self.generation += 1
+            if self._status().state is ServerState.STARTING:  # connecting or listing, not a call
+                self.needs_more_permissions(challenge)
+                self._lost()
+                return True
+        return False
+
+    def needs_more_permissions(self, challenge: Challenge) -> None:
+        """The connection itself (its handshake or a listing) was refused for want of scopes."""
+        self._challenge = challenge
+        self._reason = f"needs more permissions ({challenge.scope or 'not named'})"
+        self.needs_sign_in = True
+        self._signed_in.clear()
+
+    def listing_refused(self, generation: int) -> None:
+        """A listing of a ready server failed; if a 403 asking for more scopes was why, the connection needs them."""
+        if self.generation != generation and self._challenge is not None and self._challenge.step_up:
+            self.needs_more_permissions(self._challenge)
+
+    def gave_up(self) -> str | None:
+        """Why the connection stops waiting for a sign-in: one for these scopes already did not help."""
+        challenge = self._challenge
+        if not self.needs_sign_in or challenge is None or not challenge.step_up:
+            return None
+        if self._step_ups[frozenset((challenge.scope or "").split())] < CONNECT_STEP_UPS:
+            return None
+        self.needs_sign_in = False
+        wanted = challenge.scope or "more permissions"
+        return f"still refuses to connect after signing in with more permissions ({wanted}); giving up"
+
+    def _note_first_request(self, response: httpx2.Response) -> None:
+        diagnosis = self._verifying
+        finding = first_request_finding(response) if diagnosis is not None else None
+        if diagnosis is not None and finding is not None:
+            self._verifying = None
+            diagnosis.note(finding)
 
     def refusal(self, generation: int) -> ServerUnavailableError | None:
         """What to raise for a request that failed after meeting a refusal (None: it met none)."""
@@ -174,9 +246,9 @@ class ServerAuth:
         Returns False when the connection is stopping.
         """
         settings = (self._config.oauth if self._config else None) or OAuthSettings()
-        if settings.machine_to_machine and not self._automatic_tried:
+        if (settings.machine_to_machine or is_enterprise(settings)) and not self._automatic_tried:
             self._automatic_tried = True
-            if await self._attempt(self._challenge) is None:
+            if await self._attempt(self._challenge, interactive=False) is None:
                 return True
         if not self.needs_sign_in:
             return True
@@ -247,7 +319,7 @@ class ServerAuth:
         except asyncio.CancelledError:
             return CANCELLED
 
-    async def _attempt(self, challenge: Challenge | None) -> str | None:
+    async def _attempt(self, challenge: Challenge | None, *, interactive: bool = True) -> str | None:
         """One sign-in; None on success, else the line that says why not (also in the status and log)."""
         config = self._config
         if config is None or not uses_oauth(config):
@@ -255,11 +327,15 @@ class ServerAuth:
         previous = self._status()
         waiting_for_user = previous.state is ServerState.NEEDS_SIGN_IN
         settings = config.oauth or OAuthSettings()
+        silent = self._silent(settings, interactive)
         if settings.machine_to_machine:
             self._note("info", "requesting a token (client credentials)")
+        elif silent:
+            self._note("info", "requesting a token (the organisation's sign-in)")
         else:
             self._set_status(ServerStatus(ServerState.SIGNING_IN))
             self._note("info", "signing in: waiting for the browser")
+        self.diagnosis = diagnosis = Diagnosis()
         try:
             record = await sign_in(
                 config,
@@ -268,9 +344,13 @@ class ServerAuth:
                 challenge=challenge,
                 browser_timeout=self.services.browser_timeout,
                 client_metadata_url=self.services.client_metadata_url,
+                diagnosis=diagnosis,
+                paste=self.paste,
+                identity_provider=self.services.identity_provider,
+                interactive=interactive,
             )
         except asyncio.CancelledError:
-            self._failed(CANCELLED, previous, waiting_for_user, settings)
+            self._failed(CANCELLED, previous, waiting_for_user, silent)
             raise
         except SignInError as exc:
             reason: str | None = str(exc)
@@ -282,7 +362,7 @@ class ServerAuth:
         else:
             reason = None
         if reason is not None:
-            self._failed(reason, previous, waiting_for_user, settings)
+            self._failed(reason, previous, waiting_for_user, silent)
             return reason
         if challenge is not None and challenge.step_up:
             self._step_ups[frozenset((challenge.scope or "").split())] += 1
@@ -291,21 +371,31 @@ class ServerAuth:
         self._reason = None
         self.last_failure = None
         self.generation += 1
-        if isinstance(self._session, SessionAuth):
+        if isinstance(self._session, SessionAuth | EnterpriseSession):
             self._session.reload(record)
+        self._verifying = self._verifying or diagnosis
         self._note("info", "signed in")
         if waiting_for_user:
             self._set_status(ServerStatus(ServerState.STARTING))
-        elif not settings.machine_to_machine:
+        elif not silent:
             self._set_status(previous)
         self._signed_in.set()
         return None
 
-    def _failed(self, reason: str, previous: ServerStatus, waiting_for_user: bool, settings: OAuthSettings) -> None:
+    def _silent(self, settings: OAuthSettings, interactive: bool) -> bool:
+        """Whether this sign-in needs no browser: machine-to-machine, or the organisation's with an ID token."""
+        if settings.machine_to_machine:
+            return True
+        if not is_enterprise(settings):
+            return False
+        idp = self.services.identity_provider
+        return not interactive or (idp is not None and IdTokens(self.services.credentials).load(idp) is not None)
+
+    def _failed(self, reason: str, previous: ServerStatus, waiting_for_user: bool, silent: bool) -> None:
         self.last_failure = reason
         self._note("warning", reason if reason == CANCELLED else f"sign-in failed: {reason}")
         if waiting_for_user or self.needs_sign_in:
             self._reason = reason
             self._set_status(ServerStatus(ServerState.NEEDS_SIGN_IN, reason=reason))
-        elif not settings.machine_to_machine:
+        elif not silent:
             self._set_status(previous)

@@ -1,17 +1,22 @@
 """A session's side of a sign-in: silent work only, inside the server's transport.
 
 Each request gets the stored token; it is renewed shortly before it expires and once more on a
-401 (the refresh grant, or client credentials again), and the outcome goes to an observer
-instead of opening a browser mid-request. Renewal goes out on an HTTP client of its own, so a
-token endpoint that is down fails the renewal, never the transport; its answer is read with a
-cap and an oversized token refused (`limits`), as at sign-in.
+401 (the refresh grant, client credentials again, or for an organisation's sign-in a new ID-JAG
+from the stored ID token), and the outcome goes to an observer instead of opening a browser
+mid-request. Renewal goes out on an HTTP client of its own, so a token endpoint that is down
+fails the renewal, never the transport; its answer is read with a cap and an oversized token
+refused (`limits`), as at sign-in. Once the observer says a refusal ended the session (it waits
+for the user now), nothing more is sent on it: with `mode="auto"` the SDK would otherwise try
+the old handshake after a refused `server/discover` and meet the same refusal twice.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, Callable
+import time
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from typing import Final
 
+import anyio
 import httpx2
 from mcp.client.auth.extensions.client_credentials import ClientCredentialsOAuthProvider, PrivateKeyJWTOAuthProvider
 from mcp.client.auth.oauth2 import OAuthContext
@@ -24,8 +29,13 @@ from desktop_app.core.auth.provider import RecordStorage, is_secure_endpoint
 
 RENEWAL_TIMEOUT_S: Final = 30.0
 
-SessionObserver = Callable[[httpx2.Response, str | None], None]
-"""Told how each session request ended: the response, and why the stored sign-in was given up (if it was)."""
+SessionObserver = Callable[[httpx2.Response, str | None], bool]
+"""Told how each session request ended: the response, and why the stored sign-in was given up (if it
+was). Returns True when that ended the session: it waits for a sign-in and sends nothing more."""
+
+
+class SessionEnded(httpx2.TransportError):
+    """A request on a session that already waits for the user to sign in: it is not sent."""
 
 
 class SessionAuth:
@@ -41,6 +51,8 @@ class SessionAuth:
         self._observer = observer
 
     async def _auth_flow(self, request: httpx2.Request) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
+        if getattr(self, "_ended", False):
+            raise SessionEnded("the server refused this session until the user signs in", request=request)
         context = self.context
         async with context.lock:
             if not self._initialized:
@@ -66,7 +78,8 @@ class SessionAuth:
             if retry:
                 self._attach(request)
                 response = yield request
-        self._observer(response, given_up)
+        if self._observer(response, given_up):
+            self._ended = True
 
     def _attach(self, request: httpx2.Request) -> str | None:
         tokens = self.context.current_tokens
@@ -79,6 +92,7 @@ class SessionAuth:
         """Use a new sign-in (a step-up's) from the next request on."""
         self.storage.record = record
         self._initialized = False
+        self._ended = False
 
     async def _renew(self) -> bool:
         """A new access token without the user: the refresh grant, or client credentials again."""
@@ -111,3 +125,67 @@ async def _send_aside(request: httpx2.Request) -> httpx2.Response:
         raise SignInError(f"refusing to send credentials to {request.url.host} over plain HTTP")
     async with httpx2.AsyncClient(timeout=RENEWAL_TIMEOUT_S) as http:
         return await send_capped(http, request)
+
+
+class EnterpriseSession(httpx2.Auth):
+    """A session's side of an organisation's sign-in: the stored token, renewed without the user by
+    `renew` (a new ID-JAG from the stored ID token, then the JWT bearer grant)."""
+
+    def __init__(
+        self, storage: RecordStorage, renew: Callable[[], Awaitable[AuthRecord]], observer: SessionObserver
+    ) -> None:
+        self.storage = storage
+        self._renew_with = renew
+        self._observer = observer
+        self._lock = anyio.Lock()
+        self._ended = False
+        self.renewal_failure: str | None = None
+
+    async def async_auth_flow(self, request: httpx2.Request) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
+        if self._ended:
+            raise SessionEnded("the server refused this session until the user signs in", request=request)
+        async with self._lock:
+            record = self.storage.record
+            renewed: bool | None = None
+            if record.tokens is not None and record.renew_at is not None and time.time() >= record.renew_at:
+                renewed = await self._renew()
+            sent = self._attach(request)
+        response = yield request
+        given_up = self.renewal_failure if renewed is False else None
+        if response.status_code == 401 and sent is not None and renewed is None:
+            async with self._lock:
+                tokens = self.storage.record.tokens
+                current = tokens.access_token if tokens else None
+                if current is None:
+                    retry, given_up = False, self.renewal_failure
+                elif current != sent:
+                    retry = True
+                else:
+                    retry = await self._renew()
+                    given_up = None if retry else self.renewal_failure
+            if retry:
+                self._attach(request)
+                response = yield request
+        if self._observer(response, given_up):
+            self._ended = True
+
+    def _attach(self, request: httpx2.Request) -> str | None:
+        tokens = self.storage.record.tokens
+        if tokens is None or not tokens.access_token:
+            return None
+        request.headers["Authorization"] = f"Bearer {tokens.access_token}"
+        return tokens.access_token
+
+    def reload(self, record: AuthRecord) -> None:
+        """Use a new sign-in from the next request on."""
+        self.storage.record = record
+        self._ended = False
+
+    async def _renew(self) -> bool:
+        try:
+            self.storage.record = await self._renew_with()
+        except Exception as exc:  # a renewal may fail; it must never break the transport
+            self.renewal_failure = f"could not renew the organisation's sign-in: {describe_sign_in_error(exc)}"
+            self.storage.forget_tokens()
+            return False
+        return True

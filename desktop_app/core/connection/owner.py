@@ -296,7 +296,10 @@ class ServerConnection:
                     if self._stop.is_set():
                         break
                     reason = self._exit_reason(None) or "the server closed the connection"
-                if self.auth.needs_sign_in:  # a 401: wait for the user to sign in, not for backoff
+                if self.auth.needs_sign_in:  # a 401 or 403: wait for the user to sign in, not for backoff
+                    if (gave_up := self.auth.gave_up()) is not None:
+                        self._fail(gave_up)
+                        return
                     if not await self.auth.wait_for_sign_in(self._stop):
                         break
                     attempt = 0
@@ -342,6 +345,7 @@ class ServerConnection:
             config,
             self._target_factory(config, hooks),
             watch,
+            auth=self.auth,
             log=self._log,
             log_level=lambda: self.log_level,
             asks=self.asks,

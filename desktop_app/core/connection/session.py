@@ -2,7 +2,8 @@
 
 The owner task creates a `Session` per attempt and awaits `run`, so the client's cancel scopes
 are entered and left by that one task. Once listed, the session waits for work: a re-listing,
-a changed set of subscriptions, a stop, or the transport's end.
+a changed set of subscriptions, a stop, or the transport's end. A listing refused for want of
+scopes is the connection's concern (`ServerAuth.listing_refused`), not a restart's.
 """
 
 from __future__ import annotations
@@ -24,8 +25,9 @@ from mcp_types import (
 )
 
 from desktop_app.core.asks.server_asks import ServerAsks
+from desktop_app.core.auth.server_auth import ServerAuth
 from desktop_app.core.catalog import ServerCatalog
-from desktop_app.core.connection.listings import Staleness, list_catalog
+from desktop_app.core.connection.listings import ListKind, Staleness, list_catalog
 from desktop_app.core.connection.negotiation import CLIENT_INFO, discover_pinned, enable_legacy_logging, is_modern
 from desktop_app.core.connection.server_log import ServerLog
 from desktop_app.core.connection.subscriptions import Subscriptions, cancel
@@ -45,6 +47,7 @@ class Session:
         target: Any,
         watch: TransportWatch,
         *,
+        auth: ServerAuth,
         log: ServerLog,
         log_level: Callable[[], str],
         asks: ServerAsks,
@@ -54,6 +57,7 @@ class Session:
     ) -> None:
         self._config = config
         self._watch = watch
+        self._auth = auth
         self._log = log
         self._log_level = log_level
         self._asks = asks
@@ -98,7 +102,7 @@ class Session:
             self._log.note("info", f"connected, protocol {client.protocol_version}")
             await discover_pinned(client, config, self._log.note)
             await enable_legacy_logging(client, self._log_level(), self._log.note)
-            set_catalog(await list_catalog(client, config.name))
+            set_catalog(await self._list(client))
             self.client = client
             ready(client)
             listener: asyncio.Task[None] | None = None
@@ -115,7 +119,7 @@ class Session:
                         raise ConnectionLost(watch.dead_reason)
                     if self._staleness.due.is_set():
                         stale = self._staleness.take()
-                        set_catalog(await list_catalog(client, config.name, catalog(), stale))
+                        set_catalog(await self._list(client, catalog(), stale))
                     if self._subscriptions.changed.is_set():
                         self._subscriptions.changed.clear()
                         if listener is not None:
@@ -125,6 +129,17 @@ class Session:
                 self.client = None
                 if listener is not None:
                     await cancel(listener)
+
+    async def _list(
+        self, client: Client, kept: ServerCatalog | None = None, stale: set[ListKind] | None = None
+    ) -> ServerCatalog:
+        """List the catalog; a listing refused for want of scopes makes the connection need them."""
+        generation = self._auth.generation
+        try:
+            return await list_catalog(client, self._config.name, kept, stale)
+        except Exception:
+            self._auth.listing_refused(generation)
+            raise
 
     async def _on_message(self, message: Any) -> None:
         self._asks.on_notification(message)

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from dataclasses import replace
 from pathlib import Path
 
@@ -15,39 +13,16 @@ import pytest
 from desktop_app.core.auth.credentials import CredentialStore
 from desktop_app.core.auth.errors import SignInRequired
 from desktop_app.core.config_file import save_config
-from desktop_app.core.events import ServerStateChanged
-from desktop_app.core.host import ServerHost
 from desktop_app.core.secret_store import SecretStore
-from desktop_app.core.server_config import ServerConfig, TransportKind
+from desktop_app.core.server_config import TransportKind
 from desktop_app.core.server_errors import ServerUnavailableError
 from desktop_app.core.server_status import ServerState, ServerStatus
 from tests.core.auth.conftest import ServerFactory, remote
-from tests.hosting import FAST_RESTARTS, eventually, fixture_config
+from tests.core.auth.hosted import hosted, signed_in
+from tests.hosting import eventually, fixture_config
 from tests.servers.oauth_server import ADMIN_SCOPE, ADMIN_TOOL, Client, FollowingBrowser, ForgingBrowser
 
 pytestmark = pytest.mark.anyio
-
-
-@asynccontextmanager
-async def hosted(
-    secrets: SecretStore, browser: FollowingBrowser, *configs: ServerConfig
-) -> AsyncIterator[tuple[ServerHost, list[ServerStatus]]]:
-    host = ServerHost(secrets=secrets, policy=FAST_RESTARTS)
-    host.sign_in.opener = browser
-    states: list[ServerStatus] = []
-    host.bus.subscribe(ServerStateChanged, lambda e: states.append(e.status) if e.server == configs[0].name else None)
-    host.start(configs)
-    try:
-        await host.wait_settled(30)
-        yield host, states
-    finally:
-        await host.stop_all()
-
-
-async def signed_in(host: ServerHost, name: str = "remote") -> None:
-    assert await host.connection(name).auth.sign_in() is None
-    status = await host.connection(name).wait_settled(30)
-    assert status.state is ServerState.READY, status.summary
 
 
 async def test_needs_sign_in_is_its_own_state_not_restart_backoff(
