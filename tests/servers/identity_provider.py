@@ -53,6 +53,8 @@ class TestIdentityProvider:
         self._key = ec.generate_private_key(ec.SECP256R1())
         self._codes: dict[str, tuple[str, str, str]] = {}  # code -> (challenge, redirect URI, nonce)
         self.requests = IdpRequests()
+        self.issued: list[str] = []
+        """Every ID token and ID-JAG handed out, so a test can look for them where they must not be."""
         self._sock = bind()
         self.issuer = f"http://{LOOPBACK}:{self._sock.getsockname()[1]}"
 
@@ -125,12 +127,10 @@ class TestIdentityProvider:
             digest = base64.urlsafe_b64encode(hashlib.sha256(verifier).digest()).decode().rstrip("=")
             if not challenge or digest != challenge or redirect_uri != form.get("redirect_uri"):
                 return _error("invalid_grant", "unknown code or PKCE verification failed")
+            id_token = self.id_token(nonce=nonce)
+            self.issued.append(id_token)
             return JSONResponse(
-                {
-                    "access_token": secrets.token_urlsafe(16),
-                    "token_type": "Bearer",
-                    "id_token": self.id_token(nonce=nonce),
-                }
+                {"access_token": secrets.token_urlsafe(16), "token_type": "Bearer", "id_token": id_token}
             )
         if form.get("grant_type") == TOKEN_EXCHANGE:
             return self._exchange(form)
@@ -169,6 +169,7 @@ class TestIdentityProvider:
             algorithm="ES256",
             headers={"typ": "oauth-id-jag+jwt"},
         )
+        self.issued.append(grant)
         return JSONResponse({"access_token": grant, "issued_token_type": ID_JAG, "token_type": "N_A"})
 
 
