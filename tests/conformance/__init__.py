@@ -1,0 +1,1 @@
+"""The MCP conformance suite's client scenarios, run against MCP Desk (`client.py`, `runner.py`)."""

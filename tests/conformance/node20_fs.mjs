@@ -1,0 +1,9 @@
+// `fs` as the conformance suite imports it, with the one export Node 20 lacks.
+import fs from "node:fs";
+
+export * from "node:fs";
+export default fs;
+
+export function globSync() {
+  throw new Error("fs.globSync needs Node 22 (only `conformance tier-check` uses it)");
+}
