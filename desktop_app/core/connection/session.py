@@ -33,6 +33,7 @@ from desktop_app.core.connection.server_log import ServerLog
 from desktop_app.core.connection.subscriptions import Subscriptions, cancel
 from desktop_app.core.events import Event, ResourceUpdated
 from desktop_app.core.extensions.apps_meta import EXTENSION_ID, client_extension_settings
+from desktop_app.core.extensions.tasks import TasksExtension
 from desktop_app.core.server_config import LOG_LEVELS, ServerConfig
 from desktop_app.core.server_errors import ConnectionLost
 from desktop_app.core.transport_watch import TransportWatch
@@ -75,7 +76,8 @@ class Session:
             client_info=CLIENT_INFO,
             cache=None,  # every read and list must reflect the server now, not a TTL ago
             **asks.client_options(),
-            extensions=[advertise(EXTENSION_ID, client_extension_settings())],  # MCP Apps: views render here
+            # MCP Apps (views render here) and Tasks (a call the server makes a task of is followed: `Calls`).
+            extensions=[advertise(EXTENSION_ID, client_extension_settings()), TasksExtension()],
         )
 
     async def run(

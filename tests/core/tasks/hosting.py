@@ -1,0 +1,55 @@
+"""A host over the 2026 tasks fixture server (in this process), with a scripted user and the task board."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from mcp.server.mcpserver import MCPServer
+
+from desktop_app.core.asks.question import Question, ScriptedAsker
+from desktop_app.core.host import ServerHost
+from desktop_app.core.server_config import ServerConfig, TransportKind
+from desktop_app.core.server_status import ServerState
+from desktop_app.core.tasks.board import TaskBoard
+from desktop_app.core.tasks.model import TaskRecord, TaskStatus
+from tests.hosting import FAST_RESTARTS, eventually
+
+
+@asynccontextmanager
+async def tasks_host(
+    server: MCPServer,
+    answer: Callable[[Question[Any]], Any] | None = None,
+    *,
+    store: Path | None = None,
+    timeout: float = 10.0,
+) -> AsyncIterator[tuple[ServerHost, ScriptedAsker, TaskBoard]]:
+    """A ready host whose server "tasks" is `server` (in-process); `store` keeps tasks across hosts."""
+    host = ServerHost(policy=FAST_RESTARTS, target_factory=lambda _config, _hooks: server)
+    asker = ScriptedAsker(answer)
+    host.questions.asker = asker
+    board = TaskBoard.of(host.asks)
+    if store is not None:
+        board.open(store, host.bus)
+    host.start([ServerConfig(name="tasks", transport=TransportKind.STDIO, command="unused", timeout=timeout)])
+    try:
+        await host.wait_settled(30)
+        assert host.connection("tasks").status.state is ServerState.READY, host.connection("tasks").status
+        yield host, asker, board
+    finally:
+        await host.stop_all()
+
+
+async def task_of(board: TaskBoard, call_id: str, status: TaskStatus = TaskStatus.WORKING) -> TaskRecord:
+    """The call's task once it has reached `status`."""
+
+    def reached() -> TaskRecord | None:
+        record = board.task_for_call(call_id)
+        return record if record is not None and record.status is status else None
+
+    await eventually(reached, what=f"the task of {call_id} {status}", seen=lambda: repr(board.task_for_call(call_id)))
+    record = reached()
+    assert record is not None
+    return record
