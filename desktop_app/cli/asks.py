@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any, Final, TypeVar
 
 from desktop_app.core.asks.elicitation import ElicitReply, FormQuestion, UrlQuestion
-from desktop_app.core.asks.form_schema import FieldKind, FormField
+from desktop_app.core.asks.form_schema import FieldKind, FormField, number_from_text
 from desktop_app.core.asks.question import Question
 from desktop_app.core.asks.sampling import (
     ReviewQuestion,
@@ -245,16 +245,12 @@ def _hint(form_field: FormField) -> str:
 
 def _parse(form_field: FormField, text: str) -> Any:
     """The typed value of an answer, or None when it cannot be read as the field's type."""
-    try:
-        if form_field.kind is FieldKind.BOOLEAN:
-            lowered = text.lower()
-            return True if lowered in ("y", "yes", "true") else False if lowered in ("n", "no", "false") else None
-        if form_field.kind is FieldKind.INTEGER:
-            return int(text)
-        if form_field.kind is FieldKind.NUMBER:
-            return float(text)
-    except ValueError:
-        return None
+    if form_field.kind is FieldKind.BOOLEAN:
+        lowered = text.lower()
+        return True if lowered in ("y", "yes", "true") else False if lowered in ("n", "no", "false") else None
+    if form_field.kind in (FieldKind.INTEGER, FieldKind.NUMBER):
+        number = number_from_text(form_field, text)  # read as the window reads it: "12.0" is 12
+        return None if isinstance(number, str) else number
     if form_field.kind is FieldKind.MULTI:
         return [part.strip() for part in text.split(",") if part.strip()]
     return text

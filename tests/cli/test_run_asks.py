@@ -117,6 +117,15 @@ def test_ask_fills_the_form_on_the_terminal(
     assert "Name needs at least 2 characters" in err
 
 
+def test_a_number_on_the_terminal_is_read_as_the_window_reads_it(
+    config: Path, llm: ScriptedLLM, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # "31.0" for a whole number is 31 (it was refused until the third try cancelled the form).
+    monkeypatch.setattr(sys, "stdin", io.StringIO("y\nAda\nada@example.com\n31.0\ny\nr\n\n"))
+    answer = json.loads(run(config, llm, "ask_form", {}, "--elicit", "ask"))
+    assert answer["action"] == "accept" and answer["content"]["age"] == 31
+
+
 def test_links_are_never_opened_without_asking(
     config: Path, llm: ScriptedLLM, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
