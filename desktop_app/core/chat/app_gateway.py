@@ -96,6 +96,8 @@ class AppGateway:
             )
             if owners:
                 raise AppRefusal(f"an app may call only its own server's tools; '{name}' belongs to '{owners[0]}'")
+            if name in self.host.connection(self.server).config.disabled_tools:
+                raise AppRefusal(f"'{name}' was switched off by the user")
             raise AppRefusal(f"'{self.server}' has no tool named '{name}'")
         if not callable_by_app(tool):
             raise AppRefusal(f"'{name}' is not callable by apps (its visibility does not include \"app\")")

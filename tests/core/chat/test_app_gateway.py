@@ -15,7 +15,7 @@ from desktop_app.core.chat.approval import ApprovalPolicy, ApprovalReply, Decisi
 from desktop_app.core.extensions.apps_meta import ViewOrigin
 from desktop_app.core.host import ServerHost
 from desktop_app.core.server_config import ServerConfig, TransportKind
-from tests.hosting import FAST_RESTARTS
+from tests.hosting import FAST_RESTARTS, eventually
 from tests.llm_server import RecordingApprover
 from tests.servers.app_server import NOTE_TEXT, NOTE_URI, PROBE_URI, build_app_server
 from tests.servers.fixture_server import build_fixture_server
@@ -176,3 +176,12 @@ async def test_a_views_link_is_asked_as_the_browser_reads_it(host: ServerHost) -
     assert isinstance(question, OpenLinkQuestion)
     assert question.url == opened[0] == "https://xn--pple-43d.com/signin"
     assert any("look-alike" in warning for warning in question.warnings)
+
+
+async def test_a_tool_the_user_switched_off_is_refused_as_such(host: ServerHost) -> None:
+    host.set_disabled_tools("apps", ["bump"])
+    await eventually(lambda: all(t.name != "bump" for t in host.catalog.servers["apps"].tools), what="the catalog")
+    approver = RecordingApprover()
+    with pytest.raises(AppRefusal, match="'bump' was switched off by the user"):
+        await gateway(host, approver).call_tool("bump", {})
+    assert approver.requests == [], "nothing was asked for a tool that cannot run"
