@@ -9,80 +9,57 @@ assistant tool call has its tool result, and each message is committed once whol
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
-import uuid
 from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any, Final
 
-from mcp.shared.exceptions import MCPError
-
+from desktop_app import __version__
 from desktop_app.core.apps.partial_input import ToolInputStream
-from desktop_app.core.catalog import Catalog, CatalogTool
-from desktop_app.core.chat.app_gateway import wire
-from desktop_app.core.chat.approval import ApprovalPolicy, ApprovalRequest, Verdict, denial_message, validate_arguments
+from desktop_app.core.catalog import Catalog
+from desktop_app.core.chat.approval import ApprovalPolicy
 from desktop_app.core.chat.context import ContextBuilder, SystemPrompt
 from desktop_app.core.chat.conversations import Conversation
 from desktop_app.core.chat.events import (
-    ApprovalNeeded,
     ChatError,
     ChatEvent,
     ConversationTainted,
     ErrorKind,
-    PromptInjected,
-    ResourceRead,
     TextDelta,
-    ToolCallStarted,
-    ToolDecision,
     ToolInputPartial,
-    ToolProgress,
     ToolResult,
     TurnFinished,
     Usage,
     event_to_dict,
     kept_in_history,
 )
-from desktop_app.core.chat.prompts import invoke_prompt
-from desktop_app.core.chat.server_instructions import read_instructions
-from desktop_app.core.chat.sign_in_turn import call_with_sign_in
-from desktop_app.core.chat.synthetic import (
-    INVOKE_PROMPT,
-    READ_RESOURCE,
-    SEARCH_RESOURCES,
-    SEARCH_TOOLS,
-    image_message,
-    read_for_model,
-    search_resources,
-    search_tools,
-    synthetic_tool_specs,
-)
+from desktop_app.core.chat.request_ledger import RequestSnapshot
+from desktop_app.core.chat.synthetic import synthetic_tool_specs
+from desktop_app.core.chat.synthetic_calls import SyntheticTools
 from desktop_app.core.chat.tokens import count_tokens
-from desktop_app.core.chat.tool_results import convert_tool_result
+from desktop_app.core.chat.tool_calls import ToolCalls
 from desktop_app.core.chat.tool_specs import ToolOffer
+from desktop_app.core.chat.trace_secrets import scrubber_for
+from desktop_app.core.chat.traced_host import TracedHost, watch_questions
+from desktop_app.core.chat.turn_trace import TurnTrace
+from desktop_app.core.chat.user_message import Attachment as Attachment
+from desktop_app.core.chat.user_message import AttachmentError, user_message
 from desktop_app.core.expansion import SecretLookup
 from desktop_app.core.extensions.apps_meta import ui_resource_uri
 from desktop_app.core.host import ServerHost
-from desktop_app.core.model.llm import ProviderError, assemble, stream_completion
+from desktop_app.core.ledger.accounting import CachedCounter
+from desktop_app.core.ledger.scrub import Scrubber
+from desktop_app.core.ledger.store import LedgerStore
+from desktop_app.core.ledger.trace import TraceWriter, header
+from desktop_app.core.model.chat_model import ChatModel, LiteLLMModel, ModelReply
+from desktop_app.core.model.llm import ProviderError, SentRequest
 from desktop_app.core.model.settings import ChatOptions, ModelSettings, resolve_api_key
-from desktop_app.core.server_errors import ServerRequestTimeout, ServerUnavailableError, describe_error
-from desktop_app.core.trust import ToolHints, prompt_taint, resource_taint, tool_result_taint
+from desktop_app.core.server_errors import describe_error
+from desktop_app.core.trust import resource_taint
 
 log = logging.getLogger(__name__)
 
 CANCELLED_RESULT: Final = "The user cancelled this tool call before it finished; it has no result."
-UNKNOWN_TOOLS_LISTED: Final = 30
-
-
-@dataclass(frozen=True)
-class Attachment:
-    """A resource the user attached to a message; it is read when the message is sent."""
-
-    uri: str
-
-
-class AttachmentError(ValueError):
-    """An attachment could not be read; the message is not sent and the conversation is unchanged."""
 
 
 def stop_message(limit: int) -> str:
@@ -103,17 +80,23 @@ class ChatEngine:
         *,
         options: ChatOptions | None = None,
         secrets: SecretLookup | None = None,
+        model: ChatModel | None = None,
     ) -> None:
+        """`model` answers each request: litellm by default, a recording when a trace is replayed."""
         self.host = host
         self.settings = settings
         self.policy = policy
         self.options = options or ChatOptions()
         self.secrets = secrets
+        self.model: ChatModel = model or LiteLLMModel()
         self._builder: ContextBuilder | None = None
         self._builder_key: tuple[str, int] | None = None
         self._offer: ToolOffer | None = None
         self.loaded_tools: dict[str, list[str]] = {}
         """Per conversation: tools found with `search_tools`, most recent and relevant first, offered from then on."""
+        self._counters: dict[str, CachedCounter] = {}
+        self._stored_traces: dict[str, TraceWriter] = {}
+        self._scrubber: Scrubber | None = None
 
     def tool_offer(self) -> ToolOffer:
         """The server tools each call carries, within the options' tool budget (specs cached per catalog)."""
@@ -137,8 +120,34 @@ class ChatEngine:
         """
         builder = self.context_builder()
         catalog = catalog or self.host.catalog
-        trusted = frozenset(name for name in catalog.servers if self.host.trust(name).trusted)
-        return await asyncio.to_thread(builder.build, catalog, query, trusted)
+        return await asyncio.to_thread(builder.build, catalog, query, self.trusted(catalog))
+
+    def trusted(self, catalog: Catalog) -> frozenset[str]:
+        """The servers of `catalog` the user trusts as of now."""
+        return frozenset(name for name in catalog.servers if self.host.trust(name).trusted)
+
+    def counter(self) -> CachedCounter:
+        """Token counts for the current model, remembered across the requests of its ledgers."""
+        model = self.settings.model
+        if model not in self._counters:
+            self._counters = {model: CachedCounter(lambda text: count_tokens(model, text))}
+        return self._counters[model]
+
+    def scrubber(self) -> Scrubber:
+        """What every trace of this engine is scrubbed with: the secrets in use at the last turn's start."""
+        return self._scrubber or Scrubber()
+
+    def traces_for(self, conversation: Conversation, extra: TraceWriter | None) -> list[TraceWriter]:
+        """Where a turn of `conversation` is traced: beside the stored conversation, and `extra` (`--trace`)."""
+        writers = [] if extra is None else [extra]
+        if conversation.store is not None:
+            writer = self._stored_traces.get(conversation.id)
+            if writer is None:
+                path = LedgerStore.beside(conversation.store.path).path(conversation.id)
+                writer = TraceWriter(path, self.scrubber, first=header(conversation.id, __version__))
+                self._stored_traces[conversation.id] = writer
+            writers.append(writer)
+        return writers
 
     async def full_catalog_tokens(self, catalog: Catalog) -> int:
         """What listing all of `catalog` would cost (the prompt leaves it uncounted when far over budget)."""
@@ -150,15 +159,17 @@ class ChatEngine:
         text: str,
         attachments: Sequence[Attachment] = (),
         context: Sequence[str] = (),
+        trace: TraceWriter | None = None,
     ) -> Turn:
         """Start a turn now; iterate the returned `Turn` for its events, `cancel()` to stop it.
 
         `context` is what MCP App views asked the model to know (`ui/update-model-context`): it
-        travels with this user message, after the user's own text and attachments.
+        travels with this user message, after the user's own text and attachments. A stored
+        conversation's turns are traced beside it (`core/ledger/store.py`); `trace` adds a file.
         """
         if not text.strip() and not attachments:
             raise ValueError("a message needs text or an attachment")
-        return Turn(self, conversation, text, tuple(attachments), tuple(context))
+        return Turn(self, conversation, text, tuple(attachments), tuple(context), trace)
 
 
 class Turn:
@@ -171,6 +182,7 @@ class Turn:
         text: str,
         attachments: tuple[Attachment, ...],
         context: tuple[str, ...] = (),
+        trace: TraceWriter | None = None,
     ):
         self._engine = engine
         self.conversation = conversation
@@ -181,9 +193,23 @@ class Turn:
         self.events: list[ChatEvent] = []
         self.sent_messages: list[dict[str, Any]] = []
         """The messages exactly as last sent to the model (system prompt first)."""
+        self.trace = TurnTrace(engine.traces_for(conversation, trace), engine.counter())
+        self._host = TracedHost(engine.host, self.trace.mcp).as_host() if self.trace.active else engine.host
+        synthetic = SyntheticTools(
+            self._host,
+            engine.options,
+            engine.context_builder(),
+            engine.tool_offer(),
+            engine.loaded_tools,
+            self._emit,
+            self._taint,
+        )
+        self._tools = ToolCalls(self._host, engine.policy, conversation, synthetic, self._emit, self._taint)
         self._partial: list[str] | None = None
+        self._app_inputs: ToolInputStream | None = None
         self._pending: list[str] = []
         self._iterations = 0
+        self._writing: asyncio.Future[None] | None = None
         self._task = asyncio.create_task(self._run(), name="chat-turn")
 
     def __aiter__(self) -> AsyncIterator[ChatEvent]:
@@ -204,12 +230,20 @@ class Turn:
         assert isinstance(final, TurnFinished)
         return final
 
+    async def traced(self) -> TurnFinished:
+        """Run to the end, then wait until its traces are written (the ledgers counted after it)."""
+        final = await self.wait()
+        if self._writing is not None:
+            await asyncio.shield(self._writing)
+        return final
+
     @property
     def done(self) -> bool:
         return self._task.done()
 
     def _emit(self, event: ChatEvent) -> None:
         self.events.append(event)
+        self.trace.event(event)
         if kept_in_history(event):
             # A result's text is the tool message that follows it: kept once, there.
             kept = replace(event, text="") if isinstance(event, ToolResult) else event
@@ -222,20 +256,31 @@ class Turn:
             self._emit(ConversationTainted(reason))
 
     async def _run(self) -> None:
+        watch = watch_questions(self._engine.host.questions) if self.trace.active else None
+        if watch is not None:
+            watch.listeners.append(self.trace.question)
         try:
-            finished = await self._loop()
-        except asyncio.CancelledError:
-            finished = self._after_cancel()
-        except Exception as exc:
-            log.exception("chat turn failed")
-            self._repair("The tool call was interrupted by an internal error.")
-            self._emit(ChatError(ErrorKind.INTERNAL, f"internal error: {describe_error(exc)}"))
-            finished = TurnFinished("error", "", self._iterations)
-        self._emit(finished)
-        self._queue.put_nowait(None)
+            try:
+                finished = await self._loop()
+            except asyncio.CancelledError:
+                finished = self._after_cancel()
+            except Exception as exc:
+                log.exception("chat turn failed")
+                self._repair("The tool call was interrupted by an internal error.")
+                self._emit(ChatError(ErrorKind.INTERNAL, f"internal error: {describe_error(exc)}"))
+                finished = TurnFinished("error", "", self._iterations)
+            self._emit(finished)
+            self._queue.put_nowait(None)
+        finally:
+            if watch is not None:
+                watch.listeners.remove(self.trace.question)
+            # Written after the end is told and the turn is done: nobody waits for the ledgers' counting.
+            self._writing = asyncio.ensure_future(self.trace.close())
 
     def _after_cancel(self) -> TurnFinished:
         partial = "".join(self._partial or [])
+        if self._partial is not None:
+            self.trace.reply(self._iterations, None, "cancelled by the user", partial)
         if self._partial is not None and partial:
             self.conversation.append({"role": "assistant", "content": partial})
         self._repair(CANCELLED_RESULT, cancelled=True)
@@ -252,8 +297,13 @@ class Turn:
 
     async def _loop(self) -> TurnFinished:
         engine = self._engine
+        api_key = resolve_api_key(engine.settings, engine.secrets)
+        if self.trace.active:
+            engine._scrubber = await asyncio.to_thread(scrubber_for, engine.host, api_key)
+            uris = [a.uri for a in self._attachments]
+            self.trace.begin(self.conversation.id, engine.settings.model, self._text, uris, self._context)
         try:
-            user, reads = await self._user_message()
+            user, reads = await user_message(self._host, engine.options, self._text, self._attachments, self._context)
         except AttachmentError as exc:
             self._emit(ChatError(ErrorKind.INPUT, str(exc)))
             return TurnFinished("error", "", 0)
@@ -262,7 +312,6 @@ class Turn:
             self._emit(read)
             self._taint(resource_taint(read.server, read.uri, engine.host.trust(read.server)))
         limit = engine.options.max_iterations
-        api_key = resolve_api_key(engine.settings, engine.secrets)
         for iteration in range(1, limit + 1):
             self._iterations = iteration
             catalog = engine.host.catalog
@@ -276,13 +325,31 @@ class Turn:
             tools += server_tools
             messages = [{"role": "system", "content": system.text}, *self.conversation.messages]
             self.sent_messages = messages
+            snapshot = RequestSnapshot(
+                engine.settings.model,
+                system,
+                catalog,
+                engine.trusted(catalog),
+                tuple(self.conversation.messages),
+                tuple(tools),
+                tool_search,
+                engine.options.max_tools,
+                engine.options.read_cap_bytes,
+                tuple(self.conversation.events),
+            )
             try:
-                assistant, usage = await self._call_model(messages, tools, api_key)
+                reply = await self._call_model(messages, tools, api_key)
             except ProviderError as exc:
+                self.trace.reply(iteration, None, str(exc), "".join(self._partial or []))
+                self.trace.ledger_later(iteration, snapshot, None)
                 self._emit(ChatError(ErrorKind.PROVIDER, str(exc)))
                 return TurnFinished("error", "", iteration)
-            if usage is not None:
-                self._emit(Usage(iteration, *usage))
+            self.trace.reply(iteration, reply)
+            self.trace.ledger_later(iteration, snapshot, reply)
+            if reply.usage is not None:
+                usage = reply.usage
+                self._emit(Usage(iteration, usage.prompt_tokens, usage.completion_tokens, usage.total_tokens))
+            assistant = reply.message
             self.conversation.append(assistant)
             calls = assistant.get("tool_calls") or []
             if not calls:
@@ -290,7 +357,7 @@ class Turn:
             self._pending = [call["id"] for call in calls]
             extra: list[dict[str, Any]] = []
             for call in calls:
-                text, more = await self._run_tool(call, search_offered=system.summarized, tool_search=tool_search)
+                text, more = await self._tools.run(call, search_offered=system.summarized, tool_search=tool_search)
                 self.conversation.append({"role": "tool", "tool_call_id": call["id"], "content": text})
                 self._pending.remove(call["id"])
                 extra.extend(more)
@@ -300,44 +367,27 @@ class Turn:
 
     async def _call_model(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], api_key: str | None
-    ) -> tuple[dict[str, Any], tuple[int, int, int] | None]:
-        """Stream one completion, emitting text as it comes; returns the whole assistant message."""
-        chunks: list[Any] = []
+    ) -> ModelReply:
+        """One model call, its text and app tools' partial inputs emitted as they stream in."""
         self._partial = []
-        app_inputs = ToolInputStream(self._app_tool)
-        async for chunk in stream_completion(self._engine.settings, messages, tools, api_key):
-            chunks.append(chunk)
-            delta = chunk.choices[0].delta if chunk.choices else None
-            if delta is not None and delta.content:
-                self._partial.append(delta.content)
-                self._emit(TextDelta(delta.content))
-            for partial in app_inputs.feed(getattr(delta, "tool_calls", None) or ()):
-                self._emit(ToolInputPartial(partial.call_id, partial.server, partial.tool, partial.arguments))
+        self._app_inputs = ToolInputStream(self._app_tool)
+        reply = await self._engine.model.complete(self._engine.settings, messages, tools, api_key, self)
         self._partial = None
-        # litellm builds the response from every chunk in pure Python (~50 ms of CPU for a 2,000-token
-        # answer on a busy machine): in a thread, the window goes on painting meanwhile.
-        response = await asyncio.to_thread(assemble, chunks, messages) if chunks else None
-        if response is None or not response.choices:
-            return {"role": "assistant", "content": ""}, None
-        message = response.choices[0].message
-        # An assistant message that only calls tools has no `content` key (litellm drops a null one).
-        assistant: dict[str, Any] = {"role": "assistant"}
-        if message.content or not message.tool_calls:
-            assistant["content"] = message.content or ""
-        if message.tool_calls:
-            assistant["tool_calls"] = [
-                {
-                    "id": call.id or f"call_{uuid.uuid4().hex[:12]}",
-                    "type": "function",
-                    "function": {"name": call.function.name or "", "arguments": call.function.arguments or "{}"},
-                }
-                for call in message.tool_calls
-            ]
-        usage = getattr(response, "usage", None)
-        figures = None
-        if usage is not None and usage.total_tokens:  # zeros: the provider sent none (litellm counts none)
-            figures = (int(usage.prompt_tokens or 0), int(usage.completion_tokens or 0), int(usage.total_tokens or 0))
-        return assistant, figures
+        return reply
+
+    # -- what the model call tells the turn as it streams (`ModelListener`) ---------------
+
+    def text(self, delta: str) -> None:
+        if self._partial is not None:
+            self._partial.append(delta)
+        self._emit(TextDelta(delta))
+
+    def tool_call_deltas(self, deltas: Sequence[Any]) -> None:
+        for partial in self._app_inputs.feed(deltas) if self._app_inputs is not None else ():
+            self._emit(ToolInputPartial(partial.call_id, partial.server, partial.tool, partial.arguments))
+
+    def sent(self, request: SentRequest) -> None:
+        self.trace.sent(self._iterations, request)
 
     def _app_tool(self, exposed_name: str) -> tuple[str, str] | None:
         """(server, tool) when the model's tool `exposed_name` comes with an MCP App view."""
@@ -345,206 +395,3 @@ class Turn:
         if target is None or ui_resource_uri(target.tool) is None:
             return None
         return target.server, target.tool.name
-
-    # -- user message and attachments ---------------------------------------------------
-
-    async def _user_message(self) -> tuple[dict[str, Any], list[ResourceRead]]:
-        """The user message with its attachments read in, and the reads to show."""
-        engine = self._engine
-        parts = [self._text] if self._text.strip() else []
-        images: list[dict[str, Any]] = []
-        reads: list[ResourceRead] = []
-        for attachment in self._attachments:
-            catalog = engine.host.catalog
-            out = await read_for_model(engine.host, catalog, attachment.uri, engine.options, search_offered=False)
-            if out.is_error or out.server is None:
-                raise AttachmentError(f"Cannot attach {attachment.uri}: {out.text}")
-            reads.append(ResourceRead(attachment.uri, out.server, out.contents, out.truncated))
-            resource = catalog.resource(attachment.uri)
-            name = resource.name if resource is not None else attachment.uri.rsplit("/", 1)[-1]
-            mime = (resource.mime_type if resource is not None else None) or out.contents[0].mime_type or "unknown type"
-            parts.append(f"Attached resource {attachment.uri} ({name}, {mime}):\n{out.text}")
-            if out.images:
-                images.extend(image_message(out.images)["content"])
-        parts.extend(self._context)
-        text = "\n\n".join(parts)
-        if images:
-            return {"role": "user", "content": [{"type": "text", "text": text}, *images]}, reads
-        return {"role": "user", "content": text}, reads
-
-    # -- tools --------------------------------------------------------------------------
-
-    async def _run_tool(
-        self, call: dict[str, Any], *, search_offered: bool, tool_search: bool = False
-    ) -> tuple[str, list[dict[str, Any]]]:
-        """Run one tool call; returns the tool result text and messages to add after all results."""
-        call_id, name = call["id"], call["function"]["name"]
-        raw = call["function"]["arguments"]
-        problem: str | None = None
-        try:
-            arguments = json.loads(raw or "{}")
-        except ValueError as exc:
-            arguments = None
-            problem = f"the arguments are not valid JSON ({exc})"
-        if problem is None and not isinstance(arguments, dict):
-            problem = "the arguments must be a JSON object"
-        synthetic = (
-            name in (READ_RESOURCE, INVOKE_PROMPT)
-            or (name == SEARCH_RESOURCES and search_offered)
-            or (name == SEARCH_TOOLS and tool_search)
-        )
-        target = None if synthetic else self._engine.host.catalog.tool(name)
-        shown = arguments if isinstance(arguments, dict) else {}
-        if target is None:
-            self._emit(ToolCallStarted(call_id, name, shown, None, None))
-        else:
-            tool_ = target.tool
-            self._emit(
-                ToolCallStarted(
-                    call_id,
-                    name,
-                    shown,
-                    target.server,
-                    tool_.name,
-                    title=tool_.title or (tool_.annotations.title if tool_.annotations is not None else None),
-                    description=tool_.description,
-                    hints=ToolHints.of(tool_),
-                    trusted=self._engine.host.trust(target.server).trusted,
-                )
-            )
-        if problem is not None or not isinstance(arguments, dict):
-            return self._result(call_id, name, f"Tool '{name}' was not called: {problem}.", is_error=True), []
-        if synthetic:
-            return await self._run_synthetic(call_id, name, arguments, search_offered)
-        if target is None:
-            return self._result(call_id, name, self._unknown_tool(name), is_error=True), []
-        return await self._run_server_tool(call_id, target, arguments), []
-
-    def _result(self, call_id: str, name: str, text: str, **fields: Any) -> str:
-        self._emit(ToolResult(call_id, name, text, **fields))
-        return text
-
-    def _unknown_tool(self, name: str) -> str:
-        names = [READ_RESOURCE, INVOKE_PROMPT, *sorted(t.exposed_name for t in self._engine.host.catalog.tools())]
-        shown = names[:UNKNOWN_TOOLS_LISTED]
-        more = f" and {len(names) - len(shown)} more" if len(names) > len(shown) else ""
-        return f"There is no tool named '{name}'. Available tools: {json.dumps(shown)}{more}."
-
-    async def _run_synthetic(
-        self, call_id: str, name: str, arguments: dict[str, Any], search_offered: bool
-    ) -> tuple[str, list[dict[str, Any]]]:
-        engine = self._engine
-        catalog = engine.host.catalog
-        if name == READ_RESOURCE:
-            uri, pages = arguments.get("uri"), arguments.get("pages")
-            if not isinstance(uri, str) or not uri:
-                return self._result(call_id, name, "read_resource needs a `uri` string.", is_error=True), []
-            if (instructions := read_instructions(catalog, uri, engine.host.trust)) is not None:
-                self._taint(instructions.taint)  # a server's own words, read like a resource of it
-                return self._result(call_id, name, instructions.text, is_error=instructions.is_error), []
-            page_spec = str(pages) if pages not in (None, "") and engine.options.pdf_text else None
-            out = await read_for_model(
-                engine.host, catalog, uri, engine.options, pages=page_spec, search_offered=search_offered
-            )
-            if out.server is not None and out.contents:
-                self._emit(ResourceRead(uri, out.server, out.contents, out.truncated))
-                self._taint(resource_taint(out.server, uri, engine.host.trust(out.server)))
-            extra = [image_message(out.images)] if out.images else []
-            return self._result(call_id, name, out.text, is_error=out.is_error), extra
-        if name == INVOKE_PROMPT:
-            prompt = arguments.get("name")
-            if not isinstance(prompt, str) or not prompt:
-                return self._result(call_id, name, "invoke_prompt needs a prompt `name`.", is_error=True), []
-            server = arguments.get("server")
-            result = await invoke_prompt(
-                engine.host, catalog, prompt, arguments.get("arguments"), server if isinstance(server, str) else None
-            )
-            if result.messages and result.server is not None and result.name is not None:
-                self._emit(PromptInjected(result.server, result.name, result.messages))
-                self._taint(prompt_taint(result.server, result.name, engine.host.trust(result.server)))
-            return self._result(call_id, name, result.text, is_error=result.is_error), list(result.messages)
-        query, server = arguments.get("query"), arguments.get("server")
-        if not isinstance(query, str) or not query.strip():
-            return self._result(call_id, name, f"{name} needs a `query` string.", is_error=True), []
-        if name == SEARCH_TOOLS:
-            text, found, is_error = await asyncio.to_thread(
-                search_tools, engine.tool_offer(), catalog, query, server if isinstance(server, str) else None
-            )
-            earlier = engine.loaded_tools.get(self.conversation.id, [])
-            engine.loaded_tools[self.conversation.id] = found + [t for t in earlier if t not in found]
-            return self._result(call_id, name, text, is_error=is_error), []
-        builder = engine.context_builder()
-        text, is_error = await asyncio.to_thread(
-            search_resources, builder, catalog, query, server if isinstance(server, str) else None
-        )
-        return self._result(call_id, name, text, is_error=is_error), []
-
-    async def _run_server_tool(self, call_id: str, target: CatalogTool, arguments: dict[str, Any]) -> str:
-        """The only path to a server's `tools/call`: schema check, approval, then the call."""
-        engine = self._engine
-        name, server, tool = target.exposed_name, target.server, target.tool.name
-        trust = engine.host.trust(server)
-        request = ApprovalRequest.for_tool(
-            target, arguments, call_id=call_id, trust=trust, taint=self.conversation.tainted
-        )
-        problem = validate_arguments(request.input_schema, arguments)
-        if problem is not None:
-            text = f"Tool '{name}' was not called: its arguments do not match its input schema ({problem})."
-            return self._result(call_id, name, text, is_error=True)
-        chat = self.conversation.id
-        assessment = engine.policy.assess(chat, request)
-        if assessment.allowed_by is None:
-            taint = request.taint if request.under_taint else None
-            self._emit(ApprovalNeeded(call_id, server, tool, arguments, assessment.rule_paused, taint))
-        verdict = await engine.policy.decide(chat, request)
-        self._emit(self._decision(call_id, server, tool, verdict))
-        if not verdict.allowed:
-            return self._result(call_id, name, denial_message(name, verdict), denied=True)
-        note = ""
-        if verdict.edited:
-            note = f"[The user changed the arguments before allowing the call: {json.dumps(verdict.arguments)}]\n"
-
-        async def report(progress: float, total: float | None, message: str | None) -> None:
-            self._emit(ToolProgress(call_id, progress, total, message))
-
-        try:
-            connection = engine.host.connection(server)
-            result = await call_with_sign_in(
-                engine.host,
-                server,
-                call_id,
-                lambda: connection.call_tool(tool, verdict.arguments, report, call_id=call_id),
-            )
-        except (ServerUnavailableError, ServerRequestTimeout) as exc:
-            self._emit(ChatError(ErrorKind.SERVER, str(exc)))
-            return self._result(call_id, name, f"{note}The tool call failed: {exc}", is_error=True)
-        except MCPError as exc:
-            self._taint(tool_result_taint(server, tool, request.hints, trust))  # the server's own words
-            return self._result(call_id, name, f"{note}The server refused the call: {exc.message}", is_error=True)
-        self._taint(tool_result_taint(server, tool, request.hints, trust))
-        converted = convert_tool_result(result)
-        return self._result(
-            call_id,
-            name,
-            note + converted.text,
-            is_error=converted.is_error,
-            structured=converted.structured,
-            binaries=converted.binaries,
-            app_result=wire(result) if ui_resource_uri(target.tool) is not None else None,
-        )
-
-    @staticmethod
-    def _decision(call_id: str, server: str, tool: str, verdict: Verdict) -> ToolDecision:
-        return ToolDecision(
-            call_id,
-            server,
-            tool,
-            verdict.allowed,
-            str(verdict.decided_by),
-            None if verdict.decision is None else str(verdict.decision),
-            verdict.arguments,
-            edited=verdict.edited,
-            reason=verdict.reason,
-            rule_paused=verdict.rule_paused,
-            taint=verdict.taint,
-        )

@@ -3,6 +3,12 @@
 `import litellm` takes seconds and, unless offline mode is set first, fetches a price list
 from the internet; so nothing imports it at module level, and the first import runs in a
 worker thread to keep the event loop (and the window) responsive.
+
+What a request really sent is taken from litellm's pre-call hook (`Logging.pre_call`, the point
+where litellm hands the provider-shaped body to the HTTP client and calls `CustomLogger.log_pre_api_call`):
+the body after litellm's translation for the provider, never a reconstruction. The hook is given per
+call as `logger_fn` (a `CustomLogger` passed in `callbacks=` joins litellm's global callback lists for
+good); it keeps a reference to the body, so the first token waits for no copy.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ import sys
 import threading
 import warnings
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from functools import partial
 from typing import Any, Final, TypeVar
 
@@ -53,6 +60,54 @@ _NETWORK: Final = frozenset({"TransportError", "ClientConnectionError", "APIConn
 
 class ProviderError(Exception):
     """A model call failed; the message is one line naming the model and what went wrong."""
+
+
+@dataclass(frozen=True)
+class SentRequest:
+    """The request body litellm handed the HTTP client (after its translation), and where it went.
+
+    `raw` is litellm's own dict, which it may still complete after the hook (Anthropic's `stream`):
+    read `body` once the call has ended. Headers are never kept: they carry the API key.
+    """
+
+    raw: Mapping[str, Any]
+    api_base: str
+
+    @property
+    def body(self) -> dict[str, Any]:
+        """The JSON the provider received."""
+        return _as_sent(self.raw)
+
+
+_SDK_OPTIONS: Final = frozenset({"extra_headers", "extra_query", "timeout"})
+"""Keys of the OpenAI SDK's call that are not part of the body it sends (`extra_body` is merged into it)."""
+
+
+def _as_sent(body: Mapping[str, Any]) -> dict[str, Any]:
+    """`body` as the HTTP request carries it: the OpenAI SDK merges `extra_body` into the JSON it sends."""
+    sent = {key: value for key, value in body.items() if key not in _SDK_OPTIONS and key != "extra_body"}
+    extra = body.get("extra_body")
+    if isinstance(extra, Mapping):
+        sent.update(extra)
+    return sent
+
+
+def _pre_call_hook(on_sent: Callable[[SentRequest], None]) -> Callable[[dict[str, Any]], None]:
+    """litellm's `logger_fn`: called with the call's details before the request and after the answer.
+
+    Before the request (`log_event_type` "pre_api_call") the details carry the provider-shaped body
+    (`complete_input_dict`); a retry calls it again, so the last body is the one that was answered.
+    """
+
+    def hook(details: dict[str, Any]) -> None:
+        if details.get("log_event_type") != "pre_api_call":
+            return
+        extra = details.get("additional_args") or {}
+        body = extra.get("complete_input_dict")
+        if isinstance(body, Mapping):
+            on_sent(SentRequest(body, str(extra.get("api_base") or "")))
+
+    return hook
 
 
 @contextlib.contextmanager
@@ -246,10 +301,12 @@ async def stream_completion(
     tools: Sequence[dict[str, Any]],
     api_key: str | None,
     extra: Mapping[str, Any] | None = None,
+    on_sent: Callable[[SentRequest], None] | None = None,
 ) -> AsyncIterator[Any]:
     """Stream one chat completion's chunks; provider failures raise `ProviderError`.
 
     `extra` adds completion options (`stop`, `tool_choice`, …) for callers other than the chat.
+    `on_sent` hears the body litellm sends the provider, once it is about to be sent (see above).
 
     The stream is closed on every exit (cancellation included), so the HTTP request ends too.
     """
@@ -272,6 +329,8 @@ async def stream_completion(
     if settings.temperature is not None:
         kwargs["temperature"] = settings.temperature
     kwargs.update(extra or {})
+    if on_sent is not None:
+        kwargs["logger_fn"] = _pre_call_hook(on_sent)
     try:
         response = await litellm.acompletion(**kwargs)
     except Exception as exc:

@@ -1,0 +1,50 @@
+"""The user's message as the model gets it: the text, each attached resource read in whole, then
+what MCP App views asked the model to know."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from desktop_app.core.chat.events import ResourceRead
+from desktop_app.core.chat.synthetic import image_message, read_for_model
+from desktop_app.core.host import ServerHost
+from desktop_app.core.model.settings import ChatOptions
+
+
+@dataclass(frozen=True)
+class Attachment:
+    """A resource the user attached to a message; it is read when the message is sent."""
+
+    uri: str
+
+
+class AttachmentError(ValueError):
+    """An attachment could not be read; the message is not sent and the conversation is unchanged."""
+
+
+async def user_message(
+    host: ServerHost, options: ChatOptions, text: str, attachments: Sequence[Attachment], context: Sequence[str]
+) -> tuple[dict[str, Any], list[ResourceRead]]:
+    """The user message with its attachments read in, and the reads to show; raises `AttachmentError`."""
+    parts = [text] if text.strip() else []
+    images: list[dict[str, Any]] = []
+    reads: list[ResourceRead] = []
+    for attachment in attachments:
+        catalog = host.catalog
+        out = await read_for_model(host, catalog, attachment.uri, options, search_offered=False)
+        if out.is_error or out.server is None:
+            raise AttachmentError(f"Cannot attach {attachment.uri}: {out.text}")
+        reads.append(ResourceRead(attachment.uri, out.server, out.contents, out.truncated))
+        resource = catalog.resource(attachment.uri)
+        name = resource.name if resource is not None else attachment.uri.rsplit("/", 1)[-1]
+        mime = (resource.mime_type if resource is not None else None) or out.contents[0].mime_type or "unknown type"
+        parts.append(f"Attached resource {attachment.uri} ({name}, {mime}):\n{out.text}")
+        if out.images:
+            images.extend(image_message(out.images)["content"])
+    parts.extend(context)
+    joined = "\n\n".join(parts)
+    if images:
+        return {"role": "user", "content": [{"type": "text", "text": joined}, *images]}, reads
+    return {"role": "user", "content": joined}, reads

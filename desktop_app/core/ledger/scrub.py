@@ -1,0 +1,97 @@
+"""Secrets out of everything a trace, a ledger or an export keeps.
+
+A trace holds what servers and the model said, and either may repeat a secret: a server that
+prints its environment, a provider that echoes a header, a URL with its key in the query. So
+every string is scrubbed before it is written, three ways:
+
+- known values: the app's API keys and resolved `${secret:…}` values (`log_redaction` remembers
+  each one the moment it is resolved), plus the values this scrubber is given (every value of a
+  server's environment, OAuth tokens);
+- shapes: `Bearer …`, JWTs, provider key formats (`sk-…`, `AIza…`, `ghp_…`), credential query
+  parameters (`?key=`, `&access_token=`);
+- names: a string under a key named like a credential (`api_key`, `authorization`, …).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any, Final
+from urllib.parse import quote, quote_plus
+
+from desktop_app.core.log_redaction import MIN_SECRET_LENGTH, REDACTED, redact_secrets
+
+SECRET_KEYS: Final = frozenset(
+    {
+        "api_key",
+        "apikey",
+        "x-api-key",
+        "authorization",
+        "proxy-authorization",
+        "access_token",
+        "refresh_token",
+        "id_token",
+        "client_secret",
+        "password",
+        "secret",
+        "cookie",
+        "set-cookie",
+    }
+)
+_SHAPES: Final = re.compile(
+    r"\b(?:Bearer|Basic|DPoP)\s+[\w\-.~+/]+=*"
+    r"|\beyJ[\w-]{4,}\.[\w-]{4,}\.[\w-]*"
+    r"|\bsk-[A-Za-z0-9_\-]{16,}"
+    r"|\bAIza[0-9A-Za-z_\-]{30,}"
+    r"|\bgh[pousr]_[A-Za-z0-9]{30,}"
+    r"|\bxox[abposr]-[A-Za-z0-9\-]{10,}",
+    re.IGNORECASE,
+)
+_QUERY: Final = re.compile(
+    r"([?&#](?:key|api_key|apikey|token|access_token|refresh_token|client_secret|password|sig|signature|code)=)"
+    r"[^&#\s\"']+",
+    re.IGNORECASE,
+)
+
+
+class Scrubber:
+    """Replaces secrets with `***` in text and in JSON-like values (dicts, lists, strings)."""
+
+    def __init__(self, values: Iterable[str] = ()) -> None:
+        forms = {
+            form
+            for value in values
+            if len(value) >= MIN_SECRET_LENGTH
+            for form in (value, quote(value, safe=""), quote(value), quote_plus(value))
+        }
+        ordered = sorted(forms, key=len, reverse=True)  # a secret containing another is replaced whole
+        self._known = re.compile("|".join(re.escape(v) for v in ordered)) if ordered else None
+
+    def text(self, text: str) -> str:
+        if self._known is not None:
+            text = self._known.sub(REDACTED, text)
+        text = redact_secrets(text)
+        text = _SHAPES.sub(_keep_scheme, text)
+        return _QUERY.sub(lambda m: m.group(1) + REDACTED, text)
+
+    def value(self, value: Any) -> Any:
+        """A copy of `value` with every string scrubbed and every credential-named string hidden."""
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, dict):
+            return {
+                key: REDACTED
+                if isinstance(key, str) and key.lower() in SECRET_KEYS and isinstance(item, str) and item
+                else self.value(item)
+                for key, item in value.items()
+            }
+        if isinstance(value, list | tuple):
+            return [self.value(item) for item in value]
+        return value
+
+
+def _keep_scheme(match: re.Match[str]) -> str:
+    """`Bearer abc` → `Bearer ***`: what kind of credential it was stays readable."""
+    found = match.group(0)
+    scheme, space, _ = found.partition(" ")
+    return f"{scheme} {REDACTED}" if space and scheme.lower() in ("bearer", "basic", "dpop") else REDACTED

@@ -1,0 +1,241 @@
+"""What the model got, recorded by the engine: each request's parts and cuts, the payload exactly as the
+provider received it, the provider's usage beside the app's count, the turn's MCP exchanges and questions.
+
+Real in-process MCP servers, real litellm, a scripted provider over HTTP that reports usage counted
+from the body it received, the way OpenAI and Anthropic bill it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp.server.mcpserver import MCPServer
+
+from desktop_app.core.asks.elicitation import ElicitReply, FormQuestion
+from desktop_app.core.asks.question import Question, ScriptedAsker
+from desktop_app.core.chat.approval import ApprovalPolicy
+from desktop_app.core.chat.conversations import Conversation, ConversationStore
+from desktop_app.core.chat.engine import Attachment, ChatEngine
+from desktop_app.core.chat.events import TurnFinished
+from desktop_app.core.chat.tokens import count_tokens
+from desktop_app.core.host import ServerHost
+from desktop_app.core.ledger.parts import AGREEMENT, Ledger, PartKind, Section
+from desktop_app.core.ledger.store import LedgerStore
+from desktop_app.core.ledger.trace import TraceWriter, load_trace
+from desktop_app.core.ledger.trace_view import TraceView
+from desktop_app.core.model.settings import ChatOptions, ModelSettings
+from desktop_app.core.server_config import ServerConfig, TransportKind
+from tests.core.ledger.realistic_provider import RealisticLLM
+from tests.core.ledger.secrets_check import assert_clean
+from tests.hosting import FAST_RESTARTS
+from tests.llm_server import LITELLM_WARNINGS, RecordingApprover, ToolCall, calls, text
+from tests.servers.asking_server import build_asking_server
+from tests.servers.fixture_server import build_fixture_server
+
+pytestmark = [pytest.mark.anyio, *LITELLM_WARNINGS]
+
+API_KEY = "sk-ledger-test-0123456789abcdef"
+NOTES_INSTRUCTIONS = "Notes live under notes://. Always cite the note you used."
+PROSE = " ".join(f"Paragraph {i} of the meeting notes says what was decided and by whom." for i in range(60))
+
+
+def notes_server() -> MCPServer:
+    server = MCPServer("notes", version="1.0.0", instructions=NOTES_INSTRUCTIONS)
+
+    @server.resource("notes://meeting", name="meeting", mime_type="text/plain", description="Minutes")
+    def meeting() -> str:
+        return PROSE
+
+    @server.tool(description="Count the words of a text.")
+    def count_words(text: str) -> int:
+        return len(text.split())
+
+    return server
+
+
+@pytest.fixture(autouse=True)
+def provider_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", API_KEY)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", API_KEY)
+
+
+@pytest.fixture
+def llm() -> Iterator[RealisticLLM]:
+    with RealisticLLM() as server:
+        yield server
+
+
+@pytest.fixture
+async def host() -> AsyncIterator[ServerHost]:
+    servers = {"fx": build_fixture_server(), "notes": notes_server(), "asking": build_asking_server()}
+    host = ServerHost(policy=FAST_RESTARTS, target_factory=lambda config, _hooks: servers[config.name])
+    host.start(
+        [
+            ServerConfig(name="fx", transport=TransportKind.STDIO, command="unused"),
+            ServerConfig(name="notes", transport=TransportKind.STDIO, command="unused", trusted=True),
+            ServerConfig(name="asking", transport=TransportKind.STDIO, command="unused"),
+        ]
+    )
+    await host.wait_settled(15)
+    try:
+        yield host
+    finally:
+        await host.stop_all()
+
+
+def answer_forms(question: Question[Any]) -> Any:
+    if isinstance(question, FormQuestion):
+        return ElicitReply("accept", {"name": "Ada"})
+    return question.fallback()
+
+
+def engine_for(host: ServerHost, llm: RealisticLLM, model: str, **options: Any) -> ChatEngine:
+    base = llm.root if model.startswith("anthropic/") else llm.url
+    settings = ModelSettings(model, api_base=base, max_tokens=300, max_retries=0)
+    return ChatEngine(host, settings, ApprovalPolicy(RecordingApprover()), options=ChatOptions(**options))
+
+
+def kinds(ledger: Ledger, section: Section) -> list[PartKind]:
+    return [part.kind for part in ledger.in_section(section)]
+
+
+def labels(ledger: Ledger) -> list[str]:
+    return [part.label for part in ledger.parts]
+
+
+async def test_every_part_of_a_rich_turn_is_in_its_ledger_and_the_payload_is_what_the_provider_got(
+    host: ServerHost, llm: RealisticLLM, tmp_path: Path
+) -> None:
+    host.questions.asker = ScriptedAsker(answer_forms)
+    llm.queue(
+        calls(
+            ToolCall("read_resource", {"uri": "fixture://long"}),
+            ToolCall("read_resource", {"uri": "fixture://image.png"}),
+        ),
+        calls(ToolCall("fx__rich", {}), ToolCall("invoke_prompt", {"name": "greet", "arguments": {"name": "Ada"}})),
+        calls(
+            ToolCall(
+                "asking__ask_form",
+                {"schema": json.dumps({"type": "object", "properties": {"name": {"type": "string"}}})},
+            )
+        ),
+        text("Done: ", "the notes are long."),
+    )
+    store = ConversationStore(tmp_path / "conversations.sqlite3")
+    conversation = Conversation.start(store)
+    engine = engine_for(host, llm, "openai/gpt-4o", read_cap_bytes=4096, images_to_model=True, catalog_budget=100)
+    turn = engine.start_turn(conversation, "Summarise the meeting.", [Attachment("notes://meeting")])
+    events = [event async for event in turn]
+    assert isinstance(events[-1], TurnFinished) and events[-1].text == "Done: the notes are long."
+    await turn.traced()
+
+    # Reopened as after a restart: the trace lives beside the conversations, keyed by the conversation.
+    view = LedgerStore.beside(store.path).load(conversation.id)
+    requests = view.requests()
+    assert len(requests) == 4 == len(llm.requests)
+    for recorded, received in zip(requests, llm.bodies(), strict=True):
+        assert recorded.payload is not None
+        assert json.dumps(recorded.payload["messages"]) == json.dumps(received["messages"])  # byte for byte
+        assert recorded.payload["tools"] == received["tools"]
+    assert view.request_for_answer("Done: the notes are long.") == requests[-1]
+
+    ledger = requests[-1].ledger
+    assert ledger is not None
+    # The system prompt: the app's guidance, a trusted server's instructions, each server's catalog.
+    assert kinds(ledger, Section.SYSTEM).count(PartKind.GUIDANCE) == 1
+    [instructions] = [p for p in ledger.parts if p.kind is PartKind.INSTRUCTIONS]
+    assert instructions.server == "notes" and instructions.preview == NOTES_INSTRUCTIONS
+    assert {p.server for p in ledger.parts if p.kind is PartKind.CATALOG} == {"asking", "fx", "notes"}
+    # Tool schemas, per server with how many tools, and the app's own.
+    tools = {p.server: p for p in ledger.in_section(Section.TOOLS) if p.kind is PartKind.TOOLS}
+    assert set(tools) == {None, "asking", "fx", "notes"}
+    assert tools["notes"].label == 'Tools of "notes" (1)' and tools["notes"].preview == "notes__count_words"
+    assert tools[None].label.startswith("MCP Desk's own tools") and "read_resource" in tools[None].preview
+    # Each message: the user's words, the attachment, each read, each result, the prompt's messages, the image.
+    messages = labels(ledger)
+    for expected in (
+        "Your message",
+        "Resource notes://meeting (attached)",
+        "Resource fixture://long (read)",
+        "Resource fixture://image.png (read)",
+        "Image of fixture://image.png",
+        "Result of fx · rich",
+        "Result of invoke_prompt",
+        "Prompt greet message",
+        "Result of asking · ask_form",
+        "The model's call to read_resource, read_resource",
+    ):
+        assert expected in messages, expected
+    [attached] = [p for p in ledger.parts if p.label == "Resource notes://meeting (attached)"]
+    assert attached.server == "notes" and attached.preview.startswith("Attached resource notes://meeting")
+    [image] = [p for p in ledger.parts if p.kind is PartKind.IMAGE]
+    assert image.tokens == 85 + 170 + count_tokens("openai/gpt-4o", image.preview)  # one tile, and the line naming it
+    # What was cut or capped, and why.
+    cuts = {cut.kind: [] for cut in ledger.cuts}
+    for cut in ledger.cuts:
+        cuts[cut.kind].append(cut.text)
+    assert any(t.startswith("fixture://long: cut at the read cap of 4.0 KB") for t in cuts["read_cap"])
+    assert any("fixture://image.png (image/png" in t and "the picture follows as an image" in t for t in cuts["binary"])
+    assert any(t.startswith("Result of fx · rich: 2 binary part(s)") for t in cuts["binary"])
+    assert any("entries are listed" in t and "search_resources" in t for t in cuts["catalog"])
+    assert any('instructions of "fx" are left out' in t for t in cuts["instructions"])
+    # Every part is counted, and the count agrees with what the provider billed.
+    assert ledger.counted == sum(p.tokens for p in ledger.parts) > 1000
+    assert ledger.reported_prompt_tokens is not None and ledger.agrees(), (
+        ledger.counted,
+        ledger.reported_prompt_tokens,
+    )
+
+    # Every MCP request of the turn, with its params, result and timing; the form and its answer.
+    exchanges = [
+        (r["server"], r["method"], r["params"].get("uri") or r["params"].get("name"))
+        for r in view.of_turn(requests[0].turn, "mcp")
+    ]
+    assert exchanges == [
+        ("notes", "resources/read", "notes://meeting"),
+        ("fx", "resources/read", "fixture://long"),
+        ("fx", "resources/read", "fixture://image.png"),
+        ("fx", "tools/call", "rich"),
+        ("fx", "prompts/get", "greet"),
+        ("asking", "tools/call", "ask_form"),
+    ]
+    for record in view.of_turn(requests[0].turn, "mcp"):
+        assert "result" in record and record["ms"] >= 0 and record["started_ms"] >= 0
+    [form] = view.of_turn(requests[0].turn, "question")
+    assert form["kind"] == "FormQuestion" and form["server"] == "asking" and form["answered"]
+    assert form["answer"] == {"action": "accept", "content": {"name": "Ada"}}
+    decided = view.of_turn(requests[0].turn, "ToolDecision")
+    assert [(d["tool"], d["allowed"], d["decided_by"]) for d in decided] == [
+        ("rich", True, "user"),
+        ("ask_form", True, "user"),
+    ]
+    assert_clean([LedgerStore.beside(store.path).path(conversation.id)], [API_KEY])
+
+
+async def test_anthropic_requests_are_recorded_as_translated_and_their_count_agrees(
+    host: ServerHost, llm: RealisticLLM, tmp_path: Path
+) -> None:
+    llm.queue(
+        calls(ToolCall("read_resource", {"uri": "notes://meeting"})),
+        calls(ToolCall("notes__count_words", {"text": "one two three"})),
+        text("Three words."),
+    )
+    engine = engine_for(host, llm, "anthropic/claude-sonnet-4-5")
+    path = tmp_path / "trace.jsonl"  # an unstored conversation: only the file given is written
+    turn = engine.start_turn(Conversation(), "How many words?", trace=TraceWriter(path, engine.scrubber))
+    assert (await turn.traced()).text == "Three words."
+    view = TraceView(load_trace(path))
+    for recorded, received in zip(view.requests(), llm.bodies(), strict=True):
+        assert recorded.payload == received  # Anthropic's own shape: system blocks, tool_use, tool_result
+    last = view.requests()[-1]
+    assert last.payload is not None and last.payload["system"][0]["text"].startswith("You are the assistant")
+    assert last.ledger is not None and last.ledger.dialect == "anthropic"
+    assert [p.label for p in last.ledger.parts if p.kind is PartKind.FRAMING][1] == "The tool-use system prompt"
+    reported = last.ledger.reported_prompt_tokens
+    assert reported is not None and reported > 1000
+    assert abs(reported - last.ledger.counted) <= AGREEMENT * reported, (last.ledger.counted, reported)
+    assert_clean([path], [API_KEY])
