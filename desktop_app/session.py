@@ -20,6 +20,7 @@ from desktop_app.core.config_store import ConfigStore
 from desktop_app.core.host import ServerHost
 from desktop_app.core.mupdf_worker import close_all_workers
 from desktop_app.core.paths import data_dir
+from desktop_app.core.policy.in_force import PolicyInForce
 from desktop_app.core.secret_store import PasswordRequiredError, SecretStoreError, open_secret_store
 from desktop_app.core.server_config import ServerConfig, TransportKind
 from desktop_app.demo_server import demo_server_command
@@ -37,6 +38,13 @@ def demo_server_config() -> ServerConfig:
     """
     command, args = demo_server_command()
     return ServerConfig(name="demo", transport=TransportKind.STDIO, command=command, args=tuple(args), trusted=True)
+
+
+def policy_notice(policy: PolicyInForce) -> str | None:
+    """What to tell the user about an organisation's policy file that cannot be followed (said once)."""
+    if policy.problem is None:
+        return None
+    return f"Your organisation's policy could not be read, so it blocks nothing:\n\n{policy.problem}"
 
 
 def config_notice(store: ConfigStore) -> str | None:
@@ -68,7 +76,7 @@ class Session:
             settings_path=settings_path,
         )
         window.composer.editor.textChanged.connect(window.chat.warm_up)  # the model library loads as the user types
-        for notice in (config_notice(store), loaded_settings.error):
+        for notice in (config_notice(store), loaded_settings.error, policy_notice(host.managed)):
             if notice:
                 show_notice(window, notice)
         self._starting = asyncio.ensure_future(self._connect())

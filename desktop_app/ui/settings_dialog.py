@@ -45,6 +45,7 @@ from desktop_app.core.model.providers import (
     ollama_models,
 )
 from desktop_app.core.model.settings import ModelSettings
+from desktop_app.core.policy.in_force import PolicyInForce, policy_in_force
 from desktop_app.core.registry import DEFAULT_REGISTRY_URL
 from desktop_app.core.registry.client import RegistryError, normalise_registry_url
 from desktop_app.core.secret_store import SecretStore, SecretStoreError
@@ -69,9 +70,12 @@ class SettingsDialog(QDialog):
         servers: Mapping[str, ServerConfig] | None = None,
         reason: str | None = None,
         grants: SamplingGrants | None = None,
+        managed: PolicyInForce | None = None,
     ) -> None:
-        """`reason` says why the dialog opened by itself (e.g. Send with no model chosen)."""
+        """`reason` says why the dialog opened by itself (e.g. Send with no model chosen); `managed` is the
+        organisation's policy (by default the one in force): what it sets is shown read-only."""
         super().__init__(parent)
+        self._managed = policy_in_force() if managed is None else managed
         self.setObjectName("settingsDialog")
         self.setWindowTitle("Settings")
         self._secrets = secrets
@@ -159,7 +163,21 @@ class SettingsDialog(QDialog):
         chat_form.addRow("PDFs", self.pdf_text)
         chat_form.addRow("Images", self.images)
         chat_form.addRow("Max tool rounds per answer", self.max_iterations)
-        chat_form.addRow("Server registry", self.registry)
+        self.registry_fixed = self._managed.fixed("registry")
+        if self.registry_fixed is None:
+            chat_form.addRow("Server registry", self.registry)
+        else:
+            self.registry.setReadOnly(True)
+            self.registry.setEnabled(False)
+            self.registry.setToolTip(self.registry_fixed[:1].upper() + self.registry_fixed[1:])
+            fixed_note = QLabel("set by your organisation")
+            fixed_note.setObjectName("registryFixed")
+            fixed_note.setStyleSheet("color: #8a8f98;")
+            fixed_note.setToolTip(self.registry.toolTip())
+            registry_row = QHBoxLayout()
+            registry_row.addWidget(self.registry, 1)
+            registry_row.addWidget(fixed_note)
+            chat_form.addRow("Server registry", registry_row)
         chat_form.addRow("Sign-in client document", self.client_document)
 
         roots_box = QGroupBox("Default roots")
@@ -180,6 +198,9 @@ class SettingsDialog(QDialog):
         )
         rules_note.setWordWrap(True)
         rules_note.setStyleSheet("color: #8a8f98;")
+        paused = self._managed.every_call() or self._managed.feature_refusal("alwaysAllow")
+        if paused is not None:  # the rules stay (revocable) but do not apply: say so where they are listed
+            rules_note.setText(f"These rules are not applied now: {paused}. {rules_note.text()}")
         rules_layout = QVBoxLayout(rules_box)
         rules_layout.addWidget(self.rules_list)
         rules_layout.addWidget(rules_note)
@@ -246,7 +267,10 @@ class SettingsDialog(QDialog):
         self.pdf_text.setChecked(settings.chat.pdf_text)
         self.images.setChecked(settings.chat.images_to_model)
         self.max_iterations.setValue(settings.chat.max_iterations)
+        self._saved_registry = settings.registry_url
         self.registry.setText("" if settings.registry_url == DEFAULT_REGISTRY_URL else settings.registry_url)
+        if self.registry_fixed is not None:
+            self.registry.setText(self._managed.registry_url(settings.registry_url))
         self.client_document.setText(settings.client_metadata_url)
         self._chat = settings.chat
         self.roots.set_entries(settings.roots)
@@ -417,7 +441,9 @@ class SettingsDialog(QDialog):
             images_to_model=self.images.isChecked(),
         )
         try:
-            registry = normalise_registry_url(self.registry.text())
+            # A registry the policy fixes is shown, not saved: the user's own choice is kept for later.
+            shown = self._saved_registry if self.registry_fixed is not None else self.registry.text()
+            registry = normalise_registry_url(shown)
         except RegistryError as exc:
             raise ValueError(f"Server registry: {exc}") from None
         document = self.client_document.text().strip()

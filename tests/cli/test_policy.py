@@ -86,8 +86,8 @@ def test_run_never_starts_a_blocked_server_and_asks_every_call(
     assert not marker.exists()
     err = capsys.readouterr().err
     assert (
-        f"mcp-desk run: warning: server marker is unavailable: {BLOCKED}: it allows {sys.executable} only with the"
-        f" arguments {FIXTURE_SCRIPT} (servers.allow[0])"
+        f"mcp-desk run: warning: server marker is unavailable: {BLOCKED}: 'marker' is not on the list of servers"
+        f" allowed to run: it allows {sys.executable} only with the arguments {FIXTURE_SCRIPT} (servers.allow[0])"
     ) in err
     # --approve allow answers before anything is shown: under approvals.everyCall that is no approval.
     assert result["content"].startswith(f"The user declined: {BLOCKED}: every tool call needs your approval")

@@ -41,7 +41,10 @@ def server_refusal(policy: ManagedPolicy, config: ServerConfig, which: Which = s
             return _environment_refusal(rule, config)
         if near is None and rule.kind == "command" and config.is_stdio and _program_matches(rule, config, which):
             near = Refusal(
-                f"it allows {rule.pattern} only with the arguments {' '.join(rule.args or ())}", rule.field, rule.line
+                f"'{config.name}' is not on the list of servers allowed to run: it allows {rule.pattern} only with"
+                f" the arguments {' '.join(rule.args or ())}",
+                rule.field,
+                rule.line,
             )
     if near is not None:
         return near

@@ -5,7 +5,8 @@ start streaming (so the page is ready by the time the call runs), shown in the c
 that exists, fed the input and then the result or the cancellation. The user can move a view to
 the viewer pane or a window of its own and back; the view keeps running while it moves. A `ui://`
 resource selected in the browser opens as a view in the viewer. QtWebEngine is imported by the
-first view, never before.
+first view, never before. While the organisation's policy switches app views off, none is made:
+the tool card and the viewer say so, with the rule (`features.apps`).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from desktop_app.core.chat.events import (
 )
 from desktop_app.core.extensions.apps_meta import ViewOrigin, ui_resource_uri
 from desktop_app.ui.conversation.conversation_view import ConversationView
+from desktop_app.ui.plain_text import plain_label
 from resources_ui.drag_payload import ResourceRef
 
 if TYPE_CHECKING:
@@ -42,6 +44,14 @@ log = logging.getLogger(__name__)
 
 DECLINED: Final = "The user declined to run the tool."
 STOPPED: Final = "The user stopped the answer before the tool finished."
+
+
+def _notice(text: str) -> QLabel:
+    label = plain_label(text)
+    label.setObjectName("appsOff")
+    label.setWordWrap(True)
+    label.setStyleSheet("color: #8a8f98;")
+    return label
 
 
 class AppSlot(QWidget):
@@ -121,6 +131,7 @@ class AppViews(QObject):
         self._slots: dict[str, AppSlot] = {}
         self._waiting: set[str] = set()
         self._windows: dict[int, AppWindow] = {}
+        self._off_noted: set[str] = set()
         self._in_viewer: AppView | None = None
         self._viewer_owned: AppView | None = None
         self._started = False
@@ -148,6 +159,8 @@ class AppViews(QObject):
             if view is not None:
                 self._place_in_card(event.call_id, view)
                 self._waiting.add(event.call_id)
+            else:
+                self._say_switched_off(event.call_id, event.server, event.tool)
         elif isinstance(event, ToolDecision) and (view := self._by_call.get(event.call_id)) is not None:
             # The input is what runs: the user's edits, not the model's proposal.
             if event.allowed:
@@ -176,10 +189,28 @@ class AppViews(QObject):
         snapshot = self._bridge.host.catalog.servers.get(server)
         return next((t for t in snapshot.tools if t.name == name), None) if snapshot is not None else None
 
+    def switched_off(self) -> str | None:
+        """Why no app view is made (the organisation's policy), as the window says it; None: they are on."""
+        refusal = self._bridge.host.managed.feature_refusal("apps")
+        if refusal is None:
+            return None
+        text = str(refusal)
+        return f"{text[:1].upper()}{text[1:]}."
+
+    def _say_switched_off(self, call_id: str, server: str, name: str) -> None:
+        """A tool with a view was called while views are off: its card says why none is shown."""
+        off, tool, card = self.switched_off(), self._tool(server, name), self._conversation.card(call_id)
+        if off is None or tool is None or ui_resource_uri(tool) is None or card is None or call_id in self._off_noted:
+            return
+        self._off_noted.add(call_id)
+        card.show_app(_notice(f"This tool's app view is not shown. {off}"))
+
     def _for_call(self, call_id: str, server: str, name: str) -> AppView | None:
         view = self._by_call.get(call_id)
         if view is not None:
             return view
+        if self.switched_off() is not None:
+            return None
         tool = self._tool(server, name)
         uri = ui_resource_uri(tool) if tool is not None else None
         if tool is None or uri is None:
@@ -259,6 +290,8 @@ class AppViews(QObject):
 
     def view_for_resource(self, ref: ResourceRef) -> QWidget:
         """A view of a `ui://` resource selected in the browser (no tool call, so no input or result)."""
+        if (off := self.switched_off()) is not None:
+            return _notice(f"App views are not shown. {off}")
         self._vacate_viewer()
         view = self._create(ref.server, ViewOrigin(ref.uri, None), None)
         view.set_placement("viewer")
@@ -313,6 +346,7 @@ class AppViews(QObject):
         self._by_call.clear()
         self._slots.clear()
         self._waiting.clear()
+        self._off_noted.clear()
         return self._bridge.spawn(self._dispose_all(views, reason), "Closing app views")
 
     async def _dispose_all(self, views: list[AppView], reason: str) -> None:

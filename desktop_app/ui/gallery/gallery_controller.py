@@ -1,6 +1,8 @@
 """The gallery's controller: it reads the registry (and its cache), fetches icons, opens bundles,
 finds updates for installed servers and holds the domain window's controller (`domains`); the
-dialogs only draw what it gives them.
+dialogs only draw what it gives them. The organisation's policy is followed here too: a pinned
+registry is the only one read (the registry line says so and "Change…" is greyed), and a bundle is
+not even opened while bundles are switched off.
 """
 
 from __future__ import annotations
@@ -65,7 +67,8 @@ class GalleryController(QObject):
     ) -> None:
         super().__init__(window)
         self.bridge = bridge
-        self._registry_url = registry_url
+        self.managed = bridge.host.managed
+        self._chosen_registry = registry_url
         self._open_settings = open_settings
         self._window = window
         self.cache = RegistryCache(cache_dir() / "registry")
@@ -96,6 +99,9 @@ class GalleryController(QObject):
             dialog.sig_selected.connect(self._select)
             dialog.sig_change_registry.connect(self._open_settings)
             dialog.sig_closed.connect(self._closed)
+            if (fixed := self.managed.fixed("registry")) is not None:
+                dialog.change.setEnabled(False)
+                dialog.change.setToolTip(fixed[:1].upper() + fixed[1:])
             self.dialog = dialog
             self.search("")
         elif self.dialog.isVisible():
@@ -116,6 +122,10 @@ class GalleryController(QObject):
             self._listing.cancel()
         self.dialog = None
         self.session = None
+
+    def _registry_url(self) -> str:
+        """The registry in Settings, unless the organisation's policy pins another."""
+        return self.managed.registry_url(self._chosen_registry())
 
     def _url(self) -> str:
         try:
@@ -253,6 +263,8 @@ class GalleryController(QObject):
 
     async def _check_updates(self) -> None:
         servers = list(self.bridge.store.servers.values()) if self.bridge.store else []
+        # Only the registry the policy pins is asked (an update from another would be refused anyway).
+        servers = [c for c in servers if self.managed.registry_refusal(c.origin.get("registry", "")) is None]
         found = await find_updates(servers, RegistryClient)
         self._updates = {name: entry.server.version for name, entry in found.items()}
         self.sig_updates.emit(dict(self._updates))
@@ -291,6 +303,10 @@ class GalleryController(QObject):
         )
         self.bundle_dialogs.append(dialog)
         dialog.show()
+        if (refusal := self.managed.feature_refusal("bundles")) is not None:
+            text = str(refusal)
+            dialog.pane.clear(f"{path.name} cannot be installed: {text[:1].upper()}{text[1:]}.", error=True)
+            return dialog
         self.bridge.spawn(self._read_bundle(path, dialog, session), f"Reading {path.name}")
         return dialog
 

@@ -155,6 +155,10 @@ class InstallSession(QObject):
         if not choice.available:
             self.pane.show_problem(f"Cannot install this way here: {choice.problem}")
             return
+        refusal = self.bridge.host.managed.feature_refusal("bundles") if choice.kind == "mcpb" else None
+        if refusal is not None:
+            self.pane.show_problem(f"Cannot install this way here: {refusal}.")  # not even downloaded
+            return
         self.pane.show_problem(None)
         if self._entry is not None:
             self._bundle = None  # a registry bundle is downloaded again when chosen again

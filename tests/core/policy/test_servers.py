@@ -67,7 +67,8 @@ def test_the_issue_shape_allows_what_it_lists(config: ServerConfig, allowed: boo
 def test_a_refusal_names_the_rule_that_refused() -> None:
     near = ISSUE.server_refusal(stdio("npx", "-y", "@evil/weather"))
     assert str(near) == (
-        "blocked by your organisation's policy: it allows npx only with the arguments -y @acme/* (servers.allow[2])"
+        "blocked by your organisation's policy: 's' is not on the list of servers allowed to run: it allows npx only"
+        " with the arguments -y @acme/* (servers.allow[2])"
     )
     assert near is not None and near.line == 10
     off_list = ISSUE.server_refusal(stdio("/opt/tools/runner", "x"))
