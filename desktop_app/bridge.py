@@ -13,7 +13,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
-from desktop_app.core.config_file import ConfigError
+from desktop_app.core.config_error import ConfigError
 from desktop_app.core.config_import import ImportReport
 from desktop_app.core.config_store import ConfigStore
 from desktop_app.core.events import (

@@ -24,7 +24,7 @@ from typing import Final
 from desktop_app.cli.install_domain import CardInstall, check_card, is_domain, plan_from_domain
 from desktop_app.cli.search import registry_url
 from desktop_app.core.asks.question import Asker, Question, R, ScriptedAsker
-from desktop_app.core.config_file import ConfigError
+from desktop_app.core.config_error import ConfigError
 from desktop_app.core.config_store import ConfigStore
 from desktop_app.core.discovery.address import DiscoveryError
 from desktop_app.core.log_routing import install_logging

@@ -31,7 +31,8 @@ from desktop_app.core.auth.idp import IdentityProviderSettings, identity_provide
 from desktop_app.core.auth.paste import PastedRedirect
 from desktop_app.core.auth.server_auth import SignInServices, uses_oauth
 from desktop_app.core.auth.sign_out import sign_out
-from desktop_app.core.config_file import ConfigError, load_config
+from desktop_app.core.config_error import ConfigError
+from desktop_app.core.config_file import load_config
 from desktop_app.core.connection import ServerConnection
 from desktop_app.core.events import EventBus
 from desktop_app.core.expansion import resolve_server

@@ -37,7 +37,8 @@ from desktop_app.core.chat.approval import (
 from desktop_app.core.chat.conversations import Conversation
 from desktop_app.core.chat.engine import Attachment, ChatEngine
 from desktop_app.core.chat.events import ChatError, ChatEvent, ErrorKind, TurnFinished, event_to_dict
-from desktop_app.core.config_file import ConfigError, load_config
+from desktop_app.core.config_error import ConfigError
+from desktop_app.core.config_file import load_config
 from desktop_app.core.expansion import SecretLookup
 from desktop_app.core.host import ServerHost
 from desktop_app.core.log_routing import install_logging

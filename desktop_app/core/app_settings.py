@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, Final
 
-from desktop_app.core.config_file import atomic_write
+from desktop_app.core.atomic_file import atomic_write
 from desktop_app.core.model.settings import ChatOptions, ModelSettings
 from desktop_app.core.paths import config_dir
 from desktop_app.core.registry import DEFAULT_REGISTRY_URL

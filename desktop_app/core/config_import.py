@@ -15,9 +15,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Final, Literal
 
-from desktop_app.core.config_file import OAUTH_KEYS, SERVERS_KEY, ConfigError, KeyPath, load_json, servers_from_mapping
+from desktop_app.core.config_error import ConfigError, KeyPath
+from desktop_app.core.config_file import load_json, servers_from_mapping
 from desktop_app.core.expansion import SECRET_PREFIX, placeholders
 from desktop_app.core.server_config import ServerConfig
+from desktop_app.core.server_entry import OAUTH_KEYS, SERVERS_KEY
 
 ClientKind = Literal["claude", "cursor", "vscode"]
 CLIENT_NAMES: Final[Mapping[ClientKind, str]] = {

@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from desktop_app.core.config_file import ConfigError, load_config, save_config
+from desktop_app.core.config_error import ConfigError
+from desktop_app.core.config_file import load_config, save_config
 from desktop_app.core.config_import import ImportReport, import_servers
 from desktop_app.core.server_config import ServerConfig
 

@@ -13,9 +13,10 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Final, Protocol
 
-from desktop_app.core.config_file import SERVERS_KEY, ConfigError
+from desktop_app.core.config_error import ConfigError
 from desktop_app.core.log_redaction import remember_secrets
 from desktop_app.core.server_config import ServerConfig
+from desktop_app.core.server_entry import SERVERS_KEY
 
 SECRET_PREFIX: Final = "secret:"
 SECRET_NAME_RE: Final = re.compile(r"[A-Za-z0-9_.-]+")

@@ -25,7 +25,7 @@ from desktop_app.core.asks.service import AskService
 from desktop_app.core.auth.credentials import CredentialStore
 from desktop_app.core.auth.server_auth import SignInServices
 from desktop_app.core.catalog import Catalog, ServerCatalog
-from desktop_app.core.config_file import ConfigError
+from desktop_app.core.config_error import ConfigError
 from desktop_app.core.connection import ServerConnection, TargetFactory
 from desktop_app.core.content import ResourceContent, from_mcp
 from desktop_app.core.events import CatalogChanged, EventBus, ServerRemoved

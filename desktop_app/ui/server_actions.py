@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox, QWidget
 
 from desktop_app.bridge import CoreBridge
-from desktop_app.core.config_file import ConfigError
+from desktop_app.core.config_error import ConfigError
 from desktop_app.core.config_import import known_sources
 from desktop_app.ui.notice_box import show_notice
 

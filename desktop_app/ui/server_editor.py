@@ -32,7 +32,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_app.core.config_file import ConfigError, parse_pasted
+from desktop_app.core.config_error import ConfigError
+from desktop_app.core.config_file import parse_pasted
 from desktop_app.core.expansion import secret_placeholder
 from desktop_app.core.secret_store import SecretStore, encryption_advice
 from desktop_app.core.server_config import (

@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QWidget
 
 from desktop_app.bridge import CoreBridge
 from desktop_app.core.app_settings import AppSettings, save_settings
-from desktop_app.core.config_file import ConfigError
+from desktop_app.core.config_error import ConfigError
 from desktop_app.core.paths import data_dir
 from desktop_app.core.secret_store import (
     SecretStore,

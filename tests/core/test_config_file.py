@@ -9,17 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from desktop_app.core.config_file import (
-    ConfigError,
-    load_config,
-    parse_config,
-    parse_pasted,
-    save_config,
-    server_from_dict,
-    server_to_dict,
-)
+from desktop_app.core.config_error import ConfigError
+from desktop_app.core.config_file import load_config, parse_config, parse_pasted, save_config
 from desktop_app.core.paths import default_config_path
 from desktop_app.core.server_config import OAuthSettings, ServerConfig, TransportKind
+from desktop_app.core.server_entry import server_from_dict, server_to_dict
 
 GITHUB = ServerConfig(
     name="github",

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from desktop_app.core.config_file import ConfigError
+from desktop_app.core.config_error import ConfigError
 from desktop_app.core.config_import import SecretNeeded, import_servers, known_sources, strip_jsonc
 from desktop_app.core.server_config import OAuthSettings, ServerConfig, TransportKind
 

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from desktop_app.core.config_file import ConfigError, load_config
+from desktop_app.core.config_error import ConfigError
+from desktop_app.core.config_file import load_config
 from desktop_app.core.config_store import ConfigStore
 from desktop_app.core.server_config import ServerConfig, TransportKind
 

@@ -16,12 +16,14 @@ from pathlib import Path
 
 import pytest
 
-from desktop_app.core.config_file import ConfigError, load_config, parse_config, server_to_dict
+from desktop_app.core.config_error import ConfigError
+from desktop_app.core.config_file import load_config, parse_config
 from desktop_app.core.config_store import ConfigStore
 from desktop_app.core.events import CatalogChanged, ServerStateChanged
 from desktop_app.core.host import ServerHost
 from desktop_app.core.restart_policy import RestartPolicy
 from desktop_app.core.server_config import ServerConfig, TransportKind
+from desktop_app.core.server_entry import server_to_dict
 from tests.hosting import eventually
 
 ANNOTATED = Path(__file__).resolve().parents[1] / "servers" / "annotated_server.py"

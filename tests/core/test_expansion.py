@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from desktop_app.core.config_file import ConfigError, load_config, save_config
+from desktop_app.core.config_error import ConfigError
+from desktop_app.core.config_file import load_config, save_config
 from desktop_app.core.expansion import (
     ExpansionError,
     MissingSecretError,

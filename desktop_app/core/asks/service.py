@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Final
 
 from desktop_app.core.asks.question import QuestionGate
-from desktop_app.core.config_file import atomic_write
+from desktop_app.core.atomic_file import atomic_write
 from desktop_app.core.expansion import SecretLookup
 from desktop_app.core.model.settings import ModelSettings
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from desktop_app.core.config_file import atomic_write
+from desktop_app.core.atomic_file import atomic_write
 from desktop_app.core.tool_changes import ToolChange
 from desktop_app.core.tool_definition import ToolDefinition
 

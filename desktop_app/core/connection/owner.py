@@ -33,7 +33,7 @@ from desktop_app.core.asks.service import AskService
 from desktop_app.core.auth.credentials import CredentialStore
 from desktop_app.core.auth.server_auth import ServerAuth, SignInServices
 from desktop_app.core.catalog import ServerCatalog
-from desktop_app.core.config_file import ConfigError
+from desktop_app.core.config_error import ConfigError
 from desktop_app.core.connection.calls import Calls
 from desktop_app.core.connection.listings import Staleness
 from desktop_app.core.connection.negotiation import enable_legacy_logging, is_modern

@@ -18,7 +18,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Final
 
-from desktop_app.core.config_file import atomic_write
+from desktop_app.core.atomic_file import atomic_write
 
 MAX_AGE_LIMIT_S: Final = 24 * 3600
 _MAX_AGE: Final = re.compile(r"(?:^|,)\s*max-age\s*=\s*\"?(\d+)\"?\s*(?:,|$)", re.IGNORECASE)

@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
 
-from desktop_app.core.config_file import atomic_write
+from desktop_app.core.atomic_file import atomic_write
 
 MAX_PAGES_PER_REGISTRY: Final = 20
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from desktop_app.core.asks.question import Asker, Question
-from desktop_app.core.config_file import atomic_write
+from desktop_app.core.atomic_file import atomic_write
 from desktop_app.core.extensions.skills import SkillEntry, SkillFile
 from desktop_app.core.skills.manifest import SkillPin
 

@@ -14,7 +14,7 @@ import logging
 from pathlib import Path
 from typing import Any, Final
 
-from desktop_app.core.config_file import atomic_write
+from desktop_app.core.atomic_file import atomic_write
 from desktop_app.core.tasks.events import LateResult
 from desktop_app.core.tasks.model import TaskRecord, TaskStatus
 

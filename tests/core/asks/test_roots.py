@@ -8,8 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from desktop_app.core.config_file import ConfigError, parse_config, server_to_dict
+from desktop_app.core.config_error import ConfigError
+from desktop_app.core.config_file import parse_config
 from desktop_app.core.root_paths import effective_roots, root_name, root_problem, root_uri
+from desktop_app.core.server_entry import server_to_dict
 from tests.core.asks.hosting import ERAS, asking_config, asking_host, call_json, everything_config, text_of
 from tests.hosting import eventually
 from tests.servers.everything import everything_available
