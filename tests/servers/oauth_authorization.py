@@ -81,8 +81,15 @@ class AuthorizationServer:
     def _metadata_routes(self, *, resource: bool) -> list[Route]:
         raise NotImplementedError
 
-    def _authorization_app(self) -> Starlette:
-        return Starlette(routes=self._metadata_routes(resource=False) + self._as_routes())
+    def _authorization_app(self) -> Any:
+        app = Starlette(routes=self._metadata_routes(resource=False) + self._as_routes())
+
+        async def recording(scope: dict[str, Any], receive: Any, send: Any) -> None:
+            if scope["type"] == "http":
+                self.requests.headers.append({k.decode().lower(): v.decode() for k, v in scope["headers"]})
+            await app(scope, receive, send)
+
+        return recording
 
     def _as_routes(self) -> list[Route]:
         prefix = self.options.issuer_path if self.options.separate_as or self.options.metadata != "none" else ""

@@ -95,6 +95,8 @@ class Requests:
     mcp_statuses: list[int] = field(default_factory=list)
     mcp: list[tuple[str, int]] = field(default_factory=list)
     """Each MCP request's JSON-RPC method and the status it got."""
+    headers: list[dict[str, str]] = field(default_factory=list)
+    """The headers of every request the authorization server (on its own origin) got."""
 
 
 class OAuthTestServer(AuthorizationServer):

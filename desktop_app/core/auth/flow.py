@@ -84,7 +84,8 @@ async def sign_in(
     else:
         probe = _probe(config)
     diagnosis.resource_metadata_url = challenge.resource_metadata
-    async with httpx2.AsyncClient(timeout=REQUEST_TIMEOUT_S, headers=dict(config.headers)) as http:
+    # No default headers: the user's headers for the MCP server (an API key) are not the sign-in's to send.
+    async with httpx2.AsyncClient(timeout=REQUEST_TIMEOUT_S) as http:
         sender = Sender(http, config.url, diagnosis)
 
         @contextlib.asynccontextmanager

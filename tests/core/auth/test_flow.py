@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
@@ -324,3 +326,16 @@ async def test_a_failed_sign_in_keeps_the_previous_one(
         with pytest.raises(SignInError):
             await sign_in(remote(server), credentials, browser)
         assert credentials.load(server.url) == before
+
+
+async def test_the_servers_own_headers_never_reach_its_authorization_server(
+    oauth_server: ServerFactory, credentials: CredentialStore, browser: FollowingBrowser
+) -> None:
+    """A header the user set for the MCP server (an API key) went with every sign-in request, to an
+    authorization server the MCP server itself names: it stays with the MCP server's origin now."""
+    with oauth_server(prm="path") as server:
+        config = replace(remote(server), headers={"X-Api-Key": "sk-live-0123456789"})
+        await sign_in(config, credentials, browser)
+    assert server.requests.headers, "the authorization server was asked nothing"
+    assert all("x-api-key" not in headers for headers in server.requests.headers)
+    assert server.requests.token[-1]["grant_type"] == "authorization_code"
