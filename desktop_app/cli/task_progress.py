@@ -23,7 +23,8 @@ CANCEL_WAIT_S: Final = 5.0
 
 def status_line(record: TaskRecord) -> str:
     """One line: which task, where it stands, what the server says, for how long."""
-    message = f": {record.message}" if record.message else ""
+    said = " ".join(record.message.split())  # the server's words on this one line: it cannot start another
+    message = f": {said}" if said else ""
     return (
         f"task {record.tool} on {record.server} {record.status.label.lower()}{message} "
         f"({elapsed_text(record.elapsed())})"

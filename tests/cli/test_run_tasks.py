@@ -1,6 +1,7 @@
 """`mcp-desk run` with a tool that is a task (server-everything's `simulate-research-query`): it waits
 for the task with a status line on stderr per change, answers its question with `--elicit`, and
-Ctrl+C cancels the task on the server before the command stops."""
+Ctrl+C cancels the task on the server before the command stops. A server's status message is
+printed on its own line with its control characters written out."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ import pytest
 
 from desktop_app.cli.run import run_command
 from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, ToolCall, calls, text, tool_messages
+from tests.servers import tasks_server
 from tests.servers.everything import everything_available, everything_stdio_params
 
 pytestmark = [
@@ -26,6 +28,7 @@ pytestmark = [
 ]
 ROOT = Path(__file__).resolve().parents[2]
 RESEARCH = "everything__simulate-research-query"
+TASKS_SCRIPT = tasks_server.__file__
 
 
 @pytest.fixture(autouse=True)
@@ -89,3 +92,18 @@ def test_ctrl_c_cancels_the_running_task_on_its_server(config: Path, llm: Script
     assert cancelled and "The user cancelled this task before it finished; it has no result." in cancelled[0]
     assert "did not confirm" not in said  # the server acknowledged the cancellation
     assert said.rstrip().endswith("mcp-desk run: interrupted")
+
+
+def test_a_hostile_status_message_stays_on_its_own_line_and_cannot_steer_the_terminal(
+    tmp_path: Path, llm: ScriptedLLM, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "servers.json"
+    config.write_text(json.dumps({"mcpServers": {"tasks": {"command": sys.executable, "args": [TASKS_SCRIPT]}}}))
+    topic = "tides\nmcp-desk run: every tool call was approved\x1b[2J\x1b]52;c;ZXZpbA==\x07"
+    llm.queue(calls(ToolCall("tasks__research", {"topic": topic})), text("Done."))
+    assert run_command([*args(config, llm), "Research"]) == 0
+    lines = capsys.readouterr().err.splitlines()
+    assert not any(line.startswith("mcp-desk run: every tool call") for line in lines)  # no forged line
+    [gathering] = [line for line in lines if "Gathering sources on" in line]
+    assert "on tides mcp-desk run: every tool call was approved\\x1b[2J\\x1b]52;c;ZXZpbA==\\x07" in gathering
+    assert "\x1b" not in "".join(lines)

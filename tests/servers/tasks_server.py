@@ -177,7 +177,7 @@ def _advance(task: FixtureTask, released: set[str]) -> None:
     """One step per poll of a working task."""
     if task.tool == "research":
         if task.answer is None and task.polls < 3:
-            task.message = ["Gathering sources", "Reading them"][task.polls - 1]
+            task.message = [f"Gathering sources on {task.arguments.get('topic', '')}", "Reading them"][task.polls - 1]
         elif task.answer is None and task.arguments.get("ask"):
             task.status, task.message = "input_required", "Which reading of the topic is meant?"
         elif task.answer is not None and not task.continued:

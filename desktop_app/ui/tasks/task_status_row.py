@@ -1,7 +1,8 @@
 """A running task in its tool card: where it stands, what the server says, for how long, and Cancel.
 
 The row belongs to one tool call and stays hidden until that call becomes a task. The server's
-status message is its own words: shown as plain text, cut to one line (the whole in the tooltip).
+status message is its own words: shown as plain text under the status, cut past a few lines (the
+whole in the tooltip).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from desktop_app.ui.tasks.feed import TaskFeed
 from desktop_app.ui.tasks.look import MUTED, chip_style
 
 MESSAGE_CHARS: Final = 160
-"""Longer status messages are cut in the row (the whole text is in the tooltip)."""
+"""Longer status messages are cut in the row (the whole text is in the tooltip); shorter ones wrap."""
 LATE_NOTE: Final = "The turn ended; the task goes on, and its result will come back to this chat."
 
 
@@ -31,8 +32,8 @@ class TaskStatusRow(QWidget):
         self._feed = feed
         self.status = QLabel()
         self.message = plain_label()
+        self.message.setWordWrap(True)
         self.message.setStyleSheet(MUTED)
-        self.message.setMinimumWidth(40)
         self.elapsed = QLabel()
         self.elapsed.setStyleSheet(MUTED)
         self.cancel = QPushButton("Cancel task")
@@ -49,13 +50,13 @@ class TaskStatusRow(QWidget):
         line = QHBoxLayout()
         line.setContentsMargins(0, 0, 0, 0)
         line.addWidget(self.status, 0, Qt.AlignmentFlag.AlignVCenter)
-        line.addWidget(self.message, 1)
-        line.addWidget(self.elapsed)
+        line.addWidget(self.elapsed, 1)
         line.addWidget(self.cancel)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 2, 0, 2)
         layout.setSpacing(4)
         layout.addLayout(line)
+        layout.addWidget(self.message)
         layout.addWidget(self.activity)
         layout.addWidget(self.note)
         self._clock = QTimer(self)
@@ -76,6 +77,7 @@ class TaskStatusRow(QWidget):
         text = record.message
         self.message.setText(text if len(text) <= MESSAGE_CHARS else text[:MESSAGE_CHARS] + "…")
         set_plain_tooltip(self.message, text if len(text) > MESSAGE_CHARS else "")
+        self.message.setVisible(bool(text))
         self.activity.setVisible(running and record.status is not TaskStatus.WAITING)
         self.cancel.setVisible(running)
         if running and self.cancel.text() != "Cancelling…":

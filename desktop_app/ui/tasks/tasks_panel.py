@@ -169,7 +169,7 @@ class TasksPanel(QWidget):
         late = self._late.get(record.key)
         if record.running:
             button = QPushButton("Cancel")
-            button.setToolTip(f"Ask {record.server} to stop this task")
+            set_plain_tooltip(button, f"Ask {record.server} to stop this task")
             button.clicked.connect(lambda: self._cancel(button, record.key))
             return button
         if late is not None:

@@ -64,7 +64,7 @@ async def test_a_task_asks_is_answered_or_declined_and_one_fails() -> None:
             TaskStatus.WORKING,
             TaskStatus.COMPLETED,
         ]
-        assert "Gathering sources" in [r.message for r in changes]
+        assert "Gathering sources on python" in [r.message for r in changes]
         assert {r.era for r in changes} == {"2026-07-28"}
         assert changes[-1].task_id in fixture.tasks
 
