@@ -41,6 +41,7 @@ def suite_available() -> bool:
 
 pytestmark = [
     pytest.mark.npm,
+    pytest.mark.timeout(300),  # a scenario starts node and a client process: slow on a busy machine
     pytest.mark.skipif(not suite_available(), reason="the npm test peers are not installed (make test does)"),
 ]
 
