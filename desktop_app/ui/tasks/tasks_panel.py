@@ -26,6 +26,8 @@ EMPTY: Final = (
     "one still running when MCP Desk quits is followed again at the next start."
 )
 MESSAGE_CHARS: Final = 300
+MAX_ENTRIES: Final = 100
+"""Entries kept in the view; past this, ended tasks the board no longer lists leave it."""
 
 
 def started_text(stamp: float, now: float | None = None) -> str:
@@ -144,10 +146,19 @@ class TasksPanel(QWidget):
         if entry is None:
             entry = self._entries[record.key] = TaskEntry(record)
             self._server(record.server).insertWidget(1, entry)  # the newest first, under the server's name
+            if len(self._entries) > MAX_ENTRIES:
+                self._prune()
         else:
             entry.show_record(record)
         entry.set_action(self._action(record))
         self._sync_empty()
+
+    def _prune(self) -> None:
+        listed = {record.key for record in self._feed.tasks()}
+        for key, entry in list(self._entries.items()):
+            if key not in listed and key not in self._late and not entry.record.running:
+                del self._entries[key]
+                entry.deleteLater()
 
     def _server(self, server: str) -> QVBoxLayout:
         group = self._servers.get(server)
