@@ -7,6 +7,8 @@ connection reports its progress on the event bus.
 The organisation's policy (`core/policy`) is asked here, once for every start of every server: each
 transport opens through `_open`, which refuses a server the policy does not allow before any process
 is spawned or address contacted. The connection then fails with the policy's words and does not retry.
+The organisation's identity provider, when its policy sets one, is the one sign-in uses
+(`sign_in.identity_provider`, its `${secret:NAME}` client secret read from the current store).
 
 The host's catalog is what the model, its app views and `mcp-desk run` may use: each server's
 listing less the tools the user switched off (`disabledTools`). This is the one place they are
@@ -16,6 +18,7 @@ left out; a connection's own `catalog` stays the server's full listing, for the 
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import Any
@@ -23,6 +26,7 @@ from typing import Any
 from desktop_app.core.asks.question import FallbackAsker, QuestionGate
 from desktop_app.core.asks.service import AskService
 from desktop_app.core.auth.credentials import CredentialStore
+from desktop_app.core.auth.idp import IdentityProviderSettings
 from desktop_app.core.auth.server_auth import SignInServices
 from desktop_app.core.catalog import Catalog, ServerCatalog
 from desktop_app.core.config_error import ConfigError
@@ -39,6 +43,8 @@ from desktop_app.core.server_status import ServerState
 from desktop_app.core.transports import open_transport
 from desktop_app.core.trust import UNTRUSTED, ServerTrust
 from desktop_app.core.watched_streams import TransportHooks
+
+log = logging.getLogger(__name__)
 
 
 class _CurrentSecrets:
@@ -78,8 +84,7 @@ class ServerHost:
         """The organisation's policy in force (by default the file's): which servers run, what is switched off."""
         self.blocked: dict[str, Refusal] = {}
         """Servers the policy refused at their latest start, and which rule refused them."""
-        self.secrets = secrets
-        """The store `${secret:NAME}` is read from at connect time; replaceable (e.g. once unlocked)."""
+        self._secrets = secrets
         self._environ = environ
         self._policy = policy
         self._target_factory = target_factory
@@ -90,9 +95,32 @@ class ServerHost:
         """Where servers' questions to the user go, one open per server; the window sets `questions.asker`."""
         self.sign_in = SignInServices(CredentialStore(lambda: self.secrets))
         """Sign-in to remote servers: tokens in the current secret store; the window sets `sign_in.opener`."""
+        self._use_policy_identity_provider()
         self.asks = AskService(self.questions)
         """What servers may ask of the user and of the app: the model for sampling, the roots, the chat."""
         self.bus.subscribe(CatalogChanged, self._on_catalog)
+
+    @property
+    def secrets(self) -> SecretLookup | None:
+        """The store `${secret:NAME}` is read from at connect time; replaceable (e.g. once unlocked)."""
+        return self._secrets
+
+    @secrets.setter
+    def secrets(self, store: SecretLookup | None) -> None:
+        self._secrets = store
+        self._use_policy_identity_provider()  # its client secret may be in this store
+
+    def _use_policy_identity_provider(self) -> None:
+        """The organisation's identity provider, when its policy sets one (Settings cannot change it)."""
+        idp = self.managed.identity_provider
+        if idp is None:
+            return
+        try:
+            settings = IdentityProviderSettings.from_mapping(idp, source="policy")
+            self.sign_in.identity_provider = settings.resolved(_CurrentSecrets(self))
+        except ValueError as exc:
+            self.sign_in.identity_provider = None
+            log.warning("the organisation's identity provider cannot be used yet: %s", exc)
 
     @property
     def connections(self) -> Mapping[str, ServerConnection]:

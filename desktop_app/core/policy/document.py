@@ -16,14 +16,16 @@ otherwise allow everything while the administrator believes it allows a list.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Literal
 from urllib.parse import urlsplit
 
-from desktop_app.core.policy.json_lines import JsonLinesError, LinedJson, field_name, loads_with_lines
-from desktop_app.core.policy.json_lines import Path as JsonPath
+from desktop_app.core.config_error import ConfigError, field_name
+from desktop_app.core.config_error import KeyPath as JsonPath
+from desktop_app.core.json_positions import key_lines
 
 MAX_POLICY_BYTES: Final = 1024 * 1024
 ANY_MORE_ARGS: Final = "**"
@@ -34,16 +36,13 @@ DEFAULT_PORTS: Final = {"https": 443, "http": 80}
 RuleKind = Literal["registry", "url", "command"]
 
 
-class PolicyError(ValueError):
+class PolicyError(ConfigError):
     """The file is not a policy MCP Desk can follow: where, which field, what is wrong."""
 
     def __init__(self, source: Path, line: int | None, field: str, message: str) -> None:
-        where = f"{source}" + (f", line {line}" if line is not None else "")
-        super().__init__(f"{where}: {field}: {message}" if field else f"{where}: {message}")
+        super().__init__(f"{field}: {message}" if field else message, file=str(source), line=line, field=field)
         self.source = source
-        self.line = line
-        self.field = field
-        self.message = message
+        self.problem = message
 
 
 @dataclass(frozen=True)
@@ -105,33 +104,57 @@ def read_policy(source: Path) -> ManagedPolicy:
 def parse_policy(text: str, source: Path) -> ManagedPolicy:
     """The policy `text` says (read from `source`, which errors name)."""
     try:
-        document = loads_with_lines(text)
-    except JsonLinesError as exc:
-        message = exc.message if exc.field else f"not valid JSON: {exc.message}"
-        raise PolicyError(source, exc.line, exc.field, message) from None
-    return _Reader(document, source).policy()
+        document = json.loads(text, object_pairs_hook=_Object)
+        lines = key_lines(text)
+    except json.JSONDecodeError as exc:
+        raise PolicyError(source, exc.lineno, "", f"not valid JSON: {exc.msg}") from None
+    except RecursionError:
+        raise PolicyError(source, None, "", "not valid JSON: nested too deeply") from None
+    return _Reader(document, lines, source).policy()
+
+
+class _Object(dict[str, Any]):
+    """A JSON object that remembers a key given twice (json would silently keep the second)."""
+
+    def __init__(self, pairs: list[tuple[str, Any]]) -> None:
+        super().__init__(pairs)
+        self.twice: str | None = None
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen and self.twice is None:
+                self.twice = key
+            seen.add(key)
 
 
 class _Reader:
-    def __init__(self, document: LinedJson, source: Path) -> None:
+    def __init__(self, document: Any, lines: dict[JsonPath, int], source: Path) -> None:
         self.document = document
+        self.key_lines = lines
         self.source = source
         self.lines: dict[str, int] = {}
 
+    def line(self, path: JsonPath) -> int:
+        """The line of `path`, else of the nearest enclosing value."""
+        while path and path not in self.key_lines:
+            path = path[:-1]
+        return self.key_lines.get(path, 1)
+
     def fail(self, path: JsonPath, message: str) -> PolicyError:
-        return PolicyError(self.source, self.document.line(path), field_name(path), message)
+        return PolicyError(self.source, self.line(path), field_name(path) or "the document", message)
 
     def at(self, path: JsonPath) -> Any:
-        value = self.document.value
+        value = self.document
         for part in path:
             value = value[part]
-        self.lines[field_name(path)] = self.document.line(path)
+        self.lines[field_name(path)] = self.line(path)
         return value
 
     def object(self, path: JsonPath, known: tuple[str, ...]) -> dict[str, Any]:
         value = self.at(path)
         if not isinstance(value, dict):
             raise self.fail(path, "must be an object ({…})")
+        if isinstance(value, _Object) and value.twice is not None:
+            raise self.fail((*path, value.twice), "is given twice")
         for key in value:
             if key not in known:
                 raise self.fail((*path, key), f"is not a policy setting (known here: {', '.join(known)})")
@@ -188,7 +211,7 @@ class _Reader:
             raise self.fail(path, 'needs exactly one of "registry", "url" or "command"')
         kind = kinds[0]
         pattern = self.text((*path, kind))
-        where = (field_name(path), self.document.line(path))
+        where = (field_name(path), self.line(path))
         if "args" in entry and kind != "command":
             raise self.fail((*path, "args"), 'goes only with "command"')
         if kind == "url":

@@ -113,8 +113,8 @@ def test_a_huge_or_deep_file_is_refused_not_read_whole(tmp_path: Path) -> None:
     huge.write_text('{"$schema": "' + "x" * (1024 * 1024) + '"}')
     with pytest.raises(PolicyError, match="larger than 1024 KiB"):
         read_policy(huge)
-    with pytest.raises(PolicyError, match="nested more than 32 levels"):
-        parse_policy('{"$schema": ' + "[" * 40 + "]" * 40 + "}", HERE)
+    with pytest.raises(PolicyError, match="nested too deeply"):
+        parse_policy('{"$schema": ' + "[" * 100_000 + "]" * 100_000 + "}", HERE)
 
 
 def test_where_the_file_is_and_who_may_move_it(tmp_path: Path) -> None:

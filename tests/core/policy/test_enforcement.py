@@ -1,5 +1,5 @@
 """The host obeys the policy in force: a blocked server never starts (no process at all), however it is
-started; sampling is refused when switched off."""
+started; sampling is refused when switched off; sign-in uses the organisation's identity provider."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from desktop_app.core.asks.question import ScriptedAsker
+from desktop_app.core.auth.idp import DEFAULT_SCOPES, IdentityProviderSettings
 from desktop_app.core.host import ServerHost
 from desktop_app.core.restart_policy import RestartPolicy
 from desktop_app.core.server_config import ServerConfig, TransportKind
@@ -92,3 +93,17 @@ async def test_sampling_switched_off_is_refused_unasked(tmp_path: Path, monkeypa
         assert asker.asked == []
     finally:
         await host.stop_all()
+
+
+def test_the_policys_identity_provider_is_the_one_sign_in_uses(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    idp = {"issuer": "https://login.acme.example", "clientId": "mcp-desk", "clientSecret": "${secret:ACME_IDP}"}
+    put_policy(tmp_path, monkeypatch, {"identityProvider": idp})
+    host = ServerHost()
+    assert host.sign_in.identity_provider is None  # its secret is not in any store yet
+    host.secrets = {"ACME_IDP": "s3cret"}  # e.g. once the store is unlocked
+    assert host.sign_in.identity_provider == IdentityProviderSettings(
+        "https://login.acme.example", "mcp-desk", "s3cret", DEFAULT_SCOPES, source="policy"
+    )
+    assert host.managed.fixed("identityProvider") == (
+        "set by your organisation's policy: https://login.acme.example (identityProvider)"
+    )
