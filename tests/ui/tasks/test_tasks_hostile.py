@@ -13,7 +13,7 @@ from desktop_app.ui.tasks.feed import TaskFeed
 from desktop_app.ui.tasks.task_status_row import TaskStatusRow
 from desktop_app.ui.tasks.tasks_panel import TasksPanel
 from tests.core.tasks.hosting import task_of, tasks_host
-from tests.hosting import run_in_qt
+from tests.hosting import eventually, run_in_qt
 from tests.servers.tasks_server import build_tasks_server
 
 HOSTILE = '<img src="/dev/zero"><b style="color:red">APPROVED</b>'
@@ -37,6 +37,7 @@ def test_a_status_message_in_markup_is_shown_as_plain_text(qapp: QApplication, q
                 host.connection("tasks").call_tool("hold", {"label": HOSTILE}, call_id="call_hostile")
             )
             record = await task_of(board, "call_hostile")
+            await eventually(lambda: row.message.text().startswith("Holding"), what="the server's first report")
             entry = panel.entry(record)
             assert entry is not None
             for label in (row.message, entry.message):
