@@ -46,6 +46,7 @@ from tests.servers.everything import (
 from tests.servers.fixture_server import (
     CRASH_EXIT_CODE,
     DATA_JSON,
+    HANG_LINE,
     ITEM_TEMPLATE,
     LONG_END_MARKER,
     RESOURCE_URIS,
@@ -80,6 +81,25 @@ needs_everything = pytest.mark.skipif(
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
+
+
+_INITIALIZE: dict[str, object] = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}},
+}
+
+
+def _line(message: dict[str, object]) -> bytes:
+    """One JSON-RPC message as the stdio transport frames it."""
+    return (json.dumps(message) + "\n").encode()
+
+
+def _contents(file: IO[bytes]) -> bytes:
+    """All a process wrote to `file` so far."""
+    file.seek(0)
+    return file.read()
 
 
 def fixture_params(*args: str, env: dict[str, str] | None = None) -> StdioServerParameters:
@@ -291,34 +311,22 @@ async def test_fixture_crash_closes_the_connection() -> None:
 @pytest.mark.anyio
 async def test_fixture_crash_exits_with_code_3() -> None:
     """Driven over raw JSON-RPC, since the Client does not expose the exit code."""
-    messages = [
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-11-25",
-                "capabilities": {},
-                "clientInfo": {"name": "raw", "version": "0"},
-            },
-        },
+    messages: list[dict[str, object]] = [
+        _INITIALIZE,
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "crash", "arguments": {}}},
     ]
-
-    def line(message: dict[str, object]) -> bytes:
-        return (json.dumps(message) + "\n").encode()
 
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, anyio.fail_after(60):
         # stdin stays open until the exit, so the server cannot stop early on EOF.
         process = await anyio.open_process([sys.executable, str(FIXTURE_SCRIPT)], stdout=out, stderr=err)
         async with process:
             assert process.stdin is not None
-            await process.stdin.send(line(messages[0]) + line(messages[1]))
+            await process.stdin.send(_line(messages[0]) + _line(messages[1]))
             # Crash only once the handshake answer is out, so the output is deterministic.
-            while b'"id":1' not in (out.seek(0) or out.read()):  # noqa: ASYNC110 - polling a file
+            while b'"id":1' not in _contents(out):  # noqa: ASYNC110 - polling a file
                 await anyio.sleep(0.02)
-            await process.stdin.send(line(messages[2]))
+            await process.stdin.send(_line(messages[2]))
             returncode = await process.wait()
         out.seek(0)
         err.seek(0)
@@ -364,10 +372,20 @@ async def test_fixture_exit_immediately_fails_the_connect_with_stderr_reason() -
 
 @pytest.mark.anyio
 async def test_fixture_hang_on_start_never_initializes() -> None:
-    with pytest.raises(TimeoutError):
-        with anyio.fail_after(1.5):
-            async with Client(fixture_params("--hang-on-start")):
-                pass
+    """It says it hangs before it reads anything; ended after that, it had written nothing back."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, anyio.fail_after(60):
+        command = [sys.executable, str(FIXTURE_SCRIPT), "--hang-on-start"]
+        process = await anyio.open_process(command, stdout=out, stderr=err)
+        async with process:
+            assert process.stdin is not None
+            await process.stdin.send(_line(_INITIALIZE))
+            await process.stdin.aclose()  # a server that answered would then see the end and exit
+            while HANG_LINE.encode() not in _contents(err):
+                assert process.returncode is None, "the server ended instead of hanging"
+                await anyio.sleep(0.02)
+            process.kill()
+            await process.wait()
+        assert _contents(out) == b"", "the server answered"
 
 
 # --- pagination -------------------------------------------------------------------------

@@ -27,6 +27,7 @@ from typing import Any, Final
 
 import anyio
 import pymupdf
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp.server.mcpserver.resources import FunctionResource
@@ -53,6 +54,7 @@ if __package__ in (None, ""):
 
 SERVER_NAME: Final = "fixture"
 STARTUP_LINE: Final = "fixture server starting"
+HANG_LINE: Final = "fixture server: hanging on start; it reads and answers nothing from here on"
 LONG_END_MARKER: Final = "END-OF-LONG-RESOURCE"
 LONG_TARGET_CHARS: Final = 60_000
 ITEM_IDS: Final = ("apple", "apricot", "banana")
@@ -342,6 +344,28 @@ def build_fixture_server(*, allow_exit: bool = False, broken_pdf: bool = False) 
     return server
 
 
+Received = list[tuple[str, dict[str, Any]]]
+"""Requests a server received: method and raw params, in the order they arrived."""
+
+
+def record_requests(server: MCPServer) -> Received:
+    """Every request `server` (this one or any other `MCPServer`) receives from now on.
+
+    A test waits for the request it needs to have reached the server instead of waiting a while.
+    Each is recorded as it arrives and its handler starts in the same step, so a
+    `subscriptions/listen` is already subscribed when another task sees it recorded.
+    """
+    received: Received = []
+
+    async def record(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+        if ctx.request_id is not None:
+            received.append((ctx.method, dict(ctx.params or {})))
+        return await call_next(ctx)
+
+    server.middleware.append(record)
+    return received
+
+
 def _parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--garbage", action="store_true", help="print non-JSON lines on stdout first")
@@ -383,6 +407,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.unsolicited_response is not None:
         os.write(1, json.dumps({"jsonrpc": "2.0", "id": args.unsolicited_response, "result": {}}).encode() + b"\n")
     if args.hang_on_start:
+        print(HANG_LINE, file=sys.stderr, flush=True)
         while True:
             time.sleep(3600)
 
