@@ -7,7 +7,6 @@ or open anything outside the app.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -131,10 +130,10 @@ def test_an_svg_that_refers_outside_itself_is_not_drawn(qapp: QApplication, secr
         with pytest.raises(ImageError, match="outside itself"):
             decode_image(data)
         assert decode_thumbnail(data, 40, 30) is None
-    started = time.perf_counter()
-    with pytest.raises(ImageError):
+    # An entity bomb is refused by the check before any XML parser sees it, never by a parser giving up.
+    with pytest.raises(ImageError, match="declares XML entities"):
         decode_image(laughs_svg())
-    assert time.perf_counter() - started < 1.0
+    assert decode_thumbnail(laughs_svg(), 40, 30) is None
     plain = decode_image(PLAIN_SVG)
     assert (plain.width(), plain.height()) == (40, 30)
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import time
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +23,13 @@ from resources_ui.tree_model import EntryKind, make_entry
 from resources_ui.viewers.image_viewer import ImageError, decode_image
 from resources_ui.viewers.viewer_pane import choose_viewer
 from tests.hosting import FAST_RESTARTS, eventually, inprocess_bridge, run_in_qt
-from tests.servers.fixture_server import LONG_END_MARKER, build_fixture_server, huge_png_bytes
+from tests.servers.fixture_server import (
+    LONG_END_MARKER,
+    Received,
+    build_fixture_server,
+    huge_png_bytes,
+    record_requests,
+)
 
 
 async def show(pane: ResourceViewerPane, server: str, uri: str) -> ViewerKind:
@@ -157,19 +161,16 @@ def test_long_pdf_renders_on_demand(qapp: QApplication) -> None:
         pane.resize(900, 700)
         pane.show()
         try:
-            # In the app the PDF engine starts as a PDF is selected, while it is read; here the bytes
-            # are at hand, so start it first and time what the user waits for: the page.
-            pane.pdf_viewer.prepare()
-            await eventually(lambda: pane.pdf_viewer.canvas.renderer.worker.running, what="the PDF engine")
-            first: list[float] = []
-            pane.pdf_viewer.first_page_shown.connect(lambda: first.append(time.perf_counter()))
-            started = time.perf_counter()
+            # How fast the first page comes is measured in bench/; here, that it waits for no other.
+            canvas = pane.pdf_viewer.canvas
+            drawn_when_shown: list[list[int]] = []
+            pane.pdf_viewer.first_page_shown.connect(lambda: drawn_when_shown.append(canvas.rendered_pages()))
             pane.show_contents(
                 ResourceRef("fx", "x://long.pdf", "long.pdf", "application/pdf"),
                 [ResourceContent("x://long.pdf", "application/pdf", data=data)],
             )
-            await eventually(lambda: first, what="first page")
-            assert first[0] - started < 0.5
+            await eventually(lambda: drawn_when_shown, what="first page")
+            assert drawn_when_shown == [[0]]
             await eventually(lambda: not pane.pdf_viewer.canvas.busy, what="idle")
             assert set(pane.pdf_viewer.canvas.rendered_pages()) <= {0, 1, 2}
             pane.pdf_viewer.go_to_page(150)
@@ -181,10 +182,9 @@ def test_long_pdf_renders_on_demand(qapp: QApplication) -> None:
 
 
 def test_corrupt_pdf_and_huge_png_show_errors_and_the_app_carries_on(qapp: QApplication) -> None:
-    started = time.perf_counter()
+    # Refused on its header's claim, before decoding (Qt's decoder would refuse it in other words).
     with pytest.raises(ImageError, match="30,000×30,000"):
         decode_image(huge_png_bytes())
-    assert time.perf_counter() - started < 0.1
 
     async def scenario() -> None:
         bridge = await inprocess_bridge({"fx": build_fixture_server()})
@@ -227,20 +227,35 @@ def test_binary_card_saves_the_bytes(qapp: QApplication, tmp_path: Path) -> None
     run_in_qt(qapp, scenario())
 
 
+async def listening_to(received: Received, uris: list[str]) -> None:
+    """Wait until the latest `subscriptions/listen` the server received (2026-07-28) asks for updates of `uris`."""
+
+    def latest() -> list[str] | None:
+        listens = [params for method, params in received if method == "subscriptions/listen"]
+        return listens[-1].get("notifications", {}).get("resourceSubscriptions", []) if listens else None
+
+    await eventually(
+        lambda: latest() == uris, what=f"the server asked for updates of {uris}", seen=lambda: repr(latest())
+    )
+
+
 def test_updated_resource_rerenders_and_subscription_follows_the_view(qapp: QApplication) -> None:
     async def scenario() -> None:
-        bridge = await inprocess_bridge({"demo": build_demo_server()})
+        demo = build_demo_server()
+        received = record_requests(demo)
+        bridge = await inprocess_bridge({"demo": demo})
         pane = ResourceViewerPane(bridge)
         pane.show()
         try:
             assert await show(pane, "demo", "demo://notes-log") is ViewerKind.MARKDOWN
             assert pane.cache.retained() == [("demo", "demo://notes-log")]
             assert pane.cache.cached("demo", "demo://notes-log") is not None
-            await asyncio.sleep(0.2)  # the subscription is in place
+            await listening_to(received, ["demo://notes-log"])
             await bridge.host.connection("demo").call_tool("add_note", {"title": "Fresh", "text": "Seen live"})
             await eventually(lambda: "Seen live" in pane.markdown_viewer.rendered.toPlainText(), what="re-render")
             assert await show(pane, "demo", "demo://guide") is ViewerKind.MARKDOWN
             assert pane.cache.retained() == [("demo", "demo://guide")]
+            await listening_to(received, ["demo://guide"])  # and no longer to the notes log
         finally:
             await bridge.host.stop_all()
 
@@ -359,7 +374,9 @@ def test_template_variables_and_expansion() -> None:
 @pytest.mark.qt_log_ignore("This plugin does not support (raise|grabbing)")
 def test_template_form_completes_opens_and_attaches(qapp: QApplication, qtbot: Any) -> None:
     async def scenario() -> None:
-        bridge = await inprocess_bridge({"fx": build_fixture_server()})
+        fixture = build_fixture_server()
+        received = record_requests(fixture)
+        bridge = await inprocess_bridge({"fx": fixture})
         workspace = ResourceWorkspace(bridge)
         qtbot.addWidget(workspace.browser)
         qtbot.addWidget(workspace.detail)
@@ -379,10 +396,10 @@ def test_template_form_completes_opens_and_attaches(qapp: QApplication, qtbot: A
             field.setFocus()
             await eventually(lambda: completions, what="completions on focus")
             assert completions[-1] == ("item_id", ["apple", "apricot", "banana"])
-            started = time.monotonic()
             qtbot.keyClicks(field, "ap")
             await eventually(lambda: completions[-1][1] == ["apple", "apricot"], what="debounced completions")
-            assert time.monotonic() - started >= 0.2  # debounced, not per keystroke
+            asked = [params["argument"]["value"] for method, params in received if method == "completion/complete"]
+            assert [value for value in asked if value] == ["ap"], "asked per keystroke, not once typing paused"
             assert form.suggestions("item_id") == ["apple", "apricot"]
             field.setText("apple")
             assert form.preview.text() == "fixture://items/apple"
