@@ -10,14 +10,17 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import logging
 import sys
+import tempfile
 import traceback
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Final, TypeVar, cast
 
+from desktop_app import __version__
 from desktop_app.cli.approval_text import approval_question, refusal_reason
 from desktop_app.cli.asks import ELICIT_CHOICES, SAMPLING_CHOICES, CliAsker, ask_line
 from desktop_app.cli.task_progress import reporting_tasks
@@ -36,11 +39,13 @@ from desktop_app.core.chat.approval import (
 )
 from desktop_app.core.chat.conversations import Conversation
 from desktop_app.core.chat.engine import Attachment, ChatEngine
-from desktop_app.core.chat.events import ChatError, ChatEvent, ErrorKind, TurnFinished, event_to_dict
+from desktop_app.core.chat.events import ChatError, ChatEvent, ErrorKind, TurnFinished
 from desktop_app.core.config_error import ConfigError
 from desktop_app.core.config_file import load_config
 from desktop_app.core.expansion import SecretLookup
 from desktop_app.core.host import ServerHost
+from desktop_app.core.ledger.trace import TraceWriter, header, load_trace
+from desktop_app.core.ledger.trace_view import transcript_document
 from desktop_app.core.log_routing import install_logging
 from desktop_app.core.model.providers import key_secret_name, provider_for
 from desktop_app.core.model.settings import DEFAULT_MAX_ITERATIONS, DEFAULT_MAX_TOKENS, ChatOptions, ModelSettings
@@ -85,6 +90,9 @@ allows everything. A skill a server offers joins the conversation only when the 
 request prints one line on stderr. --root adds a folder to the roots every server is offered.
 A tool call a server runs as a task is waited for as long as the task reports, with a line on stderr
 whenever it changes; Ctrl+C cancels running tasks on their servers before stopping.
+--trace writes the turn as JSON Lines: each request exactly as the provider received it with its ledger
+(every part and its tokens), each answer and its usage, every MCP request with its timing, every question
+and its answer, every approval and who decided it; secrets are left out. mcp-desk replay plays it again.
 """
 
 
@@ -162,7 +170,12 @@ def _parser() -> argparse.ArgumentParser:
         "--root", action="append", default=[], metavar="PATH", help="offer this folder to servers (repeatable)"
     )
     parser.add_argument("--attach", action="append", default=[], metavar="URI", help="attach a resource (repeatable)")
-    parser.add_argument("--transcript", type=Path, metavar="FILE", help="write the messages and events as JSON")
+    parser.add_argument(
+        "--trace", type=Path, metavar="FILE", help="write everything the turn sent and heard as JSON Lines (a trace)"
+    )
+    parser.add_argument(
+        "--transcript", type=Path, metavar="FILE", help="write the last request's messages and the events as JSON"
+    )
     parser.add_argument("--max-iterations", type=int, metavar="N", help=f"default {DEFAULT_MAX_ITERATIONS}")
     parser.add_argument("--max-tokens", type=int, metavar="N", help=f"default {DEFAULT_MAX_TOKENS}")
     parser.add_argument("--debug", action="store_true", help="log details and show tracebacks")
@@ -280,20 +293,40 @@ async def _run(args: argparse.Namespace) -> int:
         policy = ApprovalPolicy(_approver(args.approve), AlwaysAllowRules(data_dir() / RULES_FILENAME))
         engine = ChatEngine(host, settings, policy, options=options, secrets=secrets)
         conversation = Conversation()
-        turn = engine.start_turn(conversation, args.message, [Attachment(uri) for uri in args.attach])
-        events: list[ChatEvent] = []
-        try:
-            async with reporting_tasks(host, _error):  # tasks' progress on stderr; interrupted, they are cancelled
-                async for event in turn:
-                    events.append(event)
-                    if isinstance(event, ChatError):
-                        _error(event.message)
-        finally:
-            if args.transcript is not None:
-                _write_transcript(args.transcript, settings.model, turn.sent_messages, events, conversation.taint)
+        with contextlib.ExitStack() as scratch:
+            trace = _trace_path(args, scratch)
+            first = header(conversation.id, __version__)
+            writer = None if trace is None else TraceWriter(trace, engine.scrubber, first=first)
+            turn = engine.start_turn(conversation, args.message, [Attachment(uri) for uri in args.attach], trace=writer)
+            events: list[ChatEvent] = []
+            try:
+                async with reporting_tasks(host, _error):  # tasks' progress on stderr; interrupted, they are cancelled
+                    async for event in turn:
+                        events.append(event)
+                        if isinstance(event, ChatError):
+                            _error(event.message)
+            finally:
+                await turn.traced()
+                if writer is not None and writer.failed is not None:
+                    _error(f"cannot write the trace: {writer.failed}")
+                if args.transcript is not None and trace is not None:
+                    _write_transcript(args.transcript, trace)
         return _exit_code(events)
     finally:
         await host.stop_all()
+
+
+def _trace_path(args: argparse.Namespace, scratch: contextlib.ExitStack) -> Path | None:
+    """Where the turn is traced: `--trace`, else a scratch file the `--transcript` view is made from."""
+    if args.trace is not None:
+        try:
+            args.trace.write_text("", encoding="utf-8")  # a trace of this run only
+        except OSError as exc:
+            raise UsageError(f"cannot write the trace: {exc}") from None
+        return Path(args.trace)
+    if args.transcript is not None:
+        return Path(scratch.enter_context(tempfile.TemporaryDirectory())) / "trace.jsonl"
+    return None
 
 
 def _sign_in_needed(names: list[str]) -> str:
@@ -326,13 +359,12 @@ def _exit_code(events: list[ChatEvent]) -> int:
     return EXIT_UNFINISHED
 
 
-def _write_transcript(
-    path: Path, model: str, messages: list[dict[str, Any]], events: list[ChatEvent], taint: list[str]
-) -> None:
-    document = {"model": model, "taint": taint, "messages": messages, "events": [event_to_dict(e) for e in events]}
+def _write_transcript(path: Path, trace: Path) -> None:
+    """The trace's view as one JSON document: the model, the taint, the messages as last sent, the events."""
     try:
+        document = transcript_document(load_trace(trace))
         path.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    except OSError as exc:
+    except (OSError, ValueError) as exc:
         _error(f"cannot write the transcript: {exc}")
 
 
