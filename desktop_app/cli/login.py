@@ -38,6 +38,7 @@ from desktop_app.core.events import EventBus
 from desktop_app.core.expansion import resolve_server
 from desktop_app.core.log_routing import install_logging
 from desktop_app.core.paths import data_dir, default_config_path
+from desktop_app.core.policy.in_force import policy_in_force
 from desktop_app.core.restart_policy import RestartPolicy
 from desktop_app.core.secret_store import SecretStore, SecretStoreError, open_secret_store
 from desktop_app.core.server_config import ServerConfig
@@ -176,14 +177,18 @@ def _store() -> SecretStore:
 
 
 def _identity_provider(store: SecretStore) -> IdentityProviderSettings | None:
-    """The organisation's identity provider from settings.json (`identity_provider`), its secret resolved."""
+    """The organisation's identity provider: the managed policy's, else settings.json's (`identity_provider`),
+    its `${secret:NAME}` client secret read from the store."""
     try:
+        managed = policy_in_force().identity_provider
+        if managed is not None:
+            return IdentityProviderSettings.from_mapping(managed, source="policy").resolved(store)
         document = json.loads(default_settings_path().read_text(encoding="utf-8"))
         idp = identity_provider_setting(document) if isinstance(document, dict) else None
         return idp.resolved(store) if idp is not None else None
+    except FileNotFoundError:
+        return None
     except (OSError, ValueError) as exc:
-        if isinstance(exc, FileNotFoundError):
-            return None
         raise UsageError(f"the identity provider setting cannot be used: {exc}") from None
 
 
