@@ -30,7 +30,7 @@ EVERYTHING_ENTRY: Final = EVERYTHING_DIR / "dist" / "index.js"
 LOOPBACK_PRELOAD: Final = SERVERS_DIR / "loopback_preload.cjs"
 HTTP_PATH: Final = "/mcp"
 LOOPBACK: Final = "127.0.0.1"
-START_TIMEOUT_S: Final = 20.0
+START_TIMEOUT_S: Final = 90.0
 REQUIRE_TEST_SERVERS: Final = "MCP_DESK_REQUIRE_TEST_SERVERS"
 """Set to 1 (as `make test` does) and a missing test server is an error instead of a skip."""
 

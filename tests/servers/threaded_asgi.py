@@ -16,7 +16,7 @@ from typing import Any, Final
 import uvicorn
 
 LOOPBACK: Final = "127.0.0.1"
-START_TIMEOUT_S: Final = 15.0
+START_TIMEOUT_S: Final = 90.0
 
 
 def bind() -> socket.socket:

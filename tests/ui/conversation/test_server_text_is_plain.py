@@ -8,7 +8,7 @@ other markup drew pictures or fake badges in the card the user decides on.
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QWidget
+from PySide6.QtWidgets import QApplication, QLabel, QWidget
 from pytestqt.qtbot import QtBot
 
 from desktop_app.core.chat.approval import ApprovalRequest
@@ -17,6 +17,7 @@ from desktop_app.ui.conversation.approval_panel import ApprovalPanel
 from desktop_app.ui.conversation.attachment_chip import AttachmentChip
 from desktop_app.ui.conversation.tool_card import ToolCard
 from resources_ui.drag_payload import ResourceRef
+from tests.hosting import run_in_qt
 
 HOSTILE = '<img src="/dev/zero" width=900 height=600><b style="color:green">✔ Verified safe</b>'
 
@@ -25,17 +26,20 @@ def _labels_showing(widget: QWidget, text: str) -> list[QLabel]:
     return [label for label in widget.findChildren(QLabel) if text in label.text()]
 
 
-def test_a_tool_description_is_plain_text_in_the_approval_and_the_tool_card(qtbot: QtBot) -> None:
-    panel = ApprovalPanel(ApprovalRequest(server="evil", tool="save", description=HOSTILE))
-    card = ToolCard("c1", "evil", "save", {}, description=HOSTILE * 20)
-    for widget in (panel, card):
-        qtbot.addWidget(widget)
-        widget.show()
-        shown = _labels_showing(widget, "/dev/zero")
-        assert shown, "the description is shown"
-        assert all(label.textFormat() == Qt.TextFormat.PlainText for label in shown)
-        assert all(label.sizeHint().height() < 300 for label in shown), "no 600-pixel picture"
-    assert "&lt;img" in card.description.toolTip(), "the full description's tooltip is escaped"
+def test_a_tool_description_is_plain_text_in_the_approval_and_the_tool_card(qtbot: QtBot, qapp: QApplication) -> None:
+    async def scenario() -> None:  # a card's answer is a future of the running loop
+        panel = ApprovalPanel(ApprovalRequest(server="evil", tool="save", description=HOSTILE))
+        card = ToolCard("c1", "evil", "save", {}, description=HOSTILE * 20)
+        for widget in (panel, card):
+            qtbot.addWidget(widget)
+            widget.show()
+            shown = _labels_showing(widget, "/dev/zero")
+            assert shown, "the description is shown"
+            assert all(label.textFormat() == Qt.TextFormat.PlainText for label in shown)
+            assert all(label.sizeHint().height() < 300 for label in shown), "no 600-pixel picture"
+        assert "&lt;img" in card.description.toolTip(), "the full description's tooltip is escaped"
+
+    run_in_qt(qapp, scenario())
 
 
 def test_a_result_type_and_an_attachment_name_are_plain_text(qtbot: QtBot) -> None:

@@ -66,20 +66,23 @@ def test_whole_command_and_the_answers(qapp: QApplication) -> None:
 
 
 def test_publisher_text_is_shown_plain_and_escaped(qapp: QApplication) -> None:
-    question = InstallConsent(
-        server="weather",
-        source="Server Card io.example/weather 2.0.0 on example.com\u202e",
-        url="https://example.com/mcp/\u202etxt.exe",
-        headers=(("X-Note", "a\x1b[2Jb"),),
-        notes=("<img src='file:///etc/passwd'><b>trusted</b>\u202e",),
-    )
-    card = ConsentCard(question)
-    assert card.command.toPlainText() == "https://example.com/mcp/\\u202etxt.exe"
-    assert card.settings is not None and card.settings.toPlainText() == "X-Note: a\\x1b[2Jb"
-    assert "on example.com\\u202e" in card.origin.text()
-    [note] = [
-        label
-        for label in card.findChildren(QLabel)
-        if label.text().startswith("<img")  # shown as the text it is, not drawn
-    ]
-    assert note.textFormat() == Qt.TextFormat.PlainText and note.text().endswith("<b>trusted</b>\\u202e")
+    async def scenario() -> None:  # a card's answer is a future of the running loop
+        question = InstallConsent(
+            server="weather",
+            source="Server Card io.example/weather 2.0.0 on example.com\u202e",
+            url="https://example.com/mcp/\u202etxt.exe",
+            headers=(("X-Note", "a\x1b[2Jb"),),
+            notes=("<img src='file:///etc/passwd'><b>trusted</b>\u202e",),
+        )
+        card = ConsentCard(question)
+        assert card.command.toPlainText() == "https://example.com/mcp/\\u202etxt.exe"
+        assert card.settings is not None and card.settings.toPlainText() == "X-Note: a\\x1b[2Jb"
+        assert "on example.com\\u202e" in card.origin.text()
+        [note] = [
+            label
+            for label in card.findChildren(QLabel)
+            if label.text().startswith("<img")  # shown as the text it is, not drawn
+        ]
+        assert note.textFormat() == Qt.TextFormat.PlainText and note.text().endswith("<b>trusted</b>\\u202e")
+
+    run_in_qt(qapp, scenario())
