@@ -8,7 +8,8 @@ from typing import Final
 
 DEFAULT_TIMEOUT_S: Final = 30.0
 PROTOCOL_MODES: Final = ("auto", "legacy", "2026-07-28")
-OAUTH_GRANTS: Final = ("authorization_code", "client_credentials")
+OAUTH_GRANTS: Final = ("authorization_code", "client_credentials", "enterprise")
+"""`enterprise`: the organisation's identity provider signs the user in once (SEP-990, `core/auth/enterprise.py`)."""
 TOKEN_ENDPOINT_AUTH_METHODS: Final = ("client_secret_basic", "client_secret_post", "private_key_jwt", "none")
 JWT_SIGNING_ALGORITHMS: Final = ("RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512")
 LOG_LEVELS: Final = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")

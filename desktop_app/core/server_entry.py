@@ -264,6 +264,15 @@ def _check_oauth(settings: OAuthSettings, value: Mapping[str, object], at: KeyPa
             raise schema_error((*at, "grant"), 'needs "clientSecret" or "privateKey" with "client_credentials"')
         if method == "none":
             raise schema_error((*at, "tokenEndpointAuthMethod"), 'cannot be "none" with "client_credentials"')
+    elif settings.grant == "enterprise":
+        # The MCP authorization server takes the organisation's assertion from this client, with its secret.
+        if settings.client_id is None or settings.client_secret is None:
+            raise schema_error((*at, "grant"), 'needs "clientId" and "clientSecret" with "enterprise"')
+        if method not in (None, "client_secret_basic", "client_secret_post"):
+            raise schema_error(
+                (*at, "tokenEndpointAuthMethod"),
+                'must be "client_secret_basic" or "client_secret_post" with "enterprise"',
+            )
     elif settings.private_key is not None or method == "private_key_jwt":
         key = "privateKey" if "privateKey" in value else "tokenEndpointAuthMethod"
         raise schema_error((*at, key), 'is only used with "grant": "client_credentials"')

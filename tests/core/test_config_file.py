@@ -323,6 +323,12 @@ def test_oauth_round_trip_in_the_documented_spelling(tmp_path: Path) -> None:
         ('{"issuer": "auth.example"}', "oauth.issuer", "http:// or https://"),
         ('{"callbackPort": 70000}', "oauth.callbackPort", "1 to 65535"),
         ('{"signingAlgorithm": "HS256"}', "oauth.signingAlgorithm", "one of"),
+        ('{"grant": "enterprise", "clientId": "desk"}', "oauth.grant", '"clientId" and "clientSecret"'),
+        (
+            '{"grant": "enterprise", "clientId": "d", "clientSecret": "s", "tokenEndpointAuthMethod": "none"}',
+            "oauth.tokenEndpointAuthMethod",
+            '"client_secret_basic" or "client_secret_post"',
+        ),
     ],
 )
 def test_oauth_errors_name_line_and_field(oauth: str, field: str, words: str) -> None:
@@ -338,3 +344,19 @@ def test_oauth_does_not_apply_to_a_stdio_server() -> None:
     with pytest.raises(ConfigError, match="does not apply to a stdio server") as info:
         parse_config('{"mcpServers": {"s": {"command": "x", "oauth": {"clientId": "c"}}}}', "servers.json")
     assert info.value.field == "mcpServers.s.oauth"
+
+
+def test_an_enterprise_sign_in_entry_reads_and_writes_back() -> None:
+    text = json.dumps(
+        {
+            "mcpServers": {
+                "s": {
+                    "url": "https://x/mcp",
+                    "oauth": {"grant": "enterprise", "clientId": "d", "clientSecret": "${secret:S}"},
+                }
+            }
+        }
+    )
+    [config] = parse_config(text, "servers.json").values()
+    assert config.oauth is not None and config.oauth.grant == "enterprise"
+    assert server_to_dict(config)["oauth"] == {"grant": "enterprise", "clientId": "d", "clientSecret": "${secret:S}"}
