@@ -14,10 +14,8 @@ from PySide6.QtWidgets import QGridLayout, QLineEdit, QPushButton, QToolButton, 
 
 from desktop_app.core.auth.errors import SignInError
 from desktop_app.core.auth.paste import PastedRedirect
-from desktop_app.ui.asks.card import MUTED
 from desktop_app.ui.plain_text import plain_label
-
-ERROR_STYLE = "color: #d64545;"
+from desktop_app.ui.style import ERROR_STYLE, MUTED
 
 
 class PasteFallback(QWidget):

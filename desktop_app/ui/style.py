@@ -8,6 +8,9 @@ from PySide6.QtWidgets import QLabel
 
 ERROR_COLOUR: Final = "#c0392b"
 ERROR_STYLE: Final = f"color: {ERROR_COLOUR};"
+MUTED_COLOUR: Final = "#8a8f98"
+MUTED: Final = f"color: {MUTED_COLOUR};"
+"""Secondary text: notes, origins, hints."""
 
 
 def error_label() -> QLabel:

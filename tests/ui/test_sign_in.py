@@ -21,6 +21,7 @@ from desktop_app.core.server_config import ServerConfig, TransportKind
 from desktop_app.core.server_status import ServerState
 from desktop_app.ui.asks.card_asker import CardAsker
 from desktop_app.ui.asks.sign_in_card import WAITING, SignInCard
+from desktop_app.ui.sign_in_details import SignInDetails
 from tests.hosting import FAST_RESTARTS, eventually, live_children, main_window
 from tests.servers.oauth_server import FollowingBrowser, OAuthOptions, OAuthTestServer
 
@@ -110,6 +111,13 @@ def test_sign_in_card_follows_the_sign_in(qapp: QApplication, qtbot: QtBot, tmp_
                 assert await sign_in == "sign-in cancelled"
                 assert card.outcome.text() == "Not signed in: sign-in cancelled."
                 assert not card.cancel.isVisibleTo(card)
+                assert card.details.isVisibleTo(card), "a failed sign-in offers its Details"
+                qtbot.mouseClick(card.details, Qt.MouseButton.LeftButton)
+                await until(lambda: card.findChild(SignInDetails) is not None, what="the Details window")
+                details = card.findChild(SignInDetails)
+                assert details.isVisible() and "tracker" in details.windowTitle()
+                details.close()
+                assert card.paste.objectName() == "pasteFallback", "the paste fallback sits in the card"
             finally:
                 await host.stop_all()
 

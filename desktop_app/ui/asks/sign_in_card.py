@@ -14,6 +14,8 @@ from desktop_app.bridge import CoreBridge
 from desktop_app.core.auth.question import SignInQuestion
 from desktop_app.core.server_status import ServerState, ServerStatus
 from desktop_app.ui.asks.card import MUTED, AskCard, Tone, escape
+from desktop_app.ui.sign_in_details import show_sign_in_details
+from desktop_app.ui.sign_in_paste import PasteFallback
 
 WAITING = "Waiting for the browser… finish signing in there."
 
@@ -46,6 +48,14 @@ class SignInCard(AskCard[bool]):
         frame = self.layout()
         assert isinstance(frame, QVBoxLayout)
         frame.addWidget(self.cancel, 0, Qt.AlignmentFlag.AlignLeft)
+        auth = bridge.host.connection(question.server).auth
+        self.paste = PasteFallback(auth.paste)  # a browser that cannot reach this computer
+        frame.addWidget(self.paste)
+        self.details = QPushButton("Details")
+        self.details.setToolTip("Each step of the sign-in: its address, status and the server's own words")
+        self.details.hide()
+        self.details.clicked.connect(lambda: show_sign_in_details(self, question.server, auth.diagnosis))
+        frame.addWidget(self.details, 0, Qt.AlignmentFlag.AlignLeft)
         self.sig_answered.connect(self._follow)
 
     def describe(self, reply: bool) -> str:
@@ -71,6 +81,7 @@ class SignInCard(AskCard[bool]):
             return
         if failure is not None:
             self.outcome.setText(f"Not signed in: {failure}.")
+            self.details.show()
         elif status.state is ServerState.READY:
             self.outcome.setText("Signed in.")
         else:
