@@ -13,7 +13,7 @@ PIP_QUIET := --quiet --disable-pip-version-check
 # process) compiles again from source (importing LiteLLM: 13 s of CPU instead of 5.5 s). The venv is ours.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: run test lint typecheck pytest bench bundle bundle-test clean
+.PHONY: run test lint typecheck pytest bench conformance bundle bundle-test clean
 
 # First run: a venv with uv in it (uv installs the app ~10x faster than pip). The venv gets no pip of
 # its own (setting one up is often the slowest step): the system's pip puts uv into it, and only a
@@ -56,6 +56,11 @@ pytest: $(STAMP_DEV) $(NPM_STAMP)
 	MCP_DESK_REQUIRE_TEST_SERVERS=1 QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -n auto
 
 test: lint typecheck pytest
+
+# All 26 client scenarios of the MCP conformance suite against MCP Desk's own client (make test runs the
+# sign-in scenarios; this runs every one and prints the suite's own report).
+conformance: $(STAMP_DEV) $(NPM_STAMP)
+	$(BIN)/python -m tests.conformance.runner
 
 # Each bench prints its figures against the goals of issue-level targets and exits 1 when one is missed.
 BENCHES := bench/ui.py bench/session.py bench/filtering.py bench/connect.py bench/catalogs.py bench/context.py bench/browser.py bench/apps.py
