@@ -32,6 +32,7 @@ from desktop_app.core.connection.negotiation import CLIENT_INFO, discover_pinned
 from desktop_app.core.connection.server_log import ServerLog
 from desktop_app.core.connection.subscriptions import Subscriptions, cancel
 from desktop_app.core.events import Event, ResourceUpdated
+from desktop_app.core.extensions import skills
 from desktop_app.core.extensions.apps_meta import EXTENSION_ID, client_extension_settings
 from desktop_app.core.extensions.tasks import TasksExtension
 from desktop_app.core.server_config import LOG_LEVELS, ServerConfig
@@ -76,8 +77,13 @@ class Session:
             client_info=CLIENT_INFO,
             cache=None,  # every read and list must reflect the server now, not a TTL ago
             **asks.client_options(),
-            # MCP Apps (views render here) and Tasks (a call the server makes a task of is followed: `Calls`).
-            extensions=[advertise(EXTENSION_ID, client_extension_settings()), TasksExtension()],
+            # MCP Apps (views render here), Tasks (a call the server makes a task of is followed: `Calls`)
+            # and Skills (listed by name, read on demand).
+            extensions=[
+                advertise(EXTENSION_ID, client_extension_settings()),
+                TasksExtension(),
+                skills.client_extension(),
+            ],
         )
 
     async def run(
