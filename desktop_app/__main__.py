@@ -32,6 +32,7 @@ class Command(NamedTuple):
 
 COMMANDS: Final = (
     Command("run", "desktop_app.cli.run:run_command", "run one chat turn without a window (mcp-desk run --help)"),
+    Command("replay", "desktop_app.cli.replay:replay_command", "play a trace again against live servers and compare"),
     Command("search", "desktop_app.cli.search:search_command", "search the MCP Registry for servers"),
     Command("install", "desktop_app.cli.install:install_command", "add a server from the MCP Registry or an .mcpb"),
     Command("login", "desktop_app.cli.login:login_command", "sign in to a remote server (prints the page to open)"),

@@ -18,55 +18,47 @@ import tempfile
 import traceback
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Final, TypeVar, cast
+from typing import Final
 
 from desktop_app import __version__
-from desktop_app.cli.approval_text import approval_question, refusal_reason
-from desktop_app.cli.asks import ELICIT_CHOICES, SAMPLING_CHOICES, CliAsker, ask_line
+from desktop_app.cli import servers_up
+from desktop_app.cli.asks import ELICIT_CHOICES, SAMPLING_CHOICES, CliAsker
+from desktop_app.cli.servers_up import (
+    APPROVE_CHOICES,
+    NO_RESTARTS,
+    UsageError,
+    approver,
+    configured_servers,
+    settle,
+)
+from desktop_app.cli.servers_up import open_secrets as _secrets
 from desktop_app.cli.task_progress import reporting_tasks
 from desktop_app.core.app_settings import AppSettings, default_settings_path, load_settings
-from desktop_app.core.asks.question import Asker, Question
 from desktop_app.core.asks.service import SamplingModel
 from desktop_app.core.chat.approval import (
     RULES_FILENAME,
     AlwaysAllowRules,
     ApprovalPolicy,
-    ApprovalReply,
-    ApprovalRequest,
-    DecidedBy,
-    Decision,
-    StaticApprover,
 )
 from desktop_app.core.chat.conversations import Conversation
 from desktop_app.core.chat.engine import Attachment, ChatEngine
 from desktop_app.core.chat.events import ChatError, ChatEvent, ErrorKind, TurnFinished
-from desktop_app.core.config_error import ConfigError
-from desktop_app.core.config_file import load_config
-from desktop_app.core.expansion import SecretLookup
 from desktop_app.core.host import ServerHost
 from desktop_app.core.ledger.trace import TraceWriter, header, load_trace
 from desktop_app.core.ledger.trace_view import transcript_document
 from desktop_app.core.log_routing import install_logging
 from desktop_app.core.model.providers import key_secret_name, provider_for
 from desktop_app.core.model.settings import DEFAULT_MAX_ITERATIONS, DEFAULT_MAX_TOKENS, ChatOptions, ModelSettings
-from desktop_app.core.paths import data_dir, default_config_path
-from desktop_app.core.restart_policy import RestartPolicy
+from desktop_app.core.paths import data_dir
 from desktop_app.core.root_paths import root_problem
-from desktop_app.core.secret_store import SecretStoreError, open_secret_store
-from desktop_app.core.server_status import ServerState, ServerStatus
 from desktop_app.core.terminal_text import printable
-
-R = TypeVar("R")
 
 EXIT_OK: Final = 0
 EXIT_UNFINISHED: Final = 1
 EXIT_USAGE: Final = 2
 EXIT_PROVIDER: Final = 3
-EXIT_NO_SERVER: Final = 4
+EXIT_NO_SERVER: Final = servers_up.EXIT_NO_SERVER
 PROG: Final = "mcp-desk run"
-# One attempt per server: a script should fail fast, not wait through restart backoff.
-_NO_RESTARTS: Final = RestartPolicy(max_attempts=0)
-_SETTLE_MARGIN_S: Final = 5.0
 
 _EPILOG: Final = """\
 exit codes:
@@ -96,44 +88,6 @@ and its answer, every approval and who decided it; secrets are left out. mcp-des
 """
 
 
-class UsageError(Exception):
-    """Bad arguments or configuration: exit 2 with this message."""
-
-
-class RefusingApprover:
-    """`--approve deny`: refuses every call the rules leave open and says so on stderr, one line each."""
-
-    async def ask(self, question: Question[R]) -> R:
-        if not isinstance(question, ApprovalRequest):
-            return question.fallback()
-        arguments = _shorten(json.dumps(question.arguments, ensure_ascii=False), 200)
-        _error(
-            f"refused tool {question.tool} on server {question.server} with {arguments} ({refusal_reason(question)})"
-        )
-        return cast(R, ApprovalReply(Decision.DENY, by=DecidedBy.FLAG))
-
-
-def _shorten(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-class TerminalApprover:
-    """Asks on the terminal for each server tool call (`--approve ask`): y allows, anything else declines."""
-
-    async def ask(self, question: Question[R]) -> R:
-        if not isinstance(question, ApprovalRequest):
-            return question.fallback()
-        return cast(R, await self._approve(question))
-
-    async def _approve(self, request: ApprovalRequest) -> ApprovalReply:
-        question = printable(approval_question(request))
-        answer = (await asyncio.to_thread(ask_line, question)).strip()  # "" at end of input declines
-        if answer.lower() in ("y", "yes"):
-            return ApprovalReply(Decision.ALLOW_ONCE)
-        reason = "" if answer.lower() in ("", "n", "no") else answer
-        return ApprovalReply(Decision.DENY, reason=reason)
-
-
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=PROG,
@@ -149,7 +103,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--api-base", help="the provider's base URL (local or compatible servers)")
     parser.add_argument(
         "--approve",
-        choices=("deny", "allow", "ask"),
+        choices=APPROVE_CHOICES,
         default="deny",
         help="how to answer server tool calls and skills your saved rules do not cover (default: deny)",
     )
@@ -234,42 +188,15 @@ def _settings(args: argparse.Namespace, saved: AppSettings) -> tuple[ModelSettin
     return settings, options
 
 
-def _servers(config: Path | None) -> list[Any]:
-    path = config or default_config_path()
-    if config is not None and not config.is_file():
-        raise UsageError(f"config file not found: {config}")
-    loaded = load_config(path)
-    if loaded.error is not None:
-        raise UsageError(f"configuration error: {loaded.error}")
-    return [server for server in loaded.servers.values() if not server.disabled]
-
-
-def _secrets() -> SecretLookup | None:
-    try:
-        return open_secret_store(data_dir())
-    except SecretStoreError as exc:
-        logging.getLogger(__name__).info("secrets unavailable: %s", exc)
-        return None
-
-
-def _approver(choice: str) -> Asker:
-    if choice == "ask":
-        return TerminalApprover()
-    return StaticApprover(Decision.ALLOW_ONCE) if choice == "allow" else RefusingApprover()
-
-
 async def _run(args: argparse.Namespace) -> int:
     saved = load_settings(default_settings_path()).settings
     settings, options = _settings(args, saved)
     for root in args.root:
         if (problem := root_problem(root)) is not None:
             raise UsageError(f"--root {root} {problem}")
-    try:
-        servers = _servers(args.config)
-    except ConfigError as exc:
-        raise UsageError(f"configuration error: {exc}") from None
+    servers = configured_servers(args.config)
     secrets = _secrets()
-    host = ServerHost(secrets=secrets, policy=_NO_RESTARTS)
+    host = ServerHost(secrets=secrets, policy=NO_RESTARTS)
     host.questions.asker = CliAsker(args.elicit, args.sampling, _error, args.approve)
     host.asks.on_refusal = lambda server, text: _error(f"{server}: {text}")
     host.asks.model = SamplingModel(settings, saved.provider, secrets)
@@ -277,20 +204,9 @@ async def _run(args: argparse.Namespace) -> int:
     host.asks.extra_roots = tuple(args.root)
     host.start(servers)
     try:
-        if servers:
-            await host.wait_settled(max(s.timeout for s in servers) + _SETTLE_MARGIN_S)
-            waiting = [c.name for c in host.connections.values() if c.status.state is ServerState.NEEDS_SIGN_IN]
-            if waiting:
-                _error(_sign_in_needed(waiting))
-                return EXIT_NO_SERVER
-            failed = [c for c in host.connections.values() if c.status.state is not ServerState.READY]
-            if len(failed) == len(servers):
-                reasons = "; ".join(f"{c.name}: {_why(c.status)}" for c in failed)
-                _error(f"no server could be reached ({reasons})")
-                return EXIT_NO_SERVER
-            for connection in failed:
-                _error(f"warning: server {connection.name} is unavailable: {_why(connection.status)}")
-        policy = ApprovalPolicy(_approver(args.approve), AlwaysAllowRules(data_dir() / RULES_FILENAME))
+        if (unusable := await settle(host, servers, _error)) is not None:
+            return unusable
+        policy = ApprovalPolicy(approver(args.approve, _error), AlwaysAllowRules(data_dir() / RULES_FILENAME))
         engine = ChatEngine(host, settings, policy, options=options, secrets=secrets)
         conversation = Conversation()
         with contextlib.ExitStack() as scratch:
@@ -327,20 +243,6 @@ def _trace_path(args: argparse.Namespace, scratch: contextlib.ExitStack) -> Path
     if args.transcript is not None:
         return Path(scratch.enter_context(tempfile.TemporaryDirectory())) / "trace.jsonl"
     return None
-
-
-def _sign_in_needed(names: list[str]) -> str:
-    """The one line for servers that need a sign-in first (the stored tokens were used already)."""
-    if len(names) == 1:
-        return f"server '{names[0]}' needs sign-in: run 'mcp-desk login {names[0]}'"
-    commands = " and ".join(f"'mcp-desk login {name}'" for name in names)
-    return f"servers {', '.join(names)} need sign-in: run {commands}"
-
-
-def _why(status: ServerStatus) -> str:
-    """Why a server is unavailable, with its last stderr lines, on one line."""
-    said = " | ".join(status.last_stderr(3))
-    return f"{status.reason or status.summary}" + (f" [stderr: {said}]" if said else "")
 
 
 def _exit_code(events: list[ChatEvent]) -> int:
