@@ -17,6 +17,7 @@ from mcp.server.mcpserver import MCPServer
 SERVER_NAME: Final = "notes"
 INSTRUCTIONS: Final = "Notes live under notes://. Cite the note you used."
 TODAY: Final = "Standup moved to 10:00. Ship the ledger on Friday."
+MEETING: Final = " ".join(f"Paragraph {i} of the meeting notes says what was decided and by whom." for i in range(60))
 ECHOED: Final = ("NOTES_TOKEN", "NOTES_LITERAL")
 
 
@@ -26,6 +27,10 @@ def build_ledger_server() -> MCPServer:
     @server.resource("notes://today", name="today", mime_type="text/plain", description="Today's notes")
     def today() -> str:
         return TODAY
+
+    @server.resource("notes://meeting", name="meeting", mime_type="text/plain", description="Minutes")
+    def meeting() -> str:
+        return MEETING
 
     @server.tool(description="Count the words of a text.")
     def count_words(text: str) -> str:

@@ -202,13 +202,10 @@ class MessageParts:
         contents = read.get("contents") or []
         if read.get("truncated"):
             size = sum(int(c.get("size") or 0) for c in contents)
-            self.cuts.append(
-                Cut(
-                    "read_cap",
-                    f"{uri}: cut at the read cap of {human_size(self.read_cap)}; the whole resource is "
-                    f"{human_size(size)}.",
-                )
-            )
+            cap, whole = human_size(self.read_cap), human_size(size)
+            if cap == whole:  # close enough to read the same rounded: say it in bytes
+                cap, whole = f"{self.read_cap:,} bytes", f"{size:,} bytes"
+            self.cuts.append(Cut("read_cap", f"{uri}: cut at the read cap of {cap}; the whole resource is {whole}."))
         for content in contents:
             if content.get("binary") and not content.get("error"):
                 mime = content.get("mime_type") or "binary"

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp.server.mcpserver import MCPServer
 
 from desktop_app.core.asks.elicitation import ElicitReply, FormQuestion
 from desktop_app.core.asks.question import Question, ScriptedAsker
@@ -35,26 +34,11 @@ from tests.hosting import FAST_RESTARTS
 from tests.llm_server import LITELLM_WARNINGS, RecordingApprover, ToolCall, calls, text
 from tests.servers.asking_server import build_asking_server
 from tests.servers.fixture_server import build_fixture_server
+from tests.servers.ledger_server import INSTRUCTIONS, build_ledger_server
 
 pytestmark = [pytest.mark.anyio, *LITELLM_WARNINGS]
 
 API_KEY = "sk-ledger-test-0123456789abcdef"
-NOTES_INSTRUCTIONS = "Notes live under notes://. Always cite the note you used."
-PROSE = " ".join(f"Paragraph {i} of the meeting notes says what was decided and by whom." for i in range(60))
-
-
-def notes_server() -> MCPServer:
-    server = MCPServer("notes", version="1.0.0", instructions=NOTES_INSTRUCTIONS)
-
-    @server.resource("notes://meeting", name="meeting", mime_type="text/plain", description="Minutes")
-    def meeting() -> str:
-        return PROSE
-
-    @server.tool(description="Count the words of a text.")
-    def count_words(text: str) -> int:
-        return len(text.split())
-
-    return server
 
 
 @pytest.fixture(autouse=True)
@@ -71,7 +55,7 @@ def llm() -> Iterator[RealisticLLM]:
 
 @pytest.fixture
 async def host() -> AsyncIterator[ServerHost]:
-    servers = {"fx": build_fixture_server(), "notes": notes_server(), "asking": build_asking_server()}
+    servers = {"fx": build_fixture_server(), "notes": build_ledger_server(), "asking": build_asking_server()}
     host = ServerHost(policy=FAST_RESTARTS, target_factory=lambda config, _hooks: servers[config.name])
     host.start(
         [
@@ -148,12 +132,13 @@ async def test_every_part_of_a_rich_turn_is_in_its_ledger_and_the_payload_is_wha
     # The system prompt: the app's guidance, a trusted server's instructions, each server's catalog.
     assert kinds(ledger, Section.SYSTEM).count(PartKind.GUIDANCE) == 1
     [instructions] = [p for p in ledger.parts if p.kind is PartKind.INSTRUCTIONS]
-    assert instructions.server == "notes" and instructions.preview == NOTES_INSTRUCTIONS
+    assert instructions.server == "notes" and instructions.preview == INSTRUCTIONS
     assert {p.server for p in ledger.parts if p.kind is PartKind.CATALOG} == {"asking", "fx", "notes"}
     # Tool schemas, per server with how many tools, and the app's own.
     tools = {p.server: p for p in ledger.in_section(Section.TOOLS) if p.kind is PartKind.TOOLS}
     assert set(tools) == {None, "asking", "fx", "notes"}
-    assert tools["notes"].label == 'Tools of "notes" (1)' and tools["notes"].preview == "notes__count_words"
+    assert tools["notes"].label == 'Tools of "notes" (2)'
+    assert tools["notes"].preview == "notes__count_words, notes__show_settings"
     assert tools[None].label.startswith("MCP Desk's own tools") and "read_resource" in tools[None].preview
     # Each message: the user's words, the attachment, each read, each result, the prompt's messages, the image.
     messages = labels(ledger)
