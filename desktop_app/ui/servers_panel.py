@@ -37,6 +37,7 @@ from desktop_app.ui.asks.card import AskCard
 from desktop_app.ui.confirm import confirm
 from desktop_app.ui.instructions_note import InstructionsNote
 from desktop_app.ui.notice_box import show_notice
+from desktop_app.ui.plain_text import set_plain_tooltip
 from desktop_app.ui.plain_tooltips import PlainToolTips
 from desktop_app.ui.server_editor import ServerEditor
 from desktop_app.ui.server_log_view import ServerLogView
@@ -320,9 +321,13 @@ class ServersPanel(QWidget):
         version = f"  {info.name} {info.version}" if info else ""
         self._title.setText(printable(f"{connection.name}{version}"))
         blocked = self._blocked(connection.name)
-        self._state.setText(printable(_blocked_text(blocked) if blocked is not None else status.explained()))
+        if blocked is not None:  # the rule in a line; what it says in full on hover and in the log
+            self._state.setText(f"Blocked by your organisation's policy: {blocked.field}")
+        else:
+            self._state.setText(printable(status.explained()))
+        set_plain_tooltip(self._state, _blocked_text(blocked) if blocked is not None else "")
         self._restart.setEnabled(blocked is None)
-        self._restart.setToolTip(_blocked_text(blocked) if blocked is not None else "")
+        set_plain_tooltip(self._restart, _blocked_text(blocked) if blocked is not None else "")
         self._offer.setText(_counts(connection.catalog, connection.config.disabled_tools))
         self._instructions.show_for(connection.catalog, self._trusted(connection.name))
         self._toggle.setText("Enable" if status.state is ServerState.DISABLED else "Disable")

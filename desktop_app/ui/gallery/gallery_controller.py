@@ -304,8 +304,7 @@ class GalleryController(QObject):
         self.bundle_dialogs.append(dialog)
         dialog.show()
         if (refusal := self.managed.feature_refusal("bundles")) is not None:
-            text = str(refusal)
-            dialog.pane.clear(f"{path.name} cannot be installed: {text[:1].upper()}{text[1:]}.", error=True)
+            dialog.pane.clear(f"{path.name} cannot be installed: {refusal}.", error=True)
             return dialog
         self.bridge.spawn(self._read_bundle(path, dialog, session), f"Reading {path.name}")
         return dialog

@@ -1,0 +1,158 @@
+"""The organisation's policy in the whole window: a blocked server's row says so and it never starts,
+every call is asked, app views, bundles and other registries are off, and what the policy sets is
+read-only in Settings; each greyed thing says which rule greyed it."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import gc
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+import qasync
+from PySide6.QtWidgets import QApplication, QDialogButtonBox, QLabel
+
+from desktop_app.app import run_window
+from desktop_app.core.app_settings import AppSettings, save_settings
+from desktop_app.core.model.settings import ModelSettings
+from desktop_app.core.server_status import ServerState
+from desktop_app.ui.apps.controller import AppSlot
+from desktop_app.ui.conversation.approval_panel import ApprovalPanel
+from desktop_app.ui.conversation.tool_card import ToolCard
+from desktop_app.ui.gallery.bundle_dialog import BundleDialog
+from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.settings_dialog import SettingsDialog
+from resources_ui.drag_payload import ResourceRef
+from tests.hosting import eventually, live_children, main_window
+from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, ToolCall, calls, text
+from tests.servers.app_server import PROBE_URI
+from tests.servers.registry_documents import populate
+from tests.servers.registry_fixture import running_registry
+
+pytestmark = LITELLM_WARNINGS
+APP_SERVER = Path(__file__).parents[1] / "servers" / "app_server.py"
+BLOCKED = "Blocked by your organisation's policy"
+until = functools.partial(eventually, timeout=30.0)
+
+
+def shoot(widget: object, name: str) -> None:
+    """Keep a picture of `widget` when MCP_DESK_SCREENSHOTS names a folder (to look at, not to compare)."""
+    if folder := os.environ.get("MCP_DESK_SCREENSHOTS"):
+        widget.grab().save(str(Path(folder) / f"{name}.png"))  # type: ignore[attr-defined]
+
+
+def test_the_window_follows_the_policy(qapp: QApplication, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    marker = tmp_path / "ran"
+    config = tmp_path / "servers.json"
+    servers = {
+        "apps": {"command": sys.executable, "args": [str(APP_SERVER)]},
+        "marker": {"command": sys.executable, "args": ["-c", f"open({str(marker)!r}, 'w').write('ran')"]},
+    }
+    config.write_text(json.dumps({"mcpServers": servers}))
+    with ScriptedLLM() as llm, running_registry() as registry:
+        populate(registry)
+        policy = {
+            "servers": {"allow": [{"command": sys.executable, "args": [str(APP_SERVER)]}]},
+            "registry": registry.url,
+            "features": {"bundles": False, "apps": False},
+            "approvals": {"everyCall": True},
+        }
+        (tmp_path / "policy.json").write_text(json.dumps(policy, indent=2))
+        monkeypatch.setenv("MCP_DESK_POLICY_FILE", str(tmp_path / "policy.json"))
+        settings_path = tmp_path / "settings.json"
+        model = ModelSettings("openai/scripted", api_base=llm.url)
+        save_settings(settings_path, AppSettings(model, provider="compatible", registry_url="https://mine.example"))
+
+        async def main() -> None:
+            running = asyncio.ensure_future(run_window(qapp, config, settings_path))
+            window = await main_window(qapp)
+            window.resize(1280, 800)
+            try:
+                await scenario(window, llm, registry.url, tmp_path)
+            finally:
+                window.close()
+                await asyncio.wait_for(running, 15)
+
+        with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(qapp)) as runner:
+            runner.run(main())
+    gc.collect()
+    assert not marker.exists()
+    assert live_children() == []
+
+
+async def scenario(window: MainWindow, llm: ScriptedLLM, registry: str, tmp_path: Path) -> None:
+    host, panel = window.bridge.host, window.servers_panel
+    await until(lambda: host.ready_count() == 1, what="the allowed server")
+    await until(lambda: host.connection("marker").status.state is ServerState.FAILED, what="the blocked one")
+
+    # The blocked server's row: greyed, what blocked it, no Restart.
+    rows = panel._list
+    row = next(rows.item(i) for i in range(rows.count()) if rows.item(i).text().startswith("marker"))
+    assert row.text() == "marker  —  blocked by your organisation"
+    assert row.font().italic() and row.toolTip().startswith(f"{BLOCKED}: 'marker' is not on the list of servers")
+    assert row.toolTip().endswith(
+        "(servers.allow[0]). MCP Desk does not start it: ask your administrator if you need it."
+    )
+    rows.setCurrentItem(row)
+    assert not panel._restart.isEnabled() and "only with the arguments" in panel._restart.toolTip()
+    assert panel._state.text() == f"{BLOCKED}: servers.allow[0]"
+    assert "only with the arguments" in panel._state.toolTip()
+    assert panel._remove.isEnabled()  # the user's own entry: theirs to remove or fix
+    shoot(window.servers_dock, "policy-servers-panel")
+
+    # Every call is asked: the card greys the standing answers; the tool's app view is not made.
+    llm.queue(calls(ToolCall("apps__probe", {"steps": []}, id="call_probe")), text("Done."))
+    window.composer.editor.setPlainText("Run the probe")
+    window.composer.send()
+    await until(lambda: window.findChildren(ApprovalPanel), timeout=120, what="the approval")
+    [approval] = window.findChildren(ApprovalPanel)
+    assert not approval.allow_chat.isEnabled() and not approval.allow_always.isEnabled()
+    assert approval.managed.text().startswith(f"{BLOCKED}: every tool call needs your approval")
+    shoot(window, "policy-window-approval")
+    approval.allow_once.click()
+    card = next(c for c in window.conversation.findChildren(ToolCard) if c.call_id == "call_probe")
+    await until(lambda: card.findChildren(QLabel, "appsOff"), what="the note that app views are off")
+    [note] = card.findChildren(QLabel, "appsOff")
+    assert note.text() == (f"This tool's app view is not shown. {BLOCKED}: app views are switched off (features.apps).")
+    assert card.findChildren(AppSlot) == [] and window.apps.views == []
+    await until(lambda: not window.chat.busy, what="the answer")
+    shoot(window, "policy-window-apps-off")
+    from_browser = window.apps.view_for_resource(ResourceRef("apps", PROBE_URI, "probe"))
+    assert isinstance(from_browser, QLabel) and from_browser.text().startswith("App views are not shown. Blocked")
+    from_browser.deleteLater()
+
+    # Bundles: the menu entry is greyed with why; a bundle dropped anyway is not even opened.
+    bundles_off = "blocked by your organisation's policy: bundles (.mcpb files) cannot be installed (features.bundles)"
+    dialog = window.gallery.open_bundle(tmp_path / "dropped.mcpb")  # no such file: reading it would fail otherwise
+    assert isinstance(dialog, BundleDialog)
+    assert dialog.pane.placeholder.text() == f"dropped.mcpb cannot be installed: {bundles_off}."
+    shoot(dialog, "policy-bundle-refused")
+    dialog.close()
+
+    # The gallery reads the pinned registry, not the user's, and cannot be pointed elsewhere.
+    window.menu_actions.find_servers.trigger()
+    gallery = window.gallery.dialog
+    assert gallery is not None
+    await until(lambda: gallery.list.count() > 0, what="the pinned registry's servers")
+    assert gallery.registry.text() == f"Registry: {registry}"
+    assert not gallery.change.isEnabled()
+    assert gallery.change.toolTip() == f"Set by your organisation's policy: {registry} (registry)"
+    shoot(gallery, "policy-gallery")
+    gallery.close()
+
+    # Settings: the registry is shown as the policy sets it, read-only, and saving keeps the user's own.
+    window.menu_actions.settings.trigger()
+    await until(lambda: any(d.isVisible() for d in window.findChildren(SettingsDialog)), what="Settings")
+    settings = next(d for d in window.findChildren(SettingsDialog) if d.isVisible())
+    assert settings.registry.text() == registry and not settings.registry.isEnabled()
+    assert settings.registry.toolTip() == f"Set by your organisation's policy: {registry} (registry)"
+    shoot(settings, "policy-settings")
+    button_box = settings.findChild(QDialogButtonBox)
+    assert button_box is not None
+    button_box.button(QDialogButtonBox.StandardButton.Save).click()
+    await until(lambda: not settings.isVisible(), what="Settings saved")
+    assert window.chat.settings.registry_url == "https://mine.example"
