@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 import qasync
-from PySide6.QtWidgets import QApplication, QDialogButtonBox, QLabel
+from PySide6.QtWidgets import QApplication, QDialogButtonBox, QLabel, QMessageBox
 
 from desktop_app.app import run_window
 from desktop_app.core.app_settings import AppSettings, save_settings
@@ -27,7 +27,7 @@ from desktop_app.ui.gallery.bundle_dialog import BundleDialog
 from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.settings_dialog import SettingsDialog
 from resources_ui.drag_payload import ResourceRef
-from tests.hosting import eventually, live_children, main_window
+from tests.hosting import FIXTURE_SCRIPT, eventually, live_children, main_window
 from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, ToolCall, calls, text
 from tests.servers.app_server import PROBE_URI
 from tests.servers.registry_documents import populate
@@ -156,3 +156,32 @@ async def scenario(window: MainWindow, llm: ScriptedLLM, registry: str, tmp_path
     button_box.button(QDialogButtonBox.StandardButton.Save).click()
     await until(lambda: not settings.isVisible(), what="Settings saved")
     assert window.chat.settings.registry_url == "https://mine.example"
+
+
+def test_a_policy_that_cannot_be_followed_is_said_once_and_blocks_nothing(
+    qapp: QApplication, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = tmp_path / "servers.json"
+    config.write_text(json.dumps({"mcpServers": {"fx": {"command": sys.executable, "args": [str(FIXTURE_SCRIPT)]}}}))
+    policy = tmp_path / "policy.json"
+    policy.write_text('{\n  "servers": {"allow": [{"command": "npx", "argz": []}]}\n}')
+    monkeypatch.setenv("MCP_DESK_POLICY_FILE", str(policy))
+
+    async def main() -> None:
+        running = asyncio.ensure_future(run_window(qapp, config, tmp_path / "settings.json"))
+        window = await main_window(qapp)
+        try:
+            await until(lambda: window.bridge.host.ready_count() == 1, what="fx, which nothing blocks")
+            notices = [b.text() for b in window.findChildren(QMessageBox) if b.isVisible()]
+            assert notices == [
+                "Your organisation's policy could not be read, so it blocks nothing:\n\n"
+                f"{policy}, line 2: servers.allow[0].argz: is not a policy setting (known here: registry, url,"
+                " command, args)"
+            ]
+        finally:
+            window.close()
+            await asyncio.wait_for(running, 15)
+
+    with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(qapp)) as runner:
+        runner.run(main())
+    gc.collect()
