@@ -39,7 +39,7 @@ from desktop_app.core.chat.synthetic_calls import SyntheticTools
 from desktop_app.core.chat.tokens import count_tokens
 from desktop_app.core.chat.tool_calls import ToolCalls
 from desktop_app.core.chat.tool_specs import ToolOffer
-from desktop_app.core.chat.trace_secrets import scrubber_for
+from desktop_app.core.chat.trace_secrets import SecretsInUse
 from desktop_app.core.chat.traced_host import TracedHost, watch_questions
 from desktop_app.core.chat.turn_trace import TurnTrace
 from desktop_app.core.chat.user_message import Attachment as Attachment
@@ -96,7 +96,7 @@ class ChatEngine:
         """Per conversation: tools found with `search_tools`, most recent and relevant first, offered from then on."""
         self._counters: dict[str, CachedCounter] = {}
         self._stored_traces: dict[str, TraceWriter] = {}
-        self._scrubber: Scrubber | None = None
+        self._secrets_in_use: SecretsInUse | None = None
 
     def tool_offer(self) -> ToolOffer:
         """The server tools each call carries, within the options' tool budget (specs cached per catalog)."""
@@ -134,8 +134,8 @@ class ChatEngine:
         return self._counters[model]
 
     def scrubber(self) -> Scrubber:
-        """What every trace of this engine is scrubbed with: the secrets in use at the last turn's start."""
-        return self._scrubber or Scrubber()
+        """What every trace of this engine is scrubbed with: the secrets in use as of the last turn."""
+        return Scrubber() if self._secrets_in_use is None else self._secrets_in_use()
 
     def traces_for(self, conversation: Conversation, extra: TraceWriter | None) -> list[TraceWriter]:
         """Where a turn of `conversation` is traced: beside the stored conversation, and `extra` (`--trace`)."""
@@ -191,8 +191,6 @@ class Turn:
         self._context = context
         self._queue: asyncio.Queue[ChatEvent | None] = asyncio.Queue()
         self.events: list[ChatEvent] = []
-        self.sent_messages: list[dict[str, Any]] = []
-        """The messages exactly as last sent to the model (system prompt first)."""
         self.trace = TurnTrace(engine.traces_for(conversation, trace), engine.counter())
         self._host = TracedHost(engine.host, self.trace.mcp).as_host() if self.trace.active else engine.host
         synthetic = SyntheticTools(
@@ -299,7 +297,7 @@ class Turn:
         engine = self._engine
         api_key = resolve_api_key(engine.settings, engine.secrets)
         if self.trace.active:
-            engine._scrubber = await asyncio.to_thread(scrubber_for, engine.host, api_key)
+            engine._secrets_in_use = SecretsInUse(engine.host, api_key)
             uris = [a.uri for a in self._attachments]
             self.trace.begin(self.conversation.id, engine.settings.model, self._text, uris, self._context)
         try:
@@ -324,7 +322,6 @@ class Turn:
             tools = synthetic_tool_specs(engine.options, search=system.summarized, tool_search=tool_search)
             tools += server_tools
             messages = [{"role": "system", "content": system.text}, *self.conversation.messages]
-            self.sent_messages = messages
             snapshot = RequestSnapshot(
                 engine.settings.model,
                 system,

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import threading
 from collections.abc import Mapping
 
 from desktop_app.core.auth.credentials import CredentialStore
@@ -71,3 +72,20 @@ def scrubber_for(host: ServerHost, api_key: str | None, environ: Mapping[str, st
             values |= oauth_values(host.sign_in.credentials, config.url)
     values.update(value for name, value in environ.items() if any(word in name.upper() for word in _CREDENTIAL_WORDS))
     return Scrubber(values)
+
+
+class SecretsInUse:
+    """The scrubber of a turn, made the first time something is written (in a worker thread: it reads
+    the secret store), never on the way to the first token."""
+
+    def __init__(self, host: ServerHost, api_key: str | None) -> None:
+        self._host = host
+        self._api_key = api_key
+        self._lock = threading.Lock()
+        self._made: Scrubber | None = None
+
+    def __call__(self) -> Scrubber:
+        with self._lock:
+            if self._made is None:
+                self._made = scrubber_for(self._host, self._api_key)
+            return self._made

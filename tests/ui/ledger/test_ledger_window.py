@@ -26,7 +26,7 @@ from desktop_app.core.chat.approval import ApprovalPolicy
 from desktop_app.core.chat.conversations import Conversation, ConversationStore
 from desktop_app.core.chat.engine import Attachment, ChatEngine
 from desktop_app.core.host import ServerHost
-from desktop_app.core.ledger.parts import PartKind, Section
+from desktop_app.core.ledger.parts import Ledger, PartKind, Section
 from desktop_app.core.ledger.store import LedgerStore
 from desktop_app.core.ledger.trace_view import TraceView
 from desktop_app.core.model.llm import ready_litellm
@@ -127,47 +127,25 @@ def rows(view: LedgerView) -> dict[str, list[tuple[str, str]]]:
     return drawn
 
 
-def test_each_part_of_the_request_is_a_row_with_its_tokens(recorded: Recorded, qtbot: QtBot) -> None:
+def open_answer(recorded: Recorded, qtbot: QtBot) -> tuple[LedgerWindow, Ledger]:
+    """The ledger window on the request behind the recorded answer."""
     trace = recorded.trace()
     answer = trace.request_for_answer(ANSWER)
     assert answer is not None and answer.ledger is not None
-    ledger = answer.ledger
     window = LedgerWindow()
     qtbot.addWidget(window)
     window.show_request(trace, answer, "Meeting notes")
+    return window, answer.ledger
+
+
+def test_the_parts_are_drawn_by_section_and_add_up_to_the_count(recorded: Recorded, qtbot: QtBot) -> None:
+    window, ledger = open_answer(recorded, qtbot)
     assert window.windowTitle() == "What the model got — Meeting notes"
     view = window.view
     drawn = rows(view)
     assert list(drawn) == ["System prompt", "Tool schemas", "Messages"]
-    for section, title in (
-        (Section.SYSTEM, "System prompt"),
-        (Section.TOOLS, "Tool schemas"),
-        (Section.MESSAGES, "Messages"),
-    ):
-        assert [label for label, _ in drawn[title]] == [p.label for p in ledger.in_section(section)]
-        assert [tokens for _, tokens in drawn[title]] == [f"{p.tokens:,}" for p in ledger.in_section(section)]
-    every = {p.kind: p for p in ledger.parts}
-    # One part of each kind is on screen, named as the ledger names it.
-    labels = {label for section in drawn.values() for label, _ in section}
-    expected = {
-        PartKind.GUIDANCE: "MCP Desk's guidance",
-        PartKind.INSTRUCTIONS: 'Instructions of "notes"',
-        PartKind.CATALOG: 'Catalog of "fx" (0 lines)',
-        PartKind.TOOLS: 'Tools of "notes" (2)',
-        PartKind.MESSAGE: "Your message",
-        PartKind.RESOURCE: "Resource notes://meeting (attached)",
-        PartKind.TOOL_RESULT: "Result of fx · rich",
-        PartKind.PROMPT: "Prompt greet message",
-        PartKind.IMAGE: "Image of fixture://image.png",
-        PartKind.FRAMING: "Roles and message framing",
-    }
-    assert set(expected) == set(PartKind) and set(every) == set(PartKind)
-    for label in expected.values():
-        assert label in labels, label
-    # A part's tooltip quotes its start (plain text); the section rows add up to the count.
-    system = view.parts.topLevelItem(0)
-    assert system is not None and system.child(1) is not None
-    assert "Instructions of" in system.child(1).toolTip(0) or "Catalog of" in system.child(1).toolTip(0)
+    for section, title in zip(Section, drawn, strict=True):
+        assert drawn[title] == [(p.label, f"{p.tokens:,}") for p in ledger.in_section(section)]
     totals = [int(view.parts.topLevelItem(i).text(1).replace(",", "")) for i in range(3)]  # type: ignore[union-attr]
     assert sum(totals) == ledger.counted
     # What was cut or capped, and why; the provider's figure beside the count.
@@ -178,6 +156,35 @@ def test_each_part_of_the_request_is_a_row_with_its_tokens(recorded: Recorded, q
     assert view.usage.text().startswith(f"{ledger.counted:,} tokens by MCP Desk's count · the provider reported ")
     assert ledger.agrees() and "more apart" not in view.usage.text()
     assert view.notes.text().startswith("Counted with tiktoken o200k_base")
+
+
+@pytest.mark.parametrize(
+    ("kind", "label"),
+    [
+        (PartKind.GUIDANCE, "MCP Desk's guidance"),
+        (PartKind.INSTRUCTIONS, 'Instructions of "notes"'),
+        (PartKind.CATALOG, 'Catalog of "fx" (0 lines)'),
+        (PartKind.TOOLS, 'Tools of "notes" (2)'),
+        (PartKind.MESSAGE, "Your message"),
+        (PartKind.RESOURCE, "Resource notes://meeting (attached)"),
+        (PartKind.TOOL_RESULT, "Result of fx · rich"),
+        (PartKind.PROMPT, "Prompt greet message"),
+        (PartKind.IMAGE, "Image of fixture://image.png"),
+        (PartKind.FRAMING, "Roles and message framing"),
+    ],
+)
+def test_each_kind_of_part_has_its_row_with_its_tokens_and_its_text(
+    recorded: Recorded, qtbot: QtBot, kind: PartKind, label: str
+) -> None:
+    window, ledger = open_answer(recorded, qtbot)
+    [part] = [p for p in ledger.parts if p.label == label]
+    assert part.kind is kind
+    head = window.view.parts.topLevelItem(list(Section).index(part.section))
+    assert head is not None
+    [row] = [head.child(i) for i in range(head.childCount()) if head.child(i).text(0) == label]  # type: ignore[union-attr]
+    assert row is not None and row.text(1) == f"{part.tokens:,}" and part.tokens > 0
+    assert row.text(2) == f"{part.tokens / ledger.counted:.1%}"
+    assert row.toolTip(0) == (f"{label}\n\n{part.preview}" if part.preview else label)
 
 
 def test_the_payload_as_sent_is_shown_and_copied_and_other_requests_are_a_choice_away(
