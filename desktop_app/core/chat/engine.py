@@ -95,7 +95,8 @@ class ChatEngine:
         self.loaded_tools: dict[str, list[str]] = {}
         """Per conversation: tools found with `search_tools`, most recent and relevant first, offered from then on."""
         self._counters: dict[str, CachedCounter] = {}
-        self._stored_traces: dict[str, TraceWriter] = {}
+        self._stored_trace: tuple[str, TraceWriter] | None = None
+        """The trace writer of the last stored chat (it remembers that chat's last request, to refer back to)."""
         self._secrets_in_use: SecretsInUse | None = None
 
     def tool_offer(self) -> ToolOffer:
@@ -141,11 +142,11 @@ class ChatEngine:
         """Where a turn of `conversation` is traced: beside the stored conversation, and `extra` (`--trace`)."""
         writers = [] if extra is None else [extra]
         if conversation.store is not None:
-            writer = self._stored_traces.get(conversation.id)
-            if writer is None:
+            if self._stored_trace is None or self._stored_trace[0] != conversation.id:
                 path = LedgerStore.beside(conversation.store.path).path(conversation.id)
                 writer = TraceWriter(path, self.scrubber, first=header(conversation.id, __version__))
-                self._stored_traces[conversation.id] = writer
+                self._stored_trace = (conversation.id, writer)
+            writer = self._stored_trace[1]
             writers.append(writer)
         return writers
 
@@ -208,6 +209,7 @@ class Turn:
         self._pending: list[str] = []
         self._iterations = 0
         self._writing: asyncio.Future[None] | None = None
+        self._snapshot: RequestSnapshot | None = None
         self._task = asyncio.create_task(self._run(), name="chat-turn")
 
     def __aiter__(self) -> AsyncIterator[ChatEvent]:
@@ -277,8 +279,10 @@ class Turn:
 
     def _after_cancel(self) -> TurnFinished:
         partial = "".join(self._partial or [])
-        if self._partial is not None:
+        if self._partial is not None:  # stopped while the model answered: that request is traced as stopped
             self.trace.reply(self._iterations, None, "cancelled by the user", partial)
+            if self._snapshot is not None:
+                self.trace.ledger_later(self._iterations, self._snapshot, None)
         if self._partial is not None and partial:
             self.conversation.append({"role": "assistant", "content": partial})
         self._repair(CANCELLED_RESULT, cancelled=True)
@@ -322,7 +326,7 @@ class Turn:
             tools = synthetic_tool_specs(engine.options, search=system.summarized, tool_search=tool_search)
             tools += server_tools
             messages = [{"role": "system", "content": system.text}, *self.conversation.messages]
-            snapshot = RequestSnapshot(
+            self._snapshot = snapshot = RequestSnapshot(
                 engine.settings.model,
                 system,
                 catalog,

@@ -19,7 +19,7 @@ from desktop_app.core.asks.question import Question, ScriptedAsker
 from desktop_app.core.chat.approval import ApprovalPolicy
 from desktop_app.core.chat.conversations import Conversation, ConversationStore
 from desktop_app.core.chat.engine import Attachment, ChatEngine
-from desktop_app.core.chat.events import TurnFinished
+from desktop_app.core.chat.events import TextDelta, TurnFinished
 from desktop_app.core.chat.tokens import count_tokens
 from desktop_app.core.host import ServerHost
 from desktop_app.core.ledger.parts import AGREEMENT, Ledger, PartKind, Section
@@ -31,7 +31,7 @@ from desktop_app.core.server_config import ServerConfig, TransportKind
 from tests.core.ledger.realistic_provider import RealisticLLM
 from tests.core.ledger.secrets_check import assert_clean
 from tests.hosting import FAST_RESTARTS
-from tests.llm_server import LITELLM_WARNINGS, RecordingApprover, ToolCall, calls, text
+from tests.llm_server import LITELLM_WARNINGS, RecordingApprover, ToolCall, calls, failure, text
 from tests.servers.asking_server import build_asking_server
 from tests.servers.fixture_server import build_fixture_server
 from tests.servers.ledger_server import INSTRUCTIONS, build_ledger_server
@@ -224,3 +224,27 @@ async def test_anthropic_requests_are_recorded_as_translated_and_their_count_agr
     assert reported is not None and reported > 1000
     assert abs(reported - last.ledger.counted) <= AGREEMENT * reported, (last.ledger.counted, reported)
     assert_clean([path], [API_KEY])
+
+
+async def test_a_stopped_answer_and_a_failed_request_are_traced_with_what_was_sent(
+    host: ServerHost, llm: RealisticLLM, tmp_path: Path
+) -> None:
+    llm.queue(text("Part one. ", "Part two. ", "never sent", hang_after=2), failure(429, "slow down"))
+    engine = engine_for(host, llm, "openai/gpt-4o")
+    path = tmp_path / "trace.jsonl"
+    conversation = Conversation()
+    turn = engine.start_turn(conversation, "Tell me a story.", trace=TraceWriter(path, engine.scrubber))
+    async for event in turn:
+        if isinstance(event, TextDelta) and event.text == "Part two. ":
+            turn.cancel()
+    await turn.traced()
+    failed = engine.start_turn(conversation, "Go on.", trace=TraceWriter(path, engine.scrubber))
+    await failed.traced()
+    stopped, refused = TraceView(load_trace(path)).requests()
+    assert stopped.payload == llm.bodies()[0] and refused.payload == llm.bodies()[1]
+    assert stopped.response is not None and stopped.response["error"] == "cancelled by the user"
+    assert stopped.response["message"] == {"role": "assistant", "content": "Part one. Part two. "}
+    assert refused.response is not None and "rate limited (HTTP 429)" in refused.response["error"]
+    for request in (stopped, refused):
+        assert request.ledger is not None and request.ledger.reported_prompt_tokens is None
+        assert "The provider reported no usage for this request." in request.ledger.notes
