@@ -11,6 +11,8 @@ import asyncio
 import logging
 from pathlib import Path
 
+from PySide6.QtWidgets import QApplication
+
 from desktop_app.bridge import CoreBridge
 from desktop_app.core.app_settings import default_settings_path, load_settings
 from desktop_app.core.asks.service import SAMPLING_GRANTS_FILENAME, SamplingGrants
@@ -19,11 +21,12 @@ from desktop_app.core.chat.conversations import ConversationStore
 from desktop_app.core.config_store import ConfigStore
 from desktop_app.core.host import ServerHost
 from desktop_app.core.mupdf_worker import close_all_workers
-from desktop_app.core.paths import data_dir
+from desktop_app.core.paths import data_dir, history_path
 from desktop_app.core.policy.in_force import PolicyInForce
 from desktop_app.core.secret_store import PasswordRequiredError, SecretStoreError, open_secret_store
 from desktop_app.core.server_config import ServerConfig, TransportKind
 from desktop_app.demo_server import demo_server_command
+from desktop_app.ui.application import apply_theme
 from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.notice_box import show_notice
 from desktop_app.ui.panes import fill_window
@@ -63,9 +66,11 @@ class Session:
         self.bridge = bridge = CoreBridge(host, None, store, fallback=[demo_server_config()])
         settings_path = settings_path or default_settings_path()
         loaded_settings = load_settings(settings_path)
+        if isinstance(app := QApplication.instance(), QApplication):
+            apply_theme(app, loaded_settings.settings.theme)  # the first paint had the default file's
         host.asks.grants = SamplingGrants(data_dir() / SAMPLING_GRANTS_FILENAME)
         host.asks.default_roots = loaded_settings.settings.roots
-        self.conversations = ConversationStore.open_default()
+        self.conversations = ConversationStore(history_path(config_path))
         self.window = window
         fill_window(
             window,

@@ -14,10 +14,10 @@ from typing import Any, Final
 
 from desktop_app.core.atomic_file import atomic_write
 from desktop_app.core.model.settings import ChatOptions, ModelSettings
-from desktop_app.core.paths import config_dir
+from desktop_app.core.paths import SETTINGS_FILENAME, config_dir
 from desktop_app.core.registry import DEFAULT_REGISTRY_URL
 
-SETTINGS_FILENAME: Final = "settings.json"
+THEMES: Final = ("system", "light", "dark")
 
 
 def default_settings_path() -> Path:
@@ -38,6 +38,8 @@ class AppSettings:
     """MCP Desk's Client ID Metadata Document URL for sign-in, when the user hosts one (empty: none)."""
     roots: tuple[str, ...] = ()
     """Default roots: folders offered to servers that list none of their own."""
+    theme: str = "system"
+    """The window's colours: the system's, or always light, or always dark (`THEMES`)."""
 
 
 @dataclass(frozen=True)
@@ -71,6 +73,7 @@ def load_settings(path: Path) -> SettingsLoad:
     registry = data.get("registry_url")
     cimd = data.get("client_metadata_url")
     roots = data.get("roots", [])
+    theme = data.get("theme")
     if not isinstance(roots, list) or not all(isinstance(r, str) for r in roots):
         return SettingsLoad(AppSettings(), f"{path.name} has roots that are not a list of folders; using defaults")
     return SettingsLoad(
@@ -81,6 +84,7 @@ def load_settings(path: Path) -> SettingsLoad:
             registry if isinstance(registry, str) and registry.strip() else DEFAULT_REGISTRY_URL,
             cimd if isinstance(cimd, str) else "",
             tuple(roots),
+            theme if theme in THEMES else "system",
         )
     )
 
@@ -94,6 +98,7 @@ def save_settings(path: Path, settings: AppSettings) -> None:
         "registry_url": settings.registry_url,
         "client_metadata_url": settings.client_metadata_url,
         "roots": list(settings.roots),
+        "theme": settings.theme,
     }
     path.parent.mkdir(parents=True, exist_ok=True)
     if path.exists():

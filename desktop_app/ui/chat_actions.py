@@ -53,8 +53,15 @@ class ChatActions:
         self._composer.editor.setFocus()
 
     def send(self, text: str, refs: list[ResourceRef]) -> None:
-        if self._chat.send(text, refs):
+        sent = self._chat.resend("edit", text, refs) if self._composer.editing else self._chat.send(text, refs)
+        if sent:
             self._composer.clear()
+
+    def edit_last(self) -> None:
+        """The last message into the composer, to change and send again in its place."""
+        last = self._chat.last_message()
+        if last is not None and not self._chat.busy:
+            self._composer.set_editing(*last)
 
     def restore_draft(self, text: str, refs: list[ResourceRef]) -> None:
         if not self._composer.editor.toPlainText():
@@ -66,16 +73,20 @@ class ChatActions:
         self._composer.editor.setFocus()
 
     def open_resource(self, ref: ResourceRef) -> None:
-        self._viewer_dock.show()
+        self._show_viewer()
         self._resources.open_resource(ref)
 
-    def show_app(self, ref: ResourceRef, view: QWidget) -> None:
+    def _show_viewer(self) -> None:
+        """The viewer on screen, in front of the tabs it shares in a narrow window."""
         self._viewer_dock.show()
         self._viewer_dock.raise_()
+
+    def show_app(self, ref: ResourceRef, view: QWidget) -> None:
+        self._show_viewer()
         self._resources.viewer.show_widget(ref, view)
 
     def show_content(self, content: ResourceContent) -> None:
-        self._viewer_dock.show()
+        self._show_viewer()
         ref = ResourceRef("", content.uri or "tool result", content.uri or "tool result", content.mime_type)
         self._resources.viewer.show_contents(ref, [content])
 

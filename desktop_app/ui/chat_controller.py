@@ -14,14 +14,15 @@ import logging
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtWidgets import QWidget
 
 from desktop_app.bridge import CoreBridge
 from desktop_app.core.app_settings import AppSettings
 from desktop_app.core.asks.question import Asker
 from desktop_app.core.asks.service import SamplingModel
-from desktop_app.core.chat.approval import AlwaysAllowRules, ApprovalPolicy
+from desktop_app.core.chat.approval import AlwaysAllowRules
 from desktop_app.core.chat.context import naive_dump_tokens
-from desktop_app.core.chat.conversations import DEFAULT_TITLE, Conversation, ConversationStore
+from desktop_app.core.chat.conversations import DEFAULT_TITLE, Conversation, ConversationStore, message_text
 from desktop_app.core.chat.engine import Attachment, ChatEngine, Turn
 from desktop_app.core.chat.events import ApprovalNeeded, ChatError, ConversationTainted, ErrorKind, TurnFinished, Usage
 from desktop_app.core.chat.prompts import PromptDraft
@@ -31,9 +32,11 @@ from desktop_app.core.extensions.apps_meta import ViewOrigin
 from desktop_app.core.model.llm import load_litellm, preload_openai_sdk
 from desktop_app.core.trust import app_taint
 from desktop_app.memory import release_free_heap
+from desktop_app.ui.chat_records import ChatRecords, RecordingPolicy
 from desktop_app.ui.conversation.conversation_view import ConversationView
 from desktop_app.ui.conversation.markdown_html import preload_highlighting
 from desktop_app.ui.conversation.message_bubble import MessageBubble
+from desktop_app.ui.conversation.turn_status import LOADING_LIBRARY, READING_ATTACHMENTS, WAITING_FOR_PROVIDER
 from resources_ui.drag_payload import ResourceRef
 
 if TYPE_CHECKING:
@@ -69,6 +72,7 @@ class ChatController(QObject):
     conversations_changed = Signal()
     draft_returned = Signal(str, list)  # text, refs: the message was not sent (e.g. an unreadable attachment)
     taint_changed = Signal(list)  # list[str]: why the current conversation holds untrusted content (empty: none)
+    edit_requested = Signal()  # Edit on the last message: the composer takes it to change and send again
 
     def __init__(
         self,
@@ -85,12 +89,17 @@ class ChatController(QObject):
         self.store = store
         self.rules = rules
         self.settings = settings
-        self.policy = ApprovalPolicy(asker, rules)
+        self.records = ChatRecords(view, lambda: self.conversation, lambda: bridge.host.catalog, self._app_view)
+        self.policy = RecordingPolicy(asker, rules, on_app_call=self.records.app_call)
         self.conversation = Conversation.start(store)
+        self._last_sent: tuple[int, str, list[ResourceRef]] | None = None
+        """Where the last message sent from the window went in the conversation, its text and attachments."""
         self._turn: Turn | None = None
         self._engine: ChatEngine | None = None
         self._dump: tuple[tuple[str, frozenset[tuple[str, str]]], int] | None = None
         self._warming = False
+        self._library_ready = False
+        """The model library is loaded: a turn waits for the provider, not for it."""
         self._following = False
         """Whether a turn runs (until its events end): the context meter waits for it."""
         self._measure_after_turn = False
@@ -169,6 +178,9 @@ class ChatController(QObject):
         if self.settings.model is not None:  # the first send counts the prompt's tokens: load the encoding now
             await asyncio.to_thread(preload_tokenizer, self.settings.model.model)
         await load_litellm()  # its objects are frozen: full collections skip them (core/long_lived.py)
+        self._library_ready = True
+        if self.view.turn_status.waiting == LOADING_LIBRARY:
+            self.view.turn_status.wait_for(WAITING_FOR_PROVIDER)
         await asyncio.to_thread(preload_highlighting)
         await asyncio.to_thread(release_free_heap)  # the import's garbage, freed in a worker's heap
 
@@ -234,11 +246,76 @@ class ChatController(QObject):
         if engine is None:
             self.settings_needed.emit()
             return False
-        self.view.add_user_message(text, refs)
+        position = len(self.conversation.messages)
+        self._last_sent = (position, text, list(refs))
+        self.view.add_user_message(text, refs, position=position)
         self._begin(engine, text, refs)
         return True
 
+    # -- retry, regenerate, edit -------------------------------------------------------------
+
+    def last_user_position(self) -> int | None:
+        """Where the conversation's last user message is (the one Retry, Regenerate and Edit act on)."""
+        messages = self.conversation.messages
+        return next((i for i in range(len(messages) - 1, -1, -1) if messages[i].get("role") == "user"), None)
+
+    def last_message(self) -> tuple[str, list[ResourceRef]] | None:
+        """The last user message as sent from the window (its attachments as chips), or as stored."""
+        position = self.last_user_position()
+        if position is None:
+            return None
+        if self._last_sent is not None and self._last_sent[0] == position:
+            return self._last_sent[1], list(self._last_sent[2])
+        return message_text(self.conversation.messages[position]), []
+
+    def resend(self, reason: str, text: str | None = None, refs: list[ResourceRef] | None = None) -> bool:
+        """Send the last user message again ("retry", "regenerate") or an edit of it ("edit").
+
+        What it replaces stays in the history, marked replaced; the model reads only the new turn.
+        False (nothing changed) while a turn runs, with no model, or with no message to send again.
+        """
+        position = self.last_user_position()
+        last = self.last_message()
+        if self.busy or position is None or last is None:
+            return False
+        engine = self.engine()
+        if engine is None:
+            self.settings_needed.emit()
+            return False
+        text, refs = (text, refs or []) if text is not None else last
+        if not text.strip() and not refs:
+            return False
+        self.conversation.replace_from(position, reason)
+        self.view.mark_replaced(position, reason)
+        self._last_sent = (position, text, list(refs))
+        self.view.add_user_message(text, refs, position=position)
+        self._begin(engine, text, refs)
+        self.conversations_changed.emit()
+        return True
+
+    def _offer_actions(self) -> None:
+        """Edit the last message, and Retry or Regenerate it, once nothing runs."""
+        position = self.last_user_position()
+        if position is None or self.busy:
+            self.view.clear_actions()
+            return
+        self.view.offer_actions(
+            position,
+            edit=lambda: self.edit_requested.emit(),
+            again=lambda: self.resend("retry" if self._failed() else "regenerate"),
+        )
+
+    def _failed(self) -> bool:
+        """Whether the last turn ended without an answer (an error, a stop)."""
+        messages = self.conversation.messages
+        return not messages or messages[-1].get("role") != "assistant" or bool(messages[-1].get("tool_calls"))
+
+    def _model_wait(self) -> str:
+        """What a call to the model waits for now: the model library, or the provider."""
+        return WAITING_FOR_PROVIDER if self._library_ready else LOADING_LIBRARY
+
     def _begin(self, engine: ChatEngine, text: str, refs: list[ResourceRef]) -> None:
+        self.view.clear_actions()
         self.warm_up()  # a message that was not typed (a prompt, a draft, an app's) still needs the library
         attachments = [Attachment(ref.uri) for ref in refs]
         self._title_from(text or (refs[0].name if refs else ""))
@@ -247,6 +324,7 @@ class ChatController(QObject):
             bubble.header.setText(f"{bubble.header.text()} · sent with this message")
         self._app_context.clear()
         self._turn = engine.start_turn(self.conversation, text, attachments, context)
+        self.view.turn_status.wait_for(READING_ATTACHMENTS if refs else self._model_wait())  # at once, before any event
         self.busy_changed.emit(True)
         self._following = True
         self._bridge.spawn(self._follow(self._turn, text, refs), "The chat turn")
@@ -295,12 +373,14 @@ class ChatController(QObject):
     async def _follow(self, turn: Turn, text: str, refs: list[ResourceRef]) -> None:
         try:
             async for event in turn:
+                self.view.turn_status.follow(event, self._model_wait())
                 if isinstance(event, ApprovalNeeded):
                     continue  # the asker shows the approval, inside the call's card
                 if isinstance(event, ConversationTainted):
                     self.taint_changed.emit(list(turn.conversation.taint))
                     continue
                 self.view.apply(event)
+                self.records.on_event(event)
                 if self.apps is not None:
                     self.apps.on_event(event)
                 if isinstance(event, Usage):
@@ -310,9 +390,11 @@ class ChatController(QObject):
                 elif isinstance(event, TurnFinished):
                     break
         finally:
+            self.view.turn_status.done()
             self._following = False
             self.busy_changed.emit(False)
             self.conversations_changed.emit()
+            self._offer_actions()
             if self._measure_after_turn:
                 self._measure_after_turn = False
                 self.refresh_context()
@@ -325,7 +407,8 @@ class ChatController(QObject):
             self._turn.cancel()
 
     async def wait_idle(self) -> None:
-        """Let a running turn finish its cancellation (used when quitting)."""
+        """Quitting: keep a still of each app view, and let a running turn finish its cancellation."""
+        self.records.keep_stills()
         self._quiet_timer.stop()  # nothing is given back once the event loop has gone
         if self._turn is not None and not self._turn.done:
             self._turn.cancel()
@@ -333,7 +416,11 @@ class ChatController(QObject):
 
     # -- conversations ---------------------------------------------------------------------
 
+    def _app_view(self, call_id: str) -> QWidget | None:
+        return self.apps.view_for_call(call_id) if self.apps is not None else None
+
     def _close_apps(self, reason: str) -> None:
+        self.records.keep_stills()  # the chat is left: its app views' last pictures stay in it
         self._app_context.clear()
         if self.apps is not None:
             self.apps.close_all(reason)  # out of the cards at once; torn down in the background
@@ -344,6 +431,7 @@ class ChatController(QObject):
         self._close_apps("a new chat began")
         self.policy.forget_chat(self.conversation.id)
         self.conversation = Conversation.start(self.store)
+        self._last_sent = None
         self._tell_servers()
         self.view.clear()
         self.taint_changed.emit([])
@@ -354,8 +442,10 @@ class ChatController(QObject):
             self.cancel()
         self._close_apps("another chat was opened")
         self.conversation = Conversation.resume(self.store, conversation_id)
+        self._last_sent = None
         self._tell_servers()
         self.view.show_history(self.conversation.messages, self.conversation.events)
+        self._offer_actions()
         self.taint_changed.emit(list(self.conversation.taint))
         self.conversations_changed.emit()
 

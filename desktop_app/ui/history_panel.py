@@ -1,15 +1,23 @@
 """Stored conversations under day headings (Today, Yesterday, a date): click to resume, F2 or the
-menu to rename, Delete to remove. Only conversations with a message are stored, so only they show."""
+menu to rename, Delete to remove. Only conversations with a message are stored, so only they show.
+
+Find in history narrows the list to the chats whose title or messages contain what is typed, each
+with the bit of text that matched; the search runs in a worker while the window goes on.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import time
+from collections.abc import Sequence
 from datetime import date, datetime
+from typing import Final
 
-from PySide6.QtCore import QPoint, QSize, Qt, Signal
-from PySide6.QtGui import QFont, QFontMetrics, QPalette
+from PySide6.QtCore import QEvent, QObject, QPoint, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QFont, QFontMetrics, QKeyEvent, QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QLineEdit,
     QListWidget,
     QListWidgetItem,
     QMenu,
@@ -18,10 +26,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_app.core.chat.conversations import ConversationStore
+from desktop_app.core.chat.conversations import ConversationInfo, ConversationStore, SearchHit
 from desktop_app.ui.confirm import confirm
 
 _ID = Qt.ItemDataRole.UserRole
+FIND_DELAY_MS: Final = 150
+"""Typing pauses this long before the history is searched."""
 
 
 def day_label(stamp: float, today: date | None = None) -> str:
@@ -52,6 +62,19 @@ class HistoryPanel(QWidget):
         super().__init__(parent)
         self._store = store
         self._current: str | None = None
+        self._hits: list[SearchHit] | None = None
+        """What the find field matched (None while it is empty)."""
+        self._menu_open = False
+        self._confirming = False
+        self._search: asyncio.Task[list[SearchHit]] | None = None
+        self.find_field = QLineEdit()
+        self.find_field.setObjectName("historyFind")
+        self.find_field.setPlaceholderText("Find in history (titles and messages)")
+        self.find_field.setClearButtonEnabled(True)
+        self.find_field.installEventFilter(self)
+        self._find_timer = QTimer(self, singleShot=True, interval=FIND_DELAY_MS)
+        self._find_timer.timeout.connect(self._run_search)
+        self.find_field.textChanged.connect(lambda _text: self._find_timer.start())
         self.list = QListWidget()
         self.list.setObjectName("historyList")
         self.list.setStyleSheet("#historyList::item { padding: 3px 2px; }")
@@ -61,13 +84,73 @@ class HistoryPanel(QWidget):
         self.list.itemActivated.connect(lambda item: self._resume(item))
         self.list.itemClicked.connect(lambda item: self._resume(item))
         self.list.itemChanged.connect(self._renamed)
+        self.list.installEventFilter(self)  # Delete asks to delete the selected chat
         new = QPushButton("New chat")
         new.clicked.connect(self.new_requested)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(new)
+        layout.addWidget(self.find_field)
         layout.addWidget(self.list)
         self.refresh()
+
+    def focus_find(self) -> None:
+        """Put the cursor in the find field, its text selected (Find in history)."""
+        self.find_field.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        self.find_field.selectAll()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.list and event.type() == QEvent.Type.KeyPress:
+            assert isinstance(event, QKeyEvent)
+            item = self.list.currentItem()
+            if event.key() == Qt.Key.Key_Delete and item is not None and item.data(_ID) is not None:
+                self._confirm_delete(item)
+                return True
+        if watched is self.find_field and event.type() == QEvent.Type.KeyPress:
+            assert isinstance(event, QKeyEvent)
+            if event.key() == Qt.Key.Key_Escape and self.find_field.text():
+                self.find_field.clear()
+                return True
+            if event.key() in (Qt.Key.Key_Down, Qt.Key.Key_Return, Qt.Key.Key_Enter):
+                self._find_timer.stop()
+                self._run_search()
+                self.list.setFocus()
+                first = next((self.list.item(i) for i in range(self.list.count()) if self.list.item(i).data(_ID)), None)
+                if first is not None:
+                    self.list.setCurrentItem(first)
+                return True
+        return super().eventFilter(watched, event)
+
+    def _run_search(self) -> None:
+        query = self.find_field.text().strip()
+        if self._search is not None:
+            self._search.cancel()
+            self._search = None
+        if not query:
+            self._hits = None
+            self.refresh()
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no event loop (a bare panel): search here
+            self._show_hits(query, self._store.search(query))
+            return
+        self._search = loop.create_task(asyncio.to_thread(self._store.search, query))
+        self._search.add_done_callback(lambda task: self._searched(task, query))
+
+    def _searched(self, task: asyncio.Task[list[SearchHit]], query: str) -> None:
+        if task.cancelled() or query != self.find_field.text().strip():
+            return
+        if task.exception() is None:
+            self._show_hits(query, task.result())
+
+    def _show_hits(self, query: str, hits: list[SearchHit]) -> None:
+        self._hits = hits
+        self.refresh()
+        if not hits:
+            none = QListWidgetItem(f"No chat contains “{query}”.")
+            none.setFlags(Qt.ItemFlag.NoItemFlags)
+            self.list.addItem(none)
 
     def _resume(self, item: QListWidgetItem) -> None:
         if item.data(_ID) is not None:  # not a day heading
@@ -75,26 +158,46 @@ class HistoryPanel(QWidget):
 
     def set_current(self, conversation_id: str) -> None:
         self._current = conversation_id
-        self.refresh()
+        if self._hits is not None:
+            self._run_search()  # a chat changed: what it matches may have too
+        else:
+            self.refresh()
 
     def refresh(self) -> None:
         self.list.blockSignals(True)
         self.list.clear()
         heading = ""
-        for info in self._store.list():
+        found: Sequence[tuple[ConversationInfo, str | None]] = (
+            [(info, None) for info in self._store.list()]
+            if self._hits is None
+            else [(hit.info, hit.snippet) for hit in self._hits]
+        )
+        for info, snippet in found:
             if not info.message_count:
                 continue
             if (day := day_label(info.updated)) != heading:
                 heading = day
                 self.list.addItem(self._heading(day))
-            item = QListWidgetItem(info.title)
+            item = QListWidgetItem(info.title if not snippet else f"{info.title}\n    {snippet}")
             item.setData(_ID, info.id)
             item.setToolTip(f"{info.title}\n{info.message_count} messages, last at {_when(info.updated)}")
-            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsEditable)
+            if snippet is None:  # a found chat's row also shows what matched: renamed from the full list
+                item.setFlags(item.flags() | Qt.ItemFlag.ItemIsEditable)
             self.list.addItem(item)
             if info.id == self._current:
                 self.list.setCurrentItem(item)
         self.list.blockSignals(False)
+
+    def _select_current(self) -> None:
+        """Highlight the open chat again (after a menu acted on another row)."""
+        if self._menu_open or self._confirming or self.list.state() is QAbstractItemView.State.EditingState:
+            return
+        rows = (self.list.item(i) for i in range(self.list.count()))
+        current = next((item for item in rows if item.data(_ID) == self._current), None)
+        if current is not None:
+            self.list.setCurrentItem(current)
+        else:
+            self.list.clearSelection()
 
     def _heading(self, text: str) -> QListWidgetItem:
         """A day heading: not selectable, not editable, a little apart from the day before."""
@@ -121,17 +224,32 @@ class HistoryPanel(QWidget):
         item = self.list.itemAt(position)
         if item is None or item.data(_ID) is None:
             return
+        self.list.setCurrentItem(item)  # the row the menu acts on is the one highlighted
         menu = QMenu(self)
         menu.addAction("Open", lambda: self.resume_requested.emit(item.data(_ID)))
-        menu.addAction("Rename", lambda: self.list.editItem(item))
+        if item.flags() & Qt.ItemFlag.ItemIsEditable:
+            menu.addAction("Rename", lambda: self.list.editItem(item))
         menu.addAction("Delete…", lambda: self._confirm_delete(item))
+        self._menu_open = True
+        menu.aboutToHide.connect(self._menu_closed)
         menu.popup(self.list.viewport().mapToGlobal(position))
+
+    def _menu_closed(self) -> None:
+        self._menu_open = False
+        QTimer.singleShot(0, self._select_current)  # once its action (if any) has begun
 
     def _confirm_delete(self, item: QListWidgetItem) -> None:
         conversation_id = item.data(_ID)
-        confirm(
+        title = item.text().split("\n", 1)[0]
+        self._confirming = True
+        box = confirm(
             self,
             "Delete conversation",
-            f"Delete “{item.text()}”? This cannot be undone.",
+            f"Delete “{title}”? This cannot be undone.",
             lambda: self.delete_requested.emit(conversation_id),
         )
+        box.finished.connect(self._confirmed)
+
+    def _confirmed(self) -> None:
+        self._confirming = False
+        self._select_current()

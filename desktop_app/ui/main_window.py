@@ -13,7 +13,9 @@ from typing import TYPE_CHECKING, Final, NamedTuple
 
 from PySide6.QtCore import QEvent, QEventLoop, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QPaintEvent, QShowEvent
-from PySide6.QtWidgets import QApplication, QDockWidget, QMainWindow, QMenu, QWidget
+from PySide6.QtWidgets import QApplication, QDockWidget, QMainWindow, QMenu, QScrollArea, QWidget
+
+from desktop_app.ui.dock_fit import CHAT_MIN, DockFit, scrolling
 
 if TYPE_CHECKING:
     from desktop_app.bridge import CoreBridge
@@ -44,6 +46,7 @@ class MenuActions(NamedTuple):
     """The menus' entries that act on the panes: disabled until the panes are in."""
 
     new_chat: QAction
+    find_history: QAction
     palette: QAction
     settings: QAction
     find_servers: QAction
@@ -87,7 +90,6 @@ class MainWindow(QMainWindow):
         self.painted = False
         self.filled = False
         self._restored = False  # the window's geometry and docks as the user left them
-        self._painted_splits: list[tuple[QDockWidget, int, Qt.Orientation]] = []
         self.setWindowTitle("MCP Desk")
         self.setDockOptions(QMainWindow.DockOption.AnimatedDocks | QMainWindow.DockOption.AllowTabbedDocks)
         self.setCentralWidget(_placeholder())
@@ -100,6 +102,7 @@ class MainWindow(QMainWindow):
         self.viewer_dock = self._dock("Viewer", "viewerDock", Qt.DockWidgetArea.RightDockWidgetArea)
         self.menu_actions = self._menus()
         self.statusBar().showMessage("Starting…")
+        self.dock_fit = DockFit(self, [self.resources_dock, self.servers_dock, self.history_dock], self.viewer_dock)
         self._restore_geometry()
 
     def _dock(self, title: str, name: str, area: Qt.DockWidgetArea) -> QDockWidget:
@@ -113,6 +116,7 @@ class MainWindow(QMainWindow):
         bar = self.menuBar()
         file_menu = bar.addMenu("&File")
         new_chat = _action(self, file_menu, "&New chat", "Ctrl+N")
+        find_history = _action(self, file_menu, "Find in &history…", "Ctrl+Shift+H")
         palette = _action(self, file_menu, "Command &palette…", "Ctrl+K")
         settings = _action(self, file_menu, "&Settings…", "Ctrl+,")
         file_menu.addSeparator()
@@ -131,8 +135,18 @@ class MainWindow(QMainWindow):
         view_menu = bar.addMenu("&View")
         for dock in (self.resources_dock, self.servers_dock, self.history_dock, self.viewer_dock):
             view_menu.addAction(dock.toggleViewAction())
+        help_menu = bar.addMenu("&Help")
+        for text, shortcut, shows in (
+            ("&Keyboard shortcuts", "F1", "show_shortcuts"),
+            ("&README", None, "show_readme"),
+            ("&About MCP Desk", None, "show_about"),
+        ):
+            entry = _action(self, help_menu, text, shortcut)
+            entry.setEnabled(True)  # nothing in Help needs the panes
+            entry.triggered.connect(lambda _=False, shows=shows: self._help(shows))
         return MenuActions(
             new_chat,
+            find_history,
             palette,
             settings,
             find_servers,
@@ -143,11 +157,18 @@ class MainWindow(QMainWindow):
             reconnect_all,
         )
 
+    def _help(self, shows: str) -> None:
+        """Open one of the Help menu's windows (their module loads with the first)."""
+        from desktop_app.ui import help_dialogs
+
+        getattr(help_dialogs, shows)(self)
+
     def _restore_geometry(self) -> None:
         restored = QSettings()
         geometry, state = restored.value("window/geometry"), restored.value("window/state")
         if geometry is not None and state is not None and self.restoreGeometry(geometry) and self.restoreState(state):
             self._restored = True
+            self.dock_fit.restore(restored)
             return
         # First run: the window never starts larger than the screen's free area (a laptop's 1366 × 768 is common).
         free = self.screen().availableGeometry()
@@ -155,28 +176,15 @@ class MainWindow(QMainWindow):
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
-        if not self.painted and not self._restored:
-            # First run: the conversation gets the most room, resources and viewer flank it (wide
-            # enough for the servers panel). Set once the window is laid out, before its first paint.
-            self.resizeDocks([self.resources_dock, self.viewer_dock], [460, 440], Qt.Orientation.Horizontal)
-
-    def _splits(self) -> list[tuple[QDockWidget, int, Qt.Orientation]]:
-        """Each docked pane's size across its split: what the frame showed, for the panes to keep."""
-        found = []
-        for dock in (self.resources_dock, self.servers_dock, self.history_dock, self.viewer_dock):
-            if dock.isVisible() and not dock.isFloating():
-                area = self.dockWidgetArea(dock)
-                if area in (Qt.DockWidgetArea.LeftDockWidgetArea, Qt.DockWidgetArea.RightDockWidgetArea):
-                    found.append((dock, dock.width(), Qt.Orientation.Horizontal))
-                else:
-                    found.append((dock, dock.height(), Qt.Orientation.Vertical))
-        return found
+        if not self.painted:
+            # The conversation gets the most room, the docks flank it as wide as the user left them (on a
+            # first start, wide enough for the servers panel). Set before the first paint.
+            self.dock_fit.fit()
 
     def paintEvent(self, event: QPaintEvent) -> None:
         super().paintEvent(event)
         if not self.painted:
             self.painted = True
-            self._painted_splits = self._splits()
             self.sig_painted.emit()
 
     def show_painted(self) -> None:
@@ -193,17 +201,24 @@ class MainWindow(QMainWindow):
         self.sig_painted.disconnect(waiting.quit)
 
     def set_filled(self) -> None:
-        """The panes are in and wired: put the docks' widths back as the frame showed them."""
+        """The panes are in and wired: each dock scrolls below its pane's minimum, and the widths are
+        put back as the frame showed them (the panes' own size hints would move them)."""
         self.filled = True
-        # The panes' own size hints would move the splits: lay them out now and put the splits back
-        # as the frame was painted, before anything is painted again.
-        painted = self._painted_splits or self._splits()
+        for dock in (self.resources_dock, self.servers_dock, self.history_dock, self.viewer_dock):
+            pane = dock.widget()
+            if pane is not None and not isinstance(pane, QScrollArea):
+                dock.setWidget(scrolling(pane))
+        central = self.centralWidget()
+        if central is not None:
+            central.setMinimumWidth(CHAT_MIN)
         QApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
-        for orientation in (Qt.Orientation.Horizontal, Qt.Orientation.Vertical):
-            splits = [(dock, size) for dock, size, along in painted if along is orientation]
-            if splits:
-                self.resizeDocks([dock for dock, _ in splits], [size for _, size in splits], orientation)
+        self.dock_fit.fit()
         self.sig_filled.emit()
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() is QEvent.Type.PaletteChange and self.filled:  # the theme (Settings, or the system's)
+            QTimer.singleShot(0, self.conversation.follow_theme)  # once the panes have the new colours too
 
     # -- actions ---------------------------------------------------------------------------
 
@@ -225,6 +240,7 @@ class MainWindow(QMainWindow):
         settings = QSettings()
         settings.setValue("window/geometry", self.saveGeometry())
         settings.setValue("window/state", self.saveState())
+        self.dock_fit.save(settings)
         event.ignore()
         self.close_requested = True
         self.statusBar().showMessage("Stopping servers…")

@@ -164,12 +164,17 @@ def _wire(window: MainWindow) -> None:
     composer.cancel_requested.connect(chat.cancel)
     composer.palette_requested.connect(actions.open_palette)
     composer.open_requested.connect(actions.open_resource)
+    composer.edit_requested.connect(actions.edit_last)
+    chat.edit_requested.connect(actions.edit_last)
+    window.asker.sig_card_opened.connect(chat.records.card_opened)
     chat.busy_changed.connect(composer.set_busy)
     chat.settings_needed.connect(lambda: window.settings_actions.open_settings(NO_MODEL))
     chat.draft_returned.connect(actions.restore_draft)
     chat.taint_changed.connect(window.taint_chip.set_reasons)
     chat.conversations_changed.connect(lambda: window.history.set_current(chat.conversation.id))
     window.resources.attach_requested.connect(actions.attach)
+    for opened in (window.resources.browser.open_requested, window.resources.browser.template_requested):
+        opened.connect(lambda *_: window.dock_fit.reveal_viewer())  # folded into the tabs: in front
     window.resources.web_link_requested.connect(lambda url: ask_to_open(window, url))
     window.conversation.web_link_requested.connect(lambda url: ask_to_open(window, url))
     window.conversation.open_resource.connect(lambda uri, server: actions.open_resource(ResourceRef(server, uri, uri)))
@@ -195,6 +200,7 @@ def _wire(window: MainWindow) -> None:
 def _menus(window: MainWindow, servers: ServerActions) -> None:
     menu, actions = window.menu_actions, window.chat_actions
     _enable(menu.new_chat, actions.new_chat)
+    _enable(menu.find_history, lambda: _find_in_history(window))
     _enable(menu.palette, actions.open_palette)
     _enable(menu.settings, window.settings_actions.open_settings)
     _enable(menu.find_servers, window.gallery.open_gallery)
@@ -203,6 +209,12 @@ def _menus(window: MainWindow, servers: ServerActions) -> None:
     _enable(menu.add_server, lambda: window.servers_panel.open_editor(None))
     _enable(menu.reconnect_all, servers.reconnect_all)
     servers.fill_import_menu(menu.import_from)
+
+
+def _find_in_history(window: MainWindow) -> None:
+    window.history_dock.show()
+    window.history_dock.raise_()
+    window.history.focus_find()
 
 
 def _withdraw_if_stopped(asker: CardAsker, name: str, status: ServerStatus) -> None:

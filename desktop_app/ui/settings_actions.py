@@ -6,7 +6,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Qt, Signal
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QApplication, QWidget
 
 from desktop_app.bridge import CoreBridge
 from desktop_app.core.app_settings import AppSettings, save_settings
@@ -19,6 +19,7 @@ from desktop_app.core.secret_store import (
     encrypt_plaintext_store,
     open_secret_store,
 )
+from desktop_app.ui.application import apply_theme
 from desktop_app.ui.chat_controller import ChatController
 from desktop_app.ui.notice_box import show_notice
 from desktop_app.ui.password_dialog import PasswordDialog
@@ -126,6 +127,8 @@ class SettingsActions(QObject):
         except OSError as exc:
             show_notice(self._window, f"The settings could not be saved: {exc}")
         self._chat.apply_settings(settings)
+        if isinstance(app := QApplication.instance(), QApplication):
+            apply_theme(app, settings.theme)
         self._bridge.host.sign_in.client_metadata_url = settings.client_metadata_url or None
         self._bridge.spawn(self._bridge.host.set_default_roots(settings.roots), "Offering the default roots")
         self.sig_applied.emit()

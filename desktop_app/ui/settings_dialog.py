@@ -158,6 +158,14 @@ class SettingsDialog(QDialog):
         model_layout.addWidget(self.encrypt, 0, Qt.AlignmentFlag.AlignLeft)
         model_layout.addLayout(limits_form)
 
+        look_box = QGroupBox("Appearance")
+        self.theme = QComboBox()
+        self.theme.setObjectName("themeChoice")
+        for theme, label in (("system", "Follow the system"), ("light", "Light"), ("dark", "Dark")):
+            self.theme.addItem(label, theme)
+        look_form = QFormLayout(look_box)
+        look_form.addRow("Theme", self.theme)
+
         chat_box = QGroupBox("Conversation")
         chat_form = QFormLayout(chat_box)
         chat_form.addRow("PDFs", self.pdf_text)
@@ -210,7 +218,7 @@ class SettingsDialog(QDialog):
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self._save)
         buttons.rejected.connect(self.reject)
-        self.sections = UnsqueezedColumn(model_box, chat_box, roots_box, rules_box)
+        self.sections = UnsqueezedColumn(model_box, look_box, chat_box, roots_box, rules_box)
         self.scroller = QScrollArea()
         self.scroller.setWidgetResizable(True)
         self.scroller.setFrameShape(QFrame.Shape.NoFrame)
@@ -272,6 +280,7 @@ class SettingsDialog(QDialog):
         if self.registry_fixed is not None:
             self.registry.setText(self._managed.registry_url(settings.registry_url))
         self.client_document.setText(settings.client_metadata_url)
+        self.theme.setCurrentIndex(max(0, self.theme.findData(settings.theme)))
         self._chat = settings.chat
         self.roots.set_entries(settings.roots)
         self._fill_rules()
@@ -451,7 +460,8 @@ class SettingsDialog(QDialog):
             raise ValueError("Sign-in client document: give an https:// URL with a path, where the document is served.")
         if (problem := self.roots.first_problem()) is not None:
             raise ValueError(problem)
-        return AppSettings(model, chat, preset.id, registry, document, self.roots.entries())
+        theme = str(self.theme.currentData())
+        return AppSettings(model, chat, preset.id, registry, document, self.roots.entries(), theme)
 
     def _save(self) -> None:
         try:

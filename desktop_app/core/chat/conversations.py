@@ -6,9 +6,11 @@ format they are sent in (OpenAI chat messages), so resuming needs no conversion 
 repair of tool calls a crash left without a result (`history_repair`).
 
 Beside the messages, a conversation keeps what only the user saw (the `events` table: which
-server ran a call, the arguments that really ran, who allowed it, chips, "Stopped." markers),
-each at the message position it happened at, and its taint: the reasons untrusted content
-is in it, which keep a resumed chat as careful as it was. Older databases gain both on open.
+server ran a call, the arguments that really ran, who allowed it, chips, "Stopped." markers,
+question cards, app views, replaced answers), each at the message position it happened at, and
+its taint: the reasons untrusted content is in it, which keep a resumed chat as careful as it
+was. The text of the user's and the model's messages is indexed (SQLite's FTS5, trigrams) so
+Find in history matches any part of a word at once. Older databases gain all of these on open.
 """
 
 from __future__ import annotations
@@ -24,12 +26,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from desktop_app.core.chat.events import Replaced, record_to_dict
 from desktop_app.core.chat.history_repair import Message, missing_results
-from desktop_app.core.paths import data_dir
 from desktop_app.core.trust import MAX_TAINT_REASONS
 
-DB_FILENAME: Final = "conversations.sqlite3"
 DEFAULT_TITLE: Final = "New chat"
+SNIPPETS: Final = 300
+"""Matching chats shown with the text that matched; further ones (a very common word) show their title only."""
+SNIPPET_TOKENS: Final = 60
+"""Characters of context in a snippet (the trigram index counts each character as a token)."""
+_LIST: Final = (
+    "SELECT c.id, c.title, c.created, c.updated, COUNT(m.position) FROM conversations c "
+    "LEFT JOIN messages m ON m.conversation_id = c.id GROUP BY c.id"
+)
 _SCHEMA: Final = """
 CREATE TABLE IF NOT EXISTS conversations (
     id TEXT PRIMARY KEY,
@@ -52,6 +61,25 @@ CREATE TABLE IF NOT EXISTS events (
     PRIMARY KEY (conversation_id, seq)
 );
 """
+_INDEX: Final = "CREATE VIRTUAL TABLE message_text USING fts5(conversation_id UNINDEXED, text, tokenize='trigram')"
+
+
+def message_text(message: Message) -> str:
+    """What a user or the model wrote in `message` (its text parts); "" for tool results and the rest."""
+    if message.get("role") not in ("user", "assistant"):
+        return ""
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n\n".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
+    return ""
+
+
+def _like(query: str) -> str:
+    """`query` as a LIKE pattern matching it anywhere, its own % and _ taken literally."""
+    escaped = query.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
 
 
 class ConversationNotFoundError(LookupError):
@@ -65,6 +93,14 @@ class ConversationInfo:
     created: float
     updated: float
     message_count: int
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    """A conversation that matches a search: its title, and where a message matched (empty: the title did)."""
+
+    info: ConversationInfo
+    snippet: str
 
 
 class ConversationStore:
@@ -84,10 +120,20 @@ class ConversationStore:
             self._db.execute("ALTER TABLE conversations ADD COLUMN taint TEXT")
         # Earlier versions stored every "New chat" at once; a conversation without a message is not history.
         self._db.execute("DELETE FROM conversations WHERE id NOT IN (SELECT conversation_id FROM messages)")
+        if self._db.execute("SELECT 1 FROM sqlite_master WHERE name = 'message_text'").fetchone() is None:
+            self._index_all()
 
-    @classmethod
-    def open_default(cls) -> ConversationStore:
-        return cls(data_dir() / DB_FILENAME)
+    def _index_all(self) -> None:
+        """Index the text of every stored message (a database from before the index)."""
+        with self._transaction() as db:
+            db.execute(_INDEX)
+            for conversation_id, body in db.execute("SELECT conversation_id, body FROM messages").fetchall():
+                self._index(db, conversation_id, json.loads(body))
+
+    @staticmethod
+    def _index(db: sqlite3.Connection, conversation_id: str, message: Message) -> None:
+        if text := message_text(message).strip():
+            db.execute("INSERT INTO message_text (conversation_id, text) VALUES (?, ?)", (conversation_id, text))
 
     def close(self) -> None:
         self._db.close()
@@ -114,11 +160,50 @@ class ConversationStore:
 
     def list(self) -> builtins.list[ConversationInfo]:
         """Every conversation, the most recently updated first."""
-        rows = self._db.execute(
-            "SELECT c.id, c.title, c.created, c.updated, COUNT(m.position) FROM conversations c "
-            "LEFT JOIN messages m ON m.conversation_id = c.id GROUP BY c.id ORDER BY c.updated DESC"
-        ).fetchall()
+        rows = self._db.execute(_LIST + " ORDER BY c.updated DESC").fetchall()
         return [ConversationInfo(*row) for row in rows]
+
+    def search(self, query: str) -> builtins.list[SearchHit]:
+        """Conversations whose title or messages (the user's and the model's) contain `query`, any case,
+        the most recently updated first; each with the newest matching bit of text.
+
+        It reads through a connection of its own, so it may run in a worker thread (a word in every
+        message of 2,000 chats takes a tenth of a second or two; a rarer one a few milliseconds).
+        """
+        query = query.strip()
+        if not query:
+            return []
+        db = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            if len(query) >= 3:  # the trigram index: a phrase of trigrams matches any part of the text
+                where, argument = "message_text MATCH ?", '"' + query.replace('"', '""') + '"'
+            else:
+                where, argument = "text LIKE ? ESCAPE '\\'", _like(query)
+            newest: dict[str, int] = {}
+            for rowid, conversation_id in db.execute(
+                f"SELECT rowid, conversation_id FROM message_text WHERE {where} ORDER BY rowid DESC", (argument,)
+            ):
+                newest.setdefault(conversation_id, rowid)
+            shown = list(newest.values())[:SNIPPETS]
+            snippets = dict(
+                db.execute(
+                    f"SELECT rowid, snippet(message_text, 1, '', '', '…', {SNIPPET_TOKENS}) FROM message_text "
+                    f"WHERE {where} AND rowid IN ({','.join('?' * len(shown))})",
+                    (argument, *shown),
+                )
+            )
+            titled = {
+                row[0]
+                for row in db.execute("SELECT id FROM conversations WHERE title LIKE ? ESCAPE '\\'", (_like(query),))
+            }
+            listed = db.execute(_LIST + " ORDER BY c.updated DESC").fetchall()
+        finally:
+            db.close()
+        return [
+            SearchHit(info, "" if info.id in titled else " ".join(snippets.get(newest[info.id], "").split()))
+            for info in (ConversationInfo(*row) for row in listed)
+            if info.id in titled or info.id in newest
+        ]
 
     def info(self, conversation_id: str) -> ConversationInfo:
         row = self._db.execute(
@@ -149,6 +234,20 @@ class ConversationStore:
             if updated.rowcount == 0:
                 raise ConversationNotFoundError(f"no conversation {conversation_id!r}")
             db.execute("INSERT INTO messages VALUES (?, ?, ?, ?)", (conversation_id, position, body, now))
+            self._index(db, conversation_id, message)
+
+    def replace_from(self, conversation_id: str, position: int, record: dict[str, Any]) -> None:
+        """Take messages from `position` on (and the events after them) out of what the model reads,
+        and keep them as `record` (a `Replaced`) at `position`, in one commit. Their text stays findable."""
+        with self._transaction() as db:
+            db.execute("DELETE FROM messages WHERE conversation_id = ? AND position >= ?", (conversation_id, position))
+            db.execute("DELETE FROM events WHERE conversation_id = ? AND position > ?", (conversation_id, position))
+            (seq,) = db.execute(
+                "SELECT COALESCE(MAX(seq) + 1, 0) FROM events WHERE conversation_id = ?", (conversation_id,)
+            ).fetchone()
+            body = json.dumps(record, ensure_ascii=False)
+            db.execute("INSERT INTO events VALUES (?, ?, ?, ?)", (conversation_id, seq, position, body))
+            db.execute("UPDATE conversations SET updated = ? WHERE id = ?", (time.time(), conversation_id))
 
     def events(self, conversation_id: str) -> builtins.list[tuple[int, dict[str, Any]]]:
         """What the user saw beside the messages: (message position, event) in the order it happened."""
@@ -221,6 +320,7 @@ class ConversationStore:
         with self._transaction() as db:
             db.execute("DELETE FROM messages WHERE conversation_id = ?", (conversation_id,))
             db.execute("DELETE FROM events WHERE conversation_id = ?", (conversation_id,))
+            db.execute("DELETE FROM message_text WHERE conversation_id = ?", (conversation_id,))
             db.execute("DELETE FROM conversations WHERE id = ?", (conversation_id,))
 
 
@@ -302,3 +402,18 @@ class Conversation:
         if (store := self._stored()) is not None:
             store.append(self.id, message)
         self.messages.append(message)
+
+    def replace_from(self, position: int, reason: str) -> Replaced:
+        """Messages from `position` on leave what the model reads, kept in the history as replaced.
+
+        Events at `position` came before that message and stay; later ones go with the messages.
+        """
+        kept = [(index - position, event) for index, event in self.events if index > position]
+        replaced = Replaced(reason, tuple(self.messages[position:]), tuple(kept))
+        record = record_to_dict(replaced)
+        if (store := self._stored()) is not None:
+            store.replace_from(self.id, position, record)
+        del self.messages[position:]
+        self.events[:] = [(index, event) for index, event in self.events if index <= position]
+        self.events.append((position, record))
+        return replaced

@@ -205,6 +205,73 @@ ChatEvent = (
 )
 
 
+# -- records: what a stored conversation keeps of what the user saw besides the turn's own events --------
+
+
+@dataclass(frozen=True)
+class Replaced:
+    """Messages the user replaced (a retry, a regenerated answer, an edited message), kept as they were
+    sent: the history shows them, the model no longer reads them. `events` are (message index within
+    `messages`, stored event), as a conversation keeps its own."""
+
+    reason: str
+    """"retry", "regenerate" or "edit"."""
+    messages: tuple[dict[str, Any], ...]
+    events: tuple[tuple[int, dict[str, Any]], ...] = ()
+
+
+@dataclass(frozen=True)
+class QuestionRecord:
+    """A question card the user saw in the chat (a form, a link, a sampling request…), as it ended."""
+
+    server: str
+    title: str
+    """What the card asked, as plain text."""
+    outcome: str
+    """The card's last line: the answer, or why it ended without one."""
+    call_id: str | None = None
+    details: tuple[tuple[str, str], ...] = ()
+    """What the question showed and what was answered (a form's fields and values), as label and text."""
+
+
+@dataclass(frozen=True)
+class AppToolRecord:
+    """An MCP App view called a tool of its server, and how the call was settled."""
+
+    server: str
+    app: str
+    """The view's `ui://` resource."""
+    tool: str
+    arguments: dict[str, Any]
+    allowed: bool
+    decided_by: str
+    call_id: str | None = None
+    """The model's tool call the view belongs to (None for a view opened from the resources)."""
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class AppViewRecord:
+    """An MCP App view shown in a tool card; reopened, the chat shows its last picture (a still, not the app)."""
+
+    call_id: str
+    server: str
+    resource_uri: str
+    snapshot: str = ""
+    """A PNG of the view as the user last saw it, base64; empty when none could be taken."""
+
+
+HistoryRecord = Replaced | QuestionRecord | AppToolRecord | AppViewRecord
+
+
+def record_to_dict(record: HistoryRecord) -> dict[str, Any]:
+    """A record in the stored form of events (`{"type": ..., ...fields}`)."""
+    return {
+        "type": type(record).__name__,
+        **{f.name: _json_safe(getattr(record, f.name)) for f in dataclasses.fields(record)},
+    }
+
+
 def _json_safe(value: Any) -> Any:
     if isinstance(value, bytes):
         return {"bytes": len(value)}
@@ -243,8 +310,8 @@ def kept_in_history(event: ChatEvent) -> bool:
     return isinstance(event, ToolCallStarted | ToolDecision | ToolResult | ResourceRead | ConversationTainted)
 
 
-def event_from_dict(data: dict[str, Any]) -> ChatEvent | None:
-    """Rebuild a stored event (`event_to_dict`'s form); None for a kind or shape this version cannot read.
+def event_from_dict(data: dict[str, Any]) -> ChatEvent | HistoryRecord | None:
+    """Rebuild a stored event or record; None for a kind or shape this version cannot read.
 
     Resource contents and binary data are stored as summaries, so they come back without bytes.
     """
@@ -263,10 +330,18 @@ def event_from_dict(data: dict[str, Any]) -> ChatEvent | None:
             return ResourceRead(**{**body, "size": size}, contents=())
         if kind == "ChatError":
             return ChatError(ErrorKind(body["kind"]), body["message"])
+        if kind == "Replaced":
+            events = tuple((int(index), dict(event)) for index, event in body.get("events", []))
+            return Replaced(str(body["reason"]), tuple(dict(m) for m in body["messages"]), events)
+        if kind == "QuestionRecord":
+            details = tuple((str(label), str(text)) for label, text in body.pop("details", []))
+            return QuestionRecord(**body, details=details)
         simple: dict[str, type[Any]] = {
             "ToolDecision": ToolDecision,
             "ConversationTainted": ConversationTainted,
             "TurnFinished": TurnFinished,
+            "AppToolRecord": AppToolRecord,
+            "AppViewRecord": AppViewRecord,
         }
         return simple[kind](**body) if kind in simple else None
     except (TypeError, ValueError, KeyError, AttributeError):

@@ -1,8 +1,9 @@
 """Where the user writes: multi-line text, attached resources as removable chips, shortcuts.
 
 Ctrl+Enter sends, Esc cancels the running turn, Ctrl+K (or `/` at the very start) opens the
-palette. The composer only emits signals; the window decides what they do. Resources dropped
-anywhere on the conversation pane land here (`attach`).
+palette, Up in an empty composer edits the last message (Send then replaces it; Esc stops editing).
+The composer only emits signals; the window decides what they do. Resources dropped anywhere on the
+conversation pane land here (`attach`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ class Composer(QWidget):
     cancel_requested = Signal()
     palette_requested = Signal()
     open_requested = Signal(object)  # ResourceRef: a chip was clicked
+    edit_requested = Signal()  # Up in an empty composer: edit the last message
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -39,6 +41,9 @@ class Composer(QWidget):
         self.stop_button.setVisible(False)
         self.prompt_origin: str | None = None
         """The prompt the current draft came from, while it does."""
+        self.editing = False
+        """The draft is an edit of the last message: Send replaces that message and what followed it."""
+        self._busy = False
         self.prompt_label = QLabel()
         self.prompt_label.setObjectName("composerPromptOrigin")
         self.prompt_label.setStyleSheet("color: #8a8f98;")
@@ -62,8 +67,24 @@ class Composer(QWidget):
         layout.addLayout(row)
 
     def set_busy(self, busy: bool) -> None:
+        self._busy = busy
         self.send_button.setVisible(not busy)
         self.stop_button.setVisible(busy)
+
+    def set_editing(self, text: str, refs: list[ResourceRef]) -> None:
+        """Edit the last message: its text and attachments here, and the note that Send replaces it."""
+        self.clear()
+        self.editing = True
+        self.prompt_label.setText(
+            "Editing your last message: Send replaces it and its answer (both stay in the history). Esc stops editing."
+        )
+        self.prompt_label.show()
+        self.editor.setPlainText(text)
+        self.attach(refs)
+        cursor = self.editor.textCursor()
+        cursor.movePosition(cursor.MoveOperation.End)
+        self.editor.setTextCursor(cursor)
+        self.editor.setFocus()
 
     def attach(self, refs: list[ResourceRef]) -> None:
         for ref in refs:
@@ -108,6 +129,7 @@ class Composer(QWidget):
         for ref in list(self.attachments):
             self.detach(ref)
         self.prompt_origin = None
+        self.editing = False
         self.prompt_label.hide()
 
     def insert_text(self, text: str) -> None:
@@ -124,7 +146,13 @@ class Composer(QWidget):
                 self.send()
                 return True
             if key == Qt.Key.Key_Escape:
-                self.cancel_requested.emit()
+                if self.editing and not self._busy:
+                    self.clear()  # stop editing; the message stays as it was
+                else:
+                    self.cancel_requested.emit()
+                return True
+            if key == Qt.Key.Key_Up and not mods and not self.editor.toPlainText() and not self._busy:
+                self.edit_requested.emit()
                 return True
             if key == Qt.Key.Key_K and mods & Qt.KeyboardModifier.ControlModifier:
                 self.palette_requested.emit()

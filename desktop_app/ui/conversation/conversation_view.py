@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import replace
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, Final
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
 
+from desktop_app.core.chat.conversations import message_text
 from desktop_app.core.chat.events import (
+    AppToolRecord,
+    AppViewRecord,
     ChatError,
     ChatEvent,
+    HistoryRecord,
     PromptInjected,
+    QuestionRecord,
+    Replaced,
     ResourceRead,
     TextDelta,
     ToolCallStarted,
@@ -20,22 +25,21 @@ from desktop_app.core.chat.events import (
     ToolProgress,
     ToolResult,
     TurnFinished,
-    event_from_dict,
 )
-from desktop_app.core.chat.history_repair import INTERRUPTED_RESULT
 from desktop_app.core.content import ResourceContent
+from desktop_app.ui.conversation.history_replay import replay_history
 from desktop_app.ui.conversation.message_bubble import MessageBubble, Role
-from desktop_app.ui.conversation.tool_card import CallState, ResourceChip, ToolCard
+from desktop_app.ui.conversation.record_cards import AppStill, QuestionRecordCard, app_call_line
+from desktop_app.ui.conversation.tool_card import ResourceChip, ToolCard
+from desktop_app.ui.conversation.turn_status import TurnStatus
 from resources_ui.drag_payload import ResourceRef
 
-
-def _message_text(message: dict[str, Any]) -> str:
-    content = message.get("content")
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n\n".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
-    return ""
+STOPPED: Final = "Stopped."
+REPLACED: Final = {
+    "retry": "Replaced: you sent the message below again. Kept as it was sent; the model no longer reads it.",
+    "regenerate": "Replaced: you asked for another answer. Kept as it was sent; the model no longer reads it.",
+    "edit": "Replaced: you edited the message below. Kept as it was sent; the model no longer reads it.",
+}
 
 
 class ConversationView(QScrollArea):
@@ -62,6 +66,8 @@ class ConversationView(QScrollArea):
         self._below: dict[str, list[QWidget]] = {}
         self._waiting: dict[str, QWidget] = {}
         """Approval panels that arrived before their call's card (the engine asks as it emits)."""
+        self._user_bubbles: dict[int, MessageBubble] = {}
+        """The user's messages shown, by their position in the conversation's messages."""
         self._follow = True
         self.verticalScrollBar().valueChanged.connect(self._on_scrolled)
         self.verticalScrollBar().rangeChanged.connect(self._on_range)
@@ -74,14 +80,21 @@ class ConversationView(QScrollArea):
         self.empty_hint.setStyleSheet("color: #8a8f98; padding: 40px;")
         self.empty_card: QWidget | None = None
         """What an empty conversation offers above the hint (the "Choose a model" card), if anything."""
+        self.turn_status = TurnStatus()
+        """The last line while a turn runs: what it waits for (the chat controller says what)."""
+        self._layout.insertWidget(0, self.turn_status)
         self.add_widget(self.empty_hint)
 
     # -- building blocks -------------------------------------------------------------------
 
+    def _fixtures(self) -> tuple[QWidget, ...]:
+        """What the view keeps through `clear()`: the empty conversation's card and hint, the turn's status."""
+        return tuple(w for w in (self.empty_card, self.empty_hint, self.turn_status) if w is not None)
+
     @property
     def is_empty(self) -> bool:
         """Nothing but the empty conversation's hint (and card) is shown."""
-        return self._layout.count() - 1 == sum(1 for w in (self.empty_hint, self.empty_card) if w is not None)
+        return self._layout.count() - 1 == len(self._fixtures())
 
     def set_empty_card(self, card: QWidget | None) -> None:
         """Offer `card` above the hint while the conversation is empty (None: offer nothing)."""
@@ -104,7 +117,7 @@ class ConversationView(QScrollArea):
             if self.empty_card is not None:
                 self.empty_card.hide()
         alignment = Qt.AlignmentFlag.AlignLeft if compact else Qt.AlignmentFlag(0)
-        self._layout.insertWidget(self._layout.count() - 1, widget, 0, alignment)
+        self._layout.insertWidget(self._layout.indexOf(self.turn_status), widget, 0, alignment)
         return widget
 
     def add_below(self, call_id: str, widget: QWidget) -> QWidget:
@@ -156,109 +169,118 @@ class ConversationView(QScrollArea):
         self.add_widget(bubble)
         return bubble
 
-    def add_user_message(self, text: str, refs: Sequence[ResourceRef] = ()) -> MessageBubble:
-        """The user's message, with what they attached as chips that open the resource."""
+    def add_user_message(
+        self, text: str, refs: Sequence[ResourceRef] = (), *, position: int | None = None
+    ) -> MessageBubble:
+        """The user's message, with what they attached as chips that open the resource; `position` is
+        where it is in the conversation's messages (for Edit, Retry and Regenerate)."""
         bubble = self.add_message("user", text)
         for chip in bubble.add_attachments(refs) if refs else []:
             chip.clicked.connect(lambda ref: self.open_resource.emit(ref.uri, ref.server))
+        if position is not None:
+            self._user_bubbles[position] = bubble
         return bubble
 
     def clear(self) -> None:
-        kept = (self.empty_hint, self.empty_card)
-        while self._layout.count() > 1:
-            item = self._layout.takeAt(0)
-            if item is not None and (widget := item.widget()) is not None and widget not in kept:
+        kept = self._fixtures()
+        for index in reversed(range(self._layout.count())):
+            item = self._layout.itemAt(index)
+            widget = item.widget() if item is not None else None
+            if widget is not None and widget not in kept:
+                self._layout.takeAt(index)
                 widget.hide()
                 widget.deleteLater()
         self._assistant = None
         self._cards.clear()
         self._below.clear()
         self._waiting.clear()
-        self._layout.insertWidget(0, self.empty_hint)
+        self._user_bubbles.clear()
+        self.turn_status.done()
         self.empty_hint.show()
         if self.empty_card is not None:
-            self._layout.insertWidget(0, self.empty_card)
             self.empty_card.show()
 
     def show_history(self, messages: list[dict[str, Any]], events: Sequence[tuple[int, dict[str, Any]]] = ()) -> None:
-        """Render a stored conversation as it happened: its messages, and the events kept beside them.
-
-        `events` are (message position, event) pairs: each is shown after the first `position`
-        messages. Conversations from before events were kept get plain cards from the messages.
-        """
+        """Render a stored conversation as it happened (`history_replay`); its user messages are tracked
+        by position, for Edit, Retry and Regenerate."""
         self.clear()
-        replay: dict[int, list[ChatEvent]] = {}
-        started: set[tuple[int, str]] = set()
-        results: set[tuple[int, str]] = set()
-        for position, stored in events:
-            event = event_from_dict(stored)
-            if event is None:
-                continue
-            if isinstance(event, ToolCallStarted):
-                started.add((position, event.call_id))
-            elif isinstance(event, ToolResult):
-                results.add((position, event.call_id))
-                answer = messages[position] if position < len(messages) else {}
-                if not event.text and answer.get("tool_call_id") == event.call_id:
-                    event = replace(event, text=str(answer.get("content", "")))  # kept once, in the message
-            replay.setdefault(position, []).append(event)
-        # With kept events, a call that never started (a crash came first) is drawn where its
-        # result is, after the calls before it; without events every card comes from the messages.
-        unstarted: dict[str, dict[str, Any]] | None = {} if events else None
-        for index, message in enumerate(messages):
-            for event in replay.get(index, []):
-                self.apply(event)
-            self._show_message(index, message, started, results, unstarted)
-        for event in replay.get(len(messages), []):
-            self.apply(event)
-        for call in (unstarted or {}).values():
-            self._plain_card(call)
-        self._end_assistant()
+        replay_history(self, messages, events, track=True)
+        self.end_assistant()
 
-    def _plain_card(self, call: dict[str, Any]) -> ToolCard:
-        """A call's card from its message alone (no events were kept for it)."""
-        function = call.get("function", {})
-        card = ToolCard(call.get("id", ""), "", function.get("name", "tool"), {})
-        card.arguments.setPlainText(function.get("arguments", ""))
-        card.set_state(CallState.DONE)
+    def add_card(self, card: ToolCard) -> ToolCard:
+        """Append a tool call's card, found by its call from now on."""
+        card.open_content.connect(self.open_content)
         self._cards[card.call_id] = card
         self.add_widget(card)
         return card
 
-    def _show_message(
-        self,
-        index: int,
-        message: dict[str, Any],
-        started: set[tuple[int, str]],
-        results: set[tuple[int, str]],
-        unstarted: dict[str, dict[str, Any]] | None,
-    ) -> None:
-        role = message.get("role")
-        if role == "user":
-            self.add_message("user", _message_text(message))
-        elif role == "assistant":
-            if text := _message_text(message):
-                self.add_message("assistant", text)
-            calls = message.get("tool_calls") or []
-            for call in calls:
-                call_id = call.get("id", "")
-                # A call starts after the results of the calls before it in the same message.
-                if any((index + k, call_id) in started for k in range(1, len(calls) + 1)):
-                    continue  # its kept events draw the card
-                if unstarted is None:
-                    self._plain_card(call)
-                else:
-                    unstarted[call_id] = call
-        elif role == "tool" and (index, message.get("tool_call_id", "")) not in results:
-            call_id = message.get("tool_call_id", "")
-            if unstarted is not None and call_id in unstarted:
-                self._plain_card(unstarted.pop(call_id))
-            called = self._cards.get(call_id)
-            text = str(message.get("content", ""))
-            if called is not None and text == INTERRUPTED_RESULT:  # the app stopped: a decision may be shown
-                called.set_result(text, is_error=False, denied=False, structured=None, binaries=[], interrupted=True)
-            elif called is not None and not called.settled:
-                called.set_result(text, is_error=False, denied=False, structured=None, binaries=[])
+    # -- records and replaced turns ---------------------------------------------------------
+
+    def apply_record(self, record: HistoryRecord) -> None:
+        """Show what a chat keeps besides its turn's events, under the tool call it belongs to."""
+        if isinstance(record, QuestionRecord | AppToolRecord):
+            widget = QuestionRecordCard(record) if isinstance(record, QuestionRecord) else app_call_line(record)
+            if record.call_id is not None and record.call_id in self._cards:
+                self.add_below(record.call_id, widget)
+            else:
+                self.add_widget(widget)
+        elif isinstance(record, AppViewRecord) and (card := self._cards.get(record.call_id)) is not None:
+            card.show_still(AppStill(record))
+        elif isinstance(record, Replaced):
+            self.end_assistant()
+            start = self._layout.indexOf(self.turn_status)
+            replay_history(self, list(record.messages), record.events, track=False)
+            self.end_assistant()
+            self._mark_from(start, record.reason)
+
+    def mark_replaced(self, position: int, reason: str) -> None:
+        """The user message at `position` and all after it were replaced: greyed, and saying so."""
+        bubble = self._user_bubbles.get(position)
+        start = self._layout.indexOf(bubble) if bubble is not None else -1
+        for tracked in [p for p in self._user_bubbles if p >= position]:
+            del self._user_bubbles[tracked]
+        self.end_assistant()
+        if start >= 0:
+            self._mark_from(start, reason)
+
+    def _mark_from(self, start: int, reason: str) -> None:
+        end = self._layout.indexOf(self.turn_status)
+        for index in range(start, end):
+            item = self._layout.itemAt(index)
+            widget = item.widget() if item is not None else None
+            if isinstance(widget, MessageBubble):
+                widget.mark_replaced()
+            elif widget is not None:
+                widget.setEnabled(False)
+        note = QLabel(REPLACED.get(reason, REPLACED["retry"]))
+        note.setObjectName("replacedNote")
+        note.setWordWrap(True)
+        note.setStyleSheet("#replacedNote { color: #8a8f98; font-style: italic; padding: 2px 4px; }")
+        self._layout.insertWidget(start, note)
+
+    def offer_actions(self, position: int, *, edit: Callable[[], object] | None, again: Callable[[], object]) -> None:
+        """After a turn: Edit on the user's message at `position`, then Retry on a failure or a stop after it,
+        else Regenerate on the answer after it (both send the message again); earlier offers go."""
+        self.clear_actions()
+        bubble = self._user_bubbles.get(position)
+        if bubble is None:
+            return
+        if edit is not None:
+            bubble.set_actions([("Edit", "Change this message and send it again (Up in an empty composer)", edit)])
+        after: list[MessageBubble] = []
+        for index in range(self._layout.indexOf(bubble) + 1, self._layout.indexOf(self.turn_status)):
+            item = self._layout.itemAt(index)
+            if item is not None and isinstance(widget := item.widget(), MessageBubble):
+                after.append(widget)
+        if after and (after[-1].role == "notice" or (after[-1].role == "info" and after[-1].text == STOPPED)):
+            after[-1].set_actions([("Retry", "Send your message again", again)])
+        elif answers := [b for b in after if b.role == "assistant"]:
+            answers[-1].set_actions([("Regenerate", "Ask for another answer to your message", again)])
+
+    def clear_actions(self) -> None:
+        for bubble in self._inner.findChildren(MessageBubble):
+            if bubble.action_buttons:
+                bubble.set_actions([])
 
     # -- events ----------------------------------------------------------------------------
 
@@ -269,12 +291,9 @@ class ConversationView(QScrollArea):
                 self._assistant = self.add_message("assistant", "")
             self._assistant.append(event.text)
         elif isinstance(event, ToolCallStarted):
-            self._end_assistant()
+            self.end_assistant()
             if event.server is not None and event.tool is not None:
-                card = ToolCard.for_call(event)
-                card.open_content.connect(self.open_content)
-                self._cards[event.call_id] = card
-                self.add_widget(card)
+                card = self.add_card(ToolCard.for_call(event))
                 panel = self._waiting.pop(event.call_id, None)
                 if panel is not None and getattr(panel, "open", True):  # not withdrawn while it waited
                     self._place_panel(card, panel)
@@ -304,27 +323,32 @@ class ConversationView(QScrollArea):
             chip.clicked.connect(lambda: self.open_resource.emit(event.uri, event.server))
             self.add_widget(chip, compact=True)
         elif isinstance(event, PromptInjected):
-            self._end_assistant()
+            self.end_assistant()
             lines = [f"**{event.name}** from {event.server}:"]
-            lines += [f"- *{m.get('role')}*: {_message_text(m)[:400]}" for m in event.messages]
+            lines += [f"- *{m.get('role')}*: {message_text(m)[:400]}" for m in event.messages]
             self.add_message("prompt", "\n".join(lines))
         elif isinstance(event, ChatError):
-            self._end_assistant()
+            self.end_assistant()
             self.add_message("notice", event.message)
         elif isinstance(event, TurnFinished):
-            self._end_assistant()
+            self.end_assistant()
             if event.reason == "max_iterations":
                 self.add_message("notice", event.text)
             elif event.reason == "cancelled":
-                self.add_message("info", "Stopped.")
+                self.add_message("info", STOPPED)
 
     def card(self, call_id: str) -> ToolCard | None:
         return self._cards.get(call_id)
 
-    def _end_assistant(self) -> None:
+    def end_assistant(self) -> None:
         if self._assistant is not None:
             self._assistant.flush()
         self._assistant = None
+
+    def follow_theme(self) -> None:
+        """A new theme: the messages' own colours follow (their style sheets keep the palette from them)."""
+        for bubble in self._inner.findChildren(MessageBubble):
+            bubble.follow_theme()
 
     # -- following the stream --------------------------------------------------------------
 

@@ -7,12 +7,12 @@ and added once and only the open block at its end is rendered again (`markdown_b
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 from PySide6.QtCore import QSize, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QGuiApplication, QPalette, QResizeEvent, QTextCursor
-from PySide6.QtWidgets import QFrame, QLabel, QSizePolicy, QTextBrowser, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QTextBrowser, QVBoxLayout, QWidget
 
 from desktop_app.ui.conversation.attachment_chip import AttachmentChip
 from desktop_app.ui.conversation.markdown_blocks import MarkdownBlocks
@@ -29,7 +29,9 @@ _TITLES = {"user": "You", "assistant": "Assistant", "prompt": "Prompt", "notice"
 
 
 def is_dark(widget: QWidget) -> bool:
-    return widget.palette().color(QPalette.ColorRole.Window).lightness() < 128
+    """Whether the window around `widget` is dark (its parent's colours: a bubble's own are its role's)."""
+    around = widget.parentWidget() or widget
+    return around.palette().color(QPalette.ColorRole.Window).lightness() < 128
 
 
 class AutoHeightBrowser(QTextBrowser):
@@ -119,6 +121,7 @@ class MessageBubble(QFrame):
         self._rendered: str | None = None
         self._code: tuple[str, ...] = ()
         self._stream: _Stream | None = None
+        self._dark = False
         self.header = QLabel(_TITLES[role])
         header_font = self.header.font()
         header_font.setBold(True)
@@ -133,6 +136,9 @@ class MessageBubble(QFrame):
         layout.addWidget(self.body)
         self._layout = layout
         self._chips: FlowLayout | None = None
+        self.action_buttons: dict[str, QPushButton] = {}
+        """What can be done with the message now (Edit, Regenerate, Retry), by label."""
+        self._actions_row: QWidget | None = None
         self._style()
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
@@ -140,8 +146,18 @@ class MessageBubble(QFrame):
         self._timer.timeout.connect(self._render)
         self._render()
 
+    def follow_theme(self) -> None:
+        """The theme changed (Settings, or the system's): the bubble's colours and its text follow.
+
+        Its own style sheet keeps the palette's changes from reaching it: the window tells it."""
+        if is_dark(self) != self._dark:
+            self._style()
+            self._rendered = None
+            self._stream = None
+            self._render()
+
     def _style(self) -> None:
-        dark = is_dark(self)
+        self._dark = dark = is_dark(self)
         colours = {
             "user": ("#2b3350", "#e9edff") if dark else ("#eef1ff", "#24306b"),
             "assistant": ("#25272d", "#e6e6e6") if dark else ("#ffffff", "#1f2328"),
@@ -170,6 +186,36 @@ class MessageBubble(QFrame):
             self._chips.addWidget(chip)
         self.body.setVisible(bool(self._text))
         return chips
+
+    def set_actions(self, actions: Sequence[tuple[str, str, Callable[[], object]]]) -> None:
+        """Buttons under the message, each (label, tooltip, what it does); none clears them."""
+        if self._actions_row is not None:
+            self._actions_row.hide()
+            self._actions_row.deleteLater()
+            self._actions_row = None
+        self.action_buttons = {}
+        if not actions:
+            return
+        self._actions_row = QWidget()
+        row = QHBoxLayout(self._actions_row)
+        row.setContentsMargins(0, 2, 0, 0)
+        row.addStretch(1)
+        for label, tip, act in actions:
+            button = QPushButton(label)
+            button.setFlat(True)
+            button.setToolTip(tip)
+            button.setCursor(Qt.CursorShape.PointingHandCursor)
+            button.clicked.connect(lambda _=False, act=act: act())
+            row.addWidget(button)
+            self.action_buttons[label] = button
+        self._layout.addWidget(self._actions_row)
+
+    def mark_replaced(self) -> None:
+        """The message was replaced (retried, regenerated, edited): it stays, greyed and saying so."""
+        self.set_actions([])
+        if _TITLES[self.role]:
+            self.header.setText(f"{self.header.text()} · replaced")
+        self.setEnabled(False)
 
     def set_text(self, text: str) -> None:
         """Show `text` instead, rendered whole."""

@@ -30,10 +30,11 @@ class LocalRow(QWidget):
         super().__init__(parent)
         self.server = server
         name = plain_label(f"{server.label} · {server.address}")
+        name.setWordWrap(True)
         self.models = QComboBox()
         self.models.addItems(list(server.models))
         self.models.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        self.models.setMinimumContentsLength(12)
+        self.models.setMinimumContentsLength(10)
         self.use = QPushButton("Use")
         self.use.setToolTip("Chat with this model from now on (no API key needed)")
         row = QHBoxLayout(self)

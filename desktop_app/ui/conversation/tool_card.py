@@ -28,6 +28,7 @@ from desktop_app.core.content import ResourceContent, human_size
 from desktop_app.core.trust import ToolHints
 from desktop_app.ui.conversation.approval_words import MUTED, decision_line, hint_badges
 from desktop_app.ui.fitted_text import FittedText
+from desktop_app.ui.flow_layout import FlowLayout
 from desktop_app.ui.plain_text import plain_label, set_plain_tooltip
 from resources_ui.viewers.image_viewer import decode_thumbnail
 
@@ -100,7 +101,8 @@ class ToolCard(QFrame):
         self.title = QLabel(f"<b>{_escape(title or tool)}</b>{grey}")
         self.title.setWordWrap(True)
         self.badge = QLabel()
-        self.progress = QLabel()
+        self.progress = plain_label()  # a server's progress message: its words, wrapped in a narrow column
+        self.progress.setWordWrap(True)
         self.progress.setStyleSheet(MUTED)
         header = QHBoxLayout()
         header.addWidget(self.title, 1)
@@ -114,7 +116,7 @@ class ToolCard(QFrame):
             self.description.setText(cut)
             set_plain_tooltip(self.description, description if cut != description else "")
         self.description.setVisible(bool(description))
-        self.claims = hint_badges(server, hints, trusted)
+        self.claims = _flowing(hint_badges(server, hints, trusted))
         self.slot = QVBoxLayout()
         self.slot.setContentsMargins(0, 0, 0, 0)
         self.arguments = FittedText(pretty_json(arguments), ARGUMENT_LINES)
@@ -150,6 +152,7 @@ class ToolCard(QFrame):
         layout.addWidget(self.result_toggle)
         layout.addWidget(self.result_box)
         self.panel: QWidget | None = None
+        self.still: QWidget | None = None
         self.settled = False
         """A decision or a result arrived: a later call that reuses this id gets a new card."""
         self.state = CallState.RUNNING
@@ -218,6 +221,15 @@ class ToolCard(QFrame):
     def show_app(self, widget: QWidget) -> None:
         """Show `widget` in the card under the arguments (the call's MCP App view)."""
         self.app_slot.addWidget(widget)
+
+    def show_still(self, still: QWidget) -> None:
+        """In a reopened chat: the app view's last picture where the view was (a later one replaces it)."""
+        if self.still is not None:
+            self.app_slot.removeWidget(self.still)
+            self.still.hide()
+            self.still.deleteLater()
+        self.still = still
+        self.app_slot.addWidget(still)
 
     def set_progress(self, text: str) -> None:
         self.progress.setText(text)
@@ -288,6 +300,23 @@ class ToolCard(QFrame):
     def _toggle_result(self, shown: bool) -> None:
         self.result_box.setVisible(shown)
         self.result_toggle.setArrowType(Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow)
+
+
+def _flowing(row: QWidget | None) -> QWidget | None:
+    """`row`'s parts wrapping like words, so a narrow column shows every claim instead of cutting the row."""
+    layout = row.layout() if row is not None else None
+    if row is None or layout is None:
+        return row
+    parts = [item.widget() for item in (layout.takeAt(0) for _ in range(layout.count())) if item is not None]
+    flowing = QWidget()
+    flowing.setObjectName(row.objectName())
+    flow = FlowLayout(flowing, spacing=4)
+    for part in parts:
+        if part is not None:
+            flow.addWidget(part)
+    row.setParent(flowing)  # empty now; it goes with the new row
+    row.hide()
+    return flowing
 
 
 class ResourceChip(QPushButton):

@@ -289,3 +289,98 @@ def test_missing_results_go_after_the_results_that_were_stored() -> None:
         (5, {"role": "tool", "tool_call_id": "3", "content": INTERRUPTED_RESULT}),
     ]
     assert missing_results(history[:1]) == []
+
+
+def test_find_in_history_matches_titles_and_what_was_written(tmp_path: Path) -> None:
+    store = ConversationStore(tmp_path / "chats.sqlite3")
+    weather = Conversation.start(store, "Weather in Lyon")
+    weather.append({"role": "user", "content": "Will it rain tomorrow?"})
+    recipe = Conversation.start(store, "Dinner")
+    recipe.append({"role": "user", "content": [{"type": "text", "text": "A recipe with 100% butter"}]})
+    recipe.append({"role": "assistant", "content": "Try a Brötchen_loaf, it rains butter."})
+    recipe.append({"role": "tool", "tool_call_id": "c1", "content": "secret tool output about Lyon"})
+    assert [hit.info.id for hit in store.search("lyon")] == [weather.id], "titles match; tool results do not"
+    assert store.search("lyon")[0].snippet == ""
+    assert [(hit.info.id, hit.snippet) for hit in store.search("RAIN")] == [
+        (recipe.id, "Try a Brötchen_loaf, it rains butter."),
+        (weather.id, "Will it rain tomorrow?"),
+    ], "any case, any part of a word, the newest chat first"
+    assert [hit.info.id for hit in store.search("100%")] == [recipe.id]
+    assert store.search("10%") == [] and store.search("t_y") == [], "% and _ are the characters themselves"
+    assert [hit.info.id for hit in store.search("brötchen")] == [recipe.id]
+    assert store.search("   ") == []
+    store.delete(recipe.id)
+    assert store.search("butter") == []
+
+
+def test_a_database_from_before_the_index_is_indexed_on_open(tmp_path: Path) -> None:
+    import sqlite3
+
+    path = tmp_path / "old.sqlite3"
+    ConversationStore(path).close()
+    old = sqlite3.connect(path)
+    old.executescript(
+        """
+        DROP TABLE message_text;
+        INSERT INTO conversations VALUES ('old', 'Old chat', 1, 2, NULL);
+        INSERT INTO messages VALUES ('old', 0, '{"role": "user", "content": "an ancient question"}', 1);
+        """
+    )
+    old.commit()
+    old.close()
+    assert [hit.snippet for hit in ConversationStore(path).search("ancient")] == ["an ancient question"]
+
+
+def test_find_in_history_among_two_thousand_chats(tmp_path: Path) -> None:
+    store = ConversationStore(tmp_path / "chats.sqlite3")
+    for number in range(2000):
+        chat = Conversation.start(store, f"Chat {number}")
+        chat.append({"role": "user", "content": f"Question {number}: what about topic-{number % 50}?"})
+        chat.append({"role": "assistant", "content": f"An answer of {number * 3} words."})
+    assert len(store.search("topic-7?")) == 40
+    assert [hit.info.title for hit in store.search("answer of 5997 words")] == ["Chat 1999"]
+    assert len(store.search("chat 1")) == 1111, "titles: 1, 10-19, 100-199, 1000-1999"
+    hits = store.search("what about")
+    assert len(hits) == 2000 and hits[0].info.title == "Chat 1999"
+
+
+def test_replacing_keeps_what_was_sent_but_the_model_reads_it_no_more(tmp_path: Path) -> None:
+    store = ConversationStore(tmp_path / "chats.sqlite3")
+    chat = Conversation.start(store, "Replaced")
+    chat.append({"role": "user", "content": "first question"})
+    chat.append({"role": "assistant", "content": "first answer"})
+    chat.record({"type": "TurnFinished", "reason": "cancelled", "text": "", "iterations": 1})  # before the next
+    chat.append({"role": "user", "content": "second question"})
+    chat.record({"type": "ChatError", "kind": "provider", "message": "HTTP 503"})
+    replaced = chat.replace_from(2, "retry")
+    assert replaced.messages == ({"role": "user", "content": "second question"},)
+    assert replaced.events == ((1, {"type": "ChatError", "kind": "provider", "message": "HTTP 503"}),)
+    chat.append({"role": "user", "content": "second question"})
+    chat.append({"role": "assistant", "content": "second answer"})
+
+    again = Conversation.resume(ConversationStore(tmp_path / "chats.sqlite3"), chat.id)
+    assert [m["content"] for m in again.messages] == [
+        "first question",
+        "first answer",
+        "second question",
+        "second answer",
+    ]
+    assert again.events == chat.events
+    [(at_stop, stop), (at_replaced, record)] = again.events
+    assert (at_stop, stop["type"], at_replaced, record["type"]) == (2, "TurnFinished", 2, "Replaced")
+    assert record["reason"] == "retry" and record["messages"] == [{"role": "user", "content": "second question"}]
+    assert record["events"] == [[1, {"type": "ChatError", "kind": "provider", "message": "HTTP 503"}]]
+    assert len(store.search("second question")) == 1, "what was replaced is still found"
+
+
+def test_each_configuration_keeps_its_own_history(tmp_path: Path) -> None:
+    from desktop_app.core.paths import HISTORY_FILENAME, data_dir, default_config_path, history_path
+
+    assert history_path(default_config_path()) == data_dir() / HISTORY_FILENAME, "the user's own: the first file"
+    work, home = tmp_path / "work" / "servers.json", tmp_path / "home" / "servers.json"
+    assert history_path(work) != history_path(home) and history_path(work).name == HISTORY_FILENAME
+    assert history_path(work) == history_path(tmp_path / "work" / ".." / "work" / "servers.json")
+    chat = Conversation.start(ConversationStore(history_path(work)))
+    chat.append({"role": "user", "content": "only at work"})
+    assert ConversationStore(history_path(home)).list() == []
+    assert [c.id for c in ConversationStore(history_path(work)).list()] == [chat.id]

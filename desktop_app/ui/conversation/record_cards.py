@@ -1,0 +1,120 @@
+"""What a reopened chat shows of what happened besides its messages and tool calls: the question cards
+the user answered, an app view's own tool calls, and a still of each app view.
+
+Every word here was kept from a server, an app or a card: plain text, never markup.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from typing import Final
+
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, Qt
+from PySide6.QtGui import QPixmap
+from PySide6.QtWidgets import QFormLayout, QFrame, QLabel, QVBoxLayout, QWidget
+
+from desktop_app.core.chat.events import AppToolRecord, AppViewRecord, QuestionRecord
+from desktop_app.ui.plain_text import plain_label
+from resources_ui.viewers.image_viewer import decode_thumbnail
+
+MUTED: Final = "color: #8a8f98;"
+STILL_WIDTH: Final = 640
+"""A still is kept at most this wide (about 100 KB as PNG)."""
+STILL_NOTE: Final = "A still of the app as it was last shown: the app itself does not run again in a reopened chat."
+NO_STILL: Final = "An app was shown here; it does not run again in a reopened chat, and no still of it was kept."
+_DECIDED: Final = {
+    "user": "allowed by you",
+    "rule": "allowed by your rule",
+    "server_rule": "allowed: a read-only tool of a trusted server",
+    "chat": "allowed for this chat",
+}
+
+
+def _wrapped(text: str, style: str = "") -> QLabel:
+    label = plain_label(text)
+    label.setWordWrap(True)
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    if style:
+        label.setStyleSheet(style)
+    return label
+
+
+class QuestionRecordCard(QFrame):
+    """A question card as it ended: what was asked, by whom, the details and the outcome."""
+
+    def __init__(self, record: QuestionRecord, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.record = record
+        self.setObjectName("questionRecord")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.setStyleSheet("#questionRecord { border: 1px solid rgba(127,127,127,90); border-radius: 8px; }")
+        title = _wrapped(record.title)
+        font = title.font()
+        font.setBold(True)
+        title.setFont(font)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(12, 8, 12, 8)
+        layout.setSpacing(4)
+        layout.addWidget(title)
+        layout.addWidget(_wrapped(f"Asked by {record.server}", MUTED))
+        if record.details:
+            rows = QFormLayout()
+            rows.setContentsMargins(0, 2, 0, 2)
+            rows.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+            for label, text in record.details:
+                rows.addRow(_wrapped(label, MUTED), _wrapped(text))
+            layout.addLayout(rows)
+        self.outcome = _wrapped(record.outcome, MUTED)
+        layout.addWidget(self.outcome)
+
+
+def app_call_line(record: AppToolRecord) -> QLabel:
+    """One line under the tool card: the app called a tool, with what, and how that was settled."""
+    settled = _DECIDED.get(record.decided_by, "allowed") if record.allowed else "declined"
+    reason = f" ({record.reason})" if record.reason and not record.allowed else ""
+    arguments = json.dumps(record.arguments, ensure_ascii=False)
+    if len(arguments) > 300:
+        arguments = arguments[:299] + "…"
+    line = _wrapped(f"The app {record.app} called {record.tool} on {record.server} with {arguments}: {settled}{reason}")
+    line.setObjectName("appCallRecord")
+    line.setStyleSheet("#appCallRecord { color: #8a8f98; padding: 0px 12px; }")
+    return line
+
+
+def still_png(widget: QWidget) -> str:
+    """A picture of `widget` as shown now, at most `STILL_WIDTH` wide, as base64 PNG ("" when it has none)."""
+    picture = widget.grab()
+    if picture.isNull() or picture.width() <= 1:
+        return ""
+    if picture.width() > STILL_WIDTH:
+        picture = picture.scaledToWidth(STILL_WIDTH, Qt.TransformationMode.SmoothTransformation)
+    data = QByteArray()
+    buffer = QBuffer(data)
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    picture.save(buffer, "PNG")
+    return base64.b64encode(bytes(data.data())).decode("ascii")
+
+
+class AppStill(QWidget):
+    """In a reopened chat, where the app view was: its last picture (a still, and it says so)."""
+
+    def __init__(self, record: AppViewRecord, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("appStill")
+        self.picture = QLabel()
+        try:
+            data = base64.b64decode(record.snapshot, validate=True)
+        except (binascii.Error, ValueError):
+            data = b""
+        image = decode_thumbnail(data, STILL_WIDTH, 4 * STILL_WIDTH) if data else None
+        loaded = image is not None
+        if image is not None:
+            self.picture.setPixmap(QPixmap.fromImage(image))
+        self.picture.setVisible(loaded)
+        self.note = _wrapped(f"{STILL_NOTE} ({record.resource_uri})" if loaded else NO_STILL, MUTED)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 4, 0, 0)
+        layout.addWidget(self.picture)
+        layout.addWidget(self.note)

@@ -1,0 +1,88 @@
+"""The line at the end of the conversation while a turn runs: what it waits for, and for how long.
+
+Shown the moment Send is pressed, so a first message (the model library still loading, a slow
+provider) never looks ignored; the chat controller names each wait as the turn's events arrive.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Final
+
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import QLabel, QWidget
+
+from desktop_app.core.chat.events import (
+    ApprovalNeeded,
+    ChatError,
+    ChatEvent,
+    ResourceRead,
+    TextDelta,
+    ToolCallStarted,
+    ToolDecision,
+    ToolResult,
+    TurnFinished,
+)
+
+SHOW_SECONDS_AFTER: Final = 1.0
+"""A wait shorter than this needs no clock."""
+LOADING_LIBRARY: Final = "Loading the model library…"
+WAITING_FOR_PROVIDER: Final = "Waiting for the provider…"
+READING_ATTACHMENTS: Final = "Reading the attached resources…"
+
+
+class TurnStatus(QLabel):
+    """ "Waiting for the provider… 3 s": one muted line, its seconds counted once the wait passes one."""
+
+    def __init__(self, parent: QWidget | None = None, *, clock: Callable[[], float] = time.monotonic) -> None:
+        super().__init__(parent)
+        self.setObjectName("turnStatus")
+        self.setTextFormat(Qt.TextFormat.PlainText)  # it names tools and servers: their words, never markup
+        self.setWordWrap(True)
+        self.setStyleSheet("#turnStatus { color: #8a8f98; padding: 2px 4px; }")
+        self._clock = clock
+        self._waiting = ""
+        self._since = 0.0
+        self._ticks = QTimer(self)
+        self._ticks.setInterval(250)
+        self._ticks.timeout.connect(self._show)
+        self.hide()
+
+    @property
+    def waiting(self) -> str:
+        """What the turn waits for now ("" while nothing is shown)."""
+        return self._waiting
+
+    def wait_for(self, what: str) -> None:
+        """Say the turn now waits for `what` ("Waiting for the provider…"); its clock starts again."""
+        if what != self._waiting:
+            self._waiting = what
+            self._since = self._clock()
+        self._show()
+        self.show()
+        self._ticks.start()
+
+    def follow(self, event: ChatEvent, model_wait: str) -> None:
+        """Name the turn's next wait after `event`; `model_wait` is what a call to the model waits for now.
+
+        An answer streaming in, or a card asking the user, is its own sign of life: the line goes.
+        """
+        if isinstance(event, TextDelta | ApprovalNeeded | ChatError | TurnFinished):
+            self.done()
+        elif isinstance(event, ToolCallStarted) and event.server is None:
+            self.wait_for(f"Calling {event.name}…")
+        elif isinstance(event, ToolDecision) and event.allowed:
+            self.wait_for(f"Calling {event.tool} on {event.server}…")
+        elif isinstance(event, ToolResult | ResourceRead):
+            self.wait_for(model_wait)  # the next call to the model (or the turn ends)
+
+    def done(self) -> None:
+        """The turn answers on screen (or ended): the line goes."""
+        self._waiting = ""
+        self._ticks.stop()
+        self.hide()
+
+    def _show(self) -> None:
+        elapsed = self._clock() - self._since
+        self.setText(self._waiting + (f" {int(elapsed)} s" if elapsed >= SHOW_SECONDS_AFTER else ""))

@@ -1,0 +1,177 @@
+"""Narrow windows: the chat column wins. The side docks shrink first, then the viewer folds into the
+left docks' tabs; widening gives each dock back the width the user gave it.
+
+Left to itself, QMainWindow keeps each dock's width while the window narrows (the conversation took
+all the loss, and its content was cut) and gives every new pixel to the middle when it widens. Here
+the widths are decided after each resize instead, from the widths the user chose by dragging a
+dock's edge (remembered across starts, with whether the viewer was folded by us rather than by the
+user). A dock's content scrolls sideways below its own minimum rather than being cut.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Final
+
+from PySide6.QtCore import QEvent, QObject, QSettings, Qt, QTimer
+from PySide6.QtWidgets import QDockWidget, QFrame, QMainWindow, QScrollArea, QStyle, QWidget
+
+CHAT_MIN: Final = 420
+"""The conversation column is never narrower: what it shows is laid out to fit this."""
+CHAT_COMFORT: Final = 560
+"""The docks shrink before the conversation gets narrower than this."""
+DOCK_MIN: Final = 220
+"""A dock may be this narrow; its content scrolls sideways below its own minimum."""
+DOCK_COMFORT: Final = 300
+"""Rather than squeeze the viewer and the left docks below this, the viewer folds into the left tabs."""
+UNFOLD_MARGIN: Final = 40
+"""Extra room needed before a folded viewer comes back, so a window at the edge does not flip-flop."""
+DEFAULT_WIDTHS: Final = (460, 440)
+"""The left docks' and the viewer's widths on a first start (the servers panel needs about 460)."""
+
+_LEFT, _RIGHT = Qt.DockWidgetArea.LeftDockWidgetArea, Qt.DockWidgetArea.RightDockWidgetArea
+
+
+def scrolling(pane: QWidget) -> QScrollArea:
+    """`pane` in a frameless scroll area: below its minimum width it scrolls sideways instead of being cut."""
+    area = QScrollArea()
+    area.setObjectName(f"{pane.objectName() or type(pane).__name__}Scroller")
+    area.setFrameShape(QFrame.Shape.NoFrame)
+    area.setWidgetResizable(True)
+    area.setWidget(pane)
+    return area
+
+
+class DockFit(QObject):
+    """Decides the side docks' widths for `window`; `left` are the tabbed docks, `viewer` the right one."""
+
+    def __init__(self, window: QMainWindow, left: list[QDockWidget], viewer: QDockWidget) -> None:
+        super().__init__(window)
+        self._window = window
+        self._left = left
+        self._viewer = viewer
+        self.wanted = {_LEFT: DEFAULT_WIDTHS[0], _RIGHT: DEFAULT_WIDTHS[1]}
+        """The widths the user gave each side by dragging a dock's edge (or the first start's)."""
+        self.folded = False
+        """Whether the viewer sits in the left tabs because the window was too narrow (not the user's doing)."""
+        self._dragging = False
+        self._pressed: tuple[int | None, int | None] = (None, None)
+        self._pending = QTimer(self, singleShot=True, interval=0)
+        self._pending.timeout.connect(self.fit)
+        viewer.dockLocationChanged.connect(self._viewer_moved)
+        window.installEventFilter(self)
+
+    # -- remembering ---------------------------------------------------------------------------
+
+    def restore(self, settings: QSettings) -> None:
+        """The widths and fold the window was closed with (its docks' places come with its state)."""
+        widths = settings.value("window/dockWidths")
+        if isinstance(widths, list) and len(widths) == 2:
+            with contextlib.suppress(TypeError, ValueError):
+                self.wanted = {_LEFT: max(DOCK_MIN, int(widths[0])), _RIGHT: max(DOCK_MIN, int(widths[1]))}
+        self.folded = settings.value("window/viewerFolded") in (True, "true") and self._in_left_tabs()
+
+    def save(self, settings: QSettings) -> None:
+        settings.setValue("window/dockWidths", [self.wanted[_LEFT], self.wanted[_RIGHT]])
+        settings.setValue("window/viewerFolded", self.folded)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """A drag of a dock's edge is the user choosing its width: remembered once the mouse lets go."""
+        kind = event.type()
+        if watched is self._window and kind == QEvent.Type.MouseButtonPress:
+            self._dragging = True
+            self._pressed = (self._width(_LEFT), self._width(_RIGHT))
+        elif watched is self._window and kind == QEvent.Type.MouseButtonRelease and self._dragging:
+            self._dragging = False
+            for area, before in zip((_LEFT, _RIGHT), self._pressed, strict=True):
+                if (width := self._width(area)) is not None and width != before:  # a click moves nothing
+                    self.wanted[area] = max(DOCK_MIN, width)
+        elif watched is self._window and kind == QEvent.Type.Resize:
+            self._pending.start()
+        return False
+
+    def _viewer_moved(self, area: Qt.DockWidgetArea) -> None:
+        if area is not _LEFT:
+            self.folded = False  # the user put it somewhere else: it is theirs again
+
+    # -- fitting -------------------------------------------------------------------------------
+
+    def _docked(self, area: Qt.DockWidgetArea) -> list[QDockWidget]:
+        return [
+            dock
+            for dock in (*self._left, self._viewer)
+            if dock.isVisible() and not dock.isFloating() and self._window.dockWidgetArea(dock) is area
+        ]
+
+    def _width(self, area: Qt.DockWidgetArea) -> int | None:
+        docks = self._docked(area)
+        return max(dock.width() for dock in docks) if docks else None
+
+    def _in_left_tabs(self) -> bool:
+        return self._window.dockWidgetArea(self._viewer) is _LEFT and any(
+            self._viewer in self._window.tabifiedDockWidgets(dock) for dock in self._left
+        )
+
+    def fit(self) -> None:
+        """Share the window's width: the chat first, then the docks as wanted, folding the viewer if need be."""
+        if self._window.centralWidget() is None or not self._window.isVisible() or self._dragging:
+            return
+        left, right = bool(self._docked(_LEFT)), bool(self._docked(_RIGHT))
+        fold_below = min(2 * DOCK_COMFORT, sum(self.wanted.values()))
+        if self.folded and self._room(left + 1) >= fold_below + UNFOLD_MARGIN:
+            self._unfold()
+            right = True
+            self._pending.start()  # once the layout has taken the viewer back, fit again
+        elif left and right and self._room(2) < fold_below and self._fold():
+            right = False
+            self._pending.start()
+        room = self._room(left + right)
+        targets = _share(room, self.wanted[_LEFT] if left else 0, self.wanted[_RIGHT] if right else 0)
+        docks, sizes = [], []
+        for area, present, size in ((_LEFT, left, targets[0]), (_RIGHT, right, targets[1])):
+            shown = self._docked(area)
+            if present and shown:
+                docks.append(shown[0])
+                sizes.append(size)
+        if docks:
+            self._window.resizeDocks(docks, sizes, Qt.Orientation.Horizontal)
+
+    def _room(self, sides: int) -> int:
+        """The width the docks of `sides` sides may share while the chat keeps `CHAT_COMFORT`."""
+        extent = QStyle.PixelMetric.PM_DockWidgetSeparatorExtent
+        separator = self._window.style().pixelMetric(extent, None, self._window)
+        return self._window.width() - CHAT_COMFORT - separator * sides
+
+    def _fold(self) -> bool:
+        """The viewer joins the left docks' tabs (the tab in front stays in front)."""
+        anchors = [dock for dock in self._left if not dock.isFloating() and self._window.dockWidgetArea(dock) is _LEFT]
+        if not anchors or self._window.dockWidgetArea(self._viewer) is not _RIGHT:
+            return False
+        front = next((dock for dock in anchors if dock.isVisible()), None)
+        self._window.tabifyDockWidget(anchors[-1], self._viewer)
+        if front is not None:
+            front.raise_()
+        self.folded = True
+        return True
+
+    def _unfold(self) -> None:
+        self.folded = False
+        self._window.addDockWidget(_RIGHT, self._viewer)
+        self._viewer.show()
+
+    def reveal_viewer(self) -> None:
+        """Something opened in the viewer: a folded viewer's tab comes to the front."""
+        if self._in_left_tabs():
+            self._viewer.raise_()
+
+
+def _share(room: int, left: int, right: int) -> tuple[int, int]:
+    """Each side's width within `room`: as wanted when it fits, else shrunk alike (never below `DOCK_MIN`)."""
+    if left + right <= room:
+        return left, right
+    if not right:
+        return max(DOCK_MIN, room), 0
+    if not left:
+        return 0, max(DOCK_MIN, room)
+    scale = max(room, 0) / (left + right)
+    return max(DOCK_MIN, int(left * scale)), max(DOCK_MIN, int(right * scale))

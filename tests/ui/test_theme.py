@@ -1,0 +1,60 @@
+"""The theme chosen in Settings (system, light, dark) colours the running window at once and the next start."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QPalette
+from PySide6.QtWidgets import QApplication, QDialogButtonBox
+from pytestqt.qtbot import QtBot
+
+from desktop_app.core.app_settings import load_settings
+from desktop_app.ui.application import apply_theme, saved_theme
+from desktop_app.ui.conversation.message_bubble import MessageBubble
+from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.settings_dialog import SettingsDialog
+from tests.ui.test_window_actions import run_app, until
+
+
+def window_colour(app: QApplication) -> int:
+    return app.palette().color(QPalette.ColorRole.Window).lightness()
+
+
+def test_a_dark_theme_from_settings_colours_the_window_and_back(
+    qapp: QApplication, qtbot: QtBot, tmp_path: Path
+) -> None:
+    system = window_colour(qapp)
+
+    async def choose(window: MainWindow, theme: str) -> None:
+        window.menu_actions.settings.trigger()
+        await until(lambda: window.findChildren(SettingsDialog), what="the settings")
+        [dialog] = window.findChildren(SettingsDialog)
+        dialog.model.setCurrentText("gpt-4o-mini")
+        index = dialog.theme.findData(theme)
+        dialog.theme.setFocus()
+        while dialog.theme.currentIndex() != index:  # the arrow keys, as on a closed combo box
+            key = Qt.Key.Key_Down if dialog.theme.currentIndex() < index else Qt.Key.Key_Up
+            qtbot.keyClick(dialog.theme, key)
+        buttons = dialog.findChild(QDialogButtonBox)
+        assert buttons is not None
+        qtbot.mouseClick(buttons.button(QDialogButtonBox.StandardButton.Save), Qt.MouseButton.LeftButton)
+        await until(lambda: not window.findChildren(SettingsDialog), what="the settings saved")
+
+    async def scenario(window: MainWindow) -> None:
+        bubble = window.conversation.add_message("assistant", "Some **bold** words.")
+        light_sheet = bubble.styleSheet()
+        await choose(window, "dark")
+        assert window_colour(qapp) < 128 and load_settings(tmp_path / "settings.json").settings.theme == "dark"
+        assert saved_theme(tmp_path / "settings.json") == "dark", "read before the window's first paint"
+        assert bubble.styleSheet() != light_sheet and "#25272d" in bubble.styleSheet(), "a bubble follows the theme"
+        window.resize(1024, 640)
+        window.grab().save(str(tmp_path / "dark-1024x640.png"))
+        await choose(window, "system")
+        assert window_colour(qapp) == system and bubble.styleSheet() == light_sheet
+        assert [b for b in window.conversation.findChildren(MessageBubble) if b is bubble]
+
+    try:
+        run_app(qapp, tmp_path, scenario)
+    finally:
+        apply_theme(qapp, "system")  # the next test's window starts as the system's

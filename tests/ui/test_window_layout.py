@@ -1,0 +1,129 @@
+"""The window at every size: the chat column wins a narrow window (the docks shrink, then the viewer folds
+into the left tabs), widening gives the viewer its width back, and the widths the user dragged come back
+at the next start. Screenshots at 1024x640, 1280x800 and 1920x1080 are saved in the test's folder."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QEvent, QPoint, QPointF, QSettings, Qt
+from PySide6.QtGui import QMouseEvent
+from PySide6.QtWidgets import QApplication, QWidget
+from pytestqt.qtbot import QtBot
+
+from desktop_app.core.chat.events import ToolCallStarted, ToolDecision, ToolResult
+from desktop_app.core.trust import ToolHints
+from desktop_app.ui.dock_fit import CHAT_COMFORT, DOCK_COMFORT
+from desktop_app.ui.main_window import MainWindow
+from tests.ui.test_window_actions import run_app, until
+
+pytestmark = pytest.mark.qt_log_ignore("This plugin does not support (raise|grabbing)")
+
+
+async def resized(window: MainWindow, width: int, height: int) -> None:
+    window.resize(width, height)
+    await until(lambda: window.size().toTuple() == (width, height), what=f"the window at {width}x{height}")
+    await until(lambda: not window.dock_fit._pending.isActive(), what="the docks fitted")
+    await asyncio.sleep(0.05)  # let the layout apply what was fitted
+
+
+async def drag(window: MainWindow, start: QPoint, end: QPoint) -> None:
+    """Press, move and release the left button on the window itself, where its dock separators are.
+
+    The window moves a separator on its next turn after a move: the button is let go only after that."""
+    left, none = Qt.MouseButton.LeftButton, Qt.MouseButton.NoButton
+    for kind, at, button, held in (
+        (QEvent.Type.MouseButtonPress, start, left, left),
+        (QEvent.Type.MouseMove, end, none, left),
+        (QEvent.Type.MouseButtonRelease, end, left, none),
+    ):
+        point = QPointF(at)
+        event = QMouseEvent(kind, point, window.mapToGlobal(point), button, held, Qt.KeyboardModifier.NoModifier)
+        QApplication.sendEvent(window, event)
+        await asyncio.sleep(0.05)
+
+
+def folded(window: MainWindow) -> bool:
+    return window.viewer_dock in window.tabifiedDockWidgets(window.resources_dock)
+
+
+def uncut(window: MainWindow) -> list[str]:
+    """What the conversation column would cut: anything wider than its view."""
+    view = window.conversation
+    inner = view.widget()
+    assert inner is not None
+    width = view.viewport().width()
+    problems = [] if inner.width() <= width else [f"inner {inner.width()} > {width}"]
+    for child in inner.findChildren(QWidget):
+        if child.isVisible() and child.mapTo(inner, QPoint(child.width(), 0)).x() > inner.width():
+            problems.append(f"{type(child).__name__} {child.objectName()} ends past the column")
+    return problems
+
+
+def test_narrow_windows_keep_the_chat_whole_and_widening_gives_the_viewer_back(
+    qapp: QApplication, qtbot: QtBot, tmp_path: Path
+) -> None:
+    QSettings().remove("window")  # a first start
+
+    async def first(window: MainWindow) -> None:
+        await resized(window, 1920, 1080)
+        assert not folded(window) and window.dockWidgetArea(window.viewer_dock) is Qt.DockWidgetArea.RightDockWidgetArea
+        assert (window.resources_dock.width(), window.viewer_dock.width()) == (460, 440)
+        window.grab().save(str(tmp_path / "empty-1920x1080.png"))
+
+        await resized(window, 1024, 640)
+        assert folded(window), "too narrow for both docks: the viewer is a tab beside the resources"
+        assert window.centralWidget().width() >= CHAT_COMFORT and uncut(window) == []
+        assert window.resources_dock.isVisible(), "the tab in front stays in front"
+        assert window.minimumSizeHint().width() < 700
+        window.grab().save(str(tmp_path / "empty-1024x640.png"))  # the Choose a model card, whole
+
+        conversation = window.conversation
+        conversation.add_user_message("Echo a long argument for me, and say what the server claims about the tool.")
+        hints = ToolHints(read_only=True, destructive=False, idempotent=True, open_world=False)
+        conversation.apply(
+            ToolCallStarted(
+                "c1", "fx__echo", {"text": "a long argument " * 20}, "fx-with-a-long-name", "echo", hints=hints
+            )
+        )
+        conversation.apply(ToolDecision("c1", "fx-with-a-long-name", "echo", True, "user", "allow_once", {"t": 1}))
+        conversation.apply(ToolResult("c1", "fx__echo", "done"))
+        for width, height in ((1024, 640), (1280, 800), (1920, 1080)):
+            await resized(window, width, height)
+            assert uncut(window) == [], f"at {width}x{height}"
+            window.grab().save(str(tmp_path / f"chat-{width}x{height}.png"))
+            if width == 1280:
+                assert not folded(window) and window.centralWidget().width() >= CHAT_COMFORT
+                assert min(window.resources_dock.width(), window.viewer_dock.width()) >= DOCK_COMFORT
+        assert (window.resources_dock.width(), window.viewer_dock.width()) == (460, 440), "widened: widths back"
+
+        await resized(window, 1024, 640)
+        browser = window.resources.browser
+        await until(lambda: browser.index_of("fx", "fixture://long").isValid(), what="the fixture's resources")
+        index = browser.index_of("fx", "fixture://long")
+        browser.view.scrollTo(index)
+        center = browser.view.visualRect(index).center()
+        qtbot.mouseDClick(browser.view.viewport(), Qt.MouseButton.LeftButton, pos=center)
+        await until(lambda: window.viewer_dock.isVisible(), what="the viewer's tab in front for what was opened")
+
+        await resized(window, 1600, 900)
+        assert not folded(window)
+        # The separator between the left docks and the chat.
+        edge = (window.resources_dock.geometry().right() + window.centralWidget().geometry().left()) // 2
+        y = window.resources_dock.geometry().center().y()
+        assert window.childAt(QPoint(edge, y)) is None
+        await drag(window, QPoint(edge, y), QPoint(edge + 60, y))
+        await until(lambda: window.resources_dock.width() == 520, what="the dragged width")
+        assert window.dock_fit.wanted[Qt.DockWidgetArea.LeftDockWidgetArea] == 520
+
+    run_app(qapp, tmp_path, first)
+
+    async def again(window: MainWindow) -> None:
+        assert window.dock_fit.wanted[Qt.DockWidgetArea.LeftDockWidgetArea] == 520
+        await resized(window, 1600, 900)  # (restored within the test screen's 800x800 first)
+        await until(lambda: window.resources_dock.width() == 520, what="the width the user left")
+        assert not folded(window) and window.viewer_dock.width() == 440
+
+    run_app(qapp, tmp_path, again)
