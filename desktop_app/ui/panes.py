@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QDockWidget, QWidget
+from PySide6.QtWidgets import QDockWidget, QMenu, QWidget
 
 from desktop_app.bridge import CoreBridge
 from desktop_app.core.app_settings import AppSettings
@@ -205,6 +205,8 @@ def _menus(window: MainWindow, servers: ServerActions) -> None:
     _enable(menu.settings, window.settings_actions.open_settings)
     _enable(menu.find_servers, window.gallery.open_gallery)
     _enable(menu.install_bundle, lambda: choose_bundle(window, window.gallery.open_bundle))
+    if (bundles_off := window.bridge.host.managed.feature_refusal("bundles")) is not None:
+        _grey(menu.install_bundle, str(bundles_off))
     _enable(menu.add_from_domain, window.gallery.domains.open_dialog)
     _enable(menu.add_server, lambda: window.servers_panel.open_editor(None))
     _enable(menu.reconnect_all, servers.reconnect_all)
@@ -225,3 +227,14 @@ def _withdraw_if_stopped(asker: CardAsker, name: str, status: ServerStatus) -> N
 def _enable(action: QAction, slot: Callable[[], object]) -> None:
     action.triggered.connect(lambda _=False: slot())
     action.setEnabled(True)
+
+
+def _grey(action: QAction, why: str) -> None:
+    """An entry the organisation's policy switched off: greyed, saying why on hover and in the status bar."""
+    why = why[:1].upper() + why[1:]
+    action.setEnabled(False)
+    action.setToolTip(why)
+    action.setStatusTip(why)
+    for menu in action.associatedObjects():
+        if isinstance(menu, QMenu):
+            menu.setToolTipsVisible(True)

@@ -127,6 +127,8 @@ async def scenario(window: MainWindow, llm: ScriptedLLM, registry: str, tmp_path
 
     # Bundles: the menu entry is greyed with why; a bundle dropped anyway is not even opened.
     bundles_off = "blocked by your organisation's policy: bundles (.mcpb files) cannot be installed (features.bundles)"
+    assert not window.menu_actions.install_bundle.isEnabled()
+    assert window.menu_actions.install_bundle.toolTip() == f"B{bundles_off[1:]}"
     dialog = window.gallery.open_bundle(tmp_path / "dropped.mcpb")  # no such file: reading it would fail otherwise
     assert isinstance(dialog, BundleDialog)
     assert dialog.pane.placeholder.text() == f"dropped.mcpb cannot be installed: {bundles_off}."
