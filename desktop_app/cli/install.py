@@ -219,17 +219,10 @@ def _bundle_plan(
     return plan, previous
 
 
-def _registry(option: str | None, policy: PolicyInForce) -> str:
-    """`--registry`, else the one in Settings; the one the policy pins, and no other."""
-    if option is not None and (refusal := policy.registry_refusal(RegistryClient(option).base_url)) is not None:
-        raise UsageError(str(refusal))
-    return policy.registry_url(registry_url(option))
-
-
 async def _registry_plan(
     store: ConfigStore, args: argparse.Namespace, answers: dict[str, tuple[str, ...]], policy: PolicyInForce
 ) -> tuple[InstallPlan, ServerConfig | None]:
-    client = RegistryClient(_registry(args.registry, policy))
+    client = RegistryClient(registry_url(args.registry, policy))
     entry = await client.get(args.target, args.version or "latest")
     choice = pick(choices(entry), args.package)
     if choice.kind == "mcpb":

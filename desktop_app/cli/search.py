@@ -22,6 +22,7 @@ from desktop_app.core.discovery.discover import DomainListing, discover
 from desktop_app.core.discovery.endpoints import endpoints
 from desktop_app.core.log_routing import install_logging
 from desktop_app.core.paths import cache_dir
+from desktop_app.core.policy.in_force import PolicyInForce, policy_in_force
 from desktop_app.core.registry.cache import RegistryCache
 from desktop_app.core.registry.client import RegistryClient, RegistryError, ServerPage, browse
 from desktop_app.core.registry.model import ServerEntry
@@ -33,9 +34,12 @@ EXIT_ERROR: Final = 2
 DEFAULT_LIMIT: Final = 30
 
 
-def registry_url(option: str | None) -> str:
-    """`--registry`, else the one chosen in the app's settings (the official registry by default)."""
-    return option or load_settings(default_settings_path()).settings.registry_url
+def registry_url(option: str | None, policy: PolicyInForce) -> str:
+    """`--registry`, else the one chosen in the app's settings (the official registry by default); only
+    the one a managed policy pins (another is refused with `RegistryError` naming the rule)."""
+    if option is not None and (refusal := policy.registry_refusal(RegistryClient(option).base_url)) is not None:
+        raise RegistryError(str(refusal))
+    return policy.registry_url(option or load_settings(default_settings_path()).settings.registry_url)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -61,7 +65,8 @@ def search_command(argv: list[str]) -> int:
             listing = asyncio.run(discover(args.domain, cache=DocumentCache(cache_dir() / "discovery")))
             print(format_listing(listing), end="")
             return EXIT_OK
-        entries, notes = asyncio.run(_search(registry_url(args.registry), args.query, max(1, args.limit)))
+        url = registry_url(args.registry, policy_in_force())
+        entries, notes = asyncio.run(_search(url, args.query, max(1, args.limit)))
     except (RegistryError, DiscoveryError) as exc:
         print(printable(f"{PROG}: {exc}"), file=sys.stderr)
         return EXIT_ERROR

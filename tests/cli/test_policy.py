@@ -13,6 +13,7 @@ import pytest
 from desktop_app.__main__ import main
 from desktop_app.cli.install import install_command
 from desktop_app.cli.run import run_command
+from desktop_app.cli.search import search_command
 from tests.hosting import FIXTURE_SCRIPT
 from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, ToolCall, calls, text, tool_messages
 from tests.policy_files import ISSUE_SHAPE, put_policy
@@ -143,3 +144,13 @@ def test_install_goes_ahead_where_the_policy_allows(
     code = install_command([*args, "--config", str(config)])
     assert code == 0, capsys.readouterr().err
     assert json.loads(config.read_text())["mcpServers"]["hello"]["origin"]["name"] == HELLO
+
+
+def test_search_reads_only_the_pinned_registry(
+    home: Path, registry: RegistryFixture, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    put_policy(home, monkeypatch, {"registry": registry.url})
+    assert search_command(["hello", "--registry", "https://registry.modelcontextprotocol.io"]) == 2  # not contacted
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == f"mcp-desk search: {BLOCKED}: servers come only from the registry {registry.url} (registry)\n"
