@@ -29,6 +29,7 @@ from desktop_app.core.chat.prompts import PromptDraft
 from desktop_app.core.chat.tokens import count_tokens, release_encodings
 from desktop_app.core.chat.tokens import preload as preload_tokenizer
 from desktop_app.core.extensions.apps_meta import ViewOrigin
+from desktop_app.core.ledger.store import LedgerStore
 from desktop_app.core.model.llm import load_litellm, preload_openai_sdk
 from desktop_app.core.trust import app_taint
 from desktop_app.memory import release_free_heap
@@ -457,6 +458,7 @@ class ChatController(QObject):
 
     def delete(self, conversation_id: str) -> None:
         self.store.delete(conversation_id)
+        LedgerStore.beside(self.store.path).delete(conversation_id)  # its ledgers and trace go with it
         if conversation_id == self.conversation.id:
             self.new_chat()
         self.conversations_changed.emit()

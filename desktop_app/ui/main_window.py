@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from desktop_app.ui.conversation.taint_chip import TaintChip
     from desktop_app.ui.gallery.gallery_controller import GalleryController
     from desktop_app.ui.history_panel import HistoryPanel
+    from desktop_app.ui.ledger.ledger_actions import LedgerActions
     from desktop_app.ui.model_choice import ModelChoice
     from desktop_app.ui.palette import CommandPalette
     from desktop_app.ui.prompt_form import PromptForm
@@ -49,6 +50,7 @@ class MenuActions(NamedTuple):
     find_history: QAction
     palette: QAction
     settings: QAction
+    export_chat: QAction
     find_servers: QAction
     install_bundle: QAction
     add_from_domain: QAction
@@ -80,6 +82,7 @@ class MainWindow(QMainWindow):
     gallery: GalleryController
     apps: AppViews
     chat_actions: ChatActions
+    ledger: LedgerActions
     settings_actions: SettingsActions
     model_choice: ModelChoice
     status_meter: StatusMeter
@@ -119,6 +122,7 @@ class MainWindow(QMainWindow):
         find_history = _action(self, file_menu, "Find in &history…", "Ctrl+Shift+H")
         palette = _action(self, file_menu, "Command &palette…", "Ctrl+K")
         settings = _action(self, file_menu, "&Settings…", "Ctrl+,")
+        export_chat = _action(self, file_menu, "&Export chat…", "Ctrl+Shift+E")
         file_menu.addSeparator()
         quit_action = _action(self, file_menu, "&Quit", "Ctrl+Q")
         quit_action.setEnabled(True)
@@ -149,6 +153,7 @@ class MainWindow(QMainWindow):
             find_history,
             palette,
             settings,
+            export_chat,
             find_servers,
             install_bundle,
             add_from_domain,

@@ -35,6 +35,7 @@ from desktop_app.ui.conversation.taint_chip import TaintChip
 from desktop_app.ui.gallery.drops import BundleDrops, choose_bundle
 from desktop_app.ui.gallery.gallery_controller import GalleryController
 from desktop_app.ui.history_panel import HistoryPanel
+from desktop_app.ui.ledger.ledger_actions import LedgerActions
 from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.model_choice import ModelChoice
 from desktop_app.ui.palette import CommandPalette, PaletteEntry
@@ -103,6 +104,7 @@ def fill_window(
     bridge.host.sign_in.client_metadata_url = settings.client_metadata_url or None
 
     window.chat = chat = ChatController(bridge, window.conversation, conversations, rules, settings, asker)
+    window.ledger = LedgerActions(window, window.conversation, chat, bridge)  # what the model got; Export chat
     window.status_meter = StatusMeter(window.statusBar(), bridge, chat)
     window.settings_actions = settings_actions = SettingsActions(window, bridge, chat, settings_path)
     window.model_choice = ModelChoice(bridge, chat, window.conversation, window.composer, settings_actions)
@@ -203,6 +205,7 @@ def _menus(window: MainWindow, servers: ServerActions) -> None:
     _enable(menu.find_history, lambda: _find_in_history(window))
     _enable(menu.palette, actions.open_palette)
     _enable(menu.settings, window.settings_actions.open_settings)
+    _enable(menu.export_chat, window.ledger.export_chat)
     _enable(menu.find_servers, window.gallery.open_gallery)
     _enable(menu.install_bundle, lambda: choose_bundle(window, window.gallery.open_bundle))
     if (bundles_off := window.bridge.host.managed.feature_refusal("bundles")) is not None:
