@@ -14,7 +14,7 @@ from desktop_app.core.server_errors import describe_error
 from desktop_app.ui.chat_controller import ChatController
 from desktop_app.ui.conversation.composer import Composer
 from desktop_app.ui.conversation.conversation_view import ConversationView
-from desktop_app.ui.palette import CommandPalette, PaletteEntry
+from desktop_app.ui.palette import CommandPalette, PaletteEntry, skill_entries
 from desktop_app.ui.prompt_form import PromptForm
 from resources_ui.drag_payload import ResourceRef
 from resources_ui.workspace import ResourceWorkspace
@@ -103,6 +103,7 @@ class ChatActions:
                     "prompt", prompt.title or prompt.name, subtitle, partial(self._prompt_form.open_for, server, prompt)
                 )
             )
+        entries += skill_entries(self._bridge.host.catalog, self.attach)
         self._palette.open_with(entries)
 
     def use_prompt(self, server: str, name: str, arguments: dict[str, str]) -> None:
