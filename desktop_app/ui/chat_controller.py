@@ -22,21 +22,20 @@ from desktop_app.core.asks.question import Asker
 from desktop_app.core.asks.service import SamplingModel
 from desktop_app.core.chat.approval import AlwaysAllowRules
 from desktop_app.core.chat.context import naive_dump_tokens
-from desktop_app.core.chat.conversations import DEFAULT_TITLE, Conversation, ConversationStore, message_text
+from desktop_app.core.chat.conversations import DEFAULT_TITLE, Conversation, ConversationStore
 from desktop_app.core.chat.engine import Attachment, ChatEngine, Turn
 from desktop_app.core.chat.events import ApprovalNeeded, ChatError, ConversationTainted, ErrorKind, TurnFinished, Usage
+from desktop_app.core.chat.history_search import message_text
 from desktop_app.core.chat.prompts import PromptDraft
 from desktop_app.core.chat.tokens import count_tokens, release_encodings
 from desktop_app.core.chat.tokens import preload as preload_tokenizer
-from desktop_app.core.extensions.apps_meta import ViewOrigin
 from desktop_app.core.ledger.store import LedgerStore
 from desktop_app.core.model.llm import load_litellm, preload_openai_sdk
-from desktop_app.core.trust import app_taint
 from desktop_app.memory import release_free_heap
+from desktop_app.ui.app_chat import AppChatSide
 from desktop_app.ui.chat_records import ChatRecords, RecordingPolicy
 from desktop_app.ui.conversation.conversation_view import ConversationView
 from desktop_app.ui.conversation.markdown_html import preload_highlighting
-from desktop_app.ui.conversation.message_bubble import MessageBubble
 from desktop_app.ui.conversation.turn_status import LOADING_LIBRARY, READING_ATTACHMENTS, WAITING_FOR_PROVIDER
 from resources_ui.drag_payload import ResourceRef
 
@@ -113,7 +112,15 @@ class ChatController(QObject):
         self._quiet_timer.timeout.connect(self._preload_sdk)
         self.apps: AppViews | None = None
         """The window's MCP App views: they follow this chat's events."""
-        self._app_context: dict[tuple[str, str, str | None], tuple[str, MessageBubble]] = {}
+        self.for_apps = AppChatSide(
+            view,
+            lambda: self.conversation,
+            bridge.host.trust,
+            unready=self._unready,
+            send=self._send_from_app,
+            tainted=self.taint_changed.emit,
+        )
+        """What MCP App views ask of this chat (`AppChat`)."""
         self._tell_servers()
         bridge.secrets_changed.connect(lambda _store: self._tell_servers())
 
@@ -255,14 +262,9 @@ class ChatController(QObject):
 
     # -- retry, regenerate, edit -------------------------------------------------------------
 
-    def last_user_position(self) -> int | None:
-        """Where the conversation's last user message is (the one Retry, Regenerate and Edit act on)."""
-        messages = self.conversation.messages
-        return next((i for i in range(len(messages) - 1, -1, -1) if messages[i].get("role") == "user"), None)
-
     def last_message(self) -> tuple[str, list[ResourceRef]] | None:
         """The last user message as sent from the window (its attachments as chips), or as stored."""
-        position = self.last_user_position()
+        position = self.conversation.last_user_position()
         if position is None:
             return None
         if self._last_sent is not None and self._last_sent[0] == position:
@@ -275,7 +277,7 @@ class ChatController(QObject):
         What it replaces stays in the history, marked replaced; the model reads only the new turn.
         False (nothing changed) while a turn runs, with no model, or with no message to send again.
         """
-        position = self.last_user_position()
+        position = self.conversation.last_user_position()
         last = self.last_message()
         if self.busy or position is None or last is None:
             return False
@@ -296,20 +298,12 @@ class ChatController(QObject):
 
     def _offer_actions(self) -> None:
         """Edit the last message, and Retry or Regenerate it, once nothing runs."""
-        position = self.last_user_position()
+        position = self.conversation.last_user_position()
         if position is None or self.busy:
             self.view.clear_actions()
             return
-        self.view.offer_actions(
-            position,
-            edit=lambda: self.edit_requested.emit(),
-            again=lambda: self.resend("retry" if self._failed() else "regenerate"),
-        )
-
-    def _failed(self) -> bool:
-        """Whether the last turn ended without an answer (an error, a stop)."""
-        messages = self.conversation.messages
-        return not messages or messages[-1].get("role") != "assistant" or bool(messages[-1].get("tool_calls"))
+        again = "regenerate" if self.conversation.answered else "retry"
+        self.view.offer_actions(position, edit=self.edit_requested.emit, again=lambda: self.resend(again))
 
     def _model_wait(self) -> str:
         """What a call to the model waits for now: the model library, or the provider."""
@@ -320,56 +314,21 @@ class ChatController(QObject):
         self.warm_up()  # a message that was not typed (a prompt, a draft, an app's) still needs the library
         attachments = [Attachment(ref.uri) for ref in refs]
         self._title_from(text or (refs[0].name if refs else ""))
-        context = [text for text, _bubble in self._app_context.values()]
-        for _text, bubble in self._app_context.values():
-            bubble.header.setText(f"{bubble.header.text()} · sent with this message")
-        self._app_context.clear()
-        self._turn = engine.start_turn(self.conversation, text, attachments, context)
+        self._turn = engine.start_turn(self.conversation, text, attachments, self.for_apps.take_context())
         self.view.turn_status.wait_for(READING_ATTACHMENTS if refs else self._model_wait())  # at once, before any event
         self.busy_changed.emit(True)
         self._following = True
         self._bridge.spawn(self._follow(self._turn, text, refs), "The chat turn")
 
-    # -- what MCP App views ask of the conversation (`AppChat`) ---------------------------------
-
-    def chat_id(self) -> str:
-        return self.conversation.id
-
-    def taint(self) -> str | None:
-        return self.conversation.tainted
-
-    def send_app_message(self, origin: ViewOrigin, server: str, text: str) -> str | None:
-        """A view's `ui/message`: a user message, shown as the app's, answered like the user's own."""
+    def _unready(self) -> str | None:
+        """Why a message from an app view cannot be sent now (None: it can)."""
         if self.busy:
             return "The conversation is busy with an answer; try again once it has finished."
-        engine = self.engine()
-        if engine is None:
-            return "No model is chosen yet, so nothing can answer the message."
-        bubble = self.view.add_message("app", text)
-        bubble.header.setText(f"From the app {origin.resource_uri} ({server}), sent as your message")
-        self._app_taint(origin, server)
-        self._begin(engine, text, [])
-        return None
+        return "No model is chosen yet, so nothing can answer the message." if self.engine() is None else None
 
-    def set_app_context(self, origin: ViewOrigin, server: str, text: str) -> None:
-        """A view's `ui/update-model-context`: shown to the user, given to the model with the next message."""
-        key = (server, origin.resource_uri, origin.call_id)
-        labelled = f"[Context from the app {origin.resource_uri} of {server}, as of now]\n{text}"
-        previous = self._app_context.get(key)
-        if previous is not None:
-            bubble = previous[1]
-            bubble.set_text(text)
-        else:
-            bubble = self.view.add_message("app", text)
-            bubble.header.setText(f"The app {origin.resource_uri} gave the model context for your next message")
-        self._app_context[key] = (labelled, bubble)
-        self._app_taint(origin, server)
-
-    def _app_taint(self, origin: ViewOrigin, server: str) -> None:
-        """An untrusted server's app speaks to the model: the chat holds untrusted content from now on."""
-        reason = app_taint(server, origin.resource_uri, self._bridge.host.trust(server))
-        if reason is not None and self.conversation.add_taint(reason):
-            self.taint_changed.emit(list(self.conversation.taint))
+    def _send_from_app(self, text: str) -> None:
+        if (engine := self.engine()) is not None:
+            self._begin(engine, text, [])
 
     async def _follow(self, turn: Turn, text: str, refs: list[ResourceRef]) -> None:
         try:
@@ -422,7 +381,7 @@ class ChatController(QObject):
 
     def _close_apps(self, reason: str) -> None:
         self.records.keep_stills()  # the chat is left: its app views' last pictures stay in it
-        self._app_context.clear()
+        self.for_apps.forget()
         if self.apps is not None:
             self.apps.close_all(reason)  # out of the cards at once; torn down in the background
 

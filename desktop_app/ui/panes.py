@@ -138,7 +138,7 @@ def fill_window(
         bridge,
         window.conversation,
         policy=chat.policy,
-        chat=chat,
+        chat=chat.for_apps,
         show_in_viewer=window.chat_actions.show_app,
         clear_viewer=window.resources.viewer.clear,
         parent=window,

@@ -13,6 +13,7 @@ from pytestqt.qtbot import QtBot
 from desktop_app.core.app_settings import load_settings
 from desktop_app.core.model.local_servers import LocalKind
 from desktop_app.core.model.settings import ModelSettings
+from desktop_app.core.paths import history_path
 from desktop_app.ui.conversation.message_bubble import MessageBubble
 from desktop_app.ui.conversation.model_chooser import NONE_FOUND
 from desktop_app.ui.main_window import MainWindow
@@ -31,6 +32,7 @@ def test_a_model_is_chosen_from_the_empty_conversation(
     async def scenario(window: MainWindow) -> None:
         card = window.model_choice.card
         assert card is not None and card.isVisible(), "no model yet: the empty conversation offers the card"
+        assert window.chat.store.path == history_path(tmp_path / "servers.json"), "this configuration's own history"
         await until(lambda: card.look_again.isEnabled(), what="the first look at this computer's ports")
 
         qtbot.mouseClick(card.providers["anthropic"], Qt.MouseButton.LeftButton)

@@ -28,13 +28,10 @@ from typing import Any, Final
 
 from desktop_app.core.chat.events import Replaced, record_to_dict
 from desktop_app.core.chat.history_repair import Message, missing_results
+from desktop_app.core.chat.history_search import INDEX, find_in_history, message_text
 from desktop_app.core.trust import MAX_TAINT_REASONS
 
 DEFAULT_TITLE: Final = "New chat"
-SNIPPETS: Final = 300
-"""Matching chats shown with the text that matched; further ones (a very common word) show their title only."""
-SNIPPET_TOKENS: Final = 60
-"""Characters of context in a snippet (the trigram index counts each character as a token)."""
 _LIST: Final = (
     "SELECT c.id, c.title, c.created, c.updated, COUNT(m.position) FROM conversations c "
     "LEFT JOIN messages m ON m.conversation_id = c.id GROUP BY c.id"
@@ -61,25 +58,6 @@ CREATE TABLE IF NOT EXISTS events (
     PRIMARY KEY (conversation_id, seq)
 );
 """
-_INDEX: Final = "CREATE VIRTUAL TABLE message_text USING fts5(conversation_id UNINDEXED, text, tokenize='trigram')"
-
-
-def message_text(message: Message) -> str:
-    """What a user or the model wrote in `message` (its text parts); "" for tool results and the rest."""
-    if message.get("role") not in ("user", "assistant"):
-        return ""
-    content = message.get("content")
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n\n".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
-    return ""
-
-
-def _like(query: str) -> str:
-    """`query` as a LIKE pattern matching it anywhere, its own % and _ taken literally."""
-    escaped = query.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    return f"%{escaped}%"
 
 
 class ConversationNotFoundError(LookupError):
@@ -126,7 +104,7 @@ class ConversationStore:
     def _index_all(self) -> None:
         """Index the text of every stored message (a database from before the index)."""
         with self._transaction() as db:
-            db.execute(_INDEX)
+            db.execute(INDEX)
             for conversation_id, body in db.execute("SELECT conversation_id, body FROM messages").fetchall():
                 self._index(db, conversation_id, json.loads(body))
 
@@ -165,45 +143,10 @@ class ConversationStore:
 
     def search(self, query: str) -> builtins.list[SearchHit]:
         """Conversations whose title or messages (the user's and the model's) contain `query`, any case,
-        the most recently updated first; each with the newest matching bit of text.
+        the most recently updated first; each with the newest matching bit of text (`history_search`).
 
-        It reads through a connection of its own, so it may run in a worker thread (a word in every
-        message of 2,000 chats takes a tenth of a second or two; a rarer one a few milliseconds).
-        """
-        query = query.strip()
-        if not query:
-            return []
-        db = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True)
-        try:
-            if len(query) >= 3:  # the trigram index: a phrase of trigrams matches any part of the text
-                where, argument = "message_text MATCH ?", '"' + query.replace('"', '""') + '"'
-            else:
-                where, argument = "text LIKE ? ESCAPE '\\'", _like(query)
-            newest: dict[str, int] = {}
-            for rowid, conversation_id in db.execute(
-                f"SELECT rowid, conversation_id FROM message_text WHERE {where} ORDER BY rowid DESC", (argument,)
-            ):
-                newest.setdefault(conversation_id, rowid)
-            shown = list(newest.values())[:SNIPPETS]
-            snippets = dict(
-                db.execute(
-                    f"SELECT rowid, snippet(message_text, 1, '', '', '…', {SNIPPET_TOKENS}) FROM message_text "
-                    f"WHERE {where} AND rowid IN ({','.join('?' * len(shown))})",
-                    (argument, *shown),
-                )
-            )
-            titled = {
-                row[0]
-                for row in db.execute("SELECT id FROM conversations WHERE title LIKE ? ESCAPE '\\'", (_like(query),))
-            }
-            listed = db.execute(_LIST + " ORDER BY c.updated DESC").fetchall()
-        finally:
-            db.close()
-        return [
-            SearchHit(info, "" if info.id in titled else " ".join(snippets.get(newest[info.id], "").split()))
-            for info in (ConversationInfo(*row) for row in listed)
-            if info.id in titled or info.id in newest
-        ]
+        It reads through a connection of its own, so it may run in a worker thread."""
+        return [SearchHit(ConversationInfo(*row), snippet) for row, snippet in find_in_history(self.path, query, _LIST)]
 
     def info(self, conversation_id: str) -> ConversationInfo:
         row = self._db.execute(
@@ -402,6 +345,17 @@ class Conversation:
         if (store := self._stored()) is not None:
             store.append(self.id, message)
         self.messages.append(message)
+
+    def last_user_position(self) -> int | None:
+        """Where the last user message is (the one Retry, Regenerate and Edit send again)."""
+        roles = [message.get("role") for message in self.messages]
+        return len(roles) - 1 - roles[::-1].index("user") if "user" in roles else None
+
+    @property
+    def answered(self) -> bool:
+        """Whether the last turn ended with the model's answer (not an error, a stop, a call left open)."""
+        last = self.messages[-1] if self.messages else {}
+        return last.get("role") == "assistant" and not last.get("tool_calls")
 
     def replace_from(self, position: int, reason: str) -> Replaced:
         """Messages from `position` on leave what the model reads, kept in the history as replaced.

@@ -38,7 +38,10 @@ def _details(question: Question[Any], reply: object) -> list[tuple[str, str]]:
         content = reply.content if isinstance(reply, ElicitReply) and reply.action == "accept" else None
         for field in question.form.fields:
             if content is not None and field.name in content:
-                found.append((field.title or field.name, _value(content[field.name])))
+                titles = {option.value: option.title for option in field.options}  # what the user picked from
+                value = content[field.name]
+                picked = [titles.get(str(v), v) for v in value] if isinstance(value, list) else None
+                found.append((field.title or field.name, _value(picked or titles.get(str(value), value))))
         return found
     if isinstance(question, UrlQuestion):
         return [("Message", question.message), ("Address", question.url)]

@@ -8,7 +8,6 @@ from typing import Any, Final
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
 
-from desktop_app.core.chat.conversations import message_text
 from desktop_app.core.chat.events import (
     AppToolRecord,
     AppViewRecord,
@@ -26,6 +25,7 @@ from desktop_app.core.chat.events import (
     ToolResult,
     TurnFinished,
 )
+from desktop_app.core.chat.history_search import message_text
 from desktop_app.core.content import ResourceContent
 from desktop_app.ui.conversation.history_replay import replay_history
 from desktop_app.ui.conversation.message_bubble import MessageBubble, Role

@@ -11,7 +11,6 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any, Protocol
 
-from desktop_app.core.chat.conversations import message_text
 from desktop_app.core.chat.events import (
     AppToolRecord,
     AppViewRecord,
@@ -24,6 +23,7 @@ from desktop_app.core.chat.events import (
     event_from_dict,
 )
 from desktop_app.core.chat.history_repair import INTERRUPTED_RESULT
+from desktop_app.core.chat.history_search import message_text
 from desktop_app.ui.conversation.message_bubble import MessageBubble, Role
 from desktop_app.ui.conversation.tool_card import CallState, ToolCard
 

@@ -93,4 +93,21 @@ def test_retry_regenerate_and_edit_keep_the_transcript_honest(
         await until(lambda: bubbles(window) == on_screen, what="reopened, what was replaced shows as it was")
         assert "Regenerate" in [b for b in shown(window, MessageBubble) if b.isEnabled()][-1].action_buttons
 
+        # Find in history: the key, then what was written, even what was replaced.
+        window.activateWindow()
+        await until(lambda: QApplication.activeWindow() is window, what="the window active")
+        modifiers = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
+        qtbot.keyClick(window.composer.editor, Qt.Key.Key_H, modifiers)
+        assert window.history_dock.isVisible() and window.focusWidget() is window.history.find_field
+        qtbot.keyClicks(window.history.find_field, "2+2")
+
+        def found() -> list[str]:
+            return [rows.item(i).text() for i in range(rows.count()) if rows.item(i).data(Qt.ItemDataRole.UserRole)]
+
+        await until(lambda: found() == ["What is 2+2?"], what="the chat found by its title", seen=lambda: str(found()))
+        window.history.find_field.selectAll()
+        qtbot.keyClicks(window.history.find_field, "3+3")
+        by_text = ["What is 2+2?\n    What is 3+3?"]
+        await until(lambda: found() == by_text, what="the chat found by its text", seen=lambda: str(found()))
+
     run_app(qapp, tmp_path, llm, scenario)

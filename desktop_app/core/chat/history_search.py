@@ -1,0 +1,75 @@
+"""Find in history: the chats whose title or messages contain a text, with the bit that matched.
+
+The user's and the model's messages are indexed as they are stored (SQLite's FTS5 with trigrams,
+`ConversationStore`), so any part of a word three characters or longer is found through the index,
+any case; shorter text is looked for row by row. A search opens a read-only connection of its own:
+it may run in a worker thread while the store goes on writing (WAL).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any, Final
+
+INDEX: Final = "CREATE VIRTUAL TABLE message_text USING fts5(conversation_id UNINDEXED, text, tokenize='trigram')"
+SNIPPETS: Final = 300
+"""Matching chats shown with the text that matched; further ones (a very common word) show their title only."""
+SNIPPET_TOKENS: Final = 60
+"""Characters of context in a snippet (the trigram index counts each character as a token)."""
+
+
+def message_text(message: dict[str, Any]) -> str:
+    """What a user or the model wrote in `message` (its text parts); "" for tool results and the rest."""
+    if message.get("role") not in ("user", "assistant"):
+        return ""
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n\n".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
+    return ""
+
+
+def _like(query: str) -> str:
+    """`query` as a LIKE pattern matching it anywhere, its own % and _ taken literally."""
+    escaped = query.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
+
+
+def find_in_history(path: Path, query: str, listing: str) -> list[tuple[tuple[Any, ...], str]]:
+    """(the row `listing` gives of a chat, what matched: "" when its title did) for each chat of the history
+    at `path` that contains `query`, the most recently updated first."""
+    query = query.strip()
+    if not query:
+        return []
+    db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        if len(query) >= 3:  # the trigram index: a phrase of trigrams matches any part of the text
+            where, argument = "message_text MATCH ?", '"' + query.replace('"', '""') + '"'
+        else:
+            where, argument = "text LIKE ? ESCAPE '\\'", _like(query)
+        newest: dict[str, int] = {}
+        for rowid, conversation_id in db.execute(
+            f"SELECT rowid, conversation_id FROM message_text WHERE {where} ORDER BY rowid DESC", (argument,)
+        ):
+            newest.setdefault(conversation_id, rowid)
+        shown = list(newest.values())[:SNIPPETS]
+        snippets = dict(
+            db.execute(
+                f"SELECT rowid, snippet(message_text, 1, '', '', '…', {SNIPPET_TOKENS}) FROM message_text "
+                f"WHERE {where} AND rowid IN ({','.join('?' * len(shown))})",
+                (argument, *shown),
+            )
+        )
+        titled = {
+            row[0] for row in db.execute("SELECT id FROM conversations WHERE title LIKE ? ESCAPE '\\'", (_like(query),))
+        }
+        listed = db.execute(listing + " ORDER BY c.updated DESC").fetchall()
+    finally:
+        db.close()
+    return [
+        (row, "" if row[0] in titled else " ".join(snippets.get(newest[row[0]], "").split()))
+        for row in listed
+        if row[0] in titled or row[0] in newest
+    ]

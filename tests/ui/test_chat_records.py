@@ -1,0 +1,115 @@
+"""A reopened chat shows everything the user saw: the form a server asked for (and what was sent), an app
+view's own tool call and how it was settled, and a still of the app view, saying it is one. Real servers
+(the asking server, the app server), a scripted model, the real window and real clicks."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+
+import qasync
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication, QLabel
+from pytestqt.qtbot import QtBot
+
+from desktop_app.app import run_window
+from desktop_app.core.app_settings import AppSettings, save_settings
+from desktop_app.core.chat.approval import Requester
+from desktop_app.core.model.settings import ModelSettings
+from desktop_app.ui.asks.form_card import FormCard
+from desktop_app.ui.conversation.approval_panel import ApprovalPanel
+from desktop_app.ui.conversation.record_cards import STILL_NOTE, AppStill, QuestionRecordCard
+from desktop_app.ui.main_window import MainWindow
+from tests.core.asks.hosting import ASKING_SCRIPT
+from tests.hosting import live_children, main_window
+from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, ToolCall, calls, text
+from tests.servers.app_server import PROBE_URI
+from tests.ui.apps.test_app_window import APP_SERVER, reported
+from tests.ui.test_main_window import shown, until
+
+pytestmark = LITELLM_WARNINGS
+
+
+async def allow(qtbot: QtBot, window: MainWindow, requester: Requester) -> None:
+    def waiting() -> list[ApprovalPanel]:
+        return [p for p in window.asker.pending if isinstance(p, ApprovalPanel) and p.request.requester is requester]
+
+    pending = lambda: str([type(c).__name__ for c in window.asker.pending])  # noqa: E731
+    await until(waiting, timeout=120, what=f"the {requester} approval", seen=pending)
+    qtbot.mouseClick(waiting()[0].allow_once, Qt.MouseButton.LeftButton)
+
+
+def test_a_reopened_chat_shows_its_form_its_app_call_and_a_still_of_its_app(
+    qapp: QApplication, qtbot: QtBot, tmp_path: Path, llm: ScriptedLLM
+) -> None:
+    config = tmp_path / "servers.json"
+    servers = {
+        "asking": {"command": sys.executable, "args": [str(ASKING_SCRIPT)], "protocol": "legacy"},
+        "apps": {"command": sys.executable, "args": [str(APP_SERVER)]},
+    }
+    config.write_text(json.dumps({"mcpServers": servers}))
+    settings = tmp_path / "settings.json"
+    save_settings(settings, AppSettings(ModelSettings("openai/scripted", api_base=llm.url), provider="compatible"))
+
+    async def scenario(window: MainWindow) -> None:
+        llm.queue(calls(ToolCall("asking__ask_form", {}, id="call_form")), text("Thanks, Ada."))
+        qtbot.keyClicks(window.composer.editor, "Register me")
+        qtbot.keyClick(window.composer.editor, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+        await allow(qtbot, window, Requester.MODEL)
+        await until(lambda: [c for c in window.asker.pending if isinstance(c, FormCard)], what="the form")
+        [form] = [c for c in window.asker.pending if isinstance(c, FormCard)]
+        qtbot.keyClicks(form.editors["name"].widget, "Ada")
+        qtbot.keyClicks(form.editors["email"].widget, "ada@example.com")
+        qtbot.mouseClick(form.submit, Qt.MouseButton.LeftButton)
+        await until(lambda: not window.chat.busy, what="the form's turn")
+
+        llm.queue(calls(ToolCall("apps__probe", {"steps": ["call:bump"]}, id="call_probe")), text("Probed."))
+        qtbot.keyClicks(window.composer.editor, "Show me the probe")
+        qtbot.keyClick(window.composer.editor, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+        await allow(qtbot, window, Requester.MODEL)
+        await allow(qtbot, window, Requester.APP)  # the view asks to run `bump`
+        await until(lambda: reported(window, "done"), timeout=120, what="the probe's steps")
+        await until(lambda: not window.chat.busy, what="the probe's turn")
+        calls_shown = [w.text() for w in window.conversation.findChildren(QLabel) if w.objectName() == "appCallRecord"]
+        assert calls_shown == [f"The app {PROBE_URI} called bump on apps with {{}}: allowed by you"]
+
+        chat_id = window.chat.conversation.id
+        window.menu_actions.new_chat.trigger()  # the chat is left: a still of its app is kept
+        rows = window.history.list
+        [row] = [rows.item(i) for i in range(rows.count()) if rows.item(i).data(Qt.ItemDataRole.UserRole) == chat_id]
+        qtbot.mouseClick(rows.viewport(), Qt.MouseButton.LeftButton, pos=rows.visualItemRect(row).center())
+        await until(lambda: window.chat.conversation.id == chat_id, what="the chat reopened")
+        await until(lambda: shown(window, QuestionRecordCard), what="the chat drawn again")
+
+        [record] = shown(window, QuestionRecordCard)
+        layout = window.conversation._layout
+        assert layout.indexOf(record) == layout.indexOf(window.conversation.card("call_form")) + 1
+        assert record.record.title == "Please fill in this form" and record.record.outcome == "Sent to asking"
+        assert ("Name", "Ada") in record.record.details and ("Email", "ada@example.com") in record.record.details
+        assert ("Favourite colour", "Green") in record.record.details, "a choice as it was offered"
+        reopened_calls = [w for w in shown(window, QLabel) if w.objectName() == "appCallRecord"]
+        assert [w.text() for w in reopened_calls] == calls_shown
+        probe = window.conversation.card("call_probe")
+        assert probe is not None
+        [still] = probe.findChildren(AppStill)
+        assert still.note.text().startswith(STILL_NOTE) and not still.picture.pixmap().isNull()
+        window.grab().save(str(tmp_path / "reopened-form.png"))
+        window.conversation.verticalScrollBar().setValue(window.conversation.verticalScrollBar().maximum())
+        await asyncio.sleep(0.1)  # painted at the bottom
+        window.grab().save(str(tmp_path / "reopened-app.png"))
+
+    async def main() -> None:
+        running = asyncio.ensure_future(run_window(qapp, config, settings))
+        window = await main_window(qapp)
+        await until(lambda: window.bridge.host.ready_count() == 2, what="the servers")
+        try:
+            await scenario(window)
+        finally:
+            window.close()
+            await asyncio.wait_for(running, 60)
+
+    with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(qapp)) as runner:
+        runner.run(main())
+    assert live_children() == []
