@@ -14,6 +14,7 @@ import contextlib
 from typing import Final
 
 from PySide6.QtCore import QEvent, QObject, QSettings, Qt, QTimer
+from PySide6.QtGui import QGuiApplication, QMouseEvent
 from PySide6.QtWidgets import QDockWidget, QFrame, QMainWindow, QScrollArea, QStyle, QWidget
 
 CHAT_MIN: Final = 420
@@ -79,8 +80,10 @@ class DockFit(QObject):
         """A drag of a dock's edge is the user choosing its width: remembered once the mouse lets go."""
         kind = event.type()
         if watched is self._window and kind == QEvent.Type.MouseButtonPress:
-            self._dragging = True
-            self._pressed = (self._width(_LEFT), self._width(_RIGHT))
+            assert isinstance(event, QMouseEvent)
+            if self._window.childAt(event.position().toPoint()) is None:  # between the panes: a separator
+                self._dragging = True
+                self._pressed = (self._width(_LEFT), self._width(_RIGHT))
         elif watched is self._window and kind == QEvent.Type.MouseButtonRelease and self._dragging:
             self._dragging = False
             for area, before in zip((_LEFT, _RIGHT), self._pressed, strict=True):
@@ -114,8 +117,12 @@ class DockFit(QObject):
 
     def fit(self) -> None:
         """Share the window's width: the chat first, then the docks as wanted, folding the viewer if need be."""
+        if self._dragging and QGuiApplication.mouseButtons() == Qt.MouseButton.NoButton:
+            self._dragging = False  # the button was let go where the window did not hear of it
         if self._window.centralWidget() is None or not self._window.isVisible() or self._dragging:
             return
+        if self.folded and not self._viewer.toggleViewAction().isChecked():
+            self.folded = False  # the user closed the viewer: it is not brought back
         left, right = bool(self._docked(_LEFT)), bool(self._docked(_RIGHT))
         fold_below = min(2 * DOCK_COMFORT, sum(self.wanted.values()))
         if self.folded and self._room(left + 1) >= fold_below + UNFOLD_MARGIN:

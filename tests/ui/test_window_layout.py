@@ -126,4 +126,10 @@ def test_narrow_windows_keep_the_chat_whole_and_widening_gives_the_viewer_back(
         await until(lambda: window.resources_dock.width() == 520, what="the width the user left")
         assert not folded(window) and window.viewer_dock.width() == 440
 
+        await resized(window, 1024, 640)
+        assert folded(window)
+        window.viewer_dock.toggleViewAction().trigger()  # View → Viewer: the user closes it
+        await resized(window, 1920, 1080)
+        assert not window.viewer_dock.isVisible(), "a viewer the user closed is not brought back"
+
     run_app(qapp, tmp_path, again)
