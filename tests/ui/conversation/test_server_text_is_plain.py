@@ -55,3 +55,24 @@ def test_a_result_type_and_an_attachment_name_are_plain_text(qtbot: QtBot) -> No
     chip.show()
     assert chip.label.textFormat() == Qt.TextFormat.PlainText
     assert chip.toolTip().startswith("<p") and "&lt;img" in chip.toolTip()
+
+
+def test_what_a_reopened_chat_keeps_of_servers_and_apps_is_plain_text(qtbot: QtBot) -> None:
+    from desktop_app.core.chat.events import AppToolRecord, AppViewRecord, QuestionRecord
+    from desktop_app.core.model.local_servers import LocalServer
+    from desktop_app.ui.conversation.model_chooser import LocalRow
+    from desktop_app.ui.conversation.record_cards import NO_STILL, AppStill, QuestionRecordCard, app_call_line
+
+    record = QuestionRecordCard(QuestionRecord(HOSTILE, HOSTILE, HOSTILE, None, ((HOSTILE, HOSTILE),)))
+    line = app_call_line(AppToolRecord("evil", HOSTILE, HOSTILE, {"x": HOSTILE}, True, "user"))
+    garbage = AppStill(AppViewRecord("c1", "evil", HOSTILE, snapshot="not a picture <img>"))
+    row = LocalRow(LocalServer(HOSTILE, 1234, "openai", (HOSTILE,)))  # names from whatever listens on a port
+    for widget in (record, line, garbage, row):
+        qtbot.addWidget(widget)
+        widget.show()
+    shown = [label for w in (record, line, row) for label in [w, *w.findChildren(QLabel)] if isinstance(label, QLabel)]
+    shown = [label for label in shown if "/dev/zero" in label.text()]
+    assert len(shown) >= 5 and all(label.textFormat() == Qt.TextFormat.PlainText for label in shown)
+    assert all(label.sizeHint().height() < 300 for label in shown), "no 600-pixel picture"
+    assert garbage.note.text() == NO_STILL and not garbage.picture.isVisibleTo(garbage)
+    assert row.models.itemText(0) == HOSTILE
