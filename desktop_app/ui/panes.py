@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QDockWidget, QMenu, QWidget
 
@@ -17,8 +18,12 @@ from desktop_app.core.app_settings import AppSettings
 from desktop_app.core.apps.questions import AppPermissionQuestion, OpenLinkQuestion
 from desktop_app.core.auth.question import SignInQuestion
 from desktop_app.core.chat.approval import AlwaysAllowRules, ApprovalRequest
-from desktop_app.core.chat.conversations import ConversationStore
+from desktop_app.core.chat.conversations import ConversationNotFoundError, ConversationStore
+from desktop_app.core.paths import data_dir
 from desktop_app.core.server_status import ServerState, ServerStatus
+from desktop_app.core.tasks.board import TaskBoard
+from desktop_app.core.tasks.events import LateResult
+from desktop_app.core.tasks.store import TASKS_FILENAME
 from desktop_app.ui.apps.cards import OpenLinkCard, PermissionCard
 from desktop_app.ui.apps.controller import AppViews
 from desktop_app.ui.asks.card_asker import CardAsker
@@ -45,6 +50,9 @@ from desktop_app.ui.servers_panel import ServersPanel
 from desktop_app.ui.settings_actions import SettingsActions
 from desktop_app.ui.status_meter import StatusMeter
 from desktop_app.ui.system_browser import SystemBrowser, ask_to_open
+from desktop_app.ui.tasks.card_rows import TaskRows
+from desktop_app.ui.tasks.feed import TaskFeed
+from desktop_app.ui.tasks.tasks_panel import TasksPanel
 from resources_ui.drag_payload import ResourceRef
 from resources_ui.workspace import ResourceWorkspace
 
@@ -52,6 +60,9 @@ DEMO_STEPPED_ASIDE = (
     "The demo server stepped aside now that you have a server of your own; what you opened from it stays"
     " on screen, read-only. Remove all your servers to bring the demo back."
 )
+LATE_BUSY = "The result belongs to another chat: stop or finish this turn first, then Send to chat again."
+LATE_DELETED = "The result's chat was deleted: it goes into this chat's message box instead."
+LATE_DRAFT = "The message box holds a draft: send or clear it, then Send to chat again."
 NO_MODEL = (
     "Choose a model to send your message to: a provider, a model and, if it needs one, an API key."
     " Your message stays in the composer; press Send again once the settings are saved."
@@ -147,10 +158,44 @@ def fill_window(
     window.resources.viewer.set_app_factory(window.apps.view_for_resource)
     window.resources.viewer.app_released.connect(window.apps.released)
 
+    _tasks(window, bridge)
     _wire(window)
     _menus(window, servers)
     window.history.set_current(chat.conversation.id)
     window.set_filled()
+
+
+def _tasks(window: MainWindow, bridge: CoreBridge) -> None:
+    """Tasks kept across restarts, each one's row with its tool card, every server's in a dock beside History."""
+    board = TaskBoard.of(bridge.host.asks)
+    board.open(data_dir() / TASKS_FILENAME, bridge.host.bus)
+    feed = TaskFeed(board, window)
+    TaskRows(feed, window.conversation, window)
+    dock = QDockWidget("Tasks", window)
+    dock.setObjectName("tasksDock")
+    panel = TasksPanel(feed)
+    dock.setWidget(panel)
+    window.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, dock)
+    window.tabifyDockWidget(window.history_dock, dock)
+    panel.sig_send_to_chat.connect(lambda late: _send_late(window, feed, late))
+
+
+def _send_late(window: MainWindow, feed: TaskFeed, late: LateResult) -> None:
+    """A late result goes into its conversation's message box, for the user to send on to the model."""
+    chat, editor = window.chat, window.composer.editor
+    if late.record.conversation not in (None, chat.conversation.id):
+        if chat.busy:
+            window.statusBar().showMessage(LATE_BUSY, 8000)
+            return
+        try:
+            chat.resume(late.record.conversation)
+        except ConversationNotFoundError:
+            window.statusBar().showMessage(LATE_DELETED, 8000)
+    if editor.toPlainText().strip():
+        window.statusBar().showMessage(LATE_DRAFT, 8000)
+        return
+    window.chat_actions.restore_draft(late.message(), [])
+    feed.delivered(late)
 
 
 def _fill(dock: QDockWidget, pane: QWidget) -> None:

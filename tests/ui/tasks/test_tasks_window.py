@@ -1,0 +1,110 @@
+"""Tasks in the real window: a tool call the server makes a task of shows its row with its tool card and
+its entry in the Tasks dock; stopping the turn leaves the task running, and the dock's Cancel stops it."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import json
+import sys
+from pathlib import Path
+
+import qasync
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication, QDockWidget
+from pytestqt.qtbot import QtBot
+
+from desktop_app.app import run_window
+from desktop_app.core.app_settings import AppSettings, save_settings
+from desktop_app.core.model.settings import ModelSettings
+from desktop_app.core.tasks.board import TaskBoard
+from desktop_app.core.tasks.model import TaskStatus
+from desktop_app.ui.conversation.approval_panel import ApprovalPanel
+from desktop_app.ui.conversation.tool_card import CallState
+from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.tasks.task_status_row import TaskStatusRow
+from desktop_app.ui.tasks.tasks_panel import TasksPanel
+from tests.hosting import eventually, live_children, main_window
+from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, ToolCall, calls, text, tool_messages
+from tests.servers import tasks_server
+
+pytestmark = LITELLM_WARNINGS
+until = functools.partial(eventually, timeout=60.0)
+
+
+def test_a_task_in_the_window_runs_on_past_a_stopped_turn_until_cancelled(
+    qapp: QApplication, qtbot: QtBot, tmp_path: Path, llm: ScriptedLLM
+) -> None:
+    config = tmp_path / "servers.json"
+    server = {"command": sys.executable, "args": [tasks_server.__file__]}
+    config.write_text(json.dumps({"mcpServers": {"tasks": server}}))
+    settings = tmp_path / "settings.json"
+    save_settings(settings, AppSettings(ModelSettings("openai/scripted", api_base=llm.url), provider="compatible"))
+
+    async def scenario(window: MainWindow) -> None:
+        board = TaskBoard.of(window.bridge.host.asks)
+        dock = window.findChild(QDockWidget, "tasksDock")
+        assert isinstance(dock, QDockWidget) and dock.windowTitle() == "Tasks"
+        panel = dock.widget()
+        assert isinstance(panel, TasksPanel) and panel.empty.isVisibleTo(panel)
+
+        llm.queue(calls(ToolCall("tasks__research", {"topic": "tides"}, id="call_research")), text("Here it is."))
+        window.composer.editor.setPlainText("Research the tides")
+        window.composer.send()
+        await allow(window)
+        await until(lambda: not window.chat.busy, what="the end of the first turn")
+        card = window.conversation.card("call_research")
+        assert card is not None and card.state is CallState.DONE
+        [result] = tool_messages(llm.bodies()[1])
+        assert result["content"] == "Report on tides: reading=default (answer: none)"
+        [row] = [r for r in window.conversation.findChildren(TaskStatusRow) if r.call_id == "call_research"]
+        assert row.status.text() == " task · completed " and not row.cancel.isVisible()
+        record = board.task_for_call("call_research")
+        assert record is not None and panel.entry(record) is not None
+
+        llm.queue(calls(ToolCall("tasks__forever", {}, id="call_forever")), text("never sent"))
+        window.composer.editor.setPlainText("Keep going")
+        window.composer.send()
+        await allow(window)
+        await until(lambda: _running(board, "call_forever"), what="the running task")
+        window.chat.cancel()  # the user stops the turn
+        await until(lambda: not window.chat.busy, what="the stopped turn")
+        await until(lambda: _late(board, "call_forever"), what="the task going on in the background")
+        [row] = [r for r in window.conversation.findChildren(TaskStatusRow) if r.call_id == "call_forever"]
+        assert row.note.isVisible() and row.cancel.isVisible()
+        entry = panel.entry(_late(board, "call_forever"))  # type: ignore[arg-type]
+        assert entry is not None and entry.action is not None and entry.action.text() == "Cancel"
+        dock.show()
+        dock.raise_()
+        qtbot.mouseClick(entry.action, Qt.MouseButton.LeftButton)
+        await until(lambda: row.status.text() == " task · cancelled ", what="the cancelled task")
+        assert entry.status.text() == " Cancelled " and board.late_results() == []  # a cancel brings no result
+
+    async def main() -> None:
+        running = asyncio.ensure_future(run_window(qapp, config, settings))
+        window = await main_window(qapp)
+        await until(lambda: window.bridge.host.ready_count() == 1, what="the tasks server")
+        try:
+            await scenario(window)
+        finally:
+            window.close()
+            await asyncio.wait_for(running, 10)
+
+    with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(qapp)) as runner:
+        runner.run(main())
+    assert live_children() == []
+
+
+async def allow(window: MainWindow) -> None:
+    await until(lambda: [c for c in window.asker.pending if isinstance(c, ApprovalPanel)], what="approval")
+    next(c for c in window.asker.pending if isinstance(c, ApprovalPanel)).allow_once.click()
+
+
+def _running(board: TaskBoard, call_id: str) -> bool:
+    record = board.task_for_call(call_id)
+    return record is not None and record.status is TaskStatus.WORKING
+
+
+def _late(board: TaskBoard, call_id: str) -> object:
+    record = board.task_for_call(call_id)
+    return record if record is not None and record.late and record.status is TaskStatus.WORKING else None
