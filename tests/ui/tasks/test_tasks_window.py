@@ -1,5 +1,6 @@
 """Tasks in the real window: a tool call the server makes a task of shows its row with its tool card and
-its entry in the Tasks dock; stopping the turn leaves the task running, and the dock's Cancel stops it."""
+its entry in the Tasks dock; stopping the turn leaves the task running, and the dock's Cancel stops it.
+A result kept from the last run is offered in the dock and goes to the message box."""
 
 from __future__ import annotations
 
@@ -7,8 +8,10 @@ import asyncio
 import functools
 import json
 import sys
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
+import pytest
 import qasync
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QDockWidget
@@ -17,11 +20,15 @@ from pytestqt.qtbot import QtBot
 from desktop_app.app import run_window
 from desktop_app.core.app_settings import AppSettings, save_settings
 from desktop_app.core.model.settings import ModelSettings
+from desktop_app.core.paths import data_dir
 from desktop_app.core.tasks.board import TaskBoard
-from desktop_app.core.tasks.model import TaskStatus
+from desktop_app.core.tasks.events import LateResult
+from desktop_app.core.tasks.model import TaskRecord, TaskStatus
+from desktop_app.core.tasks.store import TASKS_FILENAME, TaskStore
 from desktop_app.ui.conversation.approval_panel import ApprovalPanel
 from desktop_app.ui.conversation.tool_card import CallState
 from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.panes import LATE_DELETED
 from desktop_app.ui.tasks.task_status_row import TaskStatusRow
 from desktop_app.ui.tasks.tasks_panel import TasksPanel
 from tests.hosting import eventually, live_children, main_window
@@ -29,24 +36,17 @@ from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, ToolCall, calls, tex
 from tests.servers import tasks_server
 
 pytestmark = LITELLM_WARNINGS
+Scenario = Callable[[MainWindow], Awaitable[None]]
 until = functools.partial(eventually, timeout=60.0)
 
 
 def test_a_task_in_the_window_runs_on_past_a_stopped_turn_until_cancelled(
     qapp: QApplication, qtbot: QtBot, tmp_path: Path, llm: ScriptedLLM
 ) -> None:
-    config = tmp_path / "servers.json"
-    server = {"command": sys.executable, "args": [tasks_server.__file__]}
-    config.write_text(json.dumps({"mcpServers": {"tasks": server}}))
-    settings = tmp_path / "settings.json"
-    save_settings(settings, AppSettings(ModelSettings("openai/scripted", api_base=llm.url), provider="compatible"))
-
     async def scenario(window: MainWindow) -> None:
         board = TaskBoard.of(window.bridge.host.asks)
-        dock = window.findChild(QDockWidget, "tasksDock")
-        assert isinstance(dock, QDockWidget) and dock.windowTitle() == "Tasks"
-        panel = dock.widget()
-        assert isinstance(panel, TasksPanel) and panel.empty.isVisibleTo(panel)
+        dock, panel = tasks_dock(window)
+        assert panel.empty.isVisibleTo(panel)
 
         llm.queue(calls(ToolCall("tasks__research", {"topic": "tides"}, id="call_research")), text("Here it is."))
         window.composer.editor.setPlainText("Research the tides")
@@ -80,6 +80,44 @@ def test_a_task_in_the_window_runs_on_past_a_stopped_turn_until_cancelled(
         await until(lambda: row.status.text() == " task · cancelled ", what="the cancelled task")
         assert entry.status.text() == " Cancelled " and board.late_results() == []  # a cancel brings no result
 
+    run_app(qapp, tmp_path, llm, scenario)
+
+
+def test_a_late_result_kept_from_the_last_run_goes_to_the_message_box(
+    qapp: QApplication, qtbot: QtBot, tmp_path: Path, llm: ScriptedLLM, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    record = TaskRecord(
+        "tasks", "t-9", "research", "2026-07-28", "call_9", "a-deleted-chat", status=TaskStatus.COMPLETED
+    )
+    TaskStore(data_dir() / TASKS_FILENAME).keep_result(
+        LateResult(record, {"content": [{"type": "text", "text": "tides"}]})
+    )
+
+    async def scenario(window: MainWindow) -> None:
+        dock, panel = tasks_dock(window)
+        entry = panel.entry(record)
+        assert entry is not None and entry.action is not None and entry.action.text() == "Send to chat"
+        dock.show()
+        dock.raise_()
+        qtbot.mouseClick(entry.action, Qt.MouseButton.LeftButton)
+        draft = window.composer.editor.toPlainText()
+        assert draft.startswith("The tool research on server tasks (call call_9) finished after its turn had ended")
+        assert draft.endswith("tides")
+        assert window.statusBar().currentMessage() == LATE_DELETED  # its chat is gone: this one takes it
+        assert entry.action is None and TaskStore(data_dir() / TASKS_FILENAME).late_results() == []
+
+    run_app(qapp, tmp_path, llm, scenario)
+
+
+def run_app(qapp: QApplication, tmp_path: Path, llm: ScriptedLLM, scenario: Scenario) -> None:
+    """The real window with the tasks fixture server over stdio and a scripted model."""
+    config = tmp_path / "servers.json"
+    server = {"command": sys.executable, "args": [tasks_server.__file__]}
+    config.write_text(json.dumps({"mcpServers": {"tasks": server}}))
+    settings = tmp_path / "settings.json"
+    save_settings(settings, AppSettings(ModelSettings("openai/scripted", api_base=llm.url), provider="compatible"))
+
     async def main() -> None:
         running = asyncio.ensure_future(run_window(qapp, config, settings))
         window = await main_window(qapp)
@@ -93,6 +131,14 @@ def test_a_task_in_the_window_runs_on_past_a_stopped_turn_until_cancelled(
     with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(qapp)) as runner:
         runner.run(main())
     assert live_children() == []
+
+
+def tasks_dock(window: MainWindow) -> tuple[QDockWidget, TasksPanel]:
+    dock = window.findChild(QDockWidget, "tasksDock")
+    assert isinstance(dock, QDockWidget) and dock.windowTitle() == "Tasks"
+    panel = dock.widget()
+    assert isinstance(panel, TasksPanel)
+    return dock, panel
 
 
 async def allow(window: MainWindow) -> None:
