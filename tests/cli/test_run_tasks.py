@@ -77,7 +77,16 @@ def test_ctrl_c_cancels_the_running_task_on_its_server(config: Path, llm: Script
     llm.queue(calls(ToolCall(RESEARCH, {"topic": "tides"})), text("never sent"))
     command = [sys.executable, "-m", "desktop_app.cli.run", *args(config, llm), "Research tides"]
     env = {**os.environ, "OPENAI_API_KEY": "sk-test"}
-    with subprocess.Popen(command, cwd=ROOT, env=env, stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True) as run:
+    with subprocess.Popen(
+        command,
+        cwd=ROOT,
+        env=env,
+        stderr=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        # A test worker may ignore SIGINT, and a child inherits that: Ctrl+C must reach it as it does from a shell.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    ) as run:
         assert run.stderr is not None
         lines: list[str] = []
         deadline = time.monotonic() + 60
