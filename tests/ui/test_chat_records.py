@@ -33,8 +33,9 @@ pytestmark = LITELLM_WARNINGS
 
 
 async def allow(qtbot: QtBot, window: MainWindow, requester: Requester) -> None:
-    def waiting() -> list[ApprovalPanel]:
-        return [p for p in window.asker.pending if isinstance(p, ApprovalPanel) and p.request.requester is requester]
+    def waiting() -> list[ApprovalPanel]:  # shown: a panel may wait for its call's card before it is
+        pending = [p for p in window.asker.pending if isinstance(p, ApprovalPanel) and p.isVisible()]
+        return [p for p in pending if p.request.requester is requester]
 
     pending = lambda: str([type(c).__name__ for c in window.asker.pending])  # noqa: E731
     await until(waiting, timeout=120, what=f"the {requester} approval", seen=pending)

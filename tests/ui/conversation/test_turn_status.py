@@ -64,8 +64,8 @@ def test_send_shows_at_once_what_the_first_turn_waits_for(
         qtbot.keyClicks(window.composer.editor, "Take your time")
         qtbot.keyClick(window.composer.editor, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
         assert status.isVisible() and status.text() == WAITING_FOR_PROVIDER
-        await until(lambda: window.asker.pending, what="the call's approval")
-        assert not status.isVisible(), "the card asks: no other line competes with it"
+        await until(lambda: window.asker.pending and window.asker.pending[0].isVisible(), what="the call's approval")
+        await until(lambda: not status.isVisible(), what="the card asks: no other line competes with it")
         [approval] = window.asker.pending
         assert isinstance(approval, ApprovalPanel)
         qtbot.mouseClick(approval.allow_once, Qt.MouseButton.LeftButton)
