@@ -44,12 +44,11 @@ def scrolling(pane: QWidget) -> QScrollArea:
 
 
 class DockFit(QObject):
-    """Decides the side docks' widths for `window`; `left` are the tabbed docks, `viewer` the right one."""
+    """Decides the side docks' widths for `window`: whatever is docked left (the tabbed panes), and `viewer`."""
 
-    def __init__(self, window: QMainWindow, left: list[QDockWidget], viewer: QDockWidget) -> None:
+    def __init__(self, window: QMainWindow, viewer: QDockWidget) -> None:
         super().__init__(window)
         self._window = window
-        self._left = left
         self._viewer = viewer
         self.wanted = {_LEFT: DEFAULT_WIDTHS[0], _RIGHT: DEFAULT_WIDTHS[1]}
         """The widths the user gave each side by dragging a dock's edge (or the first start's)."""
@@ -99,20 +98,23 @@ class DockFit(QObject):
 
     # -- fitting -------------------------------------------------------------------------------
 
+    def _placed(self, area: Qt.DockWidgetArea) -> list[QDockWidget]:
+        """The docks in `area` (open or not), the viewer last."""
+        docks = [d for d in self._window.findChildren(QDockWidget) if d is not self._viewer]
+        return [d for d in (*docks, self._viewer) if not d.isFloating() and self._window.dockWidgetArea(d) is area]
+
     def _docked(self, area: Qt.DockWidgetArea) -> list[QDockWidget]:
-        return [
-            dock
-            for dock in (*self._left, self._viewer)
-            if dock.isVisible() and not dock.isFloating() and self._window.dockWidgetArea(dock) is area
-        ]
+        """The docks on screen in `area`, the one in front of its tabs first (the others may still say visible)."""
+        shown = [dock for dock in self._placed(area) if dock.isVisible()]
+        return sorted(shown, key=lambda dock: dock.visibleRegion().isEmpty())
 
     def _width(self, area: Qt.DockWidgetArea) -> int | None:
         docks = self._docked(area)
-        return max(dock.width() for dock in docks) if docks else None
+        return docks[0].width() if docks else None
 
     def _in_left_tabs(self) -> bool:
         return self._window.dockWidgetArea(self._viewer) is _LEFT and any(
-            self._viewer in self._window.tabifiedDockWidgets(dock) for dock in self._left
+            self._viewer in self._window.tabifiedDockWidgets(dock) for dock in self._placed(_LEFT)
         )
 
     def fit(self) -> None:
@@ -151,10 +153,11 @@ class DockFit(QObject):
 
     def _fold(self) -> bool:
         """The viewer joins the left docks' tabs (the tab in front stays in front)."""
-        anchors = [dock for dock in self._left if not dock.isFloating() and self._window.dockWidgetArea(dock) is _LEFT]
+        open_ = [dock for dock in self._placed(_LEFT) if dock.toggleViewAction().isChecked()]
+        anchors = [dock for dock in open_ if dock is not self._viewer]
         if not anchors or self._window.dockWidgetArea(self._viewer) is not _RIGHT:
             return False
-        front = next((dock for dock in anchors if dock.isVisible()), None)
+        front = next((dock for dock in anchors if not dock.visibleRegion().isEmpty()), None)
         self._window.tabifyDockWidget(anchors[-1], self._viewer)
         if front is not None:
             front.raise_()

@@ -105,7 +105,7 @@ class MainWindow(QMainWindow):
         self.viewer_dock = self._dock("Viewer", "viewerDock", Qt.DockWidgetArea.RightDockWidgetArea)
         self.menu_actions = self._menus()
         self.statusBar().showMessage("Starting…")
-        self.dock_fit = DockFit(self, [self.resources_dock, self.servers_dock, self.history_dock], self.viewer_dock)
+        self.dock_fit = DockFit(self, self.viewer_dock)
         self._restore_geometry()
 
     def _dock(self, title: str, name: str, area: Qt.DockWidgetArea) -> QDockWidget:
