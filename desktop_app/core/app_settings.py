@@ -1,23 +1,29 @@
 """The user's model and chat settings, kept as `settings.json` beside `servers.json`.
 
-Only names of secrets are stored here (the API key lives in the secret store). A damaged
-file falls back to defaults with the problem reported, and is never overwritten silently:
-the next save replaces it, keeping the old text as `settings.json.bak`.
+Only names of secrets are stored here (the API key and the identity provider's client secret
+live in the secret store; the file keeps `${secret:NAME}`). A damaged file falls back to defaults
+with the problem reported, and is never overwritten silently: the next save replaces it, keeping
+the old text as `settings.json.bak`.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Final
 
 from desktop_app.core.atomic_file import atomic_write
+from desktop_app.core.auth.idp import SETTINGS_KEY, IdentityProviderSettings, identity_provider_setting
+from desktop_app.core.expansion import secret_placeholder
 from desktop_app.core.model.settings import ChatOptions, ModelSettings
 from desktop_app.core.paths import SETTINGS_FILENAME, config_dir
 from desktop_app.core.registry import DEFAULT_REGISTRY_URL
 
 THEMES: Final = ("system", "light", "dark")
+IDP_SECRET_NAME: Final = "IDENTITY_PROVIDER_CLIENT_SECRET"
+"""The secret store's name for the organisation's identity provider's client secret, when it has one."""
+IDP_SECRET: Final = secret_placeholder(IDP_SECRET_NAME)
 
 
 def default_settings_path() -> Path:
@@ -40,6 +46,9 @@ class AppSettings:
     """Default roots: folders offered to servers that list none of their own."""
     theme: str = "system"
     """The window's colours: the system's, or always light, or always dark (`THEMES`)."""
+    identity_provider: IdentityProviderSettings | None = None
+    """The organisation's identity provider for enterprise sign-in (a managed policy's wins over it);
+    its client secret, when set, is always `IDP_SECRET`: the value stays in the secret store."""
 
 
 @dataclass(frozen=True)
@@ -76,22 +85,32 @@ def load_settings(path: Path) -> SettingsLoad:
     theme = data.get("theme")
     if not isinstance(roots, list) or not all(isinstance(r, str) for r in roots):
         return SettingsLoad(AppSettings(), f"{path.name} has roots that are not a list of folders; using defaults")
-    return SettingsLoad(
-        AppSettings(
-            model,
-            chat,
-            provider if isinstance(provider, str) else "",
-            registry if isinstance(registry, str) and registry.strip() else DEFAULT_REGISTRY_URL,
-            cimd if isinstance(cimd, str) else "",
-            tuple(roots),
-            theme if theme in THEMES else "system",
-        )
+    settings = AppSettings(
+        model,
+        chat,
+        provider if isinstance(provider, str) else "",
+        registry if isinstance(registry, str) and registry.strip() else DEFAULT_REGISTRY_URL,
+        cimd if isinstance(cimd, str) else "",
+        tuple(roots),
+        theme if theme in THEMES else "system",
     )
+    try:
+        idp = checked_identity_provider(identity_provider_setting(data))
+    except ValueError as exc:  # the rest stays usable; only the sign-in setting is left out
+        return SettingsLoad(settings, f"{path.name}: {SETTINGS_KEY} is not used ({exc})")
+    return SettingsLoad(replace(settings, identity_provider=idp))
+
+
+def checked_identity_provider(idp: IdentityProviderSettings | None) -> IdentityProviderSettings | None:
+    """`idp` when its client secret is only named (`IDP_SECRET`), never written out; ValueError otherwise."""
+    if idp is not None and idp.client_secret not in (None, IDP_SECRET):
+        raise ValueError(f"its client secret belongs in the secret store: write {IDP_SECRET} in its place")
+    return idp
 
 
 def save_settings(path: Path, settings: AppSettings) -> None:
     """Atomic write with a backup of the previous file."""
-    document = {
+    document: dict[str, object] = {
         "provider": settings.provider,
         "model": asdict(settings.model) if settings.model else None,
         "chat": asdict(settings.chat),
@@ -100,6 +119,8 @@ def save_settings(path: Path, settings: AppSettings) -> None:
         "roots": list(settings.roots),
         "theme": settings.theme,
     }
+    if (idp := checked_identity_provider(settings.identity_provider)) is not None:
+        document[SETTINGS_KEY] = idp.to_mapping()
     path.parent.mkdir(parents=True, exist_ok=True)
     if path.exists():
         atomic_write(path.with_name(path.name + ".bak"), path.read_text(encoding="utf-8", errors="replace"))

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
-from desktop_app.core.app_settings import AppSettings, load_settings, save_settings
+import pytest
+
+from desktop_app.core.app_settings import IDP_SECRET, AppSettings, load_settings, save_settings
+from desktop_app.core.auth.idp import IdentityProviderSettings
 from desktop_app.core.model.settings import ChatOptions, ModelSettings
 
 
@@ -39,3 +43,29 @@ def test_missing_and_damaged_files(tmp_path: Path) -> None:
     loaded = load_settings(broken)
     assert loaded.error is None
     assert loaded.settings.model == ModelSettings("openai/gpt-4o") and loaded.settings.chat.pdf_text
+
+
+def test_the_identity_provider_round_trips_and_its_secret_is_only_named(tmp_path: Path) -> None:
+    path = tmp_path / "settings.json"
+    idp = IdentityProviderSettings("https://login.acme.example", "mcp-desk", IDP_SECRET, ("openid", "email", "groups"))
+    save_settings(path, AppSettings(identity_provider=idp))
+    assert load_settings(path).settings.identity_provider == idp
+    assert json.loads(path.read_text())["identity_provider"] == {
+        "issuer": "https://login.acme.example",
+        "clientId": "mcp-desk",
+        "clientSecret": "${secret:IDENTITY_PROVIDER_CLIENT_SECRET}",
+        "scopes": ["openid", "email", "groups"],
+    }
+    with pytest.raises(ValueError, match="secret store"):
+        save_settings(path, AppSettings(identity_provider=replace(idp, client_secret="s3cret")))
+    assert "s3cret" not in path.read_text()
+
+    # A hand-edited file: a bad identity provider is left out and said why; the rest is kept.
+    for bad, words in (
+        ({"issuer": "http://login.acme.example", "clientId": "x"}, "https://"),
+        ({"issuer": "https://login.acme.example", "clientId": "x", "clientSecret": "plain"}, "secret store"),
+    ):
+        path.write_text(json.dumps({"theme": "dark", "identity_provider": bad}))
+        loaded = load_settings(path)
+        assert loaded.settings.identity_provider is None and loaded.settings.theme == "dark"
+        assert loaded.error is not None and "identity_provider is not used" in loaded.error and words in loaded.error
