@@ -10,16 +10,15 @@ from __future__ import annotations
 
 import asyncio
 from enum import StrEnum
-from typing import Any, Final, Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from desktop_app.core.asks.question import Question
+from desktop_app.ui.style import MUTED as MUTED  # the cards and dialogs that import it from here
 
 R = TypeVar("R")
-
-MUTED: Final = "color: #8a8f98;"
 
 
 class Tone(StrEnum):

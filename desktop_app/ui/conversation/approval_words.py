@@ -10,8 +10,9 @@ from desktop_app.core.chat.approval import DecidedBy, Decision
 from desktop_app.core.chat.events import ToolDecision
 from desktop_app.core.tool_changes import ToolChange
 from desktop_app.core.trust import ToolHints
+from desktop_app.ui.style import MUTED as MUTED  # the approval panel and tool card import it from here
+from desktop_app.ui.style import MUTED_COLOUR
 
-MUTED: Final = "color: #8a8f98;"
 DANGER_COLOUR: Final = "#d64545"
 CAUTION_COLOUR: Final = "#d9a21b"
 
@@ -50,7 +51,7 @@ def hint_badges(server: str, hints: ToolHints | None, trusted: bool) -> QWidget 
     layout.addWidget(said)
     for claim in claims:
         # An untrusted server's "read-only" is not relied on, so it does not get the reassuring green.
-        colour = _HINT_COLOURS.get(claim, "#8a8f98") if trusted or claim != "read-only" else "#8a8f98"
+        colour = _HINT_COLOURS.get(claim, MUTED_COLOUR) if trusted or claim != "read-only" else MUTED_COLOUR
         badge = QLabel(claim)
         badge.setObjectName("hintBadge")
         badge.setToolTip(f"The server says this tool {HINT_TIPS[claim]}.")

@@ -14,8 +14,8 @@ from desktop_app.core.model.local_servers import KNOWN_SERVERS, LocalServer
 from desktop_app.core.model.providers import PROVIDERS
 from desktop_app.ui.flow_layout import FlowLayout
 from desktop_app.ui.plain_text import plain_label
+from desktop_app.ui.style import MUTED
 
-MUTED = "color: #8a8f98;"
 NONE_FOUND = (
     "No model server is running on this computer ("
     + ", ".join(f"{kind.label} on port {kind.port}" for kind in KNOWN_SERVERS)
