@@ -21,7 +21,7 @@ from typing import Protocol
 from desktop_app.core.asks.question import Asker, Question, ask_user
 from desktop_app.core.registry.bundle import remove_bundle_files
 from desktop_app.core.registry.plan import InstallPlan, command_line
-from desktop_app.core.secret_store import SecretStore, SecretStoreError
+from desktop_app.core.secret_store import SecretBackend, SecretStore, SecretStoreError
 from desktop_app.core.server_config import ServerConfig
 
 log = logging.getLogger(__name__)
@@ -31,6 +31,8 @@ SaveEntry = Callable[[ServerConfig, str | None], None]
 
 LOCAL_WARNING = "This command will run on your computer with your permissions. Install only servers you trust."
 REMOTE_WARNING = "MCP Desk will connect to this address{headers}. Install only servers you trust."
+STORE_UNKNOWN = "in the secret store"
+"""Where secrets go when no store is open (the install then fails before storing anything)."""
 
 
 class InstallError(Exception):
@@ -62,6 +64,10 @@ class InstallConsent(Question[bool]):
     headers: tuple[tuple[str, str], ...] = ()
     secrets: tuple[str, ...] = ()
     """Names of the secrets that will be stored (their values are never shown again)."""
+    stored_where: str = STORE_UNKNOWN
+    """Where those secrets go, for a sentence ("in a plaintext file, not encrypted"): `SecretBackend.where`."""
+    stored_encrypted: bool = True
+    """False when the store is a plaintext file: the consent says so as a caution."""
     notes: tuple[str, ...] = ()
     update_from: str | None = None
     """The version being replaced, when this is an update."""
@@ -72,11 +78,27 @@ class InstallConsent(Question[bool]):
             return LOCAL_WARNING
         return REMOTE_WARNING.format(headers=" and send it the headers below" if self.headers else "")
 
+    @property
+    def secrets_line(self) -> str:
+        """Which secrets are stored and where, one line ("" when there are none)."""
+        return f"Stored {self.stored_where}: {', '.join(self.secrets)}" if self.secrets else ""
+
     def fallback(self) -> bool:
         return False
 
 
-def consent_for(plan: InstallPlan, *, update_from: str | None = None) -> InstallConsent:
+def store_words(store: SecretBackend | None) -> str:
+    """Where secrets go, for a sentence, with the file when it is one: "in a plaintext file, not
+    encrypted (/home/me/.local/share/mcp-desk/secrets.plaintext.cfg)"."""
+    if store is None:
+        return STORE_UNKNOWN
+    return f"{store.where} ({store.path})" if store.path is not None else store.where
+
+
+def consent_for(
+    plan: InstallPlan, *, update_from: str | None = None, store: SecretBackend | None = None
+) -> InstallConsent:
+    """The question for `plan`; `store` is where its secrets would go (None: no store is open)."""
     config = plan.config
     return InstallConsent(
         server=config.name,
@@ -86,6 +108,8 @@ def consent_for(plan: InstallPlan, *, update_from: str | None = None) -> Install
         env=tuple(config.env.items()),
         headers=tuple(config.headers.items()),
         secrets=tuple(sorted(plan.secrets)),
+        stored_where=store_words(store),
+        stored_encrypted=store.encrypted if store is not None else True,
         notes=plan.notes,
         update_from=update_from,
     )
@@ -106,7 +130,8 @@ async def install(
     refusal = rules.install_refusal(plan.config, bundle=plan.staged is not None)
     if refusal is not None:
         raise InstallRefused(refusal)
-    if not await ask_user(asker, consent_for(plan, update_from=update_from)):
+    store = secrets.backend if secrets is not None else None
+    if not await ask_user(asker, consent_for(plan, update_from=update_from, store=store)):
         return False
     await commit(plan, save=save, secrets=secrets, previous=previous)
     return True

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QLabel, QPlainTextEdit, QWidget
 from desktop_app.core.registry.install import InstallConsent
 from desktop_app.core.terminal_text import printable
 from desktop_app.ui.asks.card import MUTED, AskCard, Tone
+from desktop_app.ui.gallery.look import CAUTION_STYLE
 
 
 class CommandBox(QPlainTextEdit):
@@ -91,9 +92,12 @@ class ConsentCard(AskCard[bool]):
             label.setWordWrap(True)
             self.body.addWidget(label)
         if question.secrets:
-            secrets = QLabel(f"Stored in the secret store: {', '.join(question.secrets)}")
+            # Where the secrets go, said plainly: a plaintext store is a caution, not a footnote.
+            secrets = QLabel(printable(question.secrets_line))
+            secrets.setObjectName("consentSecrets")
+            secrets.setTextFormat(Qt.TextFormat.PlainText)
             secrets.setWordWrap(True)
-            secrets.setStyleSheet(MUTED)
+            secrets.setStyleSheet(MUTED if question.stored_encrypted else CAUTION_STYLE)
             self.body.addWidget(secrets)
         self.install = self.add_button("Update" if question.update_from else "Install", True)
         self.cancel = self.add_button("Cancel", False, default=True, right=True)

@@ -24,10 +24,10 @@ from desktop_app.core.registry.manifest import Manifest
 from desktop_app.core.registry.model import Package, ServerEntry
 from desktop_app.core.terminal_text import printable
 from desktop_app.ui.asks.card import MUTED
+from desktop_app.ui.gallery.look import CAUTION_COLOUR
 from desktop_app.ui.style import ERROR_COLOUR
 
 ICON_SIDE = 48
-CAUTION_COLOUR = "#b7791f"
 _STATUS_COLOURS = {"deprecated": CAUTION_COLOUR, "deleted": ERROR_COLOUR}
 
 

@@ -1,8 +1,9 @@
 """The install form: one row per `Field` a package, remote or bundle asks for, and nothing else.
 
-Secrets are typed blind; one already in the secret store (an update) may be left empty to keep
-it. Choices become a list, booleans a tick, paths a field with a Browse button, repeated values a
-box with one value per line. `answers()` returns them in the shape `mcp-desk install --set` uses.
+Secrets are typed blind, and each says where it will be kept (a plaintext store says it is not
+encrypted); one already stored (an update) may be left empty to keep it. Choices become a list,
+booleans a tick, paths a field with a Browse button, repeated values a box with one value per line.
+`answers()` returns them in the shape `mcp-desk install --set` uses.
 """
 
 from __future__ import annotations
@@ -24,10 +25,17 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app.core.registry.fields import Answers, Field
+from desktop_app.core.registry.install import STORE_UNKNOWN, store_words
+from desktop_app.core.secret_store import SecretBackend
 from desktop_app.ui.asks.card import MUTED
+from desktop_app.ui.gallery.look import CAUTION_STYLE
 
 _KINDS = {"argument": "argument", "env": "environment variable", "header": "HTTP header", "variable": "", "option": ""}
-KEEP_STORED = "stored in the secret store — leave empty to keep"
+
+
+def keep_stored(where: str) -> str:
+    """The placeholder of a secret already stored (an update): where it is, and that empty keeps it."""
+    return f"stored {where} — leave empty to keep"
 
 
 class InstallForm(QWidget):
@@ -41,6 +49,15 @@ class InstallForm(QWidget):
         self._layout.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         self._editors: dict[str, QWidget] = {}
         self._fields: list[Field] = []
+        self.stored_where = STORE_UNKNOWN
+        self.stored_encrypted = True
+        self._store_words = STORE_UNKNOWN
+
+    def set_store(self, store: SecretBackend | None) -> None:
+        """Where secrets typed here will be kept (None: no store is open); call before `set_fields`."""
+        self.stored_where = store.where if store is not None else STORE_UNKNOWN
+        self.stored_encrypted = store.encrypted if store is not None else True
+        self._store_words = store_words(store)
 
     @property
     def fields(self) -> list[Field]:
@@ -73,15 +90,21 @@ class InstallForm(QWidget):
                 note.setWordWrap(True)
                 note.setStyleSheet(MUTED)
                 self._layout.addRow("", note)
+        if not self.stored_encrypted and any(item.secret for item in fields):
+            caution = QLabel(f"Secrets typed here are kept {self._store_words}.")
+            caution.setTextFormat(Qt.TextFormat.PlainText)
+            caution.setObjectName("installStoreCaution")
+            caution.setWordWrap(True)
+            caution.setStyleSheet(CAUTION_STYLE)
+            self._layout.addRow(caution)
 
-    @staticmethod
-    def _tooltip(item: Field) -> str:
+    def _tooltip(self, item: Field) -> str:
         kind = _KINDS.get(item.kind, "")
         parts = [f"{kind} {item.key}".strip() if kind else item.key]
         if item.required:
             parts.append("required")
         if item.secret:
-            parts.append("kept in the secret store")
+            parts.append(f"kept {self.stored_where}")
         return " · ".join(parts)
 
     def _editor(self, item: Field, given: tuple[str, ...], stored: bool) -> QWidget:
@@ -107,7 +130,9 @@ class InstallForm(QWidget):
         line = QLineEdit("" if item.secret else (initial[0] if initial else ""))
         if item.secret:
             line.setEchoMode(QLineEdit.EchoMode.Password)
-            line.setPlaceholderText(KEEP_STORED if stored else (item.placeholder or "kept in the secret store"))
+            kept = keep_stored(self.stored_where) if stored else (item.placeholder or f"kept {self.stored_where}")
+            line.setPlaceholderText(kept)
+            line.setToolTip(kept)
         else:
             line.setPlaceholderText(item.placeholder or "")
         if item.format in ("filepath", "file", "directory"):

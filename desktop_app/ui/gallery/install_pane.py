@@ -32,10 +32,8 @@ from desktop_app.core.terminal_text import printable
 from desktop_app.ui.asks.card import MUTED, AskCard
 from desktop_app.ui.gallery.details_view import DetailsView
 from desktop_app.ui.gallery.install_form import InstallForm
+from desktop_app.ui.gallery.look import CAUTION_STYLE, OK_STYLE
 from desktop_app.ui.style import ERROR_STYLE, error_label
-
-OK_STYLE = "color: #2f855a;"
-CAUTION_STYLE = "color: #b7791f;"
 
 
 class InstallPane(QWidget):

@@ -145,6 +145,7 @@ class InstallSession(QObject):
         stored = set(self._stored())
         entry = previous.name if previous else None
         kept = {f.key for f in fields if f.secret and entry is not None and secret_name(entry, f.key) in stored}
+        self.pane.form.set_store(self.bridge.secrets.backend if self.bridge.secrets is not None else None)
         self.pane.set_fields(fields, prefill, kept)
 
     def _on_choice(self, index: int) -> None:

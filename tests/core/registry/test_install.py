@@ -80,6 +80,9 @@ async def test_declined_installs_nothing(registry: RegistryFixture, store: Confi
     assert isinstance(consent, InstallConsent)
     assert consent.command[:4] == (shutil.which("npx"), "-y", "--registry", registry.npm_url)
     assert consent.secrets == ("HELLO_TOKEN",) and "run on your computer" in consent.warning
+    # The store is a plaintext file: the consent says so, and which file, rather than "the secret store".
+    assert not consent.stored_encrypted and secrets.backend.path is not None
+    assert consent.secrets_line == f"Stored in a plaintext file, not encrypted ({secrets.backend.path}): HELLO_TOKEN"
     assert not store.path.exists() and secrets.names() == []
 
 

@@ -4,13 +4,19 @@ from __future__ import annotations
 
 import asyncio
 import shlex
+from pathlib import Path
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QLabel, QVBoxLayout, QWidget
 
-from desktop_app.core.registry.install import LOCAL_WARNING, InstallConsent
+from desktop_app.core.registry.install import LOCAL_WARNING, InstallConsent, consent_for
+from desktop_app.core.registry.plan import InstallPlan
+from desktop_app.core.secret_store import SecretBackend
+from desktop_app.core.server_config import ServerConfig, TransportKind
 from desktop_app.ui.asks.card_asker import CardAsker
 from desktop_app.ui.gallery.consent_card import ConsentCard
+from desktop_app.ui.gallery.look import CAUTION_STYLE
+from desktop_app.ui.style import MUTED
 from tests.hosting import eventually, run_in_qt
 
 LONG = tuple(
@@ -84,5 +90,27 @@ def test_publisher_text_is_shown_plain_and_escaped(qapp: QApplication) -> None:
             if label.text().startswith("<img")  # shown as the text it is, not drawn
         ]
         assert note.textFormat() == Qt.TextFormat.PlainText and note.text().endswith("<b>trusted</b>\\u202e")
+
+    run_in_qt(qapp, scenario())
+
+
+def test_where_the_secrets_go_is_said_and_a_plaintext_store_is_a_caution(qapp: QApplication) -> None:
+    config = ServerConfig("weather", TransportKind.STDIO, command="/usr/bin/weather", env={"KEY": "${secret:KEY}"})
+    plan = InstallPlan(config=config, source="npm package weather 1.0.0", secrets={"KEY": "k"})
+    keyring = SecretBackend("os-keyring", "Secret Service", encrypted=True)
+    plaintext = SecretBackend("plaintext-file", "Plaintext file", encrypted=False, path=Path("/home/me/secrets.cfg"))
+
+    async def scenario() -> None:
+        shown = {}
+        for store in (keyring, plaintext):
+            card = ConsentCard(consent_for(plan, store=store))
+            label = card.findChild(QLabel, "consentSecrets")
+            assert isinstance(label, QLabel)
+            shown[store.kind] = (label.text(), label.styleSheet())
+        assert shown["os-keyring"] == ("Stored in the system keyring: KEY", MUTED)
+        assert shown["plaintext-file"] == (
+            "Stored in a plaintext file, not encrypted (/home/me/secrets.cfg): KEY",
+            CAUTION_STYLE,
+        )
 
     run_in_qt(qapp, scenario())
