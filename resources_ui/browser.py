@@ -24,7 +24,8 @@ from resources_ui.drag_payload import ResourceRef
 from resources_ui.filter_proxy import ResourceFilterProxy
 from resources_ui.sign_in_buttons import SignInButtons
 from resources_ui.tree_delegate import ResourceRowDelegate
-from resources_ui.tree_model import NAME_COLUMN, SIZE_COLUMN, TYPE_COLUMN, URI_COLUMN, Entry, ResourceTreeModel, refs_of
+from resources_ui.tree_entries import Entry, refs_of
+from resources_ui.tree_model import NAME_COLUMN, SIZE_COLUMN, TYPE_COLUMN, URI_COLUMN, ResourceTreeModel
 
 FILTER_DELAY_MS: Final = 40
 """Coalesces a burst of keystrokes into one filter pass; short enough to read as instant."""

@@ -2,19 +2,17 @@
 
 `QSortFilterProxyModel` calls Python per row for filtering and per comparison for sorting, and
 reports a filter change as one row removal per gap: with 10,000 resources a keystroke took
-seconds. This proxy ranks in one Python pass, announces each change as a single layout change
-(persistent indexes follow their URI), and hands the view matches in chunks (`show_more`, which
-the browser calls as the user scrolls), so a keystroke costs a few milliseconds however many
-resources a server lists. Not Qt's `fetchMore`: a tree view calls that for every expanded
-server on each relayout, doubling the rows it then walks in Python.
+seconds. This proxy ranks in one Python pass (`filter_matching`), announces each change as a
+single layout change (persistent indexes follow their URI), and hands the view matches in chunks
+(`show_more`, which the browser calls as the user scrolls), so a keystroke costs a few
+milliseconds however many resources a server lists. Not Qt's `fetchMore`: a tree view calls
+that for every expanded server on each relayout, doubling the rows it then walks in Python.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import repeat
-from operator import add, attrgetter
 from typing import Any, Final, overload
 
 from PySide6.QtCore import (
@@ -28,7 +26,9 @@ from PySide6.QtCore import (
 )
 
 from resources_ui.drag_payload import encode_resources
+from resources_ui.filter_matching import query_words, ranked_matches
 from resources_ui.qt_compat import no_data
+from resources_ui.tree_entries import Entry, EntryKey, EntryKind, refs_of
 from resources_ui.tree_model import (
     COLUMNS,
     ENTRY_ROLE,
@@ -38,14 +38,10 @@ from resources_ui.tree_model import (
     SERVER_ROLE,
     TEMPLATE_FLAGS,
     URI_COLUMN,
-    Entry,
-    EntryKey,
-    EntryKind,
     Index,
     ResourceTreeModel,
     RowLook,
     layout_signal,
-    refs_of,
 )
 
 CHUNK: Final = 50
@@ -61,7 +57,6 @@ MIN_FIRST: Final = 10
 RECENT: Final = 16
 """Queries remembered per server, so erasing what was typed costs no new filter pass."""
 
-_LABEL: Final = attrgetter("folded_label")
 _NO_HINT: Final = QAbstractItemModel.LayoutChangeHint.NoLayoutChangeHint
 _TEXT_ROLES: Final = frozenset({Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole})
 _ROLES: Final = frozenset(
@@ -77,37 +72,6 @@ _ROLES: Final = frozenset(
     }
 )
 """The roles the source model answers (see `ResourceTreeModel.server_data` and `entry_data`)."""
-
-
-def query_words(query: str) -> tuple[str, ...]:
-    return tuple(query.casefold().split())
-
-
-def _at_word_start(text: str, word: str, start: int) -> bool:
-    position = start
-    while position >= 0:
-        if position == 0 or not text[position - 1].isalnum():
-            return True
-        position = text.find(word, position + 1)
-    return False
-
-
-def _word_rank(entry: Entry, word: str) -> int:
-    """`match_rank` for one word that `entry.folded_text` is known to contain."""
-    if entry.folded_label.startswith(word):
-        return 0
-    return 1 if _at_word_start(entry.folded_text, word, entry.folded_text.find(word)) else 2
-
-
-def match_rank(entry: Entry, words: Sequence[str]) -> int | None:
-    """How well `entry` matches every word (lower is better), or None if one word is missing.
-
-    Per word: 0 when the label starts with it, 1 when some word of the label, name, URI or
-    description starts with it, 2 when it only occurs inside a word.
-    """
-    if any(word not in entry.folded_text for word in words):
-        return None
-    return sum(_word_rank(entry, word) for word in words)
 
 
 @dataclass
@@ -202,25 +166,8 @@ class ResourceFilterProxy(QAbstractProxyModel):
         return max(MIN_FIRST, SCREENFUL // max(1, self._source.server_count()))
 
     def _filter(self, entries: Sequence[Entry], previous: _View | None) -> _View:
-        pool = previous.matched if previous is not None else entries
-        # Containment first, in one C-level pass per word; ranks only for what matched. Plain int
-        # lists and a stable index sort: no per-row tuples for the collector to chase.
-        found: Sequence[Entry] = pool
-        for word in self._words:
-            found = [entry for entry in found if word in entry.folded_text]
-        ranks: list[int] | None = None
-        labels = list(map(_LABEL, found))
-        for word in self._words:
-            # Labels that start with the word rank 0: tested in C; only the others cost a call each.
-            starts = list(map(str.startswith, labels, repeat(word)))
-            if all(starts):
-                continue
-            word_ranks = [0 if start else _word_rank(entry, word) for start, entry in zip(starts, found, strict=True)]
-            ranks = word_ranks if ranks is None else list(map(add, ranks, word_ranks))
-        if ranks is None or not any(ranks):
-            return _View(found, found, entries, 0)
-        order = [found[i] for i in sorted(range(len(found)), key=ranks.__getitem__)]
-        return _View(order, found, entries, 0)
+        order, matched = ranked_matches(previous.matched if previous is not None else entries, self._words)
+        return _View(order, matched, entries, 0)
 
     def _refilter(self, server_ids: Sequence[int], *, narrowing: bool = False) -> None:
         """Rebuild some servers' children as one layout change, re-pointing persistent indexes."""

@@ -19,7 +19,7 @@ from uritemplate import URITemplate
 from desktop_app.bridge import CoreBridge
 from resources_ui.completing_fields import CompletingFields, FieldSpec
 from resources_ui.drag_payload import ResourceRef
-from resources_ui.tree_model import Entry
+from resources_ui.tree_entries import Entry
 
 
 def template_variables(uri_template: str) -> list[str]:

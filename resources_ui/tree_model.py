@@ -1,20 +1,18 @@
 """The source model of the resource browser: server → resources, templates and skills.
 
 Every configured server is a top-level row carrying its live status; its children are the
-resources, templates and skills it last listed (a skill is one row: its `SKILL.md`, with its
-files and whether it can be loaded in the detail line and tooltip). A catalog change replaces a server's children with a
-single layout change that re-points persistent indexes by URI, so views keep selection and
-expansion; a server that goes down keeps its last-known children, greyed.
+entries it last listed (`tree_entries`; a skill is one row, its `SKILL.md`). A catalog change
+replaces a server's children with a single layout change that re-points persistent indexes by
+URI, so views keep selection and expansion; a server that goes down keeps its last-known
+children, greyed.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from enum import Enum
 from typing import Any, Final, NamedTuple, overload
 
-from mcp_types import Resource, ResourceTemplate
 from PySide6.QtCore import (
     QAbstractItemModel,
     QMimeData,
@@ -28,14 +26,12 @@ from PySide6.QtGui import QFont, QGuiApplication, QIcon, QPalette
 
 from desktop_app.bridge import CoreBridge
 from desktop_app.core.catalog import ServerCatalog
-from desktop_app.core.content import human_size
-from desktop_app.core.extensions.skills import SkillEntry
 from desktop_app.core.server_status import ServerState, ServerStatus
-from desktop_app.core.skills.manifest import problem
-from resources_ui.drag_payload import RESOURCES_MIME, URI_LIST_MIME, ResourceRef, encode_resources
+from resources_ui.drag_payload import RESOURCES_MIME, URI_LIST_MIME, encode_resources
 from resources_ui.icons import ContentKind, kind_for, kind_icon
 from resources_ui.qt_compat import no_data
 from resources_ui.status_icons import state_icon
+from resources_ui.tree_entries import Entry, EntryKey, entries_of, entry_tooltip, refs_of, size_text, type_text
 
 Index = QModelIndex | QPersistentModelIndex
 
@@ -59,137 +55,9 @@ TEMPLATE_FLAGS: Final = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
 _NO_FLAGS: Final = Qt.ItemFlag.NoItemFlags
 _RIGHT: Final = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
 _LAYOUT_SIGNATURE: Final = "QList<QPersistentModelIndex>,QAbstractItemModel::LayoutChangeHint"
-SKILL_FILES_SHOWN: Final = 12
 ROOT: Final = QModelIndex()
 """The invalid index naming the root; a shared default argument (indexes are values, never mutated)."""
 _NO_HINT: Final = QAbstractItemModel.LayoutChangeHint.NoLayoutChangeHint
-
-
-class EntryKind(Enum):
-    RESOURCE = "resource"
-    TEMPLATE = "template"
-    SKILL = "skill"
-
-
-EntryKey = str
-"""An entry's identity across listings: its kind's initial and its URI (strings hash fastest)."""
-_KEY_PREFIX: Final = {kind: f"{kind.value[0]}:" for kind in EntryKind}
-
-
-class Entry(NamedTuple):
-    """One child row: a resource or a template, flattened for fast display and filtering (a
-    tuple: a server listing 10,000 resources builds one per resource, and tuples build fastest)."""
-
-    kind: EntryKind
-    server: str
-    uri: str
-    """The resource URI, or the RFC 6570 template of a template."""
-    name: str
-    title: str | None
-    mime_type: str | None
-    size: int | None
-    description: str | None
-    key: EntryKey
-    """Identity across listings; stored rather than computed so the filter makes no garbage per row."""
-    folded_label: str
-    folded_text: str
-    """Label, name, URI and description case-folded once, so filtering is a plain string search."""
-    skill: SkillEntry | None = None
-    """The skill's entry, on a skill's row."""
-
-    @property
-    def label(self) -> str:
-        return self.title or self.name
-
-    @property
-    def is_template(self) -> bool:
-        return self.kind is EntryKind.TEMPLATE
-
-    def ref(self) -> ResourceRef:
-        return ResourceRef(self.server, self.uri, self.label, self.mime_type)
-
-
-def make_entry(
-    kind: EntryKind,
-    server: str,
-    uri: str,
-    name: str,
-    title: str | None = None,
-    mime_type: str | None = None,
-    size: int | None = None,
-    description: str | None = None,
-    skill: SkillEntry | None = None,
-) -> Entry:
-    label = title or name
-    text = "\n".join(filter(None, (label, name, uri, description, "skill" if skill is not None else None)))
-    key = _KEY_PREFIX[kind] + uri
-    return Entry(
-        kind, server, uri, name, title, mime_type, size, description, key, label.casefold(), text.casefold(), skill
-    )
-
-
-def skill_entry(server: str, skill: SkillEntry) -> Entry:
-    """A skill's row: named by its front matter, opened and attached as its `SKILL.md`."""
-    size = sum(f.size for f in skill.files) if skill.files is not None else None
-    return make_entry(
-        EntryKind.SKILL, server, skill.uri, skill.name, None, "text/markdown", size, skill.description, skill
-    )
-
-
-def skill_state(skill: SkillEntry) -> str:
-    """What a skill's row says of it: its files and digests, or why it cannot be loaded."""
-    why = problem(skill)
-    if why is not None:
-        return f"cannot be loaded: {why}"
-    count = len(skill.files or ())
-    return f"{count} file{'' if count == 1 else 's'}, each with a declared digest; asks before loading"
-
-
-def entries_of(catalog: ServerCatalog) -> list[Entry]:
-    """Resources, templates, then skills, in the server's order; a URI listed twice keeps its first listing.
-
-    A skill's files are left out of the resources: they are the skill's, read through it.
-    """
-    seen: set[EntryKey] = set()
-    entries: list[Entry] = []
-    skills = catalog.skills.entries if catalog.skills is not None else ()
-    skill_files = {f.uri for skill in skills for f in skill.files or ()} | {skill.uri for skill in skills}
-    items: Iterable[Resource | ResourceTemplate] = (
-        *(r for r in catalog.resources if r.uri not in skill_files),
-        *catalog.templates,
-    )
-    for item in items:
-        if isinstance(item, Resource):
-            entry = make_entry(
-                EntryKind.RESOURCE,
-                catalog.server,
-                item.uri,
-                item.name,
-                item.title,
-                item.mime_type,
-                item.size,
-                item.description,
-            )
-        else:
-            entry = make_entry(
-                EntryKind.TEMPLATE,
-                catalog.server,
-                item.uri_template,
-                item.name,
-                item.title,
-                item.mime_type,
-                None,
-                item.description,
-            )
-        if entry.key not in seen:
-            seen.add(entry.key)
-            entries.append(entry)
-    for skill in skills:
-        entry = skill_entry(catalog.server, skill)
-        if entry.key not in seen:
-            seen.add(entry.key)
-            entries.append(entry)
-    return entries
 
 
 class RowLook(NamedTuple):
@@ -204,21 +72,6 @@ class RowLook(NamedTuple):
     """A server row's state (drawn as a badge); None on resources and templates."""
     live: bool
     """False when the server is not connected (its last-known rows are greyed)."""
-
-
-def type_text(entry: Entry) -> str:
-    if entry.skill is not None:
-        if problem(entry.skill) is not None:
-            return "skill · cannot be loaded"
-        count = len(entry.skill.files or ())
-        return f"skill · {count} file{'' if count == 1 else 's'}"
-    if entry.is_template:
-        return f"template · {entry.mime_type}" if entry.mime_type else "template"
-    return entry.mime_type or ""
-
-
-def size_text(entry: Entry) -> str:
-    return human_size(entry.size) if entry.size is not None else ""
 
 
 def _plural(n: int, word: str) -> str:
@@ -454,16 +307,8 @@ class ResourceTreeModel(QAbstractItemModel):
             return size_text(entry)
         if role == Qt.ItemDataRole.DecorationRole and column == NAME_COLUMN:
             return kind_icon(ContentKind.TEMPLATE if entry.is_template else kind_for(entry.mime_type, entry.uri))
-        if role == Qt.ItemDataRole.ToolTipRole and entry.skill is not None:
-            return skill_tooltip(entry.server, entry.skill)
         if role == Qt.ItemDataRole.ToolTipRole:
-            lines = [entry.description or entry.label, entry.uri]
-            kind = ("template" + (f" · {entry.mime_type}" if entry.mime_type else "")) if entry.is_template else None
-            if kind or entry.mime_type:
-                lines.append(kind or entry.mime_type or "")
-            if entry.size is not None:
-                lines.append(f"{entry.size:,} bytes")
-            return "\n".join(lines)
+            return entry_tooltip(entry)
         if role == Qt.ItemDataRole.TextAlignmentRole and column == SIZE_COLUMN:
             return _RIGHT
         if role == Qt.ItemDataRole.ForegroundRole and not self._by_id[server_id].live:
@@ -541,25 +386,10 @@ class ResourceTreeModel(QAbstractItemModel):
         return Qt.DropAction.CopyAction
 
 
-def skill_tooltip(server: str, skill: SkillEntry) -> str:
-    """Who offers the skill, what it is for, whether it can be loaded, and its files (plain text)."""
-    lines = [f"Skill {skill.name} from {server}", skill.description, skill.uri, skill_state(skill)]
-    files = skill.files or ()
-    lines += [f"  {f.uri} ({human_size(f.size)})" for f in files[:SKILL_FILES_SHOWN]]
-    if len(files) > SKILL_FILES_SHOWN:
-        lines.append(f"  and {len(files) - SKILL_FILES_SHOWN:,} more files")
-    return "\n".join(lines)
-
-
 def layout_signal(signal: SignalInstance) -> SignalInstance:
     """The overload of a layout signal that carries the changed parents (PySide also exposes none-arg ones)."""
     overload_: SignalInstance = signal[_LAYOUT_SIGNATURE]  # type: ignore[index]
     return overload_
-
-
-def refs_of(entries: Iterable[Entry | None]) -> list[ResourceRef]:
-    """The attachable resources among `entries` (templates are not), in order, without repeats."""
-    return list(dict.fromkeys(e.ref() for e in entries if e is not None and not e.is_template))
 
 
 def _disabled_text() -> Any:

@@ -13,7 +13,7 @@ from desktop_app.bridge import CoreBridge
 from resources_ui.browser import ResourceBrowser
 from resources_ui.drag_payload import ResourceRef
 from resources_ui.template_form import TemplateForm
-from resources_ui.tree_model import Entry
+from resources_ui.tree_entries import Entry
 from resources_ui.viewers.resource_cache import ResourceCache
 from resources_ui.viewers.viewer_pane import ResourceViewerPane
 

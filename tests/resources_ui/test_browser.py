@@ -13,9 +13,11 @@ from pytestqt.qtbot import QtBot
 from desktop_app.core.server_status import ServerState
 from desktop_app.demo_server import build_server as build_demo_server
 from resources_ui import RESOURCES_MIME, ResourceBrowser, ResourceRef, decode_resources, encode_resources
-from resources_ui.filter_proxy import CHUNK, MIN_FIRST, SCREENFUL, match_rank, query_words
+from resources_ui.filter_matching import match_rank, query_words
+from resources_ui.filter_proxy import CHUNK, MIN_FIRST, SCREENFUL
 from resources_ui.tree_delegate import ResourceRowDelegate
-from resources_ui.tree_model import ENTRY_ROLE, EntryKind, make_entry
+from resources_ui.tree_entries import EntryKind, make_entry
+from resources_ui.tree_model import ENTRY_ROLE
 from tests.hosting import eventually, inprocess_bridge, run_in_qt
 from tests.servers.fixture_server import RESOURCE_URIS, build_fixture_server
 from tests.servers.paginated_server import build_paginated_server

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QApplication
 
 from resources_ui.completing_fields import CompletingFields, FieldSpec
 from resources_ui.template_form import TemplateForm
-from resources_ui.tree_model import EntryKind, make_entry
+from resources_ui.tree_entries import EntryKind, make_entry
 from tests.hosting import eventually, inprocess_bridge, run_in_qt
 from tests.servers.fixture_server import ITEM_TEMPLATE, build_fixture_server
 
