@@ -1,7 +1,13 @@
-"""Settings and secrets from the window: the settings dialog, unlocking and encrypting the secrets file."""
+"""Settings and secrets from the window: the settings dialog, unlocking and encrypting the secrets file.
+
+Sign-in settings reach the host here, at start and on every Apply: the client metadata document
+and the organisation's identity provider (unless the managed policy sets one: then the policy's
+stays), its client secret read from the store in use, again whenever that store changes.
+"""
 
 from __future__ import annotations
 
+import logging
 from dataclasses import replace
 from pathlib import Path
 
@@ -25,6 +31,8 @@ from desktop_app.ui.notice_box import show_notice
 from desktop_app.ui.password_dialog import PasswordDialog
 from desktop_app.ui.settings_dialog import SettingsDialog
 
+log = logging.getLogger(__name__)
+
 
 class SettingsActions(QObject):
     """Opens the settings and asks for the secrets' password, on behalf of `window`."""
@@ -37,6 +45,10 @@ class SettingsActions(QObject):
         self._bridge = bridge
         self._chat = chat
         self._settings_path = settings_path
+        self.sign_in_problem: str | None = None
+        """Why the identity provider in Settings cannot be used now (its client secret is not in the store)."""
+        self._use_sign_in_settings(chat.settings)
+        bridge.secrets_changed.connect(self._on_secrets)
 
     def open_settings(self, reason: str | None = None, *, provider: str | None = None) -> None:
         """Settings, non-modal; `reason` says why they opened without being asked for, `provider`
@@ -129,6 +141,33 @@ class SettingsActions(QObject):
         self._chat.apply_settings(settings)
         if isinstance(app := QApplication.instance(), QApplication):
             apply_theme(app, settings.theme)
-        self._bridge.host.sign_in.client_metadata_url = settings.client_metadata_url or None
+        self._use_sign_in_settings(settings)
+        if self.sign_in_problem is not None:
+            show_notice(self._window, f"Organisation sign-in is not used: {self.sign_in_problem}.")
         self._bridge.spawn(self._bridge.host.set_default_roots(settings.roots), "Offering the default roots")
         self.sig_applied.emit()
+
+    def _on_secrets(self, _store: object) -> None:
+        self._use_sign_in_settings(self._chat.settings)  # the identity provider's secret may be in this store
+
+    def _use_sign_in_settings(self, settings: AppSettings) -> None:
+        """Sign-in as Settings say: the client document, and the identity provider unless the policy sets one."""
+        host = self._bridge.host
+        host.sign_in.client_metadata_url = settings.client_metadata_url or None
+        self.sign_in_problem = None
+        if host.managed.identity_provider is not None:
+            return  # the organisation's, set by the host from its policy; Settings show it read-only
+        idp = settings.identity_provider
+        try:
+            host.sign_in.identity_provider = idp.resolved(self._bridge.secrets or _NoSecrets()) if idp else None
+        except ValueError as exc:
+            host.sign_in.identity_provider = None
+            self.sign_in_problem = str(exc)
+            log.warning("the identity provider in Settings cannot be used yet: %s", exc)
+
+
+class _NoSecrets:
+    """No store is open (yet): no secret is found."""
+
+    def get(self, name: str) -> str | None:
+        return None

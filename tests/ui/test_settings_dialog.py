@@ -74,13 +74,13 @@ def test_key_goes_to_the_store_and_the_model_gets_its_prefix(qtbot: QtBot, tmp_p
     dialog.provider.setCurrentIndex(dialog.provider.findData("anthropic"))
     dialog.model.setCurrentText("claude-sonnet-4-5")
     dialog.key.setText("sk-ant-secret")
-    dialog.max_tokens.setValue(1024)
+    dialog.model_box.max_tokens.setValue(1024)
     dialog.pdf_text.setChecked(True)
     saved: list[AppSettings] = []
     dialog.saved.connect(saved.append)
-    assert "NOT encrypted" in dialog.key_note.text()
+    assert "NOT encrypted" in dialog.model_box.key_note.text()
     # With the long note shown, no row is squashed below its own height.
-    for field in (dialog.provider, dialog.model, dialog.api_base, dialog.key, dialog.rules_list):
+    for field in (dialog.provider, dialog.model, dialog.model_box.api_base, dialog.key, dialog.rules_list):
         assert field.height() >= field.minimumSizeHint().height()
     click_save(qtbot, dialog)
     [settings] = saved
@@ -94,15 +94,15 @@ def test_key_goes_to_the_store_and_the_model_gets_its_prefix(qtbot: QtBot, tmp_p
     again = shown(qtbot, SettingsDialog(settings, secrets, None))
     assert again.model.currentText() == "claude-sonnet-4-5"
     assert again.key.text() == "" and "stored" in again.key.placeholderText()
-    qtbot.mouseClick(again.clear_key, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(again.model_box.clear_key, Qt.MouseButton.LeftButton)
     assert secrets.get("LLM_API_KEY_ANTHROPIC") is None
-    assert not again.clear_key.isEnabled() and "stored" not in again.key.placeholderText()
+    assert not again.model_box.clear_key.isEnabled() and "stored" not in again.key.placeholderText()
 
 
 def test_compatible_server_needs_a_base_url(qtbot: QtBot, tmp_path: Path) -> None:
     dialog = shown(qtbot, SettingsDialog(AppSettings(), None, None))
     dialog.provider.setCurrentIndex(dialog.provider.findData("compatible"))
-    dialog.api_base.clear()
+    dialog.model_box.api_base.clear()
     dialog.model.setCurrentText("my-model")
     click_save(qtbot, dialog)
     assert "base URL" in dialog.error.text() and dialog.isVisible()
@@ -130,13 +130,13 @@ def test_ollama_models_are_listed(qapp: QApplication, qtbot: QtBot, fake_ollama:
         dialog = shown(qtbot, SettingsDialog(nobody, None, None))
         saved: list[AppSettings] = []
         dialog.saved.connect(saved.append)
-        await eventually(dialog.models_note.isVisible, timeout=60, what="the note that nothing was listed")
-        assert dialog.models_note.text().startswith("Ollama did not list any models at this address")
-        dialog.api_base.clear()
+        await eventually(dialog.model_box.models_note.isVisible, timeout=60, what="the note that nothing was listed")
+        assert dialog.model_box.models_note.text().startswith("Ollama did not list any models at this address")
+        dialog.model_box.api_base.clear()
         dialog.activateWindow()
-        dialog.api_base.setFocus()
-        qtbot.keyClicks(dialog.api_base, fake_ollama)
-        qtbot.keyClick(dialog.api_base, Qt.Key.Key_Tab)  # the address is finished: its models are asked for
+        dialog.model_box.api_base.setFocus()
+        qtbot.keyClicks(dialog.model_box.api_base, fake_ollama)
+        qtbot.keyClick(dialog.model_box.api_base, Qt.Key.Key_Tab)  # the address is finished: its models are asked for
 
         def listed() -> list[str]:
             return [dialog.model.itemText(i) for i in range(dialog.model.count())]
@@ -147,8 +147,8 @@ def test_ollama_models_are_listed(qapp: QApplication, qtbot: QtBot, fake_ollama:
             what="Ollama's models",
             seen=lambda: str(listed()),
         )
-        assert not dialog.models_note.isVisible(), "the list filled: the note that it was empty is gone"
-        assert "did not list" not in dialog.key_note.text()
+        assert not dialog.model_box.models_note.isVisible(), "the list filled: the note that it was empty is gone"
+        assert "did not list" not in dialog.model_box.key_note.text()
         dialog.model.setCurrentIndex(0)
         click_save(qtbot, dialog)
         assert [s.model for s in saved] == [ModelSettings("ollama/llama3.2:3b", api_base=fake_ollama)]
