@@ -1,5 +1,7 @@
 """Narrow windows: the chat column wins. The side docks shrink first, then the viewer folds into the
-left docks' tabs; widening gives each dock back the width the user gave it.
+left docks' tabs; widening gives each dock back the width the user gave it. A dock is never made
+narrower than its tab titles and the pane in front need while the chat keeps `CHAT_MIN`, and tab
+titles are never elided ("R…"): below that they scroll.
 
 Left to itself, QMainWindow keeps each dock's width while the window narrows (the conversation took
 all the loss, and its content was cut) and gives every new pixel to the middle when it widens. Here
@@ -15,7 +17,7 @@ from typing import Final
 
 from PySide6.QtCore import QEvent, QObject, QSettings, Qt, QTimer
 from PySide6.QtGui import QGuiApplication, QMouseEvent
-from PySide6.QtWidgets import QDockWidget, QFrame, QMainWindow, QScrollArea, QStyle, QWidget
+from PySide6.QtWidgets import QDockWidget, QFrame, QMainWindow, QScrollArea, QStyle, QTabBar, QWidget
 
 CHAT_MIN: Final = 420
 """The conversation column is never narrower: what it shows is laid out to fit this."""
@@ -54,6 +56,8 @@ class DockFit(QObject):
         """The widths the user gave each side by dragging a dock's edge (or the first start's)."""
         self.folded = False
         """Whether the viewer sits in the left tabs because the window was too narrow (not the user's doing)."""
+        self._front: QDockWidget | None = None
+        """The left tab in front when the viewer folded: in front again when it unfolds."""
         self._dragging = False
         self._pressed: tuple[int | None, int | None] = (None, None)
         self._pending = QTimer(self, singleShot=True, interval=0)
@@ -135,7 +139,7 @@ class DockFit(QObject):
             right = False
             self._pending.start()
         room = self._room(left + right)
-        targets = _share(room, self.wanted[_LEFT] if left else 0, self.wanted[_RIGHT] if right else 0)
+        targets = self._lifted(_share(room, self.wanted[_LEFT] if left else 0, self.wanted[_RIGHT] if right else 0))
         docks, sizes = [], []
         for area, present, size in ((_LEFT, left, targets[0]), (_RIGHT, right, targets[1])):
             shown = self._docked(area)
@@ -144,6 +148,43 @@ class DockFit(QObject):
                 sizes.append(size)
         if docks:
             self._window.resizeDocks(docks, sizes, Qt.Orientation.Horizontal)
+
+    def _lifted(self, targets: tuple[int, int]) -> tuple[int, int]:
+        """`targets` raised to what each side's front dock needs, as far as the chat keeps `CHAT_MIN`."""
+        left, right = targets
+        sides = bool(left) + bool(right)
+        spare = self._room(sides) + CHAT_COMFORT - CHAT_MIN  # what the docks may have down to the chat's minimum
+        if left:
+            left = max(left, min(self._needs(_LEFT), spare - right))
+        if right:
+            right = max(right, min(self._needs(_RIGHT), spare - left))
+        return left, right
+
+    def _needs(self, area: Qt.DockWidgetArea) -> int:
+        """The width the front dock of `area` needs: its group's tab titles whole, its pane above its minimum."""
+        docks = self._docked(area)
+        if not docks:
+            return 0
+        front, need = docks[0], 0
+        content = front.widget()
+        if isinstance(content, QScrollArea) and (pane := content.widget()) is not None:
+            need = pane.minimumSizeHint().width() + front.width() - content.viewport().width()
+        for bar in self._tab_bars():
+            titles = [bar.tabText(index) for index in range(bar.count())]
+            if bar.isVisible() and front.windowTitle() in titles:
+                need = max(need, sum(bar.tabSizeHint(index).width() for index in range(bar.count())))
+        return need
+
+    def _tab_bars(self) -> list[QTabBar]:
+        """The tab bars of tabbed docks (the window makes them as docks are grouped): titles never elided,
+        and a different tab in front is fitted for."""
+        bars = self._window.findChildren(QTabBar, options=Qt.FindChildOption.FindDirectChildrenOnly)
+        for bar in bars:
+            if bar.elideMode() is not Qt.TextElideMode.ElideNone:
+                bar.setElideMode(Qt.TextElideMode.ElideNone)
+                bar.setUsesScrollButtons(True)
+                bar.currentChanged.connect(lambda _index: self._pending.start())
+        return bars
 
     def _room(self, sides: int) -> int:
         """The width the docks of `sides` sides may share while the chat keeps `CHAT_COMFORT`."""
@@ -161,6 +202,7 @@ class DockFit(QObject):
         self._window.tabifyDockWidget(anchors[-1], self._viewer)
         if front is not None:
             front.raise_()
+        self._front = front
         self.folded = True
         return True
 
@@ -168,6 +210,8 @@ class DockFit(QObject):
         self.folded = False
         self._window.addDockWidget(_RIGHT, self._viewer)
         self._viewer.show()
+        if self._front is not None and self._front.toggleViewAction().isChecked():
+            self._front.raise_()  # not the viewer's neighbour, which the tabs would put in front
 
     def reveal_viewer(self) -> None:
         """Something opened in the viewer: a folded viewer's tab comes to the front."""

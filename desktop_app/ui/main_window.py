@@ -99,8 +99,10 @@ class MainWindow(QMainWindow):
         self.resources_dock = self._dock("Resources", "resourcesDock", Qt.DockWidgetArea.LeftDockWidgetArea)
         self.servers_dock = self._dock("Servers", "serversDock", Qt.DockWidgetArea.LeftDockWidgetArea)
         self.history_dock = self._dock("History", "historyDock", Qt.DockWidgetArea.LeftDockWidgetArea)
+        self.tasks_dock = self._dock("Tasks", "tasksDock", Qt.DockWidgetArea.LeftDockWidgetArea)
         self.tabifyDockWidget(self.resources_dock, self.servers_dock)
         self.tabifyDockWidget(self.servers_dock, self.history_dock)
+        self.tabifyDockWidget(self.history_dock, self.tasks_dock)
         self.resources_dock.raise_()
         self.viewer_dock = self._dock("Viewer", "viewerDock", Qt.DockWidgetArea.RightDockWidgetArea)
         self.menu_actions = self._menus()
@@ -137,7 +139,7 @@ class MainWindow(QMainWindow):
         servers_menu.addSeparator()
         reconnect_all = _action(self, servers_menu, "&Reconnect all")
         view_menu = bar.addMenu("&View")
-        for dock in (self.resources_dock, self.servers_dock, self.history_dock, self.viewer_dock):
+        for dock in (self.resources_dock, self.servers_dock, self.history_dock, self.tasks_dock, self.viewer_dock):
             view_menu.addAction(dock.toggleViewAction())
         help_menu = bar.addMenu("&Help")
         for text, shortcut, shows in (

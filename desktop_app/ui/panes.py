@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QDockWidget, QMenu, QWidget
 
@@ -171,12 +170,8 @@ def _tasks(window: MainWindow, bridge: CoreBridge) -> None:
     board.open(data_dir() / TASKS_FILENAME, bridge.host.bus)
     feed = TaskFeed(board, window)
     TaskRows(feed, window.conversation, window)
-    dock = QDockWidget("Tasks", window)
-    dock.setObjectName("tasksDock")
     panel = TasksPanel(feed)
-    dock.setWidget(panel)
-    window.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, dock)
-    window.tabifyDockWidget(window.history_dock, dock)
+    _fill(window.tasks_dock, panel)
     panel.sig_send_to_chat.connect(lambda late: _send_late(window, feed, late))
 
 
@@ -238,6 +233,9 @@ def _wire(window: MainWindow) -> None:
     bridge.fallback_stepped_aside.connect(lambda _names: window.conversation.add_message("info", DEMO_STEPPED_ASIDE))
     bridge.catalog_changed.connect(lambda *_: chat.refresh_context())
     bridge.task_failed.connect(lambda message: window.statusBar().showMessage(message, 8000))
+    window.status_meter.secrets_label.clicked.connect(
+        lambda: bridge.spawn(window.settings_actions.encrypt_secrets(), "Encrypting secrets")
+    )
     window.settings_actions.sig_applied.connect(window.status_meter.update_model)
     window.settings_actions.sig_applied.connect(window.gallery.settings_changed)
     window.gallery.sig_updates.connect(window.servers_panel.show_updates)

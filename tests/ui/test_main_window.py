@@ -289,11 +289,11 @@ def test_context_meter_compares_the_catalog_with_a_naive_dump(
 ) -> None:
     async def scenario(window: MainWindow, llm: ScriptedLLM) -> None:
         meter = window.status_meter.context_label
-        await until(lambda: "if every resource were pasted" in meter.text(), timeout=30, what="the dump figure")
+        await until(lambda: "pasting every resource would take" in meter.text(), timeout=30, what="the dump figure")
         assert meter.text().startswith("Context: catalog ")
         measured = window.chat._dump
         window.chat.refresh_context()  # same resources: the figure is reused, nothing is read again
-        await until(lambda: "if every resource were pasted" in meter.text())
+        await until(lambda: "pasting every resource would take" in meter.text())
         assert window.chat._dump is measured
         await window.bridge.host.connection("fx").call_tool("notify_change", {})
         await until(lambda: window.chat._dump is not measured, what="a new figure for the new resource")

@@ -8,13 +8,21 @@ conversation pane land here (`attach`).
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from typing import Final
+
+from PySide6.QtCore import QEvent, QObject, QRect, Qt, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
 
 from desktop_app.ui.conversation.attachment_chip import AttachmentChip
 from desktop_app.ui.flow_layout import FlowLayout
+from desktop_app.ui.style import MUTED
 from resources_ui.drag_payload import ResourceRef
+
+MIN_LINES: Final = 2
+"""An empty composer is this tall: room to start writing, and the chat keeps the height."""
+MAX_LINES: Final = 8
+"""It grows with what is written up to this many lines, then scrolls."""
 
 
 class Composer(QWidget):
@@ -29,7 +37,6 @@ class Composer(QWidget):
         self.editor = QPlainTextEdit()
         self.editor.setObjectName("composerEditor")
         self.editor.setPlaceholderText("Message…  (Ctrl+Enter to send, Ctrl+K for prompts, drop resources to attach)")
-        self.editor.setMaximumHeight(140)
         self.editor.setAcceptDrops(False)  # drops go up to the conversation pane, which knows resources
         self.editor.installEventFilter(self)
         self.send_button = QPushButton("Send")
@@ -46,7 +53,8 @@ class Composer(QWidget):
         self._busy = False
         self.prompt_label = QLabel()
         self.prompt_label.setObjectName("composerPromptOrigin")
-        self.prompt_label.setStyleSheet("color: #8a8f98;")
+        self.prompt_label.setStyleSheet(MUTED)
+        self.prompt_label.setWordWrap(True)
         self.prompt_label.hide()
         self.chips = QWidget()
         self.chips.setObjectName("composerChips")
@@ -65,6 +73,30 @@ class Composer(QWidget):
         layout.addWidget(self.prompt_label)
         layout.addWidget(self.chips)
         layout.addLayout(row)
+        self.editor.textChanged.connect(self.refit)  # and on the editor's resizes: its lines wrap anew
+        self.refit()
+
+    def refit(self) -> None:
+        """As tall as what is written (the placeholder when empty), from `MIN_LINES` to `MAX_LINES` lines."""
+        editor = self.editor
+        width = editor.viewport().width() - 2 * int(editor.document().documentMargin())
+        if editor.document().isEmpty():
+            flags = Qt.TextFlag.TextWordWrap
+            bound = editor.fontMetrics().boundingRect(
+                QRect(0, 0, max(width, 1), 10_000), flags, editor.placeholderText()
+            )
+            lines = -(-bound.height() // editor.fontMetrics().lineSpacing())
+        else:
+            lines, block = 0, editor.document().firstBlock()
+            while block.isValid():
+                layout = block.layout()
+                lines += max(layout.lineCount() if layout is not None else 1, 1)
+                block = block.next()
+        shown = min(max(lines, MIN_LINES), MAX_LINES)
+        frame = editor.frameWidth() * 2 + int(editor.document().documentMargin()) * 2
+        height = editor.fontMetrics().lineSpacing() * shown + frame
+        if editor.height() != height or editor.minimumHeight() != height:
+            editor.setFixedHeight(height)
 
     def set_busy(self, busy: bool) -> None:
         self._busy = busy
@@ -139,6 +171,8 @@ class Composer(QWidget):
     # -- keys --------------------------------------------------------------------------
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.editor and event.type() == QEvent.Type.Resize:
+            self.refit()
         if watched is self.editor and event.type() == QEvent.Type.KeyPress:
             assert isinstance(event, QKeyEvent)
             key, mods = event.key(), event.modifiers()
