@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import qasync
-from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
 from desktop_app.bridge import CoreBridge
@@ -131,33 +130,3 @@ def demo_config(name: str = "demo") -> ServerConfig:
     """The demo server over real stdio, started the way the app starts it."""
     command, args = demo_server_command()
     return ServerConfig(name=name, transport=TransportKind.STDIO, command=command, args=tuple(args))
-
-
-class StallMeter:
-    """The longest gap between event-loop turns while it runs (a 10 ms Qt timer, so Qt's loop)."""
-
-    def __init__(self) -> None:
-        self.worst = 0.0
-        self._last = time.perf_counter()
-        self._timer = QTimer()
-        self._timer.setInterval(10)
-        self._timer.timeout.connect(self._tick)
-
-    def __enter__(self) -> StallMeter:
-        self._last = time.perf_counter()
-        self._timer.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._tick()
-        self._timer.stop()
-
-    def _tick(self) -> None:
-        now = time.perf_counter()
-        self.worst = max(self.worst, now - self._last)
-        self._last = now
-
-
-async def settle() -> None:
-    """One more turn of the loop, so the meter sees the end of whatever just ran."""
-    await asyncio.sleep(0.02)

@@ -11,21 +11,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import logging
-import sys
-import traceback
 from pathlib import Path
 from typing import Any, Final, TypeVar, cast
 
-from desktop_app.cli.servers_up import (
-    APPROVE_CHOICES,
-    NO_RESTARTS,
-    UsageError,
-    approver,
-    configured_servers,
-    open_secrets,
-    settle,
-)
+from desktop_app.cli.entry import EXIT_FAILED, EXIT_OK, UsageError, error_line, run_main
+from desktop_app.cli.servers_up import APPROVE_CHOICES, NO_RESTARTS, approver, configured_servers, open_secrets, settle
 from desktop_app.core.asks.elicitation import ElicitReply, FormQuestion, UrlQuestion
 from desktop_app.core.asks.question import Asker, Question
 from desktop_app.core.auth.question import SignInQuestion
@@ -38,16 +28,15 @@ from desktop_app.core.host import ServerHost
 from desktop_app.core.ledger.replay import Difference, RecordedModel, RecordedTurn, compare_results, recorded_turns
 from desktop_app.core.ledger.scrub import Scrubber
 from desktop_app.core.ledger.trace import load_trace
-from desktop_app.core.log_routing import install_logging
 from desktop_app.core.model.settings import ModelSettings
 from desktop_app.core.terminal_text import printable
 
 R = TypeVar("R")
 
-EXIT_SAME: Final = 0
-EXIT_CHANGED: Final = 1
-EXIT_USAGE: Final = 2
+EXIT_SAME: Final = EXIT_OK
+EXIT_CHANGED: Final = EXIT_FAILED
 PROG: Final = "mcp-desk replay"
+_error: Final = error_line(PROG)
 REPLAY_MODEL: Final = "openai/replayed"
 """For a trace that names no model: only the tokenizer cares, and nothing is sent."""
 
@@ -83,28 +72,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def replay_command(argv: list[str]) -> int:
     """Parse `argv` (the arguments after `replay`), replay the trace, return the exit code."""
-    try:
-        args = _parser().parse_args(argv)
-    except SystemExit as exc:
-        return EXIT_USAGE if exc.code not in (0, None) else EXIT_SAME
-    install_logging(logging.INFO if args.debug else None)
-    try:
-        return asyncio.run(_replay(args))
-    except UsageError as exc:
-        _error(str(exc))
-        return EXIT_USAGE
-    except KeyboardInterrupt:
-        _error("interrupted")
-        return 130
-    except Exception as exc:
-        if args.debug:
-            traceback.print_exc()
-        _error(f"unexpected error: {str(exc) or 'no details'}{'' if args.debug else ' (--debug shows the details)'}")
-        return EXIT_CHANGED
-
-
-def _error(message: str) -> None:
-    print(f"{PROG}: {printable(message)}", file=sys.stderr, flush=True)
+    return run_main(_parser(), argv, _replay, _error)
 
 
 class RecordedDecisions:

@@ -9,28 +9,19 @@ printed with its control characters written out (`core/terminal_text`): it canno
 from __future__ import annotations
 
 import argparse
-import asyncio
 import contextlib
 import json
-import logging
 import sys
 import tempfile
-import traceback
 from dataclasses import replace
 from pathlib import Path
 from typing import Final
 
 from desktop_app import __version__
-from desktop_app.cli import servers_up
+from desktop_app.cli import entry, servers_up
 from desktop_app.cli.asks import ELICIT_CHOICES, SAMPLING_CHOICES, CliAsker
-from desktop_app.cli.servers_up import (
-    APPROVE_CHOICES,
-    NO_RESTARTS,
-    UsageError,
-    approver,
-    configured_servers,
-    settle,
-)
+from desktop_app.cli.entry import UsageError, error_line, run_main
+from desktop_app.cli.servers_up import APPROVE_CHOICES, NO_RESTARTS, approver, configured_servers, settle
 from desktop_app.cli.servers_up import open_secrets as _secrets
 from desktop_app.cli.task_progress import reporting_tasks
 from desktop_app.core.app_settings import AppSettings, default_settings_path, load_settings
@@ -46,19 +37,19 @@ from desktop_app.core.chat.events import ChatError, ChatEvent, ErrorKind, TurnFi
 from desktop_app.core.host import ServerHost
 from desktop_app.core.ledger.trace import TraceWriter, header, load_trace
 from desktop_app.core.ledger.trace_view import transcript_document
-from desktop_app.core.log_routing import install_logging
 from desktop_app.core.model.providers import key_secret_name, provider_for
 from desktop_app.core.model.settings import DEFAULT_MAX_ITERATIONS, DEFAULT_MAX_TOKENS, ChatOptions, ModelSettings
 from desktop_app.core.paths import data_dir
 from desktop_app.core.root_paths import root_problem
 from desktop_app.core.terminal_text import printable
 
-EXIT_OK: Final = 0
-EXIT_UNFINISHED: Final = 1
-EXIT_USAGE: Final = 2
+EXIT_OK: Final = entry.EXIT_OK
+EXIT_UNFINISHED: Final = entry.EXIT_FAILED
+EXIT_USAGE: Final = entry.EXIT_USAGE
 EXIT_PROVIDER: Final = 3
 EXIT_NO_SERVER: Final = servers_up.EXIT_NO_SERVER
 PROG: Final = "mcp-desk run"
+_error: Final = error_line(PROG)
 
 _EPILOG: Final = """\
 exit codes:
@@ -138,32 +129,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def run_command(argv: list[str]) -> int:
     """Parse `argv` (the arguments after `run`), run one turn, return the exit code."""
-    parser = _parser()
-    try:
-        args = parser.parse_args(argv)
-    except SystemExit as exc:  # argparse already printed usage and the error (or the help)
-        return EXIT_USAGE if exc.code not in (0, None) else EXIT_OK
-    # stdout carries only the answer; libraries' records go to the servers' logs or, with --debug, stderr.
-    install_logging(logging.INFO if args.debug else None)
-    try:
-        return asyncio.run(_run(args))
-    except UsageError as exc:
-        _error(str(exc))
-        return EXIT_USAGE
-    except KeyboardInterrupt:
-        _error("interrupted")
-        return 130
-    except Exception as exc:
-        if args.debug:
-            traceback.print_exc()
-        more = "" if args.debug else " (--debug shows the details)"
-        _error(f"unexpected error: {str(exc) or 'no details'}{more}")
-        return EXIT_UNFINISHED
-
-
-def _error(message: str) -> None:
-    """One line on stderr; what servers and the model wrote in it cannot steer the terminal."""
-    print(f"{PROG}: {printable(message)}", file=sys.stderr, flush=True)
+    return run_main(_parser(), argv, _run, _error)
 
 
 def _settings(args: argparse.Namespace, saved: AppSettings) -> tuple[ModelSettings, ChatOptions]:

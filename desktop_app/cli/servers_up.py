@@ -6,12 +6,12 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Callable
 from pathlib import Path
 from typing import Final, TypeVar, cast
 
 from desktop_app.cli.approval_text import approval_question, refusal_reason
 from desktop_app.cli.asks import ask_line
+from desktop_app.cli.entry import Report, UsageError
 from desktop_app.core.asks.question import Asker, Question
 from desktop_app.core.chat.approval import ApprovalReply, ApprovalRequest, DecidedBy, Decision, StaticApprover
 from desktop_app.core.config_error import ConfigError
@@ -32,11 +32,6 @@ NO_RESTARTS: Final = RestartPolicy(max_attempts=0)
 """One attempt per server: a script should fail fast, not wait through restart backoff."""
 SETTLE_MARGIN_S: Final = 5.0
 APPROVE_CHOICES: Final = ("deny", "allow", "ask")
-Report = Callable[[str], None]
-
-
-class UsageError(Exception):
-    """Bad arguments or configuration: exit 2 with this message."""
 
 
 def configured_servers(config: Path | None) -> list[ServerConfig]:

@@ -20,6 +20,7 @@ import anyio
 import httpx2
 from mcp.client.auth.extensions.client_credentials import ClientCredentialsOAuthProvider, PrivateKeyJWTOAuthProvider
 from mcp.client.auth.oauth2 import OAuthContext
+from mcp.shared.auth import OAuthToken
 from mcp.shared.inbound import MCP_PROTOCOL_VERSION_HEADER
 
 from desktop_app.core.auth.credentials import AuthRecord
@@ -38,36 +39,41 @@ class SessionEnded(httpx2.TransportError):
     """A request on a session that already waits for the user to sign in: it is not sent."""
 
 
-class SessionAuth:
-    """`_auth_flow` for a session: silent renewal only (see the module docstring); mixed in first."""
+class _SilentRenewal:
+    """The request flow both kinds of session share: the stored token on every request, renewed
+    before it expires and once more on a 401, and the outcome told to the observer."""
 
-    context: OAuthContext
-    storage: RecordStorage
-    _initialized: bool
+    _observer: SessionObserver
+    _ended: bool = False
     renewal_failure: str | None = None
     """Why the last silent renewal failed, in one line."""
 
-    def _session_setup(self, observer: SessionObserver) -> None:
-        self._observer = observer
+    def _session_lock(self) -> anyio.Lock:
+        raise NotImplementedError
 
-    async def _auth_flow(self, request: httpx2.Request) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
-        if getattr(self, "_ended", False):
+    async def _before_send(self, request: httpx2.Request) -> bool | None:
+        """Ready to send `request`: renewed in time (True), failed to renew (False), or no renewal due (None)."""
+        raise NotImplementedError
+
+    def _session_tokens(self) -> OAuthToken | None:
+        raise NotImplementedError
+
+    async def _renew(self) -> bool:
+        raise NotImplementedError
+
+    async def _silent_flow(self, request: httpx2.Request) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
+        if self._ended:
             raise SessionEnded("the server refused this session until the user signs in", request=request)
-        context = self.context
-        async with context.lock:
-            if not self._initialized:
-                await self._initialize()  # type: ignore[attr-defined]
-            context.protocol_version = request.headers.get(MCP_PROTOCOL_VERSION_HEADER)
-            renewed: bool | None = None
-            if context.current_tokens is not None and not context.is_token_valid():
-                renewed = await self._renew()
+        async with self._session_lock():
+            renewed = await self._before_send(request)
             sent = self._attach(request)
         response = yield request
         given_up = self.renewal_failure if renewed is False else None
         if response.status_code == 401 and sent is not None and renewed is None:
             # Refresh on a 401 before asking the user again; the SDK starts a whole new sign-in.
-            async with context.lock:
-                current = context.current_tokens.access_token if context.current_tokens else None
+            async with self._session_lock():
+                tokens = self._session_tokens()
+                current = tokens.access_token if tokens else None
                 if current is None:  # another request gave the sign-in up meanwhile
                     retry, given_up = False, self.renewal_failure
                 elif current != sent:  # another request renewed it meanwhile
@@ -82,11 +88,40 @@ class SessionAuth:
             self._ended = True
 
     def _attach(self, request: httpx2.Request) -> str | None:
-        tokens = self.context.current_tokens
+        tokens = self._session_tokens()
         if tokens is None or not tokens.access_token:
             return None
         request.headers["Authorization"] = f"Bearer {tokens.access_token}"
         return tokens.access_token
+
+
+class SessionAuth(_SilentRenewal):
+    """`_auth_flow` for a session: silent renewal only (see the module docstring); mixed in first."""
+
+    context: OAuthContext
+    storage: RecordStorage
+    _initialized: bool
+
+    def _session_setup(self, observer: SessionObserver) -> None:
+        self._observer = observer
+
+    def _auth_flow(self, request: httpx2.Request) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
+        return self._silent_flow(request)
+
+    def _session_lock(self) -> anyio.Lock:
+        return self.context.lock
+
+    async def _before_send(self, request: httpx2.Request) -> bool | None:
+        context = self.context
+        if not self._initialized:
+            await self._initialize()  # type: ignore[attr-defined]
+        context.protocol_version = request.headers.get(MCP_PROTOCOL_VERSION_HEADER)
+        if context.current_tokens is not None and not context.is_token_valid():
+            return await self._renew()
+        return None
+
+    def _session_tokens(self) -> OAuthToken | None:
+        return self.context.current_tokens
 
     def reload(self, record: AuthRecord) -> None:
         """Use a new sign-in (a step-up's) from the next request on."""
@@ -127,7 +162,7 @@ async def _send_aside(request: httpx2.Request) -> httpx2.Response:
         return await send_capped(http, request)
 
 
-class EnterpriseSession(httpx2.Auth):
+class EnterpriseSession(_SilentRenewal, httpx2.Auth):
     """A session's side of an organisation's sign-in: the stored token, renewed without the user by
     `renew` (a new ID-JAG from the stored ID token, then the JWT bearer grant)."""
 
@@ -137,44 +172,22 @@ class EnterpriseSession(httpx2.Auth):
         self.storage = storage
         self._renew_with = renew
         self._observer = observer
-        self._lock = anyio.Lock()
-        self._ended = False
-        self.renewal_failure: str | None = None
+        self._flow_lock = anyio.Lock()
 
-    async def async_auth_flow(self, request: httpx2.Request) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
-        if self._ended:
-            raise SessionEnded("the server refused this session until the user signs in", request=request)
-        async with self._lock:
-            record = self.storage.record
-            renewed: bool | None = None
-            if record.tokens is not None and record.renew_at is not None and time.time() >= record.renew_at:
-                renewed = await self._renew()
-            sent = self._attach(request)
-        response = yield request
-        given_up = self.renewal_failure if renewed is False else None
-        if response.status_code == 401 and sent is not None and renewed is None:
-            async with self._lock:
-                tokens = self.storage.record.tokens
-                current = tokens.access_token if tokens else None
-                if current is None:
-                    retry, given_up = False, self.renewal_failure
-                elif current != sent:
-                    retry = True
-                else:
-                    retry = await self._renew()
-                    given_up = None if retry else self.renewal_failure
-            if retry:
-                self._attach(request)
-                response = yield request
-        if self._observer(response, given_up):
-            self._ended = True
+    def async_auth_flow(self, request: httpx2.Request) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
+        return self._silent_flow(request)
 
-    def _attach(self, request: httpx2.Request) -> str | None:
-        tokens = self.storage.record.tokens
-        if tokens is None or not tokens.access_token:
-            return None
-        request.headers["Authorization"] = f"Bearer {tokens.access_token}"
-        return tokens.access_token
+    def _session_lock(self) -> anyio.Lock:
+        return self._flow_lock
+
+    async def _before_send(self, request: httpx2.Request) -> bool | None:
+        record = self.storage.record
+        if record.tokens is not None and record.renew_at is not None and time.time() >= record.renew_at:
+            return await self._renew()
+        return None
+
+    def _session_tokens(self) -> OAuthToken | None:
+        return self.storage.record.tokens
 
     def reload(self, record: AuthRecord) -> None:
         """Use a new sign-in from the next request on."""
