@@ -37,6 +37,7 @@ from desktop_app.ui.chat_records import ChatRecords, RecordingPolicy
 from desktop_app.ui.conversation.conversation_view import ConversationView
 from desktop_app.ui.conversation.markdown_html import preload_highlighting
 from desktop_app.ui.conversation.turn_status import LOADING_LIBRARY, READING_ATTACHMENTS, WAITING_FOR_PROVIDER
+from desktop_app.ui.conversation.turn_waits import show_wait
 from resources_ui.drag_payload import ResourceRef
 
 if TYPE_CHECKING:
@@ -243,6 +244,11 @@ class ChatController(QObject):
     # -- turns -----------------------------------------------------------------------------
 
     @property
+    def turn(self) -> Turn | None:
+        """The turn running now, or the last one."""
+        return self._turn
+
+    @property
     def busy(self) -> bool:
         return self._turn is not None and not self._turn.done
 
@@ -333,7 +339,7 @@ class ChatController(QObject):
     async def _follow(self, turn: Turn, text: str, refs: list[ResourceRef]) -> None:
         try:
             async for event in turn:
-                self.view.turn_status.follow(event, self._model_wait())
+                show_wait(self.view.turn_status, event, self._model_wait())
                 if isinstance(event, ApprovalNeeded):
                     continue  # the asker shows the approval, inside the call's card
                 if isinstance(event, ConversationTainted):

@@ -25,6 +25,7 @@ from desktop_app.core.chat.events import (
     ChatEvent,
     ConversationTainted,
     ErrorKind,
+    ModelCallStarted,
     TextDelta,
     ToolInputPartial,
     ToolResult,
@@ -316,6 +317,7 @@ class Turn:
         limit = engine.options.max_iterations
         for iteration in range(1, limit + 1):
             self._iterations = iteration
+            self._emit(ModelCallStarted(iteration))  # the request is built and sent from here on
             catalog = engine.host.catalog
             system = await engine.system_prompt(self._text, catalog)
             offer = engine.tool_offer()

@@ -16,6 +16,14 @@ from desktop_app.core.trust import ToolHints
 
 
 @dataclass(frozen=True)
+class ModelCallStarted:
+    """The turn asks the model now (first, and again after each round of tool results): until the answer
+    streams in, the turn waits for the model. Momentary: not kept in history."""
+
+    iteration: int
+
+
+@dataclass(frozen=True)
 class TextDelta:
     """A piece of the assistant's answer as it streams in."""
 
@@ -189,7 +197,8 @@ class TurnFinished:
 
 
 ChatEvent = (
-    TextDelta
+    ModelCallStarted
+    | TextDelta
     | ToolCallStarted
     | ToolInputPartial
     | ApprovalNeeded

@@ -146,12 +146,17 @@ class ToolCard(QFrame):
         layout.addLayout(self.slot)
         layout.addWidget(self.arguments)
         layout.addWidget(self.decision)
+        self.task_slot = QVBoxLayout()
+        self.task_slot.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(self.task_slot)
         self.app_slot = QVBoxLayout()
         self.app_slot.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(self.app_slot)
         layout.addWidget(self.result_toggle)
         layout.addWidget(self.result_box)
         self.panel: QWidget | None = None
+        self.task: QWidget | None = None
+        """The status row of the task this call became, if it became one."""
         self.still: QWidget | None = None
         self.settled = False
         """A decision or a result arrived: a later call that reuses this id gets a new card."""
@@ -217,6 +222,17 @@ class ToolCard(QFrame):
 
     def set_arguments(self, arguments: dict[str, Any]) -> None:
         self.arguments.setPlainText(pretty_json(arguments))
+
+    def show_task(self, row: QWidget) -> None:
+        """Show the task this call became inside the card, under the decision (a later task replaces it)."""
+        if self.task is row:
+            return
+        if self.task is not None:
+            self.task_slot.removeWidget(self.task)
+            self.task.hide()
+            self.task.deleteLater()
+        self.task = row
+        self.task_slot.addWidget(row)
 
     def show_app(self, widget: QWidget) -> None:
         """Show `widget` in the card under the arguments (the call's MCP App view)."""

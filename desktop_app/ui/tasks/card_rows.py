@@ -1,7 +1,8 @@
-"""Puts each task's status row with the tool card of the call it belongs to, once that call is a task.
+"""Puts each task's status row inside the tool card of the call it belongs to, once that call is a task.
 
 Cards come and go with the conversation shown (a new chat clears them, reopening one brings them
-back), so the row is placed at the task's next report whenever its card is on screen without one.
+back, and a row goes with its card), so the row is placed at the task's next report whenever its
+card is on screen without one.
 """
 
 from __future__ import annotations
@@ -16,12 +17,16 @@ from desktop_app.ui.tasks.feed import TaskFeed
 from desktop_app.ui.tasks.task_status_row import TaskStatusRow
 
 
+class TaskCard(Protocol):
+    """A tool card, as far as task rows need it."""
+
+    def show_task(self, row: QWidget) -> None: ...
+
+
 class CardsView(Protocol):
     """The conversation view, as far as task rows need it."""
 
-    def card(self, call_id: str) -> QWidget | None: ...
-
-    def add_below(self, call_id: str, widget: QWidget) -> QWidget: ...
+    def card(self, call_id: str) -> TaskCard | None: ...
 
 
 class TaskRows(QObject):
@@ -39,9 +44,10 @@ class TaskRows(QObject):
 
     def place(self, record: TaskRecord) -> None:
         call_id = record.call_id
-        if call_id is None or call_id in self._rows or self._view.card(call_id) is None:
+        card = self._view.card(call_id) if call_id is not None else None
+        if call_id is None or card is None or call_id in self._rows:
             return
         row = TaskStatusRow(call_id, self._feed)
         self._rows[call_id] = row
         row.destroyed.connect(lambda *_: self._rows.pop(call_id, None))
-        self._view.add_below(call_id, row)
+        card.show_task(row)

@@ -25,6 +25,7 @@ from desktop_app.core.chat.events import (
     ChatError,
     ChatEvent,
     ErrorKind,
+    ModelCallStarted,
     PromptInjected,
     ResourceRead,
     TextDelta,
@@ -310,6 +311,11 @@ async def test_allow_and_deny(host: ServerHost, llm: ScriptedLLM) -> None:
     ]
     assert len(of_type(events, ApprovalNeeded)) == 2
     assert [r.denied for r in of_type(events, ToolResult)] == [False, True]
+    # The engine says when it asks the model: first, and again only after the round's last result.
+    kinds = [type(e).__name__ for e in events if isinstance(e, ModelCallStarted | ToolResult | TextDelta)]
+    assert kinds[:4] == ["ModelCallStarted", "ToolResult", "ToolResult", "ModelCallStarted"]
+    assert set(kinds[4:]) == {"TextDelta"}
+    assert [e.iteration for e in of_type(events, ModelCallStarted)] == [1, 2]
 
 
 async def test_edited_arguments_are_validated_then_used(host: ServerHost, llm: ScriptedLLM) -> None:

@@ -53,9 +53,9 @@ def test_the_row_and_the_tasks_view_follow_cancel_and_hand_back_tasks(qapp: QApp
 
             # Cancel in the row under the tool card.
             call = asyncio.ensure_future(everything.call_tool(TOOL, {"topic": "tides"}, call_id="call_row"))
-            await eventually(lambda: rows.row("call_row") is not None, what="the task's row under its card")
-            row = rows.row("call_row")
-            assert row is not None and view.card("call_row") is not None
+            await eventually(lambda: rows.row("call_row") is not None, what="the task's row in its card")
+            row, card = rows.row("call_row"), view.card("call_row")
+            assert row is not None and card is not None and card.task is row and card.isAncestorOf(row)
             await eventually(lambda: row.isVisible() and "Gathering sources" in row.message.text(), what="the row")
             assert row.status.text() == " task · working " and row.cancel.isVisible()
             assert row.activity.isVisible()

@@ -58,6 +58,7 @@ def test_a_task_in_the_window_runs_on_past_a_stopped_turn_until_cancelled(
         [result] = tool_messages(llm.bodies()[1])
         assert result["content"] == "Report on tides: reading=default (answer: none)"
         [row] = [r for r in window.conversation.findChildren(TaskStatusRow) if r.call_id == "call_research"]
+        assert card.task is row and card.isAncestorOf(row)  # inside its card, not below it
         assert row.status.text() == " task · completed " and not row.cancel.isVisible()
         record = board.task_for_call("call_research")
         assert record is not None and panel.entry(record) is not None
