@@ -57,7 +57,7 @@ class DockFit(QObject):
         self.folded = False
         """Whether the viewer sits in the left tabs because the window was too narrow (not the user's doing)."""
         self._front: QDockWidget | None = None
-        """The left tab in front when the viewer folded: in front again when it unfolds."""
+        """The left tab in front when the viewer folded: in front again when it unfolds from the front."""
         self._dragging = False
         self._pressed: tuple[int | None, int | None] = (None, None)
         self._pending = QTimer(self, singleShot=True, interval=0)
@@ -208,10 +208,12 @@ class DockFit(QObject):
 
     def _unfold(self) -> None:
         self.folded = False
+        others = (dock for dock in self._placed(_LEFT) if dock is not self._viewer)
+        front = next((dock for dock in others if not dock.visibleRegion().isEmpty()), self._front)
         self._window.addDockWidget(_RIGHT, self._viewer)
         self._viewer.show()
-        if self._front is not None and self._front.toggleViewAction().isChecked():
-            self._front.raise_()  # not the viewer's neighbour, which the tabs would put in front
+        if front is not None and front.toggleViewAction().isChecked():
+            front.raise_()  # not the viewer's neighbour, which the tabs would put in front
 
     def reveal_viewer(self) -> None:
         """Something opened in the viewer: a folded viewer's tab comes to the front."""
