@@ -3,26 +3,24 @@
 The widget owns its page and its protocol session for its whole life; the controller only moves
 it (a tool card, the viewer, its own window) and feeds it the tool call's input and result. A view
 that fails, floods or never starts is replaced by its reason; nothing it does reaches further.
+This is the frame: where the view is shown, how tall, and what it was refused; the page inside is
+built by `view_page`, and what the view is told of its host by `host_context`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import locale
 import logging
 import uuid
-from collections.abc import Awaitable, Callable
 from typing import Any, Final, Literal
 
 from mcp_types import Tool
-from PySide6.QtCore import QEvent, QObject, QPoint, Qt, QTimer, QTimeZone, Signal
+from PySide6.QtCore import QEvent, QPoint, Qt, QTimer, Signal
 from PySide6.QtGui import QMouseEvent
-from PySide6.QtWebChannel import QWebChannel
-from PySide6.QtWebEngineCore import QWebEnginePage, QWebEngineProfile, QWebEngineScript
+from PySide6.QtWebEngineCore import QWebEnginePage
 from PySide6.QtWebEngineWidgets import QWebEngineView
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QStackedWidget, QToolButton, QVBoxLayout, QWidget
 
-from desktop_app import __version__
 from desktop_app.bridge import CoreBridge
 from desktop_app.core.apps.document import AppDocument, AppDocumentError, app_document
 from desktop_app.core.apps.questions import AppPermissionQuestion
@@ -32,9 +30,10 @@ from desktop_app.core.chat.app_gateway import AppGateway
 from desktop_app.core.extensions.apps_meta import ViewOrigin
 from desktop_app.core.server_errors import describe_error
 from desktop_app.ui.apps.guard import AppPage
-from desktop_app.ui.apps.look import is_dark, style_variables
+from desktop_app.ui.apps.host_context import host_context, look_context
 from desktop_app.ui.apps.profiles import server_web
-from desktop_app.ui.apps.serving import CHANNEL_OBJECT, ServedView, ViewChannel
+from desktop_app.ui.apps.serving import ViewChannel
+from desktop_app.ui.apps.view_page import has_painted, open_page, release_page
 from desktop_app.ui.style import ERROR_STYLE
 
 log = logging.getLogger(__name__)
@@ -225,24 +224,7 @@ class AppView(QFrame):
         return {"width": width, "height": max(self.stack.height(), INLINE_MIN)}
 
     def host_context(self) -> dict[str, Any]:
-        context: dict[str, Any] = {
-            "theme": "dark" if is_dark(self) else "light",
-            "styles": {"variables": style_variables(self)},
-            "displayMode": "inline",
-            "availableDisplayModes": ["inline"],
-            "containerDimensions": self.container(),
-            "locale": (locale.getlocale()[0] or "en_US").replace("_", "-"),
-            "timeZone": bytes(QTimeZone.systemTimeZoneId().data()).decode("ascii", "replace"),
-            "userAgent": f"mcp-desk/{__version__}",
-            "platform": "desktop",
-            "deviceCapabilities": {"touch": False, "hover": True},
-        }
-        if self.tool is not None:
-            tool_info: dict[str, Any] = {"tool": self.tool.model_dump(by_alias=True, mode="json", exclude_none=True)}
-            if self.origin.call_id is not None:
-                tool_info["id"] = self.origin.call_id
-            context["toolInfo"] = tool_info
-        return context
+        return host_context(self, self.container(), self.tool, self.origin.call_id)
 
     def _send_container(self) -> None:
         self.session.host_context_changed({"containerDimensions": self.container()})
@@ -250,9 +232,7 @@ class AppView(QFrame):
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
         if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange):
-            self.session.host_context_changed(
-                {"theme": "dark" if is_dark(self) else "light", "styles": {"variables": style_variables(self)}}
-            )
+            self.session.host_context_changed(look_context(self))
 
     def resizeEvent(self, event: Any) -> None:
         super().resizeEvent(event)
@@ -302,26 +282,18 @@ class AppView(QFrame):
         self._mount(document)
 
     def _mount(self, document: AppDocument) -> None:
-        web = server_web(self.server)
-        served = ServedView(self.view_id, web.origin, document)
-        web.handler.add(served)
-        web.guard.allow(self.view_id, document.meta.csp.fetchable)
-        web.guard.sig_blocked.connect(self._on_blocked)
-        view = QWebEngineView()
-        page = _make_page(web.profile, served, document, self._ask_permission, view)
-        page.setBackgroundColor(self.palette().color(self.backgroundRole()))
-        channel = QWebChannel(page)
-        channel.registerObject(CHANNEL_OBJECT, self._channel)
-        page.setWebChannel(channel, QWebEngineScript.ScriptWorldId.ApplicationWorld)
+        background = self.palette().color(self.backgroundRole())
+        ask = self._ask_permission
+        view, page, url = open_page(self.server, self.view_id, document, self._channel, ask, background)
+        server_web(self.server).guard.sig_blocked.connect(self._on_blocked)
         page.sig_notice.connect(self.add_notice)
         page.sig_console.connect(lambda line: self._services.log("debug", line))
         page.loadFinished.connect(self._on_loaded)
         page.renderProcessTerminated.connect(self._on_crashed)
-        view.setPage(page)
         self._page, self._web = page, view
         self.stack.addWidget(view)
         self.stack.setCurrentWidget(view)
-        page.load(served.host_url)
+        page.load(url)
 
     def _on_loaded(self, ok: bool) -> None:
         if ok:
@@ -349,20 +321,8 @@ class AppView(QFrame):
             return False
 
     def has_painted(self) -> bool:
-        """Whether the page shows anything but its background yet (a cheap sample of a grab)."""
-        web = self._web
-        if web is None or not web.isVisible():
-            return False
-        image = web.grab().toImage()
-        if image.isNull() or image.width() < 4 or image.height() < 4:
-            return False
-        first = image.pixel(0, 0)
-        step_x, step_y = max(1, image.width() // 40), max(1, image.height() // 40)
-        return any(
-            image.pixel(x, y) != first
-            for y in range(0, image.height(), step_y)
-            for x in range(0, image.width(), step_x)
-        )
+        """Whether the page shows anything but its background yet."""
+        return has_painted(self._web)
 
     # -- containment -------------------------------------------------------------------------
 
@@ -397,10 +357,8 @@ class AppView(QFrame):
             self.stack.removeWidget(self._web)
             self._web.deleteLater()  # the page is its child: its renderer goes with it
             self._web = self._page = None
-        web = server_web(self.server) if self.document is not None else None
-        if web is not None:
-            web.handler.forget(self.view_id)
-            web.guard.forget(self.view_id)
+        if self.document is not None:
+            release_page(self.server, self.view_id)
 
     async def dispose(self, reason: str) -> None:
         """Tell the view it is going (it may save its state), then release its page."""
@@ -408,33 +366,6 @@ class AppView(QFrame):
             self._start_task.cancel()
         await self.session.teardown(reason)
         self._release_page()
-
-
-def _make_page(
-    profile: QWebEngineProfile,
-    served: ServedView,
-    document: AppDocument,
-    ask: Callable[[str], Awaitable[bool]],
-    parent: QObject,
-) -> AppPage:
-    """The page with the bridge script in its isolated world (main frame only, never the view's)."""
-    page = AppPage(
-        profile,
-        served.host_url,
-        served.view_url,
-        document.meta.csp.frame,
-        document.meta.permissions,
-        ask,
-        parent,
-    )
-    script = QWebEngineScript()
-    script.setName("mcp-desk-bridge")
-    script.setSourceCode(served.bridge_script())
-    script.setWorldId(QWebEngineScript.ScriptWorldId.ApplicationWorld)
-    script.setInjectionPoint(QWebEngineScript.InjectionPoint.DocumentReady)
-    script.setRunsOnSubFrames(False)
-    page.scripts().insert(script)
-    return page
 
 
 def _escape(text: str) -> str:
