@@ -22,10 +22,10 @@ from PySide6.QtWidgets import (
 from desktop_app.bridge import CoreBridge
 from resources_ui.drag_payload import ResourceRef
 from resources_ui.filter_proxy import ResourceFilterProxy
-from resources_ui.sign_in_buttons import SignInButtons
 from resources_ui.tree_delegate import ResourceRowDelegate
 from resources_ui.tree_entries import Entry, refs_of
 from resources_ui.tree_model import NAME_COLUMN, SIZE_COLUMN, TYPE_COLUMN, URI_COLUMN, ResourceTreeModel
+from resources_ui.tree_sign_in_buttons import TreeSignInButtons
 
 FILTER_DELAY_MS: Final = 40
 """Coalesces a burst of keystrokes into one filter pass; short enough to read as instant."""
@@ -135,7 +135,7 @@ class ResourceBrowser(QWidget):
         for view_signal in (self.view.expanded, self.view.collapsed, self.view.resized):
             view_signal.connect(self._fill_timer.start)
         self._expand_new_servers()
-        self.sign_in_buttons = SignInButtons(self.view, self.proxy, self.model, bridge)
+        self.sign_in_buttons = TreeSignInButtons(self.view, self.proxy, self.model, bridge)
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)

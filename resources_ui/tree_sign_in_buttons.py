@@ -3,7 +3,12 @@
 A server that needs sign-in lists nothing, so its row is where the user looks. While it waits,
 its row spans the tree's width (the columns would leave no room) and carries its state and a
 button at the right end, kept in step with filtering and state changes. The buttons only ask
-the bridge; the sign-in itself is the core's.
+the bridge; the sign-in itself is the core's (`core/auth`), and the Servers panel offers the same.
+
+Why this lives in the browser, not in `desktop_app/ui` beside the other sign-in widgets: it is a
+decoration of this tree. It places index widgets in the tree view, spans its rows, measures its
+row font and icons, and follows the proxy's layout changes and the model's server roles: all the
+browser's own parts. Placed from `desktop_app/ui`, it would reach into those parts from outside.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ _MUTED = "color: #8a8f98;"
 _GAP = 6
 
 
-class SignInButtons(QObject):
+class TreeSignInButtons(QObject):
     """Keeps one button per waiting server row of `view` (over `proxy` of `model`)."""
 
     def __init__(
