@@ -1,19 +1,16 @@
-"""The window for one `.mcpb` bundle opened or dropped: its manifest, its settings, the consent."""
+"""The window for one `.mcpb` bundle opened or dropped: its manifest, its settings, the consent,
+and a button that closes it: Close while nothing is installed, Done once the bundle is."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
-from PySide6.QtGui import QCloseEvent
-from PySide6.QtWidgets import QDialog, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QDialogButtonBox, QPushButton, QVBoxLayout, QWidget
 
+from desktop_app.ui.gallery.frame import ClosingDialog
 from desktop_app.ui.gallery.install_pane import InstallPane
 
 
-class BundleDialog(QDialog):
+class BundleDialog(ClosingDialog):
     """Non-modal; closing it withdraws an open consent (nothing is installed)."""
-
-    sig_closed = Signal()
-    """The window closed."""
 
     def __init__(self, title: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -22,14 +19,22 @@ class BundleDialog(QDialog):
         self.resize(680, 640)
         self.pane = InstallPane()
         self.pane.clear("Reading the bundle…")
+        self.buttons = QDialogButtonBox()
+        self.finish = QPushButton("Close")
+        self.finish.setObjectName("bundleFinish")
+        self.finish.setAutoDefault(False)
+        self.buttons.addButton(self.finish, QDialogButtonBox.ButtonRole.RejectRole)
+        self.buttons.rejected.connect(self.close)
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.pane)
+        layout.setContentsMargins(0, 0, 0, 12)
+        layout.addWidget(self.pane, 1)
+        bottom = QVBoxLayout()
+        bottom.setContentsMargins(16, 0, 16, 0)
+        bottom.addWidget(self.buttons)
+        layout.addLayout(bottom)
 
-    def closeEvent(self, event: QCloseEvent) -> None:
-        self.sig_closed.emit()
-        super().closeEvent(event)
-
-    def done(self, result: int) -> None:
-        self.sig_closed.emit()
-        super().done(result)
+    def installed(self, _name: str) -> None:
+        """The bundle was installed: the window has nothing left to ask, and Done closes it."""
+        self.finish.setText("Done")
+        self.finish.setDefault(True)
+        self.finish.setFocus()

@@ -66,12 +66,7 @@ class CardSession(InstallSession):
         return find_card_install(servers, self._domain, self._found.card.name)
 
     def _on_choice(self, index: int) -> None:
-        if not 0 <= index < len(self._choices):
-            return
-        choice = self._choices[index]
-        self.pane.error.clear()
-        if not choice.available:
-            self.pane.show_problem(f"Cannot connect to this address: {choice.problem}")
+        if (choice := self._usable_choice(index, "Cannot connect to this address")) is None:
             return
         self.pane.show_problem(None)
         self._set_fields(choice.fields())

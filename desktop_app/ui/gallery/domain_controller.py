@@ -19,7 +19,7 @@ from desktop_app.core.discovery.origin import find_card_install
 from desktop_app.core.paths import cache_dir
 from desktop_app.ui.gallery.card_session import CardSession
 from desktop_app.ui.gallery.domain_dialog import DomainDialog
-from desktop_app.ui.gallery.gallery_dialog import LIST_ICON
+from desktop_app.ui.gallery.frame import LIST_ICON
 from desktop_app.ui.gallery.icons import to_icon
 
 

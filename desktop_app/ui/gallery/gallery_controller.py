@@ -29,9 +29,11 @@ from desktop_app.core.registry.model import ServerEntry
 from desktop_app.core.registry.updates import find_installed, find_updates, installed_from
 from desktop_app.ui.gallery.bundle_dialog import BundleDialog
 from desktop_app.ui.gallery.domain_controller import DomainController
-from desktop_app.ui.gallery.gallery_dialog import LIST_ICON, GalleryDialog
+from desktop_app.ui.gallery.frame import LIST_ICON
+from desktop_app.ui.gallery.gallery_dialog import GalleryDialog
 from desktop_app.ui.gallery.icons import MAX_ICON_BYTES, icon_image, to_icon
 from desktop_app.ui.gallery.install_session import InstallSession
+from desktop_app.ui.gallery.unreachable_view import ServerMenus
 
 log = logging.getLogger(__name__)
 ICON_TYPES: Final = (None, "image/png", "image/jpeg", "image/jpg", "image/svg+xml")
@@ -64,8 +66,12 @@ class GalleryController(QObject):
         registry_url: Callable[[], str],
         open_settings: Callable[[], object],
         window: QWidget,
+        menus: ServerMenus | None = None,
     ) -> None:
+        """`menus` are the window's ways to add a server, offered when the registry cannot be read
+        (by default the window's `menu_actions`, when it has them)."""
         super().__init__(window)
+        self._menus: ServerMenus | None = menus if menus is not None else getattr(window, "menu_actions", None)
         self.bridge = bridge
         self.managed = bridge.host.managed
         self._chosen_registry = registry_url
@@ -99,6 +105,8 @@ class GalleryController(QObject):
             dialog.sig_selected.connect(self._select)
             dialog.sig_change_registry.connect(self._open_settings)
             dialog.sig_closed.connect(self._closed)
+            if self._menus is not None:
+                dialog.unreachable.offer(self._menus)
             if (fixed := self.managed.fixed("registry")) is not None:
                 dialog.change.setEnabled(False)
                 dialog.change.setToolTip(fixed[:1].upper() + fixed[1:])
@@ -136,17 +144,18 @@ class GalleryController(QObject):
     def search(self, text: str) -> None:
         if self.dialog is None:
             return
+        if self._listing is not None and not self._listing.done():
+            self._listing.cancel()
+        self._search, self._cursor = text, None
+        self._entries = []
         try:
             self._client = RegistryClient(self._registry_url())
         except RegistryError as exc:
-            self.dialog.set_status(str(exc), tone="error")
+            self.dialog.set_registry(self._registry_url())
+            self.dialog.show_unreachable(self._registry_url(), str(exc))
             return
         self.dialog.set_registry(self._client.base_url)
-        self._search, self._cursor = text, None
-        self._entries = []
-        self.dialog.clear_entries()
-        self.dialog.pane.clear("Select a server to see what it offers and how to install it.")
-        self.dialog.set_status("Searching…" if text else "Loading the registry…")
+        self.dialog.searching("Searching…" if text else "Loading the registry…")
         self._list(None)
 
     def _more(self) -> None:
@@ -164,7 +173,10 @@ class GalleryController(QObject):
         try:
             page = await browse(client, self.cache, search=self._search, cursor=cursor)
         except RegistryError as exc:
-            dialog.set_status(f"{exc}. Nothing is cached for this search yet.", tone="error")
+            if cursor is None:
+                dialog.show_unreachable(client.base_url, str(exc))
+            else:  # the first pages stay listed; More tries again
+                dialog.set_status(f"No more results: {exc}.", tone="error")
             return
         self._show_page(page)
         await self._fetch_icons(range(len(self._entries) - len(page.entries), len(self._entries)))
@@ -297,6 +309,7 @@ class GalleryController(QObject):
         dialog = BundleDialog(f"Install {path.name}", self._window)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         session = InstallSession(dialog.pane, self.bridge, dialog)
+        session.sig_installed.connect(dialog.installed)
         dialog.sig_closed.connect(session.withdraw)
         dialog.destroyed.connect(
             lambda _o=None: self.bundle_dialogs.remove(dialog) if dialog in self.bundle_dialogs else None
@@ -308,10 +321,6 @@ class GalleryController(QObject):
             return dialog
         self.bridge.spawn(self._read_bundle(path, dialog, session), f"Reading {path.name}")
         return dialog
-
-    def _forget(self, dialog: BundleDialog) -> None:
-        if dialog in self.bundle_dialogs:
-            self.bundle_dialogs.remove(dialog)
 
     async def _read_bundle(self, path: Path, dialog: BundleDialog, session: InstallSession) -> None:
         try:

@@ -148,13 +148,19 @@ class InstallSession(QObject):
         self.pane.form.set_store(self.bridge.secrets.backend if self.bridge.secrets is not None else None)
         self.pane.set_fields(fields, prefill, kept)
 
-    def _on_choice(self, index: int) -> None:
+    def _usable_choice(self, index: int, cannot: str = "Cannot install this way here") -> Choice | None:
+        """The way to install at `index`, or None after saying why it cannot be used."""
         if not 0 <= index < len(self._choices):
-            return
+            return None
         choice = self._choices[index]
         self.pane.error.clear()
         if not choice.available:
-            self.pane.show_problem(f"Cannot install this way here: {choice.problem}")
+            self.pane.show_problem(f"{cannot}: {choice.problem}")
+            return None
+        return choice
+
+    def _on_choice(self, index: int) -> None:
+        if (choice := self._usable_choice(index)) is None:
             return
         refusal = self.bridge.host.managed.feature_refusal("bundles") if choice.kind == "mcpb" else None
         if refusal is not None:

@@ -8,64 +8,27 @@ may not use cannot be chosen.
 
 from __future__ import annotations
 
-import asyncio
-import functools
 import json
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import qasync
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QApplication, QLineEdit
 
-from desktop_app.app import run_window
-from desktop_app.core.app_settings import AppSettings, save_settings
-from desktop_app.ui.gallery.consent_card import ConsentCard
 from desktop_app.ui.gallery.domain_dialog import DomainDialog
-from desktop_app.ui.gallery.install_pane import InstallPane
 from desktop_app.ui.main_window import MainWindow
-from tests.hosting import eventually, live_children, main_window
 from tests.llm_server import LITELLM_WARNINGS
 from tests.servers.card_domain import CardDomain, Served, card, running_domain
+from tests.ui.gallery.desk import consent, run_desk, until
 
 pytestmark = LITELLM_WARNINGS
-Scenario = Callable[[MainWindow], Awaitable[None]]
-until = functools.partial(eventually, timeout=20.0)
 
 
 @pytest.fixture
 def domain() -> Iterator[CardDomain]:
     with running_domain() as served:
         yield served
-
-
-@pytest.fixture(autouse=True)
-def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-
-
-def run_desk(qapp: QApplication, tmp_path: Path, scenario: Scenario) -> Path:
-    config = tmp_path / "servers.json"
-    config.write_text('{"mcpServers": {}}\n')
-    settings_path = tmp_path / "settings.json"
-    save_settings(settings_path, AppSettings())
-
-    async def main() -> None:
-        running = asyncio.ensure_future(run_window(qapp, config, settings_path))
-        window = await main_window(qapp)
-        try:
-            await scenario(window)
-        finally:
-            window.close()
-            await asyncio.wait_for(running, 10)
-
-    with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(qapp)) as runner:
-        runner.run(main())
-    assert live_children() == []
-    return config
 
 
 def open_from_menu(window: MainWindow) -> DomainDialog:
@@ -78,10 +41,6 @@ def open_from_menu(window: MainWindow) -> DomainDialog:
     dialog = window.gallery.domains.dialog
     assert dialog is not None and dialog.isVisible()
     return dialog
-
-
-def consent(pane: InstallPane) -> ConsentCard | None:
-    return next((c for c in pane.findChildren(ConsentCard) if c.open), None)
 
 
 def test_discover_install_connect_and_see_the_card_mismatch(

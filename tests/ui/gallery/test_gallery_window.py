@@ -1,35 +1,30 @@
 """The gallery and bundle installs in the real window: a registry on 127.0.0.1, real servers started.
 
 A person opens the gallery, finds a server, gives it its secret, reads the exact command, agrees,
-and sees its resources; drops a `.mcpb` on the window and gets the same; the gallery still opens
-when the registry is down, from its cache, and says so.
+and sees its resources; drops a `.mcpb` on the window, gets the same and ends with Done. When the
+registry is down the gallery says why, offers Try again and the ways in that need no registry, and
+opens from its cache once it has one.
 """
 
 from __future__ import annotations
 
 import asyncio
-import functools
 import json
-import os
 import shutil
-import sys
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
-import qasync
 from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
-from PySide6.QtWidgets import QApplication, QLabel, QLineEdit, QPushButton
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication, QFileDialog, QLabel, QLineEdit, QPushButton, QWidget
 
-from desktop_app.app import run_window
-from desktop_app.core.app_settings import AppSettings, save_settings
 from desktop_app.core.paths import data_dir
 from desktop_app.ui.gallery.bundle_dialog import BundleDialog
-from desktop_app.ui.gallery.consent_card import ConsentCard
-from desktop_app.ui.gallery.install_pane import InstallPane
 from desktop_app.ui.main_window import MainWindow
-from tests.hosting import eventually, live_children, main_window
+from desktop_app.ui.server_editor import ServerEditor
 from tests.llm_server import LITELLM_WARNINGS
 from tests.servers.oauth_server import FollowingBrowser, OAuthTestServer
 from tests.servers.registry_documents import (
@@ -42,9 +37,10 @@ from tests.servers.registry_documents import (
     simple,
 )
 from tests.servers.registry_fixture import OFFICIAL, RegistryFixture, response, running_registry
+from tests.ui.gallery.desk import consent, run_desk, until
 
 pytestmark = LITELLM_WARNINGS
-Scenario = Callable[[MainWindow], Awaitable[None]]
+W = TypeVar("W", bound=QWidget)
 HELLO = "io.github.mcp-desk-tests/hello"
 
 
@@ -53,45 +49,6 @@ def registry() -> Iterator[RegistryFixture]:
     with running_registry() as fixture:
         populate(fixture)
         yield fixture
-
-
-@pytest.fixture(autouse=True)
-def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Own data folder (secrets, bundles), npx cache and a `python` that has the fixture's packages."""
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
-
-
-until = functools.partial(eventually, timeout=20.0)
-
-
-def run_desk(qapp: QApplication, tmp_path: Path, registry_url: str, scenario: Scenario) -> Path:
-    """The real composition root with no servers yet (the demo runs) and `registry_url` in Settings."""
-    config = tmp_path / "servers.json"
-    config.write_text('{"mcpServers": {}}\n')
-    settings_path = tmp_path / "settings.json"
-    save_settings(settings_path, AppSettings(registry_url=registry_url))
-
-    async def main() -> None:
-        running = asyncio.ensure_future(run_window(qapp, config, settings_path))
-        window = await main_window(qapp)
-        await until(lambda: window.bridge.host.ready_count() >= 1, what="the demo server")
-        try:
-            await scenario(window)
-        finally:
-            window.close()
-            await asyncio.wait_for(running, 10)
-
-    with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(qapp)) as runner:
-        runner.run(main())
-    assert live_children() == []
-    return config
-
-
-def consent(pane: InstallPane) -> ConsentCard | None:
-    return next((card for card in pane.findChildren(ConsentCard) if card.open), None)
 
 
 def test_find_install_with_a_secret_and_see_its_resources(
@@ -167,7 +124,7 @@ def test_find_install_with_a_secret_and_see_its_resources(
         await until(lambda: "update" not in panel._item("hello").text(), what="the badge gone")
         dialog.close()
 
-    config = run_desk(qapp, tmp_path, registry.url, scenario)
+    config = run_desk(qapp, tmp_path, scenario, registry_url=registry.url)
     entry = json.loads(config.read_text())["mcpServers"]["hello"]
     assert entry["origin"]["version"] == "1.1.0" and "tok-from-the-form" not in config.read_text()
 
@@ -206,26 +163,73 @@ def test_declining_or_closing_installs_nothing(qapp: QApplication, tmp_path: Pat
         await asyncio.sleep(0.2)
 
     registry.add(response(bundle_entry(registry, fixture_python_bundle(), sha="0" * 64)))
-    config = run_desk(qapp, tmp_path, registry.url, scenario)
+    config = run_desk(qapp, tmp_path, scenario, registry_url=registry.url)
     assert json.loads(config.read_text()) == {"mcpServers": {}}
 
 
-def test_registry_down_opens_the_cached_list(qapp: QApplication, tmp_path: Path, registry: RegistryFixture) -> None:
+@pytest.mark.qt_log_ignore("This plugin does not support grabbing")  # the offscreen import menu's popup
+def test_registry_down_says_why_offers_other_ways_and_comes_back(
+    qapp: QApplication, tmp_path: Path, registry: RegistryFixture
+) -> None:
+    registry.down = True  # down from the start: nothing is cached either
+
     async def scenario(window: MainWindow) -> None:
         dialog = window.gallery.open_gallery()
+        view = dialog.unreachable
+        await until(lambda: dialog.pages.currentWidget() is view, what="the unreachable page")
+        said = f"MCP Desk asked {registry.url} for its servers. It answered HTTP 503 for /v0.1/servers."
+        assert view.what.text() == said
+        assert "Nothing is saved from an earlier visit" in view.hint.text()
+        assert not dialog.status.isVisible() and not dialog.pane.isVisible()  # no "Select a server…"
+
+        # Trying again while it is still down: it is asked again, and the page stays, ready for another try.
+        asked = len(registry.requests)
+        QTest.mouseClick(view.retry, Qt.MouseButton.LeftButton)
+        assert view.retry.text() == "Trying again…" and not view.retry.isEnabled()
+        await until(lambda: view.retry.isEnabled(), what="the second failure")
+        assert len(registry.requests) > asked and dialog.pages.currentWidget() is view
+
+        # The ways in that need no registry are the window's own menu entries.
+        menus = window.menu_actions
+        assert view.add_server.action is menus.add_server and view.add_server.text() == "&Add server…"
+        assert view.install_bundle.action is menus.install_bundle and view.install_bundle.isEnabled()
+        QTest.mouseClick(view.add_server, Qt.MouseButton.LeftButton)
+        await until(lambda: visible(window, ServerEditor), what="the server editor")
+        visible(window, ServerEditor)[0].close()
+        QTest.mouseClick(view.install_bundle, Qt.MouseButton.LeftButton)
+        await until(lambda: visible(window, QFileDialog), what="the bundle file chooser")
+        [chooser] = visible(window, QFileDialog)
+        assert chooser.windowTitle() == "Install an MCP bundle"
+        chooser.close()
+        QTest.mouseClick(view.import_from, Qt.MouseButton.LeftButton)
+        await until(lambda: menus.import_from.isVisible(), what="the import menu")
+        assert [a.text() for a in menus.import_from.actions()][-1] == "Other file…"
+        menus.import_from.hide()
+
+        # The registry answers again: Try again shows its list.
+        registry.down = False
+        QTest.mouseClick(view.retry, Qt.MouseButton.LeftButton)
         await until(lambda: dialog.list.count() == 3, what="the registry's list")
+        assert dialog.pages.currentWidget() is dialog.splitter and dialog.pane.isVisible()
         dialog.close()
+
+        # Down again: the list saved on the last visit, said to be that; a search never made has none.
         registry.down = True
         dialog = window.gallery.open_gallery()
         await until(lambda: dialog.status.text().startswith("Offline: "), what="the offline label")
         assert "answered HTTP 503" in dialog.status.text() and "Showing the list saved on" in dialog.status.text()
-        assert dialog.list.count() == 3
+        assert dialog.list.count() == 3 and dialog.pages.currentWidget() is dialog.splitter
         dialog.search.setText("never searched")
-        await until(lambda: "Nothing is cached for this search" in dialog.status.text(), what="the error")
+        await until(lambda: dialog.pages.currentWidget() is dialog.unreachable, what="the unreachable page")
         assert dialog.list.count() == 0
         dialog.close()
 
-    run_desk(qapp, tmp_path, registry.url, scenario)
+    run_desk(qapp, tmp_path, scenario, registry_url=registry.url)
+
+
+def visible(window: MainWindow, kind: type[W]) -> list[W]:
+    """The window's dialogs of `kind` on screen (they are its children)."""
+    return [w for w in window.findChildren(kind) if w.isVisible()]
 
 
 def test_remote_that_needs_sign_in_goes_through_the_sign_in(qapp: QApplication, tmp_path: Path) -> None:
@@ -257,7 +261,7 @@ def test_remote_that_needs_sign_in_goes_through_the_sign_in(qapp: QApplication, 
             await until(lambda: browser_tree.index_of("tracker", "auth://note").isValid(), what="its resource")
             dialog.close()
 
-        config = run_desk(qapp, tmp_path, registry.url, scenario)
+        config = run_desk(qapp, tmp_path, scenario, registry_url=registry.url)
     assert json.loads(config.read_text())["mcpServers"]["tracker"]["url"] == oauth.url
 
 
@@ -308,17 +312,21 @@ def test_dropped_bundle_installs_runs_and_uninstalls(qapp: QApplication, tmp_pat
         python = shutil.which("python")  # the program as the app's PATH finds it, shown whole
         assert card.command.toPlainText() == f"{python} {folder}/server/fixture_server.py --secret-echo"
         assert not folder.exists()  # nothing unpacked before the yes
+        assert dialog.finish.text() == "Close"  # closing now installs nothing
         card.install.click()
         await until(lambda: "is running" in pane.result.text(), timeout=60, what="the bundle's server running")
         assert (folder / "manifest.json").is_file()
+        # One clear end: the form is gone, the outcome says it runs, and Done closes the window.
+        assert not pane.install_box.isVisible() and dialog.finish.text() == "Done" and dialog.finish.isDefault()
+        QTest.mouseClick(dialog.finish, Qt.MouseButton.LeftButton)
+        await until(lambda: not window.gallery.bundle_dialogs, what="the bundle window closed")
         browser = window.resources.browser
         await until(lambda: browser.index_of("fixture-bundle", "fixture://long").isValid(), what="its resources")
         window.bridge.remove_server("fixture-bundle")
         await until(lambda: not folder.exists(), what="the bundle's files removed")
         assert "fixture-bundle" not in window.bridge.host.connections
-        dialog.close()
 
-    config = run_desk(qapp, tmp_path, "https://registry.invalid", scenario)
+    config = run_desk(qapp, tmp_path, scenario, registry_url="https://registry.invalid")
     assert json.loads(config.read_text()) == {"mcpServers": {}}
 
 
@@ -334,6 +342,6 @@ def test_unsafe_bundle_is_refused_whole(qapp: QApplication, tmp_path: Path) -> N
         assert "would be written outside its folder" in pane.placeholder.text()
         window.gallery.bundle_dialogs[-1].close()
 
-    config = run_desk(qapp, tmp_path, "https://registry.invalid", scenario)
+    config = run_desk(qapp, tmp_path, scenario, registry_url="https://registry.invalid")
     assert json.loads(config.read_text()) == {"mcpServers": {}}
     assert not (tmp_path / "data" / "mcp-desk" / "bundles").exists()
