@@ -1,12 +1,14 @@
 """The server manager: every server's live state, what it offers, and its log.
 
-A server the organisation's policy blocks is shown as such, greyed, with the rule that blocked it;
-it cannot be restarted from here (it would be blocked again), only edited or removed.
+The list on top; below it the selected server's details (`server_details`), the questions servers
+ask outside a turn, and the Log and Tools tabs. A server the organisation's policy blocks is shown as
+such, greyed, with the rule that blocked it; it cannot be restarted from here (it would be blocked
+again), only edited or removed. The panel is narrow enough to sit beside the chat in a 1024 px window.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable
 from typing import Any, Final
 
 from PySide6.QtCore import Qt, QTimer, Signal
@@ -14,7 +16,6 @@ from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
-    QLabel,
     QListWidget,
     QListWidgetItem,
     QPushButton,
@@ -26,19 +27,16 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app.bridge import CoreBridge
-from desktop_app.core.catalog import ServerCatalog
 from desktop_app.core.config_error import ConfigError
 from desktop_app.core.events import LogEntry
 from desktop_app.core.policy.refusal import Refusal
 from desktop_app.core.server_config import ServerConfig
 from desktop_app.core.server_status import ServerState, ServerStatus
-from desktop_app.core.terminal_text import printable
 from desktop_app.ui.asks.card import AskCard
 from desktop_app.ui.confirm import confirm
-from desktop_app.ui.instructions_note import InstructionsNote
 from desktop_app.ui.notice_box import show_notice
-from desktop_app.ui.plain_text import set_plain_tooltip
 from desktop_app.ui.plain_tooltips import PlainToolTips
+from desktop_app.ui.server_details import ServerDetails, blocked_text
 from desktop_app.ui.server_editor import ServerEditor
 from desktop_app.ui.server_log_view import ServerLogView
 from desktop_app.ui.tools_list import ToolsList
@@ -48,25 +46,6 @@ _NAME_ROLE = Qt.ItemDataRole.UserRole
 CARD_LINGER_MS = 4000
 LOG_TAB: Final = 0
 TOOLS_TAB: Final = 1
-
-
-def _counts(catalog: ServerCatalog | None, disabled: Collection[str]) -> str:
-    if catalog is None:
-        return "nothing listed yet"
-    parts = [
-        (len(catalog.resources), "resource"),
-        (len(catalog.templates), "template"),
-        (len(catalog.prompts), "prompt"),
-        (len(catalog.tools), "tool"),
-    ]
-    text = " · ".join(f"{n} {word}{'' if n == 1 else 's'}" for n, word in parts)
-    off = sum(tool.name in disabled for tool in catalog.tools)
-    return text + (f" ({off} switched off)" if off else "")
-
-
-def _blocked_text(refusal: Refusal) -> str:
-    text = str(refusal)
-    return f"{text[:1].upper()}{text[1:]}. MCP Desk does not start it: ask your administrator if you need it."
 
 
 class ServersPanel(QWidget):
@@ -83,39 +62,9 @@ class ServersPanel(QWidget):
         self._list = QListWidget()
         self._list.setObjectName("serverList")
         PlainToolTips(self._list)  # a row's tooltip quotes the server (why it failed)
-        self._title = QLabel()
-        self._title.setObjectName("serverTitle")
-        # A server's name, version and stderr are text: never guessed to be markup and drawn.
-        self._title.setTextFormat(Qt.TextFormat.PlainText)
-        title_font = self._title.font()
-        title_font.setPointSizeF(title_font.pointSizeF() * 1.25)
-        title_font.setBold(True)
-        self._title.setFont(title_font)
-        self._state = QLabel()
-        self._state.setWordWrap(True)
-        self._state.setTextFormat(Qt.TextFormat.PlainText)
-        self._state.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self._offer = QLabel()
-        self._instructions = InstructionsNote()
-        self._sign_in = QPushButton("Sign in")
-        self._sign_in.setObjectName("signIn")
-        self._sign_in.setToolTip("Open the server's sign-in page in your browser")
-        self._cancel_sign_in = QPushButton("Cancel sign-in")
-        self._sign_out = QPushButton("Sign out")
-        self._sign_out.setToolTip("Revoke the sign-in where the server allows it, and forget it here")
-        self._restart = QPushButton("Restart")
-        self._toggle = QPushButton("Disable")
-        self._edit = QPushButton("Edit…")
-        self._remove = QPushButton("Remove")
-        self._update = QPushButton()
-        self._update.setObjectName("updateServer")
-        self._update_row = QWidget()
-        update_layout = QHBoxLayout(self._update_row)
-        update_layout.setContentsMargins(0, 0, 0, 0)
-        update_layout.addWidget(QLabel("A newer version is in the registry."))
-        update_layout.addWidget(self._update)
-        update_layout.addStretch(1)
-        self._update_row.hide()
+        self.details = ServerDetails()
+        # The pieces other window tests reach by their old names.
+        self._state, self._restart, self._remove = self.details.state, self.details.restart, self.details.remove
         self._updates: dict[str, str] = {}
         self._add = QPushButton("Add server…")
         self._add.setObjectName("addServer")
@@ -131,27 +80,10 @@ class ServersPanel(QWidget):
         self._tabs.insertTab(TOOLS_TAB, self._tools, "Tools")
         self._tabs.currentChanged.connect(lambda index: self._make_room() if index == TOOLS_TAB else None)
 
-        buttons = QHBoxLayout()
-        for button in (self._restart, self._toggle, self._edit, self._remove):
-            buttons.addWidget(button)
-        buttons.addStretch(1)
         details = QWidget()
         details_layout = QVBoxLayout(details)
         details_layout.setContentsMargins(8, 8, 8, 8)
-        details_layout.addWidget(self._title)
-        details_layout.addWidget(self._state)
-        details_layout.addWidget(self._offer)
-        details_layout.addWidget(self._instructions)
-        # Signing in (or out) gets a row of its own, shown only when there is something to do.
-        self._sign_in_bar = QWidget()
-        sign_in_row = QHBoxLayout(self._sign_in_bar)
-        sign_in_row.setContentsMargins(0, 0, 0, 0)
-        for button in (self._sign_in, self._cancel_sign_in, self._sign_out):
-            sign_in_row.addWidget(button)
-        sign_in_row.addStretch(1)
-        details_layout.addWidget(self._sign_in_bar)
-        details_layout.addLayout(buttons)
-        details_layout.addWidget(self._update_row)
+        details_layout.addWidget(self.details)
         # Questions asked outside a turn; a long form scrolls here instead of squeezing the log away.
         cards = QWidget()
         self._cards = QVBoxLayout(cards)
@@ -186,14 +118,14 @@ class ServersPanel(QWidget):
         layout.addWidget(splitter)
 
         self._list.currentItemChanged.connect(lambda *_: self._show_selected())
-        self._sign_in.clicked.connect(lambda: self._for_selected(bridge.sign_in))
-        self._cancel_sign_in.clicked.connect(lambda: self._for_selected(bridge.cancel_sign_in))
-        self._sign_out.clicked.connect(lambda: self._for_selected(bridge.sign_out))
-        self._restart.clicked.connect(self._on_restart)
-        self._toggle.clicked.connect(self._on_toggle)
-        self._edit.clicked.connect(self._on_edit)
-        self._remove.clicked.connect(self._on_remove)
-        self._update.clicked.connect(self._on_update)
+        self.details.sign_in.clicked.connect(lambda: self._for_selected(bridge.sign_in))
+        self.details.cancel_sign_in.clicked.connect(lambda: self._for_selected(bridge.cancel_sign_in))
+        self.details.sign_out.clicked.connect(lambda: self._for_selected(bridge.sign_out))
+        self.details.restart.clicked.connect(self._on_restart)
+        self.details.toggle.clicked.connect(self._on_toggle)
+        self.details.edit.clicked.connect(self._on_edit)
+        self.details.remove.clicked.connect(self._on_remove)
+        self.details.update_button.clicked.connect(self._on_update)
         self._add.clicked.connect(lambda: self.open_editor(None))
         bridge.server_state_changed.connect(self._on_state)
         bridge.server_removed.connect(lambda _name: self._sync_items())
@@ -286,7 +218,7 @@ class ServersPanel(QWidget):
         item.setFont(font)
         role = QPalette.ColorGroup.Disabled if blocked is not None else QPalette.ColorGroup.Active
         item.setForeground(self._list.palette().brush(role, QPalette.ColorRole.Text))
-        item.setToolTip(_blocked_text(blocked) if blocked is not None else status.explained())
+        item.setToolTip(blocked_text(blocked) if blocked is not None else status.explained())
         if name == self.selected():
             self._show_selected()
 
@@ -297,46 +229,18 @@ class ServersPanel(QWidget):
     def _show_details(self) -> None:
         name = self.selected()
         connection = None if name is None else self._bridge.host.connections.get(name)
-        for button in (self._restart, self._toggle, self._edit, self._remove):
-            button.setEnabled(connection is not None)
-        state = connection.status.state if connection is not None else None
-        self._sign_in.setVisible(state is ServerState.NEEDS_SIGN_IN)
-        self._cancel_sign_in.setVisible(state is ServerState.SIGNING_IN)
-        self._sign_out.setVisible(
-            connection is not None and state is not ServerState.SIGNING_IN and connection.auth.signed_in
-        )
-        self._sign_in_bar.setVisible(
-            any(not b.isHidden() for b in (self._sign_in, self._cancel_sign_in, self._sign_out))
-        )
         if connection is None:
-            self._update_row.hide()
-            self._title.setText("No server selected")
-            self._state.clear()
-            self._offer.clear()
-            self._instructions.show_for(None, False)
+            self.details.show_server(None)
             self._log_view.show_entries(())
             return
-        status: ServerStatus = connection.status
-        info = connection.catalog.server_info if connection.catalog else None
-        version = f"  {info.name} {info.version}" if info else ""
-        self._title.setText(printable(f"{connection.name}{version}"))
-        blocked = self._blocked(connection.name)
-        if blocked is not None:  # the rule in a line; what it says in full on hover and in the log
-            self._state.setText(f"Blocked by your organisation's policy: {blocked.field}")
-        else:
-            self._state.setText(printable(status.explained()))
-        set_plain_tooltip(self._state, _blocked_text(blocked) if blocked is not None else "")
-        self._restart.setEnabled(blocked is None)
-        set_plain_tooltip(self._restart, _blocked_text(blocked) if blocked is not None else "")
-        self._offer.setText(_counts(connection.catalog, connection.config.disabled_tools))
-        self._instructions.show_for(connection.catalog, self._trusted(connection.name))
-        self._toggle.setText("Enable" if status.state is ServerState.DISABLED else "Disable")
-        configured = self._bridge.store is not None and connection.name in self._bridge.store.servers
-        self._edit.setEnabled(configured)
-        self._remove.setEnabled(configured)
-        newer = self._updates.get(connection.name) if configured else None
-        self._update.setText(f"Update to {newer}…" if newer else "")
-        self._update_row.setVisible(newer is not None)
+        configured = self._configured(connection.name) is not None
+        self.details.show_server(
+            connection,
+            blocked=self._blocked(connection.name),
+            trusted=self._trusted(connection.name),
+            configured=configured,
+            newer=self._updates.get(connection.name) if configured else None,
+        )
         self._log_view.show_entries(connection.log)
 
     def _show_tools(self) -> None:

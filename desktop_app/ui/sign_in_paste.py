@@ -26,7 +26,8 @@ class PasteFallback(QWidget):
         self.setObjectName("pasteFallback")
         self._paste = paste
         self.toggle = QToolButton()
-        self.toggle.setText("Browser on another computer, or it can't get back here?")
+        self.toggle.setText("Browser on another computer?")
+        self.toggle.setToolTip("Sign in from a browser on another computer, or one that cannot get back to this one")
         self.toggle.setCheckable(True)
         self.toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         self.toggle.setArrowType(Qt.ArrowType.RightArrow)

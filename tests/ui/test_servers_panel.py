@@ -79,7 +79,7 @@ def test_a_failed_server_can_be_removed_renamed_and_disabled(qapp: QApplication,
 
             # Remove the failed server as a user does: select it, Remove, Yes.
             panel._list.setCurrentRow(1)
-            panel._remove.click()
+            panel.details.remove.click()
             box = next(b for b in window.findChildren(QMessageBox) if b.isVisible())
             box.button(QMessageBox.StandardButton.Yes).click()
             await until(lambda: panel_rows(window) == ["fx"], what="the ghost row to leave the servers panel")
@@ -102,13 +102,13 @@ def test_a_failed_server_can_be_removed_renamed_and_disabled(qapp: QApplication,
             # Disable the failed server from the panel: every view shows it disabled.
             await until(lambda: host.connection("renamed").status.state is ServerState.FAILED)
             panel._list.setCurrentRow(1)
-            assert panel._toggle.text() == "Disable"
-            panel._toggle.click()
+            assert panel.details.toggle.text() == "Disable"
+            panel.details.toggle.click()
             await until(lambda: host.connection("renamed").status.state is ServerState.DISABLED, what="disabled")
             model = window.resources.browser.model
             assert model.server_status("renamed").state is ServerState.DISABLED  # type: ignore[union-attr]
             assert panel._list.item(1).text() == "renamed  —  disabled"
-            assert panel._toggle.text() == "Enable"
+            assert panel.details.toggle.text() == "Enable"
             assert json.loads(config.read_text())["mcpServers"]["renamed"]["disabled"] is True
         finally:
             window.close()
@@ -129,7 +129,7 @@ def test_a_failed_server_says_why_in_its_tooltip_and_details(qapp: QApplication)
             await until(lambda: panel._list.count() == 1 and panel._list.item(0).toolTip().startswith(why))
             lines = panel._list.item(0).toolTip().splitlines()
             assert lines == [why, STARTUP_LINE, "fixture server: exiting immediately with code 3"]
-            assert panel._state.text().splitlines() == lines
+            assert panel.details.state.text().splitlines() == lines
         finally:
             await host.stop_all()
 
@@ -150,7 +150,7 @@ def test_the_panel_says_whose_instructions_the_model_gets(qapp: QApplication, tm
         panel = ServersPanel(bridge)
         panel.show()
         host.start(store.servers.values())
-        note = panel._instructions
+        note = panel.details.instructions
         try:
             await until(lambda: "news" in host.catalog.servers, what="news to list its offer")
             await until(lambda: host.connection("ghost").status.state is ServerState.FAILED, what="ghost to fail")

@@ -38,8 +38,8 @@ def test_a_servers_version_and_stderr_show_as_plain_text(qapp: QApplication) -> 
             panel._list.setCurrentRow(0)
             await until(lambda: "starting" in panel._log.toPlainText(), what="the stderr line in the log")
             # The version is shown as the characters it is, one line high, not as a 900×600 picture.
-            assert panel._title.text().endswith(MARKUP_VERSION)
-            assert panel._title.sizeHint().height() < 100
+            assert panel.details.title.text().endswith(MARKUP_VERSION)
+            assert panel.details.title.sizeHint().height() < 100
             log = panel._log.toPlainText()
             assert not [c for c in CONTROLS if c in log], repr(log)
             assert "starting\\x1b]52;c;" in log and "\\r\\x1b[2K\\x1b[1A\\u202eready" in log

@@ -81,7 +81,7 @@ def test_switching_a_tool_off_and_on_in_the_window(
             await until(lambda: rows.count() == 5, what="the tools listed")
             assert row(rows, "delete_item").checkState() == Qt.CheckState.Unchecked
             assert tools.summary.text().startswith("5 tools, 1 switched off")
-            assert "1 switched off" in panel._offer.text()
+            assert "1 switched off" in panel.details.offer.text()
 
             # Its details, and its schema on demand.
             click_row(qtbot, rows, "delete_item")
@@ -101,7 +101,7 @@ def test_switching_a_tool_off_and_on_in_the_window(
             assert tools.offered.text().startswith("Offered to the model")
             click_check(qtbot, rows, "lookup")
             assert saved() == ["lookup"] and host.catalog.tool("desk__lookup") is None
-            assert "1 switched off" in panel._offer.text()
+            assert "1 switched off" in panel.details.offer.text()
             assert host.connection("desk").status.state.value == "ready"  # nothing reconnected
 
             llm.queue(text("Done."))

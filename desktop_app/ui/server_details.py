@@ -1,0 +1,199 @@
+"""The Servers panel's details of one server: its name and state, what it offers, signing in, and its actions.
+
+It only draws: `ServersPanel` wires its buttons to the bridge. Signing in gets a row of its own,
+shown only when there is something to do; after a failed sign-in it offers Details… (each step of
+the sign-in, with Copy), and while a sign-in waits for its browser, the paste fallback for a browser
+that cannot reach this computer. Buttons flow onto a second line in a narrow dock.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, Qt
+from PySide6.QtGui import QResizeEvent
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+
+from desktop_app.core.catalog import ServerCatalog
+from desktop_app.core.connection import ServerConnection
+from desktop_app.core.policy.refusal import Refusal
+from desktop_app.core.server_status import ServerState
+from desktop_app.core.terminal_text import printable
+from desktop_app.ui.flow_layout import FlowLayout
+from desktop_app.ui.instructions_note import InstructionsNote
+from desktop_app.ui.plain_text import plain_label, set_plain_tooltip
+from desktop_app.ui.sign_in_details import SignInDetails, show_sign_in_details
+from desktop_app.ui.sign_in_paste import PasteFallback
+
+
+def counts(catalog: ServerCatalog | None, disabled: tuple[str, ...] | frozenset[str] | set[str]) -> str:
+    """ "3 resources · 1 template · …", and how many tools the user switched off."""
+    if catalog is None:
+        return "nothing listed yet"
+    parts = [
+        (len(catalog.resources), "resource"),
+        (len(catalog.templates), "template"),
+        (len(catalog.prompts), "prompt"),
+        (len(catalog.tools), "tool"),
+    ]
+    text = " · ".join(f"{n} {word}{'' if n == 1 else 's'}" for n, word in parts)
+    off = sum(tool.name in disabled for tool in catalog.tools)
+    return text + (f" ({off} switched off)" if off else "")
+
+
+def blocked_text(refusal: Refusal) -> str:
+    text = str(refusal)
+    return f"{text[:1].upper()}{text[1:]}. MCP Desk does not start it: ask your administrator if you need it."
+
+
+def _row(*buttons: QWidget) -> QWidget:
+    """Buttons side by side while they fit, on more lines when the dock is narrow."""
+    row = QWidget()
+    flow = FlowLayout(row)
+    flow.setContentsMargins(0, 0, 0, 0)
+    for button in buttons:
+        flow.addWidget(button)
+    return row
+
+
+class ServerDetails(QWidget):
+    """What the panel shows of the selected server (`show_server`), above its questions and tabs."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.title = QLabel()
+        self.title.setObjectName("serverTitle")
+        # A server's name, version and stderr are text: never guessed to be markup and drawn.
+        self.title.setTextFormat(Qt.TextFormat.PlainText)
+        self.title.setWordWrap(True)
+        title_font = self.title.font()
+        title_font.setPointSizeF(title_font.pointSizeF() * 1.25)
+        title_font.setBold(True)
+        self.title.setFont(title_font)
+        self.state = plain_label()
+        self.state.setWordWrap(True)
+        self.state.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.offer = QLabel()
+        self.offer.setWordWrap(True)
+        self.instructions = InstructionsNote()
+        self.sign_in = QPushButton("Sign in")
+        self.sign_in.setObjectName("signIn")
+        self.sign_in.setToolTip("Open the server's sign-in page in your browser")
+        self.cancel_sign_in = QPushButton("Cancel sign-in")
+        self.sign_out = QPushButton("Sign out")
+        self.sign_out.setToolTip("Revoke the sign-in where the server allows it, and forget it here")
+        self.sign_in_details = QPushButton("Details…")
+        self.sign_in_details.setObjectName("signInDetails")
+        self.sign_in_details.setToolTip("Each step of the last sign-in: its address, status and the server's words")
+        self.sign_in_details.clicked.connect(self._show_sign_in_details)
+        self.restart = QPushButton("Restart")
+        self.toggle = QPushButton("Disable")
+        self.edit = QPushButton("Edit…")
+        self.remove = QPushButton("Remove")
+        self.update_button = QPushButton()
+        self.update_button.setObjectName("updateServer")
+        self.update_row = QWidget()
+        update_layout = QHBoxLayout(self.update_row)
+        update_layout.setContentsMargins(0, 0, 0, 0)
+        newer = QLabel("A newer version is in the registry.")
+        newer.setWordWrap(True)
+        update_layout.addWidget(newer, 1)
+        update_layout.addWidget(self.update_button)
+        self.update_row.hide()
+        self.sign_in_bar = _row(self.sign_in, self.cancel_sign_in, self.sign_out, self.sign_in_details)
+        self._paste_holder = QVBoxLayout()
+        self._paste_holder.setContentsMargins(0, 0, 0, 0)
+        self.paste: PasteFallback | None = None
+        """The paste fallback of the server shown (each server's sign-in has its own)."""
+        self._connection: ServerConnection | None = None
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.title)
+        layout.addWidget(self.state)
+        layout.addWidget(self.offer)
+        layout.addWidget(self.instructions)
+        layout.addWidget(self.sign_in_bar)
+        layout.addLayout(self._paste_holder)
+        layout.addWidget(_row(self.restart, self.toggle, self.edit, self.remove))
+        layout.addWidget(self.update_row)
+
+    def event(self, event: QEvent) -> bool:
+        handled = super().event(event)
+        if event.type() == QEvent.Type.LayoutRequest:  # a row, a note or the paste steps appeared or went
+            self._hold_height()
+        return handled
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._hold_height()
+
+    def _hold_height(self) -> None:
+        """Keep the height wrapped lines need at this width: the panel's splitter shrinks the list instead."""
+        layout = self.layout()
+        if layout is not None and layout.hasHeightForWidth():
+            self.setMinimumHeight(layout.totalHeightForWidth(self.width()))
+
+    def show_server(
+        self,
+        connection: ServerConnection | None,
+        *,
+        blocked: Refusal | None = None,
+        trusted: bool = False,
+        configured: bool = False,
+        newer: str | None = None,
+    ) -> None:
+        """Show `connection` (None: no server selected) as it is now."""
+        self._follow_paste(connection)
+        self._connection = connection
+        state = connection.status.state if connection is not None else None
+        auth = connection.auth if connection is not None else None
+        self.sign_in.setVisible(state is ServerState.NEEDS_SIGN_IN)
+        self.cancel_sign_in.setVisible(state is ServerState.SIGNING_IN)
+        self.sign_out.setVisible(auth is not None and state is not ServerState.SIGNING_IN and auth.signed_in)
+        failed = auth is not None and auth.last_failure is not None and state is not ServerState.READY
+        self.sign_in_details.setVisible(failed and auth is not None and auth.diagnosis is not None)
+        self.sign_in_bar.setVisible(
+            any(not b.isHidden() for b in (self.sign_in, self.cancel_sign_in, self.sign_out, self.sign_in_details))
+        )
+        for button in (self.restart, self.toggle, self.edit, self.remove):
+            button.setEnabled(connection is not None)
+        if connection is None:
+            self.update_row.hide()
+            self.title.setText("No server selected")
+            self.state.clear()
+            self.offer.clear()
+            self.instructions.show_for(None, False)
+            return
+        info = connection.catalog.server_info if connection.catalog else None
+        version = f"  {info.name} {info.version}" if info else ""
+        self.title.setText(printable(f"{connection.name}{version}"))
+        if blocked is not None:  # the rule in a line; what it says in full on hover and in the log
+            self.state.setText(f"Blocked by your organisation's policy: {blocked.field}")
+        else:
+            self.state.setText(printable(connection.status.explained()))
+        set_plain_tooltip(self.state, blocked_text(blocked) if blocked is not None else "")
+        self.restart.setEnabled(blocked is None)
+        set_plain_tooltip(self.restart, blocked_text(blocked) if blocked is not None else "")
+        self.offer.setText(counts(connection.catalog, connection.config.disabled_tools))
+        self.instructions.show_for(connection.catalog, trusted)
+        self.toggle.setText("Enable" if connection.status.state is ServerState.DISABLED else "Disable")
+        self.edit.setEnabled(configured)
+        self.remove.setEnabled(configured)
+        self.update_button.setText(f"Update to {newer}…" if newer else "")
+        self.update_row.setVisible(newer is not None)
+
+    def _follow_paste(self, connection: ServerConnection | None) -> None:
+        """The paste fallback follows the shown server's sign-in (it shows itself while one waits)."""
+        if self._connection is connection and (connection is None) == (self.paste is None):
+            return
+        if self.paste is not None:
+            self.paste.deleteLater()
+            self.paste = None
+        if connection is not None:
+            self.paste = PasteFallback(connection.auth.paste)
+            self._paste_holder.addWidget(self.paste)
+
+    def _show_sign_in_details(self) -> SignInDetails | None:
+        connection = self._connection
+        if connection is None:
+            return None
+        return show_sign_in_details(self, connection.name, connection.auth.diagnosis)
