@@ -10,28 +10,20 @@ from typing import Final
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QImageReader
-from PySide6.QtWidgets import (
-    QComboBox,
-    QHBoxLayout,
-    QLabel,
-    QPushButton,
-    QStackedWidget,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QLabel, QStackedWidget, QVBoxLayout, QWidget
 
 from desktop_app.bridge import CoreBridge
 from desktop_app.core.apps.document import is_app_mime
-from desktop_app.core.content import ResourceContent, human_size
+from desktop_app.core.content import ResourceContent
 from desktop_app.core.server_errors import describe_error
 from resources_ui.drag_payload import ResourceRef
-from resources_ui.elided_label import ElidedLabel
 from resources_ui.icons import ContentKind, kind_for
 from resources_ui.viewers.binary_card import BinaryCard, ErrorCard
 from resources_ui.viewers.image_viewer import ImageError, ImageViewer, decode_image
 from resources_ui.viewers.pdf_viewer import PdfError, PdfViewer
 from resources_ui.viewers.resource_cache import ResourceCache
 from resources_ui.viewers.text_viewer import MarkdownViewer, TextViewer
+from resources_ui.viewers.viewer_header import ViewerHeader
 
 LOADING_DELAY_MS: Final = 150
 """Fast reads swap content directly; only slow ones flash a "Loading…" page."""
@@ -108,36 +100,14 @@ class ResourceViewerPane(QWidget):
         bridge.server_removed.connect(self._on_server_removed)
         bridge.server_state_changed.connect(lambda name, _status: self._on_server_back(name))
 
-        # Elided, so a long name or URI never widens the dock (the window keeps the user's layout).
-        self.title = ElidedLabel(mode=Qt.TextElideMode.ElideRight)
-        self.title.setObjectName("viewerTitle")
-        font = self.title.font()
-        font.setPointSizeF(font.pointSizeF() * 1.15)
-        font.setBold(True)
-        self.title.setFont(font)
-        self.meta = ElidedLabel()
-        self.meta.setObjectName("viewerMeta")
-        self.note = QLabel()
-        # A resource's name, URI, note and errors are the server's words: text, never guessed to be markup.
-        for label in (self.title, self.meta, self.note):
-            label.setTextFormat(Qt.TextFormat.PlainText)
-        self.note.setWordWrap(True)
-        self.note.hide()
-        self.part_box = QComboBox()
-        self.part_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        self.part_box.setMinimumContentsLength(14)
-        self.part_box.hide()
-        self.part_box.activated.connect(lambda part: self._spawn_render(part, keep_view=False))
-        self.reload_button = QPushButton("Reload")
-        self.reload_button.clicked.connect(self.reload)
-        self.attach_button = QPushButton("Attach")
-        self.attach_button.setToolTip("Attach this resource to the conversation")
-        self.attach_button.clicked.connect(self._attach)
-        header = QHBoxLayout()
-        header.addWidget(self.title, 1)
-        header.addWidget(self.part_box)
-        header.addWidget(self.reload_button)
-        header.addWidget(self.attach_button)
+        self.header = ViewerHeader()
+        self.header.reload_requested.connect(self.reload)
+        self.header.attach_requested.connect(self._attach)
+        self.header.part_chosen.connect(lambda part: self._spawn_render(part, keep_view=False))
+        # The header's parts, as the pane's own: what tests and the window look at.
+        self.title, self.meta, self.note = self.header.title, self.header.meta, self.header.note
+        self.part_box = self.header.part_box
+        self.reload_button, self.attach_button = self.header.reload_button, self.header.attach_button
 
         self.placeholder = _centered_label("Select a resource to see it here.\nDrag resources into the chat to attach.")
         self.loading = _centered_label("Loading…")
@@ -174,9 +144,7 @@ class ResourceViewerPane(QWidget):
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
-        layout.addLayout(header)
-        layout.addWidget(self.meta)  # the whole width: a URI is cut only when it must be
-        layout.addWidget(self.note)
+        layout.addWidget(self.header)
         layout.addWidget(self._stack, 1)
         self.clear()
 
@@ -226,9 +194,7 @@ class ResourceViewerPane(QWidget):
         """Show a live app view that lives elsewhere (moved here from a tool card)."""
         self._set_ref(ref)
         self._generation += 1
-        self.meta.setText(ref.uri)
-        self.note.hide()
-        self.part_box.hide()
+        self.header.show_uri(ref.uri)
         self._hold_app(widget)
         self._switch(ViewerKind.APP)
 
@@ -236,10 +202,7 @@ class ResourceViewerPane(QWidget):
         self._set_ref(None)
         self._generation += 1
         self._contents = []
-        self.title.setText("No resource selected")
-        self.meta.clear()
-        self.note.hide()
-        self.part_box.hide()
+        self.header.show_ref(None)
         self._switch(ViewerKind.EMPTY)
 
     # -- loading ---------------------------------------------------------------------------
@@ -255,12 +218,8 @@ class ResourceViewerPane(QWidget):
         self._ref = ref
         self._contents = []
         self._server_gone = False
-        enabled = ref is not None
-        self.reload_button.setEnabled(enabled)
-        self.attach_button.setEnabled(enabled)
         if ref is not None:
-            self.title.setText(ref.name)
-            self.meta.setText(" · ".join(part for part in (ref.uri, ref.mime_type or "") if part))
+            self.header.show_ref(ref)
 
     def _load(self, *, keep_view: bool) -> None:
         ref = self._ref
@@ -290,13 +249,11 @@ class ResourceViewerPane(QWidget):
     def _present(self, contents: list[ResourceContent], *, keep_view: bool) -> None:
         part = self.part_box.currentIndex() if keep_view and len(contents) == len(self._contents) else 0
         self._contents = contents
-        self.part_box.blockSignals(True)
-        self.part_box.clear()
-        for number, item in enumerate(contents, start=1):
-            self.part_box.addItem(f"Part {number} of {len(contents)} · {item.mime_essence or 'unknown type'}")
-        self.part_box.setCurrentIndex(max(0, part))
-        self.part_box.blockSignals(False)
-        self.part_box.setVisible(len(contents) > 1)
+        labels = [
+            f"Part {number} of {len(contents)} · {item.mime_essence or 'unknown type'}"
+            for number, item in enumerate(contents, start=1)
+        ]
+        self.header.set_parts(labels, max(0, part))
         if not contents:
             self._show_error("This resource is empty.", "The server returned no content for it.")
             return
@@ -353,13 +310,9 @@ class ResourceViewerPane(QWidget):
             self._switch(kind)
 
     def _describe(self, content: ResourceContent) -> None:
-        parts = [content.uri, content.mime_essence or "unknown type"]
-        if content.error is None:
-            parts.append(human_size(content.size))
-        self.meta.setText(" · ".join(parts))
+        self.header.describe(content)
         if not self._server_gone:  # then the note says so, and stays
-            self.note.setText(f"Note: {content.note}." if content.note else "")
-            self.note.setVisible(bool(content.note))
+            self.header.set_note(f"Note: {content.note}." if content.note else None)
 
     def _show_error(self, heading: str, message: str) -> None:
         self.error_card.show_error(heading, message)
@@ -408,18 +361,15 @@ class ResourceViewerPane(QWidget):
     def _mark_server_gone(self) -> None:
         assert self._ref is not None
         self._server_gone = True
-        self.reload_button.setEnabled(False)
-        self.attach_button.setEnabled(False)
-        self.note.setText(f"Server removed: “{self._ref.server}” is gone, so this cannot be reloaded or attached.")
-        self.note.show()
+        self.header.set_actionable(False)
+        self.header.set_note(f"Server removed: “{self._ref.server}” is gone, so this cannot be reloaded or attached.")
 
     def _on_server_back(self, name: str) -> None:
         back = name in self._bridge.host.connections
         if back and self._server_gone and self._ref is not None and self._ref.server == name:
             self._server_gone = False
-            self.reload_button.setEnabled(True)
-            self.attach_button.setEnabled(True)
-            self.note.hide()
+            self.header.set_actionable(True)
+            self.header.set_note(None)
 
     @property
     def server_gone(self) -> bool:
