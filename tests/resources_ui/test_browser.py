@@ -13,10 +13,8 @@ from pytestqt.qtbot import QtBot
 from desktop_app.core.server_status import ServerState
 from desktop_app.demo_server import build_server as build_demo_server
 from resources_ui import RESOURCES_MIME, ResourceBrowser, ResourceRef, decode_resources, encode_resources
-from resources_ui.filter_matching import match_rank, query_words
 from resources_ui.filter_proxy import CHUNK, MIN_FIRST, SCREENFUL
 from resources_ui.tree_delegate import ResourceRowDelegate
-from resources_ui.tree_entries import EntryKind, make_entry
 from resources_ui.tree_model import ENTRY_ROLE
 from tests.hosting import eventually, inprocess_bridge, run_in_qt
 from tests.servers.fixture_server import RESOURCE_URIS, build_fixture_server
@@ -115,18 +113,6 @@ def test_the_tree_reads_at_a_dock_width(qapp: QApplication) -> None:
             await bridge.host.stop_all()
 
     run_in_qt(qapp, scenario())
-
-
-def test_match_rank_words_any_order_prefix_first() -> None:
-    entry = make_entry(
-        EntryKind.RESOURCE, "s", "docs://annual/report.pdf", "annual-report", description="Yearly numbers"
-    )
-    words = query_words
-    assert match_rank(entry, words("annual")) == 0  # the label starts with it
-    assert match_rank(entry, words("report annual")) == 1  # any order; "report" starts a word
-    assert match_rank(entry, words("NUMBERS yearly")) == 2  # case-insensitive, description counts
-    assert match_rank(entry, words("nual")) == 2  # inside a word only
-    assert match_rank(entry, words("annual missing")) is None
 
 
 def test_filter_as_you_type_ranks_prefix_matches_first(qapp: QApplication, qtbot: QtBot) -> None:
