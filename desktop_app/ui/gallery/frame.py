@@ -10,6 +10,7 @@ from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QCloseEvent, QIcon
 from PySide6.QtWidgets import (
     QDialog,
+    QHBoxLayout,
     QLabel,
     QListWidget,
     QListWidgetItem,
@@ -86,7 +87,10 @@ class ListDetailsDialog(ClosingDialog):
         self.pages.addWidget(self.splitter)
         layout = QVBoxLayout(self)
         layout.addLayout(self.top)
-        layout.addWidget(self.status)
+        self.status_row = QHBoxLayout()
+        """The status line, and room beside it for a button (the gallery's Try again)."""
+        self.status_row.addWidget(self.status, 1)
+        layout.addLayout(self.status_row)
         layout.addWidget(self.pages, 1)
         self.list.currentItemChanged.connect(self._on_current)
 

@@ -191,7 +191,7 @@ class GalleryController(QObject):
         dialog.add_entries(rows, more=page.next_cursor is not None)
         if page.cached_at is not None:
             when = page.cached_at.astimezone().strftime("%Y-%m-%d %H:%M")
-            dialog.set_status(f"Offline: {page.offline_reason}. Showing the list saved on {when}.", tone="caution")
+            dialog.set_offline(f"Offline: {page.offline_reason}. Showing the list saved on {when}.")
         elif page.skipped:
             count = len(page.skipped)
             dialog.set_status(

@@ -55,6 +55,10 @@ class GalleryDialog(ListDetailsDialog):
         self.more = QPushButton("More results")
         self.more.setObjectName("galleryMore")
         self.more.hide()
+        self.retry = QPushButton("Try again")
+        self.retry.setObjectName("galleryStatusRetry")
+        self.retry.setToolTip("Ask the registry again")
+        self.retry.hide()
         self.unreachable = UnreachableView()
         self.pages.addWidget(self.unreachable)
 
@@ -63,6 +67,7 @@ class GalleryDialog(ListDetailsDialog):
         row.addWidget(self.registry, 2)
         row.addWidget(self.change)
         self.top.addLayout(row)
+        self.status_row.addWidget(self.retry, 0, Qt.AlignmentFlag.AlignTop)
         self.column.addWidget(self.more)
 
         self._pause = QTimer(self)
@@ -74,6 +79,7 @@ class GalleryDialog(ListDetailsDialog):
         self.more.clicked.connect(self.sig_more)
         self.change.clicked.connect(self.sig_change_registry)
         self.unreachable.sig_retry.connect(self._search_now)
+        self.retry.clicked.connect(self._search_now)
 
     def _search_now(self) -> None:
         self._pause.stop()
@@ -84,6 +90,15 @@ class GalleryDialog(ListDetailsDialog):
     def set_registry(self, url: str) -> None:
         self.registry.setText(f"Registry: {url}")
         self.registry.setToolTip(url)
+
+    def set_offline(self, text: str) -> None:
+        """The list shown is the one saved earlier (`text` says since when and why): Try again beside it."""
+        self.set_status(text, tone="caution")
+        self.retry.show()
+
+    def set_status(self, text: str, *, tone: str = "") -> None:
+        self.retry.hide()
+        super().set_status(text, tone=tone)
 
     def searching(self, text: str) -> None:
         """A search starts over: an empty list, and the unreachable page (if shown) says it is trying."""

@@ -219,6 +219,15 @@ def test_registry_down_says_why_offers_other_ways_and_comes_back(
         await until(lambda: dialog.status.text().startswith("Offline: "), what="the offline label")
         assert "answered HTTP 503" in dialog.status.text() and "Showing the list saved on" in dialog.status.text()
         assert dialog.list.count() == 3 and dialog.pages.currentWidget() is dialog.splitter
+        assert dialog.retry.isVisible()
+        QTest.mouseClick(dialog.retry, Qt.MouseButton.LeftButton)  # still down: the saved list again
+        await until(lambda: dialog.list.count() == 3, what="the saved list again")
+        assert dialog.status.text().startswith("Offline: ") and dialog.retry.isVisible()
+        registry.down = False
+        QTest.mouseClick(dialog.retry, Qt.MouseButton.LeftButton)  # back: the live list, no offline line
+        await until(lambda: "1 server not shown" in dialog.status.text(), what="the live list")
+        assert dialog.list.count() == 3 and not dialog.retry.isVisible()
+        registry.down = True
         dialog.search.setText("never searched")
         await until(lambda: dialog.pages.currentWidget() is dialog.unreachable, what="the unreachable page")
         assert dialog.list.count() == 0
