@@ -8,7 +8,6 @@ import functools
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-import qasync
 from PySide6.QtWidgets import QApplication
 
 from desktop_app.app import run_window
@@ -17,7 +16,7 @@ from desktop_app.core.registry import DEFAULT_REGISTRY_URL
 from desktop_app.ui.gallery.consent_card import ConsentCard
 from desktop_app.ui.gallery.install_pane import InstallPane
 from desktop_app.ui.main_window import MainWindow
-from tests.hosting import eventually, live_children, main_window
+from tests.hosting import eventually, live_children, main_window, run_in_qt
 
 Scenario = Callable[[MainWindow], Awaitable[None]]
 until = functools.partial(eventually, timeout=20.0)
@@ -42,8 +41,7 @@ def run_desk(
             window.close()
             await asyncio.wait_for(running, 10)
 
-    with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(qapp)) as runner:
-        runner.run(main())
+    run_in_qt(qapp, main())
     assert live_children() == []
     return config
 
