@@ -84,7 +84,7 @@ def describe_consent(consent: InstallConsent) -> str:
     lines += [f"Environment: {name}={value}" for name, value in consent.env]
     lines += [f"Header: {name}: {value}" for name, value in consent.headers]
     if consent.secrets:
-        lines.append(f"Secrets stored: {', '.join(consent.secrets)}")
+        lines.append(consent.secrets_line)
     lines += [f"Note: {note}" for note in consent.notes]
     lines.append(f"Warning: {consent.warning}")
     return printable("\n".join(lines)) + "\n"

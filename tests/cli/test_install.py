@@ -20,7 +20,7 @@ import pytest
 
 from desktop_app.cli.install import install_command
 from desktop_app.core.paths import data_dir
-from desktop_app.core.secret_store import open_secret_store
+from desktop_app.core.secret_store import PLAINTEXT_FILENAME, open_secret_store
 from tests.servers.registry_documents import (
     build_mcpb,
     bundle_entry,
@@ -89,7 +89,7 @@ def test_yes_installs_with_the_whole_command_printed(
         f"Command: {NPX} -y --registry {registry.npm_url} -- @mcp-desk-tests/hello@1.0.0 'Grace Hopper'",
         "Environment: HELLO_GREETING=hello",
         "Environment: HELLO_TOKEN=${secret:HELLO_TOKEN}",
-        "Secrets stored: HELLO_TOKEN",
+        f"Stored in a plaintext file, not encrypted ({data_dir() / PLAINTEXT_FILENAME}): HELLO_TOKEN",
         "Warning: This command will run on your computer with your permissions. Install only servers you trust.",
         f"Added 'hello' to {config}.",
     ]

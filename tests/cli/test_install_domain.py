@@ -18,7 +18,7 @@ import pytest
 
 from desktop_app.cli.install import install_command
 from desktop_app.core.paths import cache_dir, data_dir
-from desktop_app.core.secret_store import open_secret_store
+from desktop_app.core.secret_store import PLAINTEXT_FILENAME, open_secret_store
 from tests.servers.card_domain import CATALOG_PATH, CardDomain, Served, card, catalog, entry, running_domain
 
 STORED_KEY = "sk-stored-in-the-keyring-0123456789"
@@ -54,7 +54,7 @@ def test_install_from_a_domain_connects_and_shows_where_the_card_is_wrong(
         f"Install 'weather': Server Card io.example/weather 2.0.0 on {domain.host}",
         f"URL: {domain.url}/mcp?region=eu",
         "Header: X-Api-Key: ${secret:WEATHER_X-API-KEY}",
-        "Secrets stored: WEATHER_X-API-KEY",
+        f"Stored in a plaintext file, not encrypted ({data_dir() / PLAINTEXT_FILENAME}): WEATHER_X-API-KEY",
         f"Note: This is what {domain.host} says about the server; MCP Desk connects to it as an untrusted server"
         " and compares it with what the server says about itself once connected.",
     ]
