@@ -5,7 +5,7 @@ request meets a 401 the stored sign-in cannot cure, `needs_sign_in` turns true a
 is ended: the connection then waits in `wait_for_sign_in` (state "needs sign-in") instead of
 restarting with backoff. A 403 `insufficient_scope` to a call keeps the session and only fails
 that request; one met while connecting or listing ends the session the same way, as "needs more
-permissions", and after one sign-in for those scopes that did not help, the connection gives up.
+permissions". What each refusal means is kept by `refusals.Refusals`.
 
 A sign-in runs in a task of its own, started by the user (the servers panel, a sign-in card,
 `mcp-desk login`) and cancellable by them; that task opens and closes the loopback listener.
@@ -19,7 +19,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Final
@@ -31,24 +30,20 @@ from desktop_app.core.auth.clients import build_provider
 from desktop_app.core.auth.credentials import AuthRecord, CredentialStore
 from desktop_app.core.auth.doctor import Diagnosis, first_request_finding
 from desktop_app.core.auth.enterprise import is_enterprise
-from desktop_app.core.auth.errors import Challenge, SignInError, SignInRequired, describe_sign_in_error
+from desktop_app.core.auth.errors import Challenge, SignInError, describe_sign_in_error
 from desktop_app.core.auth.flow import BROWSER_TIMEOUT_S, renew_quietly, sign_in
 from desktop_app.core.auth.idp import IdentityProviderSettings, IdTokens
 from desktop_app.core.auth.paste import PastedRedirect
 from desktop_app.core.auth.provider import RecordStorage
+from desktop_app.core.auth.refusals import Refusals
 from desktop_app.core.auth.session import EnterpriseSession, SessionAuth
 from desktop_app.core.auth.sign_out import sign_out
 from desktop_app.core.secret_store import SecretStoreError
 from desktop_app.core.server_config import OAuthSettings, ServerConfig
-from desktop_app.core.server_errors import ServerUnavailableError
 from desktop_app.core.server_status import ServerState, ServerStatus
 
 log = logging.getLogger(__name__)
 
-MAX_STEP_UPS: Final = 2
-"""Sign-ins for the same extra scopes before a server that keeps refusing a call is given up on."""
-CONNECT_STEP_UPS: Final = 1
-"""Sign-ins for more permissions before a server that keeps refusing to connect is given up on."""
 CANCELLED: Final = "sign-in cancelled"
 
 
@@ -91,17 +86,16 @@ class ServerAuth:
         self._set_status = set_status
         self._note = note
         self._lost = lost
-        self.needs_sign_in = False
-        self.generation = 0
-        """Bumped on every refusal and every sign-in, so a request can tell whether it met one."""
-        self._challenge: Challenge | None = None
-        self._reason: str | None = None
+        self._refusals = refusals = Refusals(name, status)
+        # What the connection's requests and listings ask of the refusals, answered by them directly.
+        self.listing_refused = refusals.listing_refused
+        self.gave_up = refusals.gave_up
+        self.refusal = refusals.refusal
+        self.unavailable = refusals.unavailable
         self._config: ServerConfig | None = None
         self._session: httpx2.Auth | None = None
         self._task: asyncio.Task[str | None] | None = None
-        self._signed_in = asyncio.Event()
         self._automatic_tried = False
-        self._step_ups: Counter[frozenset[str]] = Counter()
         self.last_failure: str | None = None
         """Why the latest sign-in did not complete (None after one that did)."""
         self.diagnosis: Diagnosis | None = None
@@ -117,15 +111,25 @@ class ServerAuth:
         self._config = config
 
     @property
+    def needs_sign_in(self) -> bool:
+        """A refusal ended the last session: the connection waits for a sign-in."""
+        return self._refusals.needs_sign_in
+
+    @property
+    def generation(self) -> int:
+        """Bumped on every refusal and every sign-in, so a request can tell whether it met one."""
+        return self._refusals.generation
+
+    @property
     def wants_more_permissions(self) -> bool:
         """The connection waits for a sign-in with more scopes (a 403 while connecting or listing)."""
-        return self.needs_sign_in and self._challenge is not None and self._challenge.step_up
+        return self._refusals.wants_more_permissions
 
     def session_auth(self, config: ServerConfig) -> httpx2.Auth | None:
         """The HTTP auth for a new session of `config` (placeholders resolved), or None without sign-in."""
         self._config = config
         if not uses_oauth(config):
-            self.needs_sign_in = False
+            self._refusals.needs_sign_in = False
             self._session = None
             return None
         assert config.url is not None
@@ -154,54 +158,14 @@ class ServerAuth:
 
     def _observe(self, response: httpx2.Response, given_up: str | None) -> bool:
         """A session request ended with `response`; True when that ends the session (see `SessionObserver`)."""
-        status = response.status_code
         self._note_first_request(response)
-        if status < 400:
+        if response.status_code < 400:
             self._automatic_tried = False
             return False
-        challenge = Challenge.of(response)
-        if status == 401:
-            had_token = "Authorization" in response.request.headers
-            self._challenge = challenge
-            reason = given_up or ("the server no longer accepts the sign-in" if had_token else None)
-            if reason is not None or not self.needs_sign_in:  # the first, most telling reason stays
-                self._reason = reason
-            self.needs_sign_in = True
-            self._signed_in.clear()
-            self.generation += 1
+        if self._refusals.refused(response, given_up):
             self._lost()
             return True
-        if challenge.step_up:
-            self._challenge = challenge
-            self.generation += 1
-            if self._status().state is ServerState.STARTING:  # connecting or listing, not a call
-                self.needs_more_permissions(challenge)
-                self._lost()
-                return True
         return False
-
-    def needs_more_permissions(self, challenge: Challenge) -> None:
-        """The connection itself (its handshake or a listing) was refused for want of scopes."""
-        self._challenge = challenge
-        self._reason = f"needs more permissions ({challenge.scope or 'not named'})"
-        self.needs_sign_in = True
-        self._signed_in.clear()
-
-    def listing_refused(self, generation: int) -> None:
-        """A listing of a ready server failed; if a 403 asking for more scopes was why, the connection needs them."""
-        if self.generation != generation and self._challenge is not None and self._challenge.step_up:
-            self.needs_more_permissions(self._challenge)
-
-    def gave_up(self) -> str | None:
-        """Why the connection stops waiting for a sign-in: one for these scopes already did not help."""
-        challenge = self._challenge
-        if not self.needs_sign_in or challenge is None or not challenge.step_up:
-            return None
-        if self._step_ups[frozenset((challenge.scope or "").split())] < CONNECT_STEP_UPS:
-            return None
-        self.needs_sign_in = False
-        wanted = challenge.scope or "more permissions"
-        return f"still refuses to connect after signing in with more permissions ({wanted}); giving up"
 
     def _note_first_request(self, response: httpx2.Response) -> None:
         diagnosis = self._verifying
@@ -209,34 +173,6 @@ class ServerAuth:
         if diagnosis is not None and finding is not None:
             self._verifying = None
             diagnosis.note(finding)
-
-    def refusal(self, generation: int) -> ServerUnavailableError | None:
-        """What to raise for a request that failed after meeting a refusal (None: it met none)."""
-        if self.generation == generation or self._challenge is None:
-            return None
-        return self._required(self._challenge)
-
-    def unavailable(self) -> ServerUnavailableError | None:
-        """What to raise for a request while the server waits for sign-in (None: it does not)."""
-        if self._status().state not in (ServerState.NEEDS_SIGN_IN, ServerState.SIGNING_IN) and not self.needs_sign_in:
-            return None
-        return self._required(self._challenge)
-
-    def _required(self, challenge: Challenge | None) -> ServerUnavailableError:
-        name = self._name()
-        if challenge is not None and challenge.step_up:
-            scopes = frozenset((challenge.scope or "").split())
-            wanted = challenge.scope or "more permissions"
-            if self._step_ups[scopes] >= MAX_STEP_UPS:
-                return ServerUnavailableError(
-                    f"'{name}' still refuses this operation after {MAX_STEP_UPS} sign-ins for {wanted}; giving up"
-                )
-            return SignInRequired(
-                f"'{name}' needs a sign-in with more permissions ({wanted})", server=name, challenge=challenge
-            )
-        reason = self._reason
-        message = f"'{name}' needs sign-in" + (f" ({reason})" if reason else "")
-        return SignInRequired(message, server=name, challenge=challenge, reason=reason)
 
     # -- waiting (the connection's owner task) ---------------------------------------------
 
@@ -246,16 +182,17 @@ class ServerAuth:
         Returns False when the connection is stopping.
         """
         settings = (self._config.oauth if self._config else None) or OAuthSettings()
+        refusals = self._refusals
         if (settings.machine_to_machine or is_enterprise(settings)) and not self._automatic_tried:
             self._automatic_tried = True
-            if await self._attempt(self._challenge, interactive=False) is None:
+            if await self._attempt(refusals.challenge, interactive=False) is None:
                 return True
-        if not self.needs_sign_in:
+        if not refusals.needs_sign_in:
             return True
-        reason = self._reason
+        reason = refusals.reason
         self._note("warning" if reason else "info", f"needs sign-in: {reason}" if reason else "needs sign-in")
-        self._set_status(ServerStatus(ServerState.NEEDS_SIGN_IN, reason=self._reason))
-        waiters = [asyncio.ensure_future(stop.wait()), asyncio.ensure_future(self._signed_in.wait())]
+        self._set_status(ServerStatus(ServerState.NEEDS_SIGN_IN, reason=refusals.reason))
+        waiters = [asyncio.ensure_future(stop.wait()), asyncio.ensure_future(refusals.signed_in.wait())]
         try:
             await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
         finally:
@@ -281,7 +218,9 @@ class ServerAuth:
     def start_sign_in(self, challenge: Challenge | None = None) -> asyncio.Task[str | None]:
         """Begin a sign-in (or join the one under way)."""
         if self._task is None or self._task.done():
-            self._task = asyncio.create_task(self._run(challenge or self._challenge), name=f"sign-in:{self._name()}")
+            self._task = asyncio.create_task(
+                self._run(challenge or self._refusals.challenge), name=f"sign-in:{self._name()}"
+            )
         return self._task
 
     async def sign_in(self, challenge: Challenge | None = None) -> str | None:
@@ -307,8 +246,7 @@ class ServerAuth:
             return "was not signed in"
         self.cancel_sign_in()
         outcome = await sign_out(config.url, config.oauth, self.services.credentials)
-        self._step_ups.clear()
-        self.generation += 1
+        self._refusals.forget()
         self._note("info", outcome)
         return outcome
 
@@ -364,13 +302,8 @@ class ServerAuth:
         if reason is not None:
             self._failed(reason, previous, waiting_for_user, silent)
             return reason
-        if challenge is not None and challenge.step_up:
-            self._step_ups[frozenset((challenge.scope or "").split())] += 1
-        self.needs_sign_in = False
-        self._challenge = None
-        self._reason = None
+        self._refusals.cleared(challenge)
         self.last_failure = None
-        self.generation += 1
         if isinstance(self._session, SessionAuth | EnterpriseSession):
             self._session.reload(record)
         self._verifying = self._verifying or diagnosis
@@ -379,7 +312,7 @@ class ServerAuth:
             self._set_status(ServerStatus(ServerState.STARTING))
         elif not silent:
             self._set_status(previous)
-        self._signed_in.set()
+        self._refusals.signed_in.set()
         return None
 
     def _silent(self, settings: OAuthSettings, interactive: bool) -> bool:
@@ -395,7 +328,7 @@ class ServerAuth:
         self.last_failure = reason
         self._note("warning", reason if reason == CANCELLED else f"sign-in failed: {reason}")
         if waiting_for_user or self.needs_sign_in:
-            self._reason = reason
+            self._refusals.reason = reason
             self._set_status(ServerStatus(ServerState.NEEDS_SIGN_IN, reason=reason))
         elif not silent:
             self._set_status(previous)
