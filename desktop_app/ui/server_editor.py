@@ -3,6 +3,8 @@
 Values marked secret go to the secret store and the config keeps only `${secret:NAME}`.
 Environment names that change which program runs or what it loads (PATH, LD_PRELOAD, …, see
 `launch_env`) are shown in red with a warning: the user wrote them, so they are flagged, not refused.
+An entry the organisation's policy would block is saved only when the user saves again after being
+told which rule blocks it (it is kept, but never started while the policy stands).
 The dialog is non-modal (`open()`), so the event loop and every server keep running.
 """
 
@@ -35,6 +37,7 @@ from PySide6.QtWidgets import (
 from desktop_app.core.config_error import ConfigError
 from desktop_app.core.config_file import parse_pasted
 from desktop_app.core.expansion import secret_placeholder
+from desktop_app.core.policy.in_force import PolicyInForce, policy_in_force
 from desktop_app.core.secret_store import SecretStore, encryption_advice
 from desktop_app.core.server_config import (
     DEFAULT_TIMEOUT_S,
@@ -82,8 +85,14 @@ class ServerEditor(QDialog):
         secrets: SecretStore | None,
         config: ServerConfig | None = None,
         parent: QWidget | None = None,
+        *,
+        managed: PolicyInForce | None = None,
     ) -> None:
+        """`managed` is the organisation's policy (by default the one in force): what it would block is said."""
         super().__init__(parent)
+        self._managed = policy_in_force() if managed is None else managed
+        self._warned: ServerConfig | None = None
+        """The entry the user was told the policy blocks: saving it again keeps it."""
         self.setWindowTitle("Edit server" if config else "Add server")
         self.setObjectName("serverEditor")
         self._secrets = secrets
@@ -201,6 +210,7 @@ class ServerEditor(QDialog):
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self._save)
         buttons.rejected.connect(self.reject)
+        self.save_button = buttons.button(QDialogButtonBox.StandardButton.Save)
 
         form = QWidget()
         form_layout = QVBoxLayout(form)
@@ -370,6 +380,16 @@ class ServerEditor(QDialog):
         except ValueError as exc:
             self.error.setText(str(exc))
             return
+        refusal = self._managed.server_refusal(config)
+        if refusal is not None and config != self._warned:
+            self._warned = config
+            self.error.setText(
+                f"Your organisation's policy would block this server: {refusal.what} (rule {refusal.where})."
+                " MCP Desk would keep it but not start it. Save again to keep it anyway."
+            )
+            self.save_button.setText("Save anyway")
+            return
+        self.save_button.setText("Save")
         self.saved.emit(config, self._previous)
 
     def show_error(self, text: str) -> None:

@@ -318,7 +318,7 @@ class ServersPanel(QWidget):
         config = None
         if name is not None and self._bridge.store is not None:
             config = self._bridge.store.servers.get(name)
-        editor = ServerEditor(self._bridge.secrets, config, self)
+        editor = ServerEditor(self._bridge.secrets, config, self, managed=self._bridge.host.managed)
         editor.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
 
         def save(new: ServerConfig, previous: str | None) -> None:

@@ -11,11 +11,14 @@ import qasync
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QApplication
+from pytestqt.qtbot import QtBot
 
 from desktop_app.bridge import CoreBridge
 from desktop_app.core.config_file import load_config
 from desktop_app.core.config_store import ConfigStore
 from desktop_app.core.host import ServerHost
+from desktop_app.core.policy.document import read_policy
+from desktop_app.core.policy.in_force import PolicyInForce
 from desktop_app.core.secret_store import SecretStore, encryption_advice, open_secret_store
 from desktop_app.core.server_config import OAuthSettings, ServerConfig, TransportKind
 from desktop_app.core.server_status import ServerState
@@ -209,3 +212,35 @@ def test_environment_that_changes_what_runs_is_flagged_not_refused(qapp: QApplic
     editor.env.add_row("node_options", "--require /tmp/x.js")  # any case: npm and Windows ignore it
     assert colour(2) == red and editor.env_warning.isVisible()
     editor.close()
+
+
+def test_an_entry_the_policy_would_block_is_saved_only_when_saved_again(
+    qapp: QApplication, qtbot: QtBot, tmp_path: Path
+) -> None:
+    policy = tmp_path / "policy.json"
+    policy.write_text(json.dumps({"servers": {"allow": [{"command": "npx", "args": ["-y", "@acme/tool"]}]}}))
+    managed = PolicyInForce(read_policy(policy), source=policy)
+    editor = ServerEditor(None, managed=managed)
+    qtbot.addWidget(editor)
+    editor.show()
+    saved: list[ServerConfig] = []
+    editor.saved.connect(lambda config, _previous: saved.append(config))
+    qtbot.keyClicks(editor.name, "other")
+    qtbot.keyClicks(editor.command, "uvx")
+    qtbot.mouseClick(editor.save_button, Qt.MouseButton.LeftButton)
+    assert saved == [] and editor.isVisible()
+    assert editor.error.text().startswith("Your organisation's policy would block this server: ")
+    assert "(rule servers.allow, line 1)" in editor.error.text()
+    assert editor.save_button.text() == "Save anyway"
+    qtbot.mouseClick(editor.save_button, Qt.MouseButton.LeftButton)
+    assert [config.name for config in saved] == ["other"], "told which rule, the user keeps it anyway"
+
+    allowed = ServerEditor(None, managed=managed)
+    qtbot.addWidget(allowed)
+    allowed.show()
+    allowed.saved.connect(lambda config, _previous: saved.append(config))
+    qtbot.keyClicks(allowed.name, "acme")
+    qtbot.keyClicks(allowed.command, "npx")
+    qtbot.keyClicks(allowed.args, "-y @acme/tool")
+    qtbot.mouseClick(allowed.save_button, Qt.MouseButton.LeftButton)
+    assert [config.name for config in saved] == ["other", "acme"] and allowed.error.text() == ""
