@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import logging
 import sys
 import threading
@@ -22,12 +21,12 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any, Final
 
-from desktop_app.core.app_settings import default_settings_path, load_settings
+from desktop_app.core.app_settings import SettingsLoad, default_settings_path, load_settings
 from desktop_app.core.auth.credentials import CredentialStore
 from desktop_app.core.auth.doctor import Diagnosis
 from desktop_app.core.auth.errors import SignInError
 from desktop_app.core.auth.flow import BROWSER_TIMEOUT_S
-from desktop_app.core.auth.idp import IdentityProviderSettings, identity_provider_setting
+from desktop_app.core.auth.idp import SETTINGS_KEY, IdentityProviderSettings
 from desktop_app.core.auth.paste import PastedRedirect
 from desktop_app.core.auth.server_auth import SignInServices, uses_oauth
 from desktop_app.core.auth.sign_out import sign_out
@@ -176,32 +175,31 @@ def _store() -> SecretStore:
         raise UsageError(f"the secret store cannot be opened, so a sign-in could not be kept: {exc}") from None
 
 
-def _identity_provider(store: SecretStore) -> IdentityProviderSettings | None:
-    """The organisation's identity provider: the managed policy's, else settings.json's (`identity_provider`),
+def _identity_provider(store: SecretStore, settings: SettingsLoad) -> IdentityProviderSettings | None:
+    """The organisation's identity provider: the managed policy's first, else the one in Settings;
     its `${secret:NAME}` client secret read from the store."""
     try:
         managed = policy_in_force().identity_provider
         if managed is not None:
             return IdentityProviderSettings.from_mapping(managed, source="policy").resolved(store)
-        document = json.loads(default_settings_path().read_text(encoding="utf-8"))
-        idp = identity_provider_setting(document) if isinstance(document, dict) else None
+        if settings.error is not None and SETTINGS_KEY in settings.error:
+            raise ValueError(settings.error)
+        idp = settings.settings.identity_provider
         return idp.resolved(store) if idp is not None else None
-    except FileNotFoundError:
-        return None
-    except (OSError, ValueError) as exc:
+    except ValueError as exc:
         raise UsageError(f"the identity provider setting cannot be used: {exc}") from None
 
 
 async def _login(args: argparse.Namespace) -> str:
     store = _store()
     configured, config = _server(args, store)
-    settings = load_settings(default_settings_path()).settings
+    loaded = load_settings(default_settings_path())
     services = SignInServices(
         CredentialStore(lambda: store),
         opener=PrintedBrowser(paste=args.paste),
-        client_metadata_url=settings.client_metadata_url or None,
+        client_metadata_url=loaded.settings.client_metadata_url or None,
         browser_timeout=args.timeout,
-        identity_provider=_identity_provider(store),
+        identity_provider=_identity_provider(store, loaded),
     )
     connection = ServerConnection(
         configured, EventBus(), secrets=store, sign_in=services, policy=RestartPolicy(max_attempts=0)

@@ -14,7 +14,12 @@ import httpx2
 import pytest
 
 from desktop_app.cli.login import login_command
+from desktop_app.core.app_settings import AppSettings, save_settings
+from desktop_app.core.auth.idp import IdentityProviderSettings
+from desktop_app.core.paths import SETTINGS_FILENAME
+from tests.core.auth.test_enterprise import CLIENT_ID, organisation
 from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, text
+from tests.servers.identity_provider import IDP_CLIENT_ID
 from tests.servers.oauth_browsers import browse_elsewhere
 from tests.servers.oauth_server import ADMIN_SCOPE, OAuthOptions, OAuthTestServer, forge_callbacks
 
@@ -241,3 +246,23 @@ def test_login_with_the_browser_on_another_computer(env: dict[str, str], config:
     assert "Not taken: that is not the address the sign-in returns to" in err
     assert steps(err)[-2].startswith("✓ token request (authorization code)")
     assert server.requests.token[-1]["grant_type"] == "authorization_code"
+
+
+def test_login_signs_in_through_the_identity_provider_in_settings(env: dict[str, str], tmp_path: Path) -> None:
+    """A server set up for the organisation's sign-in: the identity provider comes from Settings."""
+    with organisation() as (idp, (server,)):
+        save_settings(
+            Path(env["XDG_CONFIG_HOME"]) / "mcp-desk" / SETTINGS_FILENAME,
+            AppSettings(identity_provider=IdentityProviderSettings(idp.issuer, IDP_CLIENT_ID)),
+        )
+        oauth = {"grant": "enterprise", "clientId": CLIENT_ID, "clientSecret": "secret-0"}
+        path = tmp_path / "corp.json"
+        path.write_text(json.dumps({"mcpServers": {"tracker": {"url": server.url, "oauth": oauth}}}))
+        code, out, err = login(env, path)
+        assert code == 0, err
+        assert out == "Signed in to tracker.\n"
+        assert idp.requests.authorize and idp.requests.authorize[0]["client_id"] == IDP_CLIENT_ID
+        assert [form["grant_type"] for form in idp.requests.token] == [
+            "authorization_code",
+            "urn:ietf:params:oauth:grant-type:token-exchange",
+        ]
