@@ -7,8 +7,8 @@ longer than the whole width is shortened, in the middle, with the whole URI in i
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QVBoxLayout, QWidget
 
 from desktop_app.core.content import ResourceContent, human_size
 from resources_ui.drag_payload import ResourceRef
@@ -33,7 +33,7 @@ class ViewerHeader(QWidget):
         font.setPointSizeF(font.pointSizeF() * 1.15)
         font.setBold(True)
         self.title.setFont(font)
-        self.meta = ElidedLabel()
+        self.meta = _UriLabel()
         self.meta.setObjectName("viewerMeta")
         self.details = QLabel()
         self.details.setObjectName("viewerDetails")
@@ -60,8 +60,10 @@ class ViewerHeader(QWidget):
         top.addWidget(self.attach_button)
         line = QHBoxLayout()  # the whole width: a URI is cut only when it must be
         line.setSpacing(0)
-        line.addWidget(self.meta, 1)
+        self.meta.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)  # shrinks first
+        line.addWidget(self.meta)
         line.addWidget(self.details)
+        line.addStretch(1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(top)
@@ -95,6 +97,7 @@ class ViewerHeader(QWidget):
 
     def _line(self, uri: str, details: str) -> None:
         self.meta.setText(uri)
+        self.meta.updateGeometry()  # its wish grows with the URI though what it shows (nothing yet) did not change
         self.details.setText(f"{SEPARATOR}{details}" if uri and details else details)
 
     def set_note(self, note: str | None) -> None:
@@ -114,3 +117,12 @@ class ViewerHeader(QWidget):
         """Reload and Attach work only while the resource's server is there."""
         self.reload_button.setEnabled(actionable)
         self.attach_button.setEnabled(actionable)
+
+
+class _UriLabel(ElidedLabel):
+    """The URI, asking for a pixel or two more than its text's advance: given exactly that, rounding in
+    the eliding would cut its last character."""
+
+    def sizeHint(self) -> QSize:
+        hint = super().sizeHint()
+        return QSize(hint.width() + 2, hint.height())

@@ -19,10 +19,9 @@ from desktop_app.app import run_window
 from desktop_app.core.paths import data_dir
 from desktop_app.core.secret_store import ENCRYPTED_FILENAME, encryption_advice, open_secret_store
 from desktop_app.ui.fitting_label import FittingLabel
-from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.password_dialog import PasswordDialog
 from desktop_app.ui.status_meter import ENCRYPT_TIP, dump_part, plural
-from tests.hosting import eventually
+from tests.hosting import eventually, main_window
 
 until = functools.partial(eventually, timeout=30.0)
 
@@ -86,8 +85,7 @@ def test_plaintext_secrets_are_encrypted_from_the_status_bar_link(qapp: QApplica
 
     async def scenario() -> None:
         running = asyncio.ensure_future(run_window(qapp, config, tmp_path / "settings.json"))
-        await until(lambda: [w for w in qapp.topLevelWidgets() if isinstance(w, MainWindow) and w.filled])
-        window = next(w for w in qapp.topLevelWidgets() if isinstance(w, MainWindow))
+        window = await main_window(qapp, timeout=60)
         label = window.status_meter.secrets_label
         await until(lambda: label.text() == "Secrets: plaintext file, not encrypted", what="the store opened")
         assert window.bridge.secrets is not None
