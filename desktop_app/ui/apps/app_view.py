@@ -34,7 +34,7 @@ from desktop_app.ui.apps.host_context import host_context, look_context
 from desktop_app.ui.apps.profiles import server_web
 from desktop_app.ui.apps.serving import ViewChannel
 from desktop_app.ui.apps.view_page import has_painted, open_page, release_page
-from desktop_app.ui.style import ERROR_STYLE
+from desktop_app.ui.style import ERROR_STYLE, MUTED
 
 log = logging.getLogger(__name__)
 
@@ -42,7 +42,6 @@ Placement = Literal["inline", "viewer", "window"]
 INLINE_MIN: Final = 80
 INLINE_MAX: Final = 640
 INLINE_START: Final = 220
-MUTED: Final = "color: #8a8f98;"
 NOTICE_STYLE: Final = "color: #b7791f;"
 
 
