@@ -63,7 +63,7 @@ conformance: $(STAMP_DEV) $(NPM_STAMP)
 	$(BIN)/python -m tests.conformance.runner
 
 # Each bench prints its figures against the goals of issue-level targets and exits 1 when one is missed.
-BENCHES := bench/ui.py bench/session.py bench/filtering.py bench/connect.py bench/catalogs.py bench/context.py bench/browser.py bench/apps.py
+BENCHES := bench/ui.py bench/session.py bench/cold_send.py bench/filtering.py bench/connect.py bench/catalogs.py bench/context.py bench/browser.py bench/apps.py bench/no_pause.py bench/long_session.py bench/histories.py
 bench: $(STAMP_DEV) $(NPM_STAMP)
 	for b in $(BENCHES); do QT_QPA_PLATFORM=offscreen $(BIN)/python $$b || status=1; done; exit $${status:-0}
 

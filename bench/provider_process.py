@@ -2,8 +2,10 @@
 
 In the bench's own process its server thread competes with the window for the interpreter
 while it streams, so the event loop's stalls would include the provider's work. The parent
-writes one JSON line (`chunks`, `delay`, `usage`) to stdin; this prints `URL <base>` and serves
-until stdin closes, then prints `BODIES <json>`: the request bodies it received.
+writes one JSON line to stdin: one reply (`chunks`, `delay`, `usage`) or a script of them
+(`replies`: each with `text` chunks, `tool_calls` as `[name, arguments, id]`, `delay`), and
+`keep` (how many request bodies to keep: a long session's requests grow with its history). This
+prints `URL <base>` and serves until stdin closes, then prints `BODIES <json>`: the bodies kept.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +23,18 @@ ROOT = Path(__file__).resolve().parents[1]
 class ProviderProcess:
     """A scripted provider in a child process, answering one queued reply."""
 
-    def __init__(self, chunks: list[str], delay: float, usage: tuple[int, int]) -> None:
+    def __init__(
+        self,
+        chunks: list[str] | None = None,
+        delay: float = 0.0,
+        usage: tuple[int, int] = (11, 7),
+        *,
+        replies: list[dict[str, Any]] | None = None,
+        keep: int | None = None,
+    ) -> None:
+        script: dict[str, Any] = {"chunks": chunks or [], "delay": delay, "usage": usage, "keep": keep}
+        if replies is not None:
+            script["replies"] = replies
         self._process = subprocess.Popen(
             [sys.executable, str(Path(__file__).resolve())],
             cwd=ROOT,
@@ -29,7 +43,7 @@ class ProviderProcess:
             text=True,
         )
         assert self._process.stdin is not None and self._process.stdout is not None
-        self._process.stdin.write(json.dumps({"chunks": chunks, "delay": delay, "usage": usage}) + "\n")
+        self._process.stdin.write(json.dumps(script) + "\n")
         self._process.stdin.flush()
         line = self._process.stdout.readline()
         if not line.startswith("URL "):
@@ -46,13 +60,27 @@ class ProviderProcess:
                 self.bodies = json.loads(line.removeprefix("BODIES "))
 
 
+def reply(text: Sequence[str] = (), tool_calls: Sequence[Sequence[Any]] = (), delay: float = 0.0) -> dict[str, Any]:
+    """One scripted answer: streamed text chunks and/or tool calls (`[name, arguments, id]`)."""
+    return {"text": list(text), "tool_calls": [list(call) for call in tool_calls], "delay": delay}
+
+
 def main() -> None:
     sys.path.insert(0, str(ROOT))
-    from tests.llm_server import ScriptedLLM, text
+    from collections import deque
+
+    from tests.llm_server import Reply, ScriptedLLM, ToolCall, text
 
     script = json.loads(sys.stdin.readline())
     with ScriptedLLM() as llm:
-        llm.queue(text(*script["chunks"], delay=script["delay"], usage=tuple(script["usage"])))
+        if script.get("keep") is not None:
+            llm.requests = deque(maxlen=max(1, script["keep"]))  # type: ignore[assignment]
+        if "replies" in script:
+            for entry in script["replies"]:
+                calls = tuple(ToolCall(name, arguments, call_id) for name, arguments, call_id in entry["tool_calls"])
+                llm.queue(Reply(text=tuple(entry["text"]), tool_calls=calls, delay=entry["delay"]))
+        else:
+            llm.queue(text(*script["chunks"], delay=script["delay"], usage=tuple(script["usage"])))
         print(f"URL {llm.url}", flush=True)
         sys.stdin.read()  # until the bench closes our stdin
         print("BODIES " + json.dumps(llm.bodies()), flush=True)

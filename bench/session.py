@@ -8,13 +8,14 @@ model (tests/llm_server.py) as its provider. A probe inside the app's process dr
   is taken then, before the model library is loaded. Then the user types a question for 5 s
   (one character every ~100 ms) and sends it: send → first streamed token is measured, and the
   RSS again 25 s after the turn has finished (idle again: the tokenizer is given back after 20 s).
-- at once: the question is sent the moment the main window is on screen.
+
+A question sent the moment the window is on screen is bench/cold_send.py's.
 
 The time from the first key to the model library's import finishing is reported too, with the
 process's CPU time meanwhile: it is what a first answer sent too soon waits for.
 
 The provider's own latency (a bare HTTP client's request → first streamed token against the same
-scripted model) is measured in this process and subtracted. Runs of the two kinds alternate.
+scripted model) is measured in this process and subtracted.
 
     python bench/session.py [--runs N]
 
@@ -50,11 +51,11 @@ import gc, json, sys
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
-config, mode, idle_at, type_for, question, resources = sys.argv[1:7]
+config, idle_at, type_for, question, resources = sys.argv[1:6]
 idle_at, type_for, resources = float(idle_at), float(type_for), int(resources)
-heavy = sys.argv[7].split(",")
+heavy = sys.argv[6].split(",")
 app = QApplication([sys.argv[0]])
-marks = {"mode": mode}
+marks = {}
 state = {"typed": 0}
 
 
@@ -102,9 +103,6 @@ def step():
     if "shown" not in marks:
         marks["shown"] = t
         hook(window)
-        if mode == "at-once":
-            window.composer.editor.setPlainText(question)
-            send(window)
     llm = sys.modules.get("desktop_app.core.model.llm")
     if "library_ready" not in marks and llm is not None and llm._module is not None:
         marks["library_ready"] = t
@@ -112,7 +110,7 @@ def step():
     listed = sum(len(s.resources) for s in host.catalog.servers.values())
     if "ready" not in marks and host.ready_count() == len(host.connections) and listed >= resources:
         marks["ready"] = t
-    if mode == "typed" and "idle_rss" not in marks:
+    if "idle_rss" not in marks:
         if t >= idle_at and ("ready" in marks or t >= idle_at + 60):
             marks["idle_at"] = t
             marks["idle_rss"] = rss()
@@ -120,7 +118,7 @@ def step():
             marks["typing"] = t
             marks["typing_cpu"] = time.process_time()
         return
-    if mode == "typed" and "sent" not in marks:
+    if "sent" not in marks:
         due = int((t - marks["typing"]) / type_for * len(question)) + 1
         while state["typed"] < min(due, len(question)):
             window.composer.editor.insertPlainText(question[state["typed"]])
@@ -182,7 +180,7 @@ def provider_latency(url: str, llm: Any, rounds: int = 5) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--runs", type=int, default=RUNS, help=f"runs of each kind (default {RUNS})")
+    parser.add_argument("--runs", type=int, default=RUNS, help=f"runs (default {RUNS})")
     args = parser.parse_args()
 
     from desktop_app.core.app_settings import AppSettings
@@ -192,24 +190,21 @@ def main() -> None:
 
     servers = {"big": paginated_server(10_000), **{f"small-{i}": fixture_server() for i in range(1, 5)}}
     typed: list[dict[str, Any]] = []
-    at_once: list[dict[str, Any]] = []
     print(f"Idle memory and first answer: the real app, 5 stdio servers, 10,000 resources ({machine_load()})")
     with ScriptedLLM() as llm:
         latency = provider_latency(llm.url, llm)
         settings = AppSettings(ModelSettings(MODEL, api_base=llm.url))
         for _ in range(args.runs):
-            for mode, runs in (("typed", typed), ("at-once", at_once)):
-                llm.queue(text(*answer(), delay=0.005))
-                with app_home(servers, settings) as (config, env):
-                    probe_args = [str(config), mode, str(IDLE_AT), str(TYPE_FOR), QUESTION, "10000", ",".join(HEAVY)]
-                    marks = run_probe(PROBE, env, timeout=240, args=probe_args)
-                marks["leftovers"] = len(live_children())
-                runs.append(marks)
+            llm.queue(text(*answer(), delay=0.005))
+            with app_home(servers, settings) as (config, env):
+                probe_args = [str(config), str(IDLE_AT), str(TYPE_FOR), QUESTION, "10000", ",".join(HEAVY)]
+                marks = run_probe(PROBE, env, timeout=240, args=probe_args)
+            marks["leftovers"] = len(live_children())
+            typed.append(marks)
     goals = Goals()
     idle = [m["idle_rss"] for m in typed]
     turn = [m["turn_rss"] for m in typed]
     first = [m["first_token"] - m["sent"] for m in typed]
-    first_at_once = [m["first_token"] - m["sent"] for m in at_once]
     print(f"  provider latency (bare HTTP client → first token)     {latency * 1000:8.0f} ms")
     print(f"  servers ready after start (typed runs)                {median([m['ready'] for m in typed]):8.1f} s")
     ready = [m["library_ready"] - m["typing"] for m in typed]
@@ -225,15 +220,10 @@ def main() -> None:
     goals.check("RSS after the first completed turn", median(turn), GOAL_TURN_MB, "MB", spread(turn))
     over = [(f - latency) * 1000 for f in first]
     goals.check("first token over the provider's, typed for 5 s", median(over), GOAL_FIRST_TOKEN_MS, "ms", spread(over))
-    over_now = [(f - latency) * 1000 for f in first_at_once]
-    print(
-        f"  {'first token over the provider’s, sent at once':<52}{median(over_now):>9,.0f} ms   (reported)"
-        f"  {spread(over_now)}; window shown at {median([m['shown'] for m in at_once]):.1f} s"
-    )
-    finished = all(m.get("reason") == "stop" for m in typed + at_once)
-    goals.require("every turn answered", finished, json.dumps([m.get("reason") for m in typed + at_once]))
-    leftovers = sum(m["leftovers"] for m in typed + at_once)
-    exits = [m["exit_code"] for m in typed + at_once]
+    finished = all(m.get("reason") == "stop" for m in typed)
+    goals.require("every turn answered", finished, json.dumps([m.get("reason") for m in typed]))
+    leftovers = sum(m["leftovers"] for m in typed)
+    exits = [m["exit_code"] for m in typed]
     goals.require("no process left behind, every app exited 0", leftovers == 0 and not any(exits), f"exits {exits}")
     goals.exit()
 
