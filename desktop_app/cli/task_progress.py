@@ -13,7 +13,6 @@ from contextlib import asynccontextmanager
 from typing import Final
 
 from desktop_app.core.host import ServerHost
-from desktop_app.core.tasks.board import TaskBoard
 from desktop_app.core.tasks.events import TaskChanged, TaskEvent
 from desktop_app.core.tasks.model import TaskRecord, elapsed_text
 
@@ -34,7 +33,7 @@ def status_line(record: TaskRecord) -> str:
 @asynccontextmanager
 async def reporting_tasks(host: ServerHost, write: Callable[[str], None]) -> AsyncIterator[None]:
     """Print task changes with `write` during the block; when it is interrupted, cancel running tasks."""
-    board = TaskBoard.of(host.asks)
+    board = host.tasks
     last: dict[tuple[str, str], tuple[str, str]] = {}
 
     def show(event: TaskEvent) -> None:

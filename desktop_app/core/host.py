@@ -40,6 +40,7 @@ from desktop_app.core.restart_policy import RestartPolicy
 from desktop_app.core.server_config import ServerConfig
 from desktop_app.core.server_errors import ServerUnavailableError
 from desktop_app.core.server_status import ServerState
+from desktop_app.core.tasks.board import TaskBoard
 from desktop_app.core.transports import open_transport
 from desktop_app.core.trust import UNTRUSTED, ServerTrust
 from desktop_app.core.watched_streams import TransportHooks
@@ -98,6 +99,9 @@ class ServerHost:
         self._use_policy_identity_provider()
         self.asks = AskService(self.questions)
         """What servers may ask of the user and of the app: the model for sampling, the roots, the chat."""
+        self.tasks = TaskBoard.of(self.asks)
+        """Every server's tasks: the Tasks view, the tool cards and `mcp-desk run` read and cancel them here;
+        the composition root opens its store (`tasks.open`)."""
         self.bus.subscribe(CatalogChanged, self._on_catalog)
 
     @property

@@ -27,6 +27,7 @@ from desktop_app.core.chat.engine import Attachment, ChatEngine, Turn
 from desktop_app.core.chat.events import ApprovalNeeded, ChatError, ConversationTainted, ErrorKind, TurnFinished, Usage
 from desktop_app.core.chat.history_search import message_text
 from desktop_app.core.chat.prompts import PromptDraft
+from desktop_app.core.chat.skill_reads import skill_loader
 from desktop_app.core.chat.tokens import count_tokens, release_encodings
 from desktop_app.core.chat.tokens import preload as preload_tokenizer
 from desktop_app.core.ledger.store import LedgerStore
@@ -424,6 +425,7 @@ class ChatController(QObject):
     def delete(self, conversation_id: str) -> None:
         self.store.delete(conversation_id)
         LedgerStore.beside(self.store.path).delete(conversation_id)  # its ledgers and trace go with it
+        skill_loader(self._bridge.host).forget_chat(conversation_id)  # and the skills it loaded or was allowed
         if conversation_id == self.conversation.id:
             self.new_chat()
         self.conversations_changed.emit()

@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import signal
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -91,13 +93,18 @@ def test_ctrl_c_cancels_the_running_task_on_its_server(tmp_path: Path, llm: Scri
     ) as run:
         assert run.stderr is not None
         lines: list[str] = []
+        said_so_far: queue.Queue[str] = queue.Queue()
+        reader = threading.Thread(target=lambda: [said_so_far.put(line) for line in run.stderr], daemon=True)
+        reader.start()
         while not any("task forever on tasks working: Still going" in line for line in lines):
-            line = run.stderr.readline()
-            assert line, "".join(lines)  # the run ended (or closed stderr) before its task was seen working
-            lines.append(line)
+            try:  # a generous deadline, so a run that never gets there fails instead of hanging
+                lines.append(said_so_far.get(timeout=120))
+            except queue.Empty:
+                pytest.fail("no working task within 120 s:\n" + "".join(lines))
         run.send_signal(signal.SIGINT)
-        _, rest = run.communicate(timeout=60)
-    said = "".join(lines) + rest
+        run.wait(timeout=60)
+        reader.join(timeout=30)  # the rest of stderr, up to its end
+    said = "".join(lines) + "".join(said_so_far.get_nowait() for _ in range(said_so_far.qsize()))
     assert run.returncode == 130, said
     cancelled = [line for line in said.splitlines() if "task forever on tasks cancelled" in line]
     assert cancelled and "The user cancelled this task before it finished; it has no result." in cancelled[0]

@@ -306,7 +306,9 @@ class Turn:
             uris = [a.uri for a in self._attachments]
             self.trace.begin(self.conversation.id, engine.settings.model, self._text, uris, self._context)
         try:
-            user, reads = await user_message(self._host, engine.options, self._text, self._attachments, self._context)
+            user, reads = await user_message(
+                self._host, engine.options, self._text, self._attachments, self._context, self.conversation.id
+            )
         except AttachmentError as exc:
             self._emit(ChatError(ErrorKind.INPUT, str(exc)))
             return TurnFinished("error", "", 0)

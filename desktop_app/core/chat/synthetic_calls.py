@@ -57,7 +57,7 @@ class SyntheticTools:
         self, conversation: str, name: str, arguments: dict[str, Any], search_offered: bool
     ) -> SyntheticOutcome:
         if name == READ_RESOURCE:
-            return await self._read(arguments, search_offered)
+            return await self._read(conversation, arguments, search_offered)
         if name == INVOKE_PROMPT:
             return await self._prompt(arguments)
         query, server = arguments.get("query"), arguments.get("server")
@@ -73,7 +73,7 @@ class SyntheticTools:
         text, is_error = await asyncio.to_thread(search_resources, self.builder, catalog, query, server)
         return SyntheticOutcome(text, is_error)
 
-    async def _read(self, arguments: dict[str, Any], search_offered: bool) -> SyntheticOutcome:
+    async def _read(self, conversation: str, arguments: dict[str, Any], search_offered: bool) -> SyntheticOutcome:
         host, catalog = self.host, self.host.catalog
         uri, pages = arguments.get("uri"), arguments.get("pages")
         if not isinstance(uri, str) or not uri:
@@ -82,7 +82,9 @@ class SyntheticTools:
             self.taint(instructions.taint)  # a server's own words, read like a resource of it
             return SyntheticOutcome(instructions.text, instructions.is_error)
         page_spec = str(pages) if pages not in (None, "") and self.options.pdf_text else None
-        out = await read_for_model(host, catalog, uri, self.options, pages=page_spec, search_offered=search_offered)
+        out = await read_for_model(
+            host, catalog, uri, self.options, pages=page_spec, search_offered=search_offered, chat=conversation
+        )
         if out.server is not None and out.contents:
             self.emit(ResourceRead(uri, out.server, out.contents, out.truncated))
             self.taint(resource_taint(out.server, uri, host.trust(out.server)))

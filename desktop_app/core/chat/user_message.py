@@ -25,15 +25,21 @@ class AttachmentError(ValueError):
 
 
 async def user_message(
-    host: ServerHost, options: ChatOptions, text: str, attachments: Sequence[Attachment], context: Sequence[str]
+    host: ServerHost,
+    options: ChatOptions,
+    text: str,
+    attachments: Sequence[Attachment],
+    context: Sequence[str],
+    chat: str,
 ) -> tuple[dict[str, Any], list[ResourceRead]]:
-    """The user message with its attachments read in, and the reads to show; raises `AttachmentError`."""
+    """The user message of conversation `chat` with its attachments read in (an attached skill is loaded
+    for that chat), and the reads to show; raises `AttachmentError`."""
     parts = [text] if text.strip() else []
     images: list[dict[str, Any]] = []
     reads: list[ResourceRead] = []
     for attachment in attachments:
         catalog = host.catalog
-        out = await read_for_model(host, catalog, attachment.uri, options, search_offered=False)
+        out = await read_for_model(host, catalog, attachment.uri, options, search_offered=False, chat=chat)
         if out.is_error or out.server is None:
             raise AttachmentError(f"Cannot attach {attachment.uri}: {out.text}")
         reads.append(ResourceRead(attachment.uri, out.server, out.contents, out.truncated))

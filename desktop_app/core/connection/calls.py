@@ -54,24 +54,31 @@ class Calls:
         auth: ServerAuth,
         asks: ServerAsks,
         mark_dead: Callable[[str], None],
+        tasks: TaskBoard | None = None,
     ) -> None:
+        """`tasks` is the host's board; a connection without a host (tests) keeps the one its asks share."""
         self._config = config
         self._status = status
         self._client = client
         self._auth = auth
         self._asks = asks
         self._mark_dead = mark_dead
-        self._tasks = TaskRunner(
-            TaskBoard.of(asks.context.service), config=config, client=client, request=self.request, asks=asks
-        )
+        board = tasks if tasks is not None else TaskBoard.of(asks.context.service)
+        self._tasks = TaskRunner(board, config=config, client=client, request=self.request, asks=asks)
 
     async def read_resource(self, uri: str) -> ReadResourceResult:
         return await self.request(f"resources/read {uri}", lambda c: c.read_resource(uri))
 
     async def call_tool(
-        self, tool: str, arguments: dict[str, Any], progress: ProgressFnT | None, call_id: str | None
+        self,
+        tool: str,
+        arguments: dict[str, Any],
+        progress: ProgressFnT | None,
+        call_id: str | None,
+        chat: str | None = None,
     ) -> CallToolResult:
-        """Call a tool; questions the server asks meanwhile are shown with the chat's call `call_id`."""
+        """Call a tool; questions the server asks meanwhile are shown with the chat's call `call_id`, and a
+        task it becomes belongs to conversation `chat` (by default the one the user is in)."""
 
         def send(client: Client) -> Awaitable[CallToolResult]:
             # The timeout is kept by `asks.call_tool`: it pauses while the server waits on the user.
@@ -82,7 +89,7 @@ class Calls:
                 tool, call_id, self._config().timeout, lambda: self.request(f"tools/call {tool}", send)
             )
 
-        return await self._tasks.call_tool(tool, arguments, progress, call_id, plain)
+        return await self._tasks.call_tool(tool, arguments, progress, call_id, plain, chat)
 
     async def get_prompt(self, prompt: str, arguments: dict[str, str]) -> GetPromptResult:
         return await self.request(f"prompts/get {prompt}", lambda c: c.get_prompt(prompt, arguments))

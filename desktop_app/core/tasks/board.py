@@ -5,8 +5,8 @@ and cancelled. Each server's `TaskRunner` reports to it; a task whose call stopp
 user stopped the turn, the app quit) stays on the board and in the store, and is followed again
 in the background as soon as its server is ready: its result then arrives as a `LateResult`.
 
-One board per host: until the host holds it, it is found through the host's `AskService`, which
-every connection already shares (`TaskBoard.of`).
+One board per host: the host holds it (`ServerHost.tasks`). Its connections still find it through
+the `AskService` they share (`TaskBoard.of`) until each is handed the host's board.
 """
 
 from __future__ import annotations

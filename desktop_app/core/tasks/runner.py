@@ -71,14 +71,17 @@ class TaskRunner:
         progress: ProgressFnT | None,
         call_id: str | None,
         plain: Callable[[], Awaitable[CallToolResult]],
+        chat: str | None = None,
     ) -> CallToolResult:
-        """Call a tool, as a task where the server supports one; `plain` makes the ordinary call."""
+        """Call a tool, as a task where the server supports one; `plain` makes the ordinary call. A task
+        belongs to conversation `chat` (by default the one the user is in): its late result goes there."""
+        chat = chat if chat is not None else self._asks.context.service.chat
         client = self._client()
         if client is not None and await self._as_task_2025(client, tool):
-            return await self._call_2025(tool, arguments, progress, call_id)
+            return await self._call_2025(tool, arguments, progress, call_id, chat)
 
         async def follow_claimed(handle: ext.TaskHandle, _session: ClientSession) -> CallToolResult:
-            record = self._new_record(handle.task_id, tool, ext.PROTOCOL_VERSION, call_id).with_status(
+            record = self._new_record(handle.task_id, tool, ext.PROTOCOL_VERSION, call_id, chat).with_status(
                 server_status(handle.status),
                 handle.status_message or "",
                 poll_interval=poll_seconds(handle.poll_interval_ms),
@@ -137,7 +140,7 @@ class TaskRunner:
         return self._support[1].get(tool, "forbidden")
 
     async def _call_2025(
-        self, tool: str, arguments: dict[str, Any], progress: ProgressFnT | None, call_id: str | None
+        self, tool: str, arguments: dict[str, Any], progress: ProgressFnT | None, call_id: str | None, chat: str | None
     ) -> CallToolResult:
         timeout = self._config().timeout
         async with self._asks.calls.track(call_id):  # the server's questions arrive as requests: whose call they are
@@ -150,7 +153,7 @@ class TaskRunner:
             if isinstance(created, CallToolResult):
                 return created
             task = created.task
-            record = self._new_record(task.task_id, tool, tasks_2025.PROTOCOL_VERSION, call_id).with_status(
+            record = self._new_record(task.task_id, tool, tasks_2025.PROTOCOL_VERSION, call_id, chat).with_status(
                 server_status(task.status),
                 task.status_message or "",
                 poll_interval=poll_seconds(task.poll_interval),
@@ -162,8 +165,8 @@ class TaskRunner:
 
     # -- following -------------------------------------------------------------------------
 
-    def _new_record(self, task_id: str, tool: str, era: str, call_id: str | None) -> TaskRecord:
-        return TaskRecord(self.name, task_id, tool, era, call_id, self._asks.context.service.chat)
+    def _new_record(self, task_id: str, tool: str, era: str, call_id: str | None, chat: str | None) -> TaskRecord:
+        return TaskRecord(self.name, task_id, tool, era, call_id, chat)
 
     async def _follow(
         self, record: TaskRecord, cancelled: asyncio.Event | None = None, *, late: bool = False

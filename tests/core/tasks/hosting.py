@@ -30,7 +30,7 @@ async def tasks_host(
     host = ServerHost(policy=FAST_RESTARTS, target_factory=lambda _config, _hooks: server)
     asker = ScriptedAsker(answer)
     host.questions.asker = asker
-    board = TaskBoard.of(host.asks)
+    board = host.tasks
     if store is not None:
         board.open(store, host.bus)
     host.start([ServerConfig(name="tasks", transport=TransportKind.STDIO, command="unused", timeout=timeout)])

@@ -9,7 +9,6 @@ import pytest
 
 from desktop_app.core.asks.elicitation import ElicitReply, FormQuestion
 from desktop_app.core.asks.question import Question
-from desktop_app.core.tasks.board import TaskBoard
 from desktop_app.core.tasks.events import TaskChanged, TaskEvent
 from desktop_app.core.tasks.model import TaskStatus
 from tests.core.asks.hosting import asking_host, everything_config, text_of
@@ -31,7 +30,7 @@ def snake(question: Question[Any]) -> Any:
 
 async def test_a_research_task_reports_its_stages_asks_once_and_completes() -> None:
     async with asking_host(snake, everything_config(timeout=10)) as (host, asker):
-        board = TaskBoard.of(host.asks)
+        board = host.tasks
         seen: list[TaskEvent] = []
         board.subscribe(seen.append)
         connection = host.connection("everything")

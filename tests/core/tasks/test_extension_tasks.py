@@ -17,7 +17,6 @@ from desktop_app.core.asks.elicitation import ElicitReply, FormQuestion
 from desktop_app.core.asks.question import Question, ScriptedAsker
 from desktop_app.core.host import ServerHost
 from desktop_app.core.server_config import ServerConfig, TransportKind
-from desktop_app.core.tasks.board import TaskBoard
 from desktop_app.core.tasks.events import LateResult, TaskChanged, TaskEvent
 from desktop_app.core.tasks.follow import USER_CANCELLED
 from desktop_app.core.tasks.model import TaskRecord, TaskStatus
@@ -173,7 +172,7 @@ async def test_over_http_each_tasks_request_names_its_task() -> None:
             result = await host.connection("tasks").call_tool("research", {"topic": "python", "ask": True})
             # The server refuses a tasks/* request whose Mcp-Name header does not name its task.
             assert text_of(result) == "Report on python: reading=snake (answer: accept)"
-            [record] = TaskBoard.of(host.asks).tasks()
+            [record] = host.tasks.tasks()
             assert record.status is TaskStatus.COMPLETED and record.era == "2026-07-28"
         finally:
             await host.stop_all()

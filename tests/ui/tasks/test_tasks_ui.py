@@ -12,7 +12,6 @@ from PySide6.QtWidgets import QApplication, QPushButton, QVBoxLayout, QWidget
 from pytestqt.qtbot import QtBot
 
 from desktop_app.core.chat.events import ToolCallStarted
-from desktop_app.core.tasks.board import TaskBoard
 from desktop_app.core.tasks.events import LateResult
 from desktop_app.core.tasks.follow import USER_CANCELLED
 from desktop_app.core.tasks.model import TaskStatus
@@ -36,7 +35,7 @@ def test_the_row_and_the_tasks_view_follow_cancel_and_hand_back_tasks(qapp: QApp
         bridge = await stdio_bridge([everything_config(timeout=10)])
         host = bridge.host
         try:
-            feed = TaskFeed(TaskBoard.of(host.asks))
+            feed = TaskFeed(host.tasks)
             window = QWidget()
             qtbot.addWidget(window)
             layout = QVBoxLayout(window)

@@ -44,7 +44,7 @@ def test_a_task_in_the_window_runs_on_past_a_stopped_turn_until_cancelled(
     qapp: QApplication, qtbot: QtBot, tmp_path: Path, llm: ScriptedLLM
 ) -> None:
     async def scenario(window: MainWindow) -> None:
-        board = TaskBoard.of(window.bridge.host.asks)
+        board = window.bridge.host.tasks
         dock, panel = tasks_dock(window)
         assert panel.empty.isVisibleTo(panel)
 

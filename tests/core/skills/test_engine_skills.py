@@ -1,0 +1,55 @@
+"""The engine loads a skill for the conversation its turn belongs to, not the one the user looks at:
+a skill allowed "for this chat" in one conversation is not read in another, whichever is on screen."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from desktop_app.core.chat.approval import ApprovalPolicy
+from desktop_app.core.chat.conversations import Conversation
+from desktop_app.core.chat.engine import ChatEngine
+from desktop_app.core.model.settings import ModelSettings
+from desktop_app.core.skills.consent import SkillDecision
+from tests.core.skills.conftest import HostFactory, User
+from tests.llm_server import LITELLM_WARNINGS, RecordingApprover, ScriptedLLM, ToolCall, calls, text, tool_messages
+
+pytestmark = [pytest.mark.anyio, *LITELLM_WARNINGS]
+
+REVIEW = "skill://team/review/SKILL.md"
+GUIDE = "skill://team/review/references/GUIDE.md"
+
+
+@pytest.fixture
+def llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[ScriptedLLM]:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    with ScriptedLLM() as server:
+        yield server
+
+
+async def test_a_turn_reads_skills_as_its_own_conversation(
+    folder: Path, skills_host: HostFactory, llm: ScriptedLLM
+) -> None:
+    user = User(SkillDecision.ALLOW_CHAT)
+    host = await skills_host({"skills": folder}, "auto")
+    host.questions.asker = user.asker
+    engine = ChatEngine(
+        host, ModelSettings("openai/scripted", api_base=llm.url, max_retries=0), ApprovalPolicy(RecordingApprover())
+    )
+    first, second = Conversation(), Conversation()
+    host.asks.chat = second.id  # the user looks at the second chat while the first one's turn runs
+
+    llm.queue(calls(ToolCall("read_resource", {"uri": REVIEW})), text("Loaded."))
+    await engine.start_turn(first, "Load the review skill").wait()
+    llm.queue(calls(ToolCall("read_resource", {"uri": GUIDE})), text("Read."))
+    await engine.start_turn(first, "Read its guide").wait()
+    llm.queue(calls(ToolCall("read_resource", {"uri": GUIDE})), text("Refused."))
+    await engine.start_turn(second, "Read the guide here").wait()
+
+    bodies = llm.bodies()
+    loaded, guide, refused = (tool_messages(bodies[i])[-1] for i in (1, 3, 5))
+    assert "review" in loaded["content"] and len(user.asked) == 1
+    assert "Look for missing tests." in guide["content"]  # the guide, read where the skill was loaded
+    assert "which is not loaded in this chat" in refused["content"]  # not in the chat on screen
