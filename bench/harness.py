@@ -99,12 +99,13 @@ def machine_load() -> str:
     PYTHONDONTWRITEBYTECODE set every start compiles the SDK, pydantic and litellm from source)."""
     import importlib.util
 
-    import mcp
-
     one, five, _ = os.getloadavg()
     load = f"load {one:.1f} (5 min {five:.1f}) on {os.cpu_count()} cores"
-    if mcp.__file__ and not Path(importlib.util.cache_from_source(mcp.__file__)).exists():
-        load += "; NO COMPILED BYTECODE in the venv: every start compiles (python -m compileall <site-packages>)"
+    for package in ("mcp", "litellm"):  # litellm's bytecode is only written once it is first imported
+        spec = importlib.util.find_spec(package)
+        if spec is not None and spec.origin and not Path(importlib.util.cache_from_source(spec.origin)).exists():
+            load += f"; NO COMPILED BYTECODE for {package}: every start compiles (python -m compileall <site-packages>)"
+            break
     return load
 
 
