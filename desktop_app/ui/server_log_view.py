@@ -40,11 +40,14 @@ class ServerLogView(QWidget):
         mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
         mono.setStyleHint(QFont.StyleHint.Monospace)
         self.text.setFont(mono)
+        # What the log holds is said in the empty box and its tooltip, not in a header label: the Servers
+        # dock must fit beside the conversation in a small window.
+        self.text.setPlaceholderText("The server's stderr, its log messages and the host's notes appear here.")
+        self.text.setToolTip("The server's stderr, its log messages and the host's notes")
         header = QHBoxLayout()
-        header.addWidget(QLabel("stderr, server messages, host notes"))
-        header.addStretch(1)
         header.addWidget(QLabel("Show"))
         header.addWidget(self.level)
+        header.addStretch(1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 4, 0, 0)
         layout.addLayout(header)

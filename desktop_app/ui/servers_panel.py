@@ -63,8 +63,6 @@ class ServersPanel(QWidget):
         self._list.setObjectName("serverList")
         PlainToolTips(self._list)  # a row's tooltip quotes the server (why it failed)
         self.details = ServerDetails()
-        # The pieces other window tests reach by their old names.
-        self._state, self._restart, self._remove = self.details.state, self.details.restart, self.details.remove
         self._updates: dict[str, str] = {}
         self._add = QPushButton("Add server…")
         self._add.setObjectName("addServer")

@@ -98,10 +98,10 @@ async def scenario(window: MainWindow, llm: ScriptedLLM, registry: str, tmp_path
         "(servers.allow[0]). MCP Desk does not start it: ask your administrator if you need it."
     )
     rows.setCurrentItem(row)
-    assert not panel._restart.isEnabled() and "only with the arguments" in panel._restart.toolTip()
-    assert panel._state.text() == f"{BLOCKED}: servers.allow[0]"
-    assert "only with the arguments" in panel._state.toolTip()
-    assert panel._remove.isEnabled()  # the user's own entry: theirs to remove or fix
+    assert not panel.details.restart.isEnabled() and "only with the arguments" in panel.details.restart.toolTip()
+    assert panel.details.state.text() == f"{BLOCKED}: servers.allow[0]"
+    assert "only with the arguments" in panel.details.state.toolTip()
+    assert panel.details.remove.isEnabled()  # the user's own entry: theirs to remove or fix
     shoot(window.servers_dock, "policy-servers-panel")
 
     # Every call is asked: the card greys the standing answers; the tool's app view is not made.

@@ -122,7 +122,7 @@ def test_panel_adds_edits_and_removes_servers(qapp: QApplication, tmp_path: Path
         host.start(bridge.configured_servers())
         panel = ServersPanel(bridge)
         await eventually(lambda: host.ready_count() == 1, what=f"fallback ready: {host.connections}")
-        assert not panel._edit.isEnabled()  # the fallback is not in the user's file
+        assert not panel.details.edit.isEnabled()  # the fallback is not in the user's file
 
         editor = panel.open_editor(None)
         editor.name.setText("fx")
@@ -164,8 +164,8 @@ def test_panel_built_before_servers_start_shows_the_first(qapp: QApplication, tm
 
     async def scenario() -> None:
         panel = ServersPanel(bridge)
-        assert panel.selected() is None and not panel._restart.isEnabled()
-        assert panel._title.text() == "No server selected"
+        assert panel.selected() is None and not panel.details.restart.isEnabled()
+        assert panel.details.title.text() == "No server selected"
         host.start(
             [
                 ServerConfig(
@@ -174,8 +174,8 @@ def test_panel_built_before_servers_start_shows_the_first(qapp: QApplication, tm
             ]
         )
         await eventually(lambda: host.ready_count() == 1)
-        assert panel.selected() == "fx" and panel._title.text().startswith("fx")
-        assert panel._restart.isEnabled()
+        assert panel.selected() == "fx" and panel.details.title.text().startswith("fx")
+        assert panel.details.restart.isEnabled()
         await host.stop_all()
 
     with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(qapp)) as runner:

@@ -69,7 +69,7 @@ def test_settings_default_roots_and_sampling_permissions(qapp: QApplication, tmp
     [item] = [dialog.rules_list.item(row) for row in range(dialog.rules_list.count())]
     assert item.text() == "Let asking use your model (sampling) without asking"
     dialog.rules_list.setCurrentItem(item)
-    dialog._revoke()
+    dialog.revoke.click()
     assert grants.always() == []
     assert [dialog.rules_list.item(row).text() for row in range(dialog.rules_list.count())] == [
         "No rules yet: every tool call asks you."
