@@ -20,7 +20,6 @@ from desktop_app.core.chat.approval import AlwaysAllowRules, ApprovalRequest
 from desktop_app.core.chat.conversations import ConversationNotFoundError, ConversationStore
 from desktop_app.core.paths import data_dir
 from desktop_app.core.server_status import ServerState, ServerStatus
-from desktop_app.core.tasks.board import TaskBoard
 from desktop_app.core.tasks.events import LateResult
 from desktop_app.core.tasks.store import TASKS_FILENAME
 from desktop_app.ui.apps.cards import OpenLinkCard, PermissionCard
@@ -111,7 +110,6 @@ def fill_window(
     asker.register(AppPermissionQuestion, PermissionCard)
     bridge.host.questions.asker = asker
     bridge.host.sign_in.opener = SystemBrowser()
-    bridge.host.sign_in.client_metadata_url = settings.client_metadata_url or None
 
     window.chat = chat = ChatController(bridge, window.conversation, conversations, rules, settings, asker)
     window.ledger = LedgerActions(window, window.conversation, chat, bridge)  # what the model got; Export chat
@@ -119,7 +117,7 @@ def fill_window(
     window.settings_actions = settings_actions = SettingsActions(window, bridge, chat, settings_path)
     window.model_choice = ModelChoice(bridge, chat, window.conversation, window.composer, settings_actions)
     window.gallery = GalleryController(
-        bridge, lambda: chat.settings.registry_url, settings_actions.open_settings, window
+        bridge, lambda: chat.settings.registry_url, settings_actions.open_settings, window, window.menu_actions
     )
     BundleDrops(window, window.gallery.open_bundle)  # .mcpb bundles dropped anywhere on the window
     servers = ServerActions(window, bridge)
@@ -166,7 +164,7 @@ def fill_window(
 
 def _tasks(window: MainWindow, bridge: CoreBridge) -> None:
     """Tasks kept across restarts, each one's row with its tool card, every server's in a dock beside History."""
-    board = TaskBoard.of(bridge.host.asks)
+    board = bridge.host.tasks
     board.open(data_dir() / TASKS_FILENAME, bridge.host.bus)
     feed = TaskFeed(board, window)
     TaskRows(feed, window.conversation, window)

@@ -19,7 +19,7 @@ from enum import Enum
 from typing import Any
 
 from desktop_app.core.asks.question import Question
-from desktop_app.core.chat.events import ChatEvent, TextDelta, ToolInputPartial, event_to_dict
+from desktop_app.core.chat.events import ChatEvent, ModelCallStarted, TextDelta, ToolInputPartial, event_to_dict
 from desktop_app.core.chat.request_ledger import RequestSnapshot, build_ledger
 from desktop_app.core.ledger.trace import TraceWriter, summarize_base64
 from desktop_app.core.model.chat_model import ModelReply
@@ -96,8 +96,8 @@ class TurnTrace:
         )
 
     def event(self, event: ChatEvent) -> None:
-        if isinstance(event, TextDelta | ToolInputPartial):
-            return  # the text is in the reply; partial inputs end as the call's arguments
+        if isinstance(event, TextDelta | ToolInputPartial | ModelCallStarted):
+            return  # the text is in the reply; partial inputs end as the call's arguments; requests are `sent`
         if hasattr(event, "call_id") and isinstance(event.call_id, str):
             self.call_ids.add(event.call_id)
         self.record(event_to_dict(event))

@@ -66,12 +66,11 @@ class GalleryController(QObject):
         registry_url: Callable[[], str],
         open_settings: Callable[[], object],
         window: QWidget,
-        menus: ServerMenus | None = None,
+        menus: ServerMenus,
     ) -> None:
-        """`menus` are the window's ways to add a server, offered when the registry cannot be read
-        (by default the window's `menu_actions`, when it has them)."""
+        """`menus` are the window's ways to add a server, offered when the registry cannot be read."""
         super().__init__(window)
-        self._menus: ServerMenus | None = menus if menus is not None else getattr(window, "menu_actions", None)
+        self._menus = menus
         self.bridge = bridge
         self.managed = bridge.host.managed
         self._chosen_registry = registry_url
@@ -105,8 +104,7 @@ class GalleryController(QObject):
             dialog.sig_selected.connect(self._select)
             dialog.sig_change_registry.connect(self._open_settings)
             dialog.sig_closed.connect(self._closed)
-            if self._menus is not None:
-                dialog.unreachable.offer(self._menus)
+            dialog.unreachable.offer(self._menus)
             if (fixed := self.managed.fixed("registry")) is not None:
                 dialog.change.setEnabled(False)
                 dialog.change.setToolTip(fixed[:1].upper() + fixed[1:])
