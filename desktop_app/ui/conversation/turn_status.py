@@ -1,7 +1,7 @@
 """The line at the end of the conversation while a turn runs: what it waits for, and for how long.
 
 Shown the moment Send is pressed, so a first message (the model library still loading, a slow
-provider) never looks ignored; the chat controller names each wait as the turn's events arrive.
+provider) never looks ignored; `turn_waits.show_wait` names each wait as the turn's events arrive.
 """
 
 from __future__ import annotations
@@ -12,18 +12,6 @@ from typing import Final
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QLabel, QWidget
-
-from desktop_app.core.chat.events import (
-    ApprovalNeeded,
-    ChatError,
-    ChatEvent,
-    ResourceRead,
-    TextDelta,
-    ToolCallStarted,
-    ToolDecision,
-    ToolResult,
-    TurnFinished,
-)
 
 SHOW_SECONDS_AFTER: Final = 1.0
 """A wait shorter than this needs no clock."""
@@ -62,20 +50,6 @@ class TurnStatus(QLabel):
         self._show()
         self.show()
         self._ticks.start()
-
-    def follow(self, event: ChatEvent, model_wait: str) -> None:
-        """Name the turn's next wait after `event`; `model_wait` is what a call to the model waits for now.
-
-        An answer streaming in, or a card asking the user, is its own sign of life: the line goes.
-        """
-        if isinstance(event, TextDelta | ApprovalNeeded | ChatError | TurnFinished):
-            self.done()
-        elif isinstance(event, ToolCallStarted) and event.server is None:
-            self.wait_for(f"Calling {event.name}…")
-        elif isinstance(event, ToolDecision) and event.allowed:
-            self.wait_for(f"Calling {event.tool} on {event.server}…")
-        elif isinstance(event, ToolResult | ResourceRead):
-            self.wait_for(model_wait)  # the next call to the model (or the turn ends)
 
     def done(self) -> None:
         """The turn answers on screen (or ended): the line goes."""

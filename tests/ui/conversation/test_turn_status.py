@@ -13,7 +13,6 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
-from desktop_app.core.chat.events import ToolCallStarted, ToolDecision, ToolResult
 from desktop_app.ui import chat_controller
 from desktop_app.ui.conversation.approval_panel import ApprovalPanel
 from desktop_app.ui.conversation.turn_status import LOADING_LIBRARY, WAITING_FOR_PROVIDER, TurnStatus
@@ -31,11 +30,6 @@ def test_the_line_names_each_wait_and_counts_seconds_past_one(qtbot: QtBot) -> N
     now[0] += 2.4
     status._show()
     assert status.text() == "Waiting for the provider… 2 s"
-    status.follow(ToolCallStarted("c1", "read_resource", {}, None, None), WAITING_FOR_PROVIDER)
-    assert status.text() == "Calling read_resource…", "a new wait counts from zero"
-    status.follow(ToolResult("c1", "read_resource", "text"), WAITING_FOR_PROVIDER)
-    status.follow(ToolDecision("c2", "fx", "<b>echo</b>", True, "user", "allow_once", {}), WAITING_FOR_PROVIDER)
-    assert status.text() == "Calling <b>echo</b> on fx…" and status.textFormat() is Qt.TextFormat.PlainText
 
 
 def test_send_shows_at_once_what_the_first_turn_waits_for(
