@@ -49,13 +49,13 @@ class ServerAsks:
         self.roots = Roots(self.context, own_roots)
 
     def client_options(self) -> dict[str, Any]:
-        """Keyword arguments for `mcp.Client`: every callback, so every capability is declared."""
-        return {
-            "elicitation_callback": self.elicitation,
-            "sampling_callback": self.sampling,
-            "sampling_capabilities": SamplingCapability(tools=SamplingToolsCapability()),
-            "list_roots_callback": self.roots,
-        }
+        """Keyword arguments for `mcp.Client`: every callback, so every capability is declared, except
+        sampling when the organisation's policy switches it off (a server is not told it may sample)."""
+        options: dict[str, Any] = {"elicitation_callback": self.elicitation, "list_roots_callback": self.roots}
+        if self.sampling.refused is None:
+            options["sampling_callback"] = self.sampling
+            options["sampling_capabilities"] = SamplingCapability(tools=SamplingToolsCapability())
+        return options
 
     def on_notification(self, message: object) -> None:
         """Notifications that concern questions (a URL flow the server reports complete)."""

@@ -80,7 +80,9 @@ async def test_a_blocked_remote_server_is_never_contacted(tmp_path: Path, monkey
         await host.stop_all()
 
 
-async def test_sampling_switched_off_is_refused_unasked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_sampling_switched_off_is_not_offered_and_refused_unasked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     put_policy(tmp_path, monkeypatch, {"features": {"sampling": False}})
     host = ServerHost(policy=RestartPolicy(max_attempts=0), target_factory=lambda _c, _h: build_asking_server())
     asker = ScriptedAsker(lambda _q: pytest.fail("nothing may be asked"))
@@ -88,8 +90,11 @@ async def test_sampling_switched_off_is_refused_unasked(tmp_path: Path, monkeypa
     host.start([asking_config("legacy")])
     try:
         await host.wait_settled(30)
-        said = await refusal(host.connection("asking"), "sample", {"prompt": "Say hi"})
-        assert f"MCP Desk refused a sampling request: {BLOCKED}: servers may not use your model (sampling)" in said
+        connection = host.connection("asking")
+        # The client does not declare sampling, so a server that asks anyway gets the SDK's refusal.
+        options = connection.asks.client_options()
+        assert "sampling_callback" not in options and "sampling_capabilities" not in options
+        assert await refusal(connection, "sample", {"prompt": "Say hi"}) == "Sampling not supported"
         assert asker.asked == []
     finally:
         await host.stop_all()
