@@ -99,7 +99,7 @@ class ServerHost:
         self._use_policy_identity_provider()
         self.asks = AskService(self.questions)
         """What servers may ask of the user and of the app: the model for sampling, the roots, the chat."""
-        self.tasks = TaskBoard.of(self.asks)
+        self.tasks = TaskBoard()
         """Every server's tasks: the Tasks view, the tool cards and `mcp-desk run` read and cancel them here;
         the composition root opens its store (`tasks.open`)."""
         self.bus.subscribe(CatalogChanged, self._on_catalog)
@@ -226,6 +226,7 @@ class ServerHost:
             target_factory=self._open,
             sign_in=self.sign_in,
             asks=self.asks,
+            tasks=self.tasks,
         )
         sampling_off = self.managed.feature_refusal("sampling")
         connection.asks.sampling.refused = None if sampling_off is None else str(sampling_off)

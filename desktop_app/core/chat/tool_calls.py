@@ -153,7 +153,7 @@ class ToolCalls:
                 self.host,
                 server,
                 call_id,
-                lambda: connection.call_tool(tool, verdict.arguments, report, call_id=call_id),
+                lambda: connection.call_tool(tool, verdict.arguments, report, call_id=call_id, chat=chat),
             )
         except (ServerUnavailableError, ServerRequestTimeout) as exc:
             self._emit(ChatError(ErrorKind.SERVER, str(exc)))

@@ -54,17 +54,16 @@ class Calls:
         auth: ServerAuth,
         asks: ServerAsks,
         mark_dead: Callable[[str], None],
-        tasks: TaskBoard | None = None,
+        tasks: TaskBoard,
     ) -> None:
-        """`tasks` is the host's board; a connection without a host (tests) keeps the one its asks share."""
+        """`tasks` is the host's board: the tool calls that become tasks are listed and followed there."""
         self._config = config
         self._status = status
         self._client = client
         self._auth = auth
         self._asks = asks
         self._mark_dead = mark_dead
-        board = tasks if tasks is not None else TaskBoard.of(asks.context.service)
-        self._tasks = TaskRunner(board, config=config, client=client, request=self.request, asks=asks)
+        self._tasks = TaskRunner(tasks, config=config, client=client, request=self.request, asks=asks)
 
     async def read_resource(self, uri: str) -> ReadResourceResult:
         return await self.request(f"resources/read {uri}", lambda c: c.read_resource(uri))

@@ -48,6 +48,7 @@ from desktop_app.core.restart_policy import RestartPolicy
 from desktop_app.core.server_config import ServerConfig
 from desktop_app.core.server_errors import ConnectionLost, describe_error, is_connection_loss
 from desktop_app.core.server_status import ServerState, ServerStatus
+from desktop_app.core.tasks.board import TaskBoard
 from desktop_app.core.transport_watch import TransportWatch
 from desktop_app.core.transports import open_transport
 from desktop_app.core.watched_streams import TransportHooks
@@ -71,7 +72,9 @@ class ServerConnection:
         log_level: str = "info",
         sign_in: SignInServices | None = None,
         asks: AskService | None = None,
+        tasks: TaskBoard | None = None,
     ) -> None:
+        """`tasks` is the host's board; a connection made without a host (a sign-in) lists its tasks alone."""
         self.config = config
         self._bus = bus
         self._secrets = secrets
@@ -117,6 +120,7 @@ class ServerConnection:
             auth=self.auth,
             asks=self.asks,
             mark_dead=lambda reason: self._watch.mark_dead(reason),
+            tasks=tasks if tasks is not None else TaskBoard(),
         )
         self._subscriptions = Subscriptions(
             lambda: self.name,
@@ -243,9 +247,11 @@ class ServerConnection:
         progress: ProgressFnT | None = None,
         *,
         call_id: str | None = None,
+        chat: str | None = None,
     ) -> CallToolResult:
-        """Call a tool; questions the server asks meanwhile are shown with the chat's call `call_id`."""
-        return await self._calls.call_tool(tool, arguments, progress, call_id)
+        """Call a tool; questions the server asks meanwhile are shown with the chat's call `call_id`, and a
+        task it becomes belongs to conversation `chat` (by default the one the user is in)."""
+        return await self._calls.call_tool(tool, arguments, progress, call_id, chat)
 
     async def get_prompt(self, prompt: str, arguments: dict[str, str]) -> GetPromptResult:
         return await self._calls.get_prompt(prompt, arguments)

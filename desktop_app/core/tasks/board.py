@@ -5,8 +5,7 @@ and cancelled. Each server's `TaskRunner` reports to it; a task whose call stopp
 user stopped the turn, the app quit) stays on the board and in the store, and is followed again
 in the background as soon as its server is ready: its result then arrives as a `LateResult`.
 
-One board per host: the host holds it (`ServerHost.tasks`). Its connections still find it through
-the `AskService` they share (`TaskBoard.of`) until each is handed the host's board.
+One board per host: the host holds it (`ServerHost.tasks`) and hands it to each connection it makes.
 """
 
 from __future__ import annotations
@@ -14,14 +13,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import weakref
 from collections import deque
 from collections.abc import Callable, Coroutine
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Final, Protocol
 
-from desktop_app.core.asks.service import AskService
 from desktop_app.core.events import EventBus, ServerStateChanged
 from desktop_app.core.server_status import ServerState
 from desktop_app.core.tasks.events import LateResult, TaskChanged, TaskEvent
@@ -37,7 +34,6 @@ NOT_TOLD: Final = (
 )
 
 Listener = Callable[[TaskEvent], None]
-_boards: weakref.WeakKeyDictionary[AskService, TaskBoard] = weakref.WeakKeyDictionary()
 
 
 class ServerTasks(Protocol):
@@ -64,14 +60,6 @@ class TaskBoard:
         self._background: dict[tuple[str, str], asyncio.Task[None]] = {}
         self._listeners: list[Listener] = []
         self._load()
-
-    @classmethod
-    def of(cls, service: AskService) -> TaskBoard:
-        """The board of the host `service` belongs to (made on first use)."""
-        board = _boards.get(service)
-        if board is None:
-            board = _boards[service] = cls()
-        return board
 
     # -- the composition root --------------------------------------------------------------
 

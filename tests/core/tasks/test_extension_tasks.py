@@ -121,8 +121,10 @@ async def test_a_task_survives_the_apps_restart_and_its_result_reaches_its_conve
     server, fixture = build_tasks_server()
     store = tmp_path / "tasks.json"
     async with tasks_host(server, store=store) as (host, _asker, board):
-        host.asks.chat = "conversation-7"
-        call = asyncio.ensure_future(host.connection("tasks").call_tool("hold", {"label": "overnight"}, call_id="c7"))
+        host.asks.chat = "conversation-8"  # the chat on screen is not the one the call was made in
+        call = asyncio.ensure_future(
+            host.connection("tasks").call_tool("hold", {"label": "overnight"}, call_id="c7", chat="conversation-7")
+        )
         record = await task_of(board, "c7")
         call.cancel()  # quitting, the app stops the turn first, then every server
         await asyncio.gather(call, return_exceptions=True)
@@ -141,6 +143,7 @@ async def test_a_task_survives_the_apps_restart_and_its_result_reaches_its_conve
         fixture.release("overnight")
         await eventually(lambda: board.late_results("conversation-7"), what="the late result")
         [late] = board.late_results("conversation-7")
+        assert board.late_results("conversation-8") == []
         assert text_of(late.tool_result()) == "released overnight"
         assert late.record.status is TaskStatus.COMPLETED
         on_disk = json.loads(store.read_text())
