@@ -13,6 +13,8 @@ from functools import cache
 from PySide6.QtCore import QByteArray
 from PySide6.QtGui import QColor, QImage, QPainter, QPen, QTextDocument
 
+from resources_ui.colours import MUTED_COLOUR
+
 
 @cache
 def blocked_image() -> QImage:
@@ -20,7 +22,7 @@ def blocked_image() -> QImage:
     image = QImage(16, 16, QImage.Format.Format_ARGB32)
     image.fill(QColor(0, 0, 0, 0))
     painter = QPainter(image)
-    painter.setPen(QPen(QColor("#8a8f98"), 1))
+    painter.setPen(QPen(QColor(MUTED_COLOUR), 1))
     painter.drawRect(0, 0, 15, 15)
     painter.drawLine(3, 12, 12, 3)
     painter.end()

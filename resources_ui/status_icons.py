@@ -8,13 +8,14 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QIcon, QPainter, QPixmap
 
 from desktop_app.core.server_status import ServerState
+from resources_ui.colours import MUTED_COLOUR
 
 STATE_COLOURS = {
     ServerState.READY: "#2e9e5b",
     ServerState.STARTING: "#d9a21b",
     ServerState.RESTARTING: "#e07b1f",
     ServerState.FAILED: "#d64545",
-    ServerState.STOPPED: "#8a8f98",
+    ServerState.STOPPED: MUTED_COLOUR,
     ServerState.DISABLED: "#b5b9c0",
     ServerState.NEEDS_SIGN_IN: "#4f6cf7",
     ServerState.SIGNING_IN: "#8fa2f9",

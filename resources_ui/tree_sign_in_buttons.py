@@ -19,10 +19,10 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QTreeView, QWidg
 
 from desktop_app.bridge import CoreBridge
 from desktop_app.core.server_status import ServerState
+from resources_ui.colours import MUTED
 from resources_ui.tree_model import NAME_COLUMN, SERVER_ROLE, ResourceTreeModel
 
 _LABELS = {ServerState.NEEDS_SIGN_IN: "Sign in", ServerState.SIGNING_IN: "Cancel"}
-_MUTED = "color: #8a8f98;"
 _GAP = 6
 
 
@@ -81,7 +81,7 @@ class TreeSignInButtons(QObject):
         icon = self._view.iconSize().width() if self._view.iconSize().isValid() else 16
         layout.addSpacing(icon + metrics.horizontalAdvance(server) + 3 * _GAP)
         words = QLabel(state)
-        words.setStyleSheet(_MUTED)
+        words.setStyleSheet(MUTED)
         layout.addWidget(words)
         button = QToolButton()
         button.setText(label)

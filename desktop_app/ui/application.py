@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QApplication, QStyleFactory
 
 from desktop_app.core.paths import SETTINGS_FILENAME, config_dir
 from desktop_app.ui.app_icon import app_icon
+from desktop_app.ui.style import MUTED_COLOUR
 
 _SYSTEM_PALETTE: Final = "mcpDeskSystemPalette"
 
@@ -65,7 +66,7 @@ def dark_palette() -> QPalette:
         (roles.AlternateBase, "#2b2d31"),
         (roles.ToolTipBase, "#2b2d31"),
         (roles.ToolTipText, "#e6e6e6"),
-        (roles.PlaceholderText, "#8a8f98"),
+        (roles.PlaceholderText, MUTED_COLOUR),
         (roles.Text, "#e6e6e6"),
         (roles.Button, "#35373c"),
         (roles.ButtonText, "#e6e6e6"),

@@ -3,17 +3,17 @@
 The controller owns the chat-side core objects (engine, conversation store, approval policy)
 so the widgets stay simple: the composer asks to send, the view renders what comes back. The
 policy asks the user through the window's asker, which puts each approval inside its tool card.
+Getting the model library ready (`model_warmup`) and the status bar's count of the catalog
+(`context_meter`) are objects of their own; the controller tells them when turns start and end.
 """
 
 from __future__ import annotations
 
 import asyncio
-import dataclasses
-import gc
 import logging
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QWidget
 
 from desktop_app.bridge import CoreBridge
@@ -21,24 +21,20 @@ from desktop_app.core.app_settings import AppSettings
 from desktop_app.core.asks.question import Asker
 from desktop_app.core.asks.service import SamplingModel
 from desktop_app.core.chat.approval import AlwaysAllowRules
-from desktop_app.core.chat.context import naive_dump_tokens
 from desktop_app.core.chat.conversations import DEFAULT_TITLE, Conversation, ConversationStore
 from desktop_app.core.chat.engine import Attachment, ChatEngine, Turn
 from desktop_app.core.chat.events import ApprovalNeeded, ChatError, ConversationTainted, ErrorKind, TurnFinished, Usage
 from desktop_app.core.chat.history_search import message_text
 from desktop_app.core.chat.prompts import PromptDraft
 from desktop_app.core.chat.skill_reads import skill_loader
-from desktop_app.core.chat.tokens import count_tokens, release_encodings
-from desktop_app.core.chat.tokens import preload as preload_tokenizer
 from desktop_app.core.ledger.store import LedgerStore
-from desktop_app.core.model.llm import load_litellm, preload_openai_sdk
-from desktop_app.memory import release_free_heap
 from desktop_app.ui.app_chat import AppChatSide
 from desktop_app.ui.chat_records import ChatRecords, RecordingPolicy
+from desktop_app.ui.context_meter import ContextMeter
 from desktop_app.ui.conversation.conversation_view import ConversationView
-from desktop_app.ui.conversation.markdown_html import preload_highlighting
-from desktop_app.ui.conversation.turn_status import LOADING_LIBRARY, READING_ATTACHMENTS, WAITING_FOR_PROVIDER
+from desktop_app.ui.conversation.turn_status import READING_ATTACHMENTS
 from desktop_app.ui.conversation.turn_waits import show_wait
+from desktop_app.ui.model_warmup import ModelWarmup
 from resources_ui.drag_payload import ResourceRef
 
 if TYPE_CHECKING:
@@ -46,30 +42,11 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 TITLE_LENGTH = 60
-NAIVE_DUMP_LIMIT = 300
-"""Above this many catalog entries the comparison would read too much just to show a number."""
-SETTLED_MS = 2000
-"""The tokenizer is given back once the catalog has not been counted for this long (nothing typed)."""
-IDLE_MS = 20_000
-"""…and once this long has passed after an answer with nothing typed. Giving it back and loading it
-again each hold the interpreter for 0.1-0.2 s: at once after each answer, that stalled the window
-just as the answer ended, and the next key press again."""
-
-
-def _loop_running() -> bool:
-    """False once the app is quitting: a timer that fires then starts no work."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return False
-    return True
 
 
 class ChatController(QObject):
     busy_changed = Signal(bool)
     usage_changed = Signal(object)  # Usage of the last model call
-    context_changed = Signal(object)  # SystemPrompt figures
-    dump_measured = Signal(int)  # tokens a paste-everything host would spend on the same resources
     settings_needed = Signal()
     conversations_changed = Signal()
     draft_returned = Signal(str, list)  # text, refs: the message was not sent (e.g. an unreadable attachment)
@@ -98,20 +75,8 @@ class ChatController(QObject):
         """Where the last message sent from the window went in the conversation, its text and attachments."""
         self._turn: Turn | None = None
         self._engine: ChatEngine | None = None
-        self._dump: tuple[tuple[str, frozenset[tuple[str, str]]], int] | None = None
-        self._warming = False
-        self._library_ready = False
-        """The model library is loaded: a turn waits for the provider, not for it."""
-        self._following = False
-        """Whether a turn runs (until its events end): the context meter waits for it."""
-        self._measure_after_turn = False
-        self._tokenizer_held = False
-        """Whether the user is writing or sending a message (the tokenizer is kept loaded meanwhile)."""
-        self._quiet_timer = QTimer(self, singleShot=True)
-        """Fires once the app has gone quiet with nothing typed: the catalog settled, or an answer read."""
-        self.idle_ms = IDLE_MS
-        self._quiet_timer.timeout.connect(self._release_tokenizer)
-        self._quiet_timer.timeout.connect(self._preload_sdk)
+        self.warmup = ModelWarmup(bridge, lambda: self.settings.model, view.turn_status)
+        self.meter = ContextMeter(bridge, self.engine, self.warmup)
         self.apps: AppViews | None = None
         """The window's MCP App views: they follow this chat's events."""
         self.for_apps = AppChatSide(
@@ -157,90 +122,17 @@ class ChatController(QObject):
         return self._engine
 
     def warm_up(self, *_: object) -> None:
-        """Load litellm and the highlighters in the background, once: when the user starts typing;
-        and the tokenizer, which is given back after each answer, whenever typing starts again.
-
-        Not at start-up: the library costs ~200 MB and seconds of a worker thread that competes
-        with the window for the interpreter (every Qt callback into Python waits for it). The
-        user types for a few seconds before sending, which is time enough on most machines;
-        a send before that waits for the rest of the import.
-        """
-        if not self._warming:
-            self._warming = True
-            self._tokenizer_held = True
-            self._bridge.spawn(self._warm(), "Loading the model library")
-        elif not self._tokenizer_held and self.settings.model is not None:
-            self._tokenizer_held = True  # released after the last turn: the next send counts again
-            self._bridge.spawn(asyncio.to_thread(preload_tokenizer, self.settings.model.model), "Loading the tokenizer")
-
-    def _preload_sdk(self) -> None:
-        """Once the catalog has settled with nothing typed: part of the model library, whose
-        whole import (at the first key) takes about as long as typing a short question."""
-        if not self._warming and self.settings.model is not None and _loop_running():
-            self._bridge.spawn(preload_openai_sdk(), "Preparing the model library")
+        """The user started typing (or sent): get the model library ready (`ModelWarmup.start`)."""
+        self.warmup.start()
 
     @property
     def library_requested(self) -> bool:
         """Whether loading the model library has begun (the user typed or sent something)."""
-        return self._warming
-
-    async def _warm(self) -> None:
-        if self.settings.model is not None:  # the first send counts the prompt's tokens: load the encoding now
-            await asyncio.to_thread(preload_tokenizer, self.settings.model.model)
-        await load_litellm()  # its objects are frozen: full collections skip them (core/long_lived.py)
-        self._library_ready = True
-        if self.view.turn_status.waiting == LOADING_LIBRARY:
-            self.view.turn_status.wait_for(WAITING_FOR_PROVIDER)
-        await asyncio.to_thread(preload_highlighting)
-        await asyncio.to_thread(release_free_heap)  # the import's garbage, freed in a worker's heap
+        return self.warmup.requested
 
     def refresh_context(self) -> None:
         """Recompute the catalog's token cost for the status bar (off the event loop)."""
-        engine = self.engine()
-        if engine is not None:
-            self._bridge.spawn(self._measure(engine), "Measuring the context")
-
-    async def _measure(self, engine: ChatEngine) -> None:
-        if self._following:
-            # A turn's request is being built: the meter's count would compete with it for the
-            # interpreter (a tenth of a second at 10,000 resources). It runs once the turn ends.
-            self._measure_after_turn = True
-            return
-        gc.freeze()  # a new catalog is long-lived: keep full collections from walking it again
-        try:
-            await self._count_context(engine)
-        finally:
-            if not self._tokenizer_held:
-                self._quiet_timer.start(SETTLED_MS)  # servers connecting one by one: once they settle
-
-    def _release_tokenizer(self) -> None:
-        """Give the encoding's ~50 MB back while the user is not writing a message: nothing counts
-        then unless the catalog changes. Typing loads it again (half a second, in a worker); a count
-        still running (the naive dump reads every resource first: seconds on a busy machine) loads
-        it for itself, and the timer runs again when that count ends."""
-        if self._tokenizer_held:
-            return
-        release_encodings()
-        if _loop_running():  # else quitting (a count ending as the app stops): the heap goes with the process
-            self._bridge.spawn(asyncio.to_thread(release_free_heap), "Returning free memory")
-
-    async def _count_context(self, engine: ChatEngine) -> None:
-        catalog = self._bridge.host.catalog
-        prompt = await engine.system_prompt(catalog=catalog)
-        if prompt.full_catalog_tokens is None:  # the meter shows it: counted here, off a turn's way
-            prompt = dataclasses.replace(prompt, full_catalog_tokens=await engine.full_catalog_tokens(catalog))
-        self.context_changed.emit(prompt)
-        # Only the catalog just counted is read, and only while small: a server that listed
-        # thousands of resources meanwhile has a newer count coming, which skips the reading.
-        if prompt.total > NAIVE_DUMP_LIMIT or catalog is not self._bridge.host.catalog:
-            return
-        # Reading every resource again is only worth it when the set of resources (or the tokenizer) changed.
-        model = engine.settings.model
-        key = (model, frozenset((server, r.uri) for server, r in catalog.resources()))
-        if self._dump is None or self._dump[0] != key:
-            tokens = await naive_dump_tokens(self._bridge.host, catalog, lambda t: count_tokens(model, t))
-            self._dump = (key, tokens)
-        self.dump_measured.emit(self._dump[1])
+        self.meter.refresh()
 
     # -- turns -----------------------------------------------------------------------------
 
@@ -312,19 +204,16 @@ class ChatController(QObject):
         again = "regenerate" if self.conversation.answered else "retry"
         self.view.offer_actions(position, edit=self.edit_requested.emit, again=lambda: self.resend(again))
 
-    def _model_wait(self) -> str:
-        """What a call to the model waits for now: the model library, or the provider."""
-        return WAITING_FOR_PROVIDER if self._library_ready else LOADING_LIBRARY
-
     def _begin(self, engine: ChatEngine, text: str, refs: list[ResourceRef]) -> None:
         self.view.clear_actions()
         self.warm_up()  # a message that was not typed (a prompt, a draft, an app's) still needs the library
         attachments = [Attachment(ref.uri) for ref in refs]
         self._title_from(text or (refs[0].name if refs else ""))
         self._turn = engine.start_turn(self.conversation, text, attachments, self.for_apps.take_context())
-        self.view.turn_status.wait_for(READING_ATTACHMENTS if refs else self._model_wait())  # at once, before any event
+        wait = READING_ATTACHMENTS if refs else self.warmup.model_wait
+        self.view.turn_status.wait_for(wait)  # at once, before any event
         self.busy_changed.emit(True)
-        self._following = True
+        self.meter.turn_started()
         self._bridge.spawn(self._follow(self._turn, text, refs), "The chat turn")
 
     def _unready(self) -> str | None:
@@ -340,7 +229,7 @@ class ChatController(QObject):
     async def _follow(self, turn: Turn, text: str, refs: list[ResourceRef]) -> None:
         try:
             async for event in turn:
-                show_wait(self.view.turn_status, event, self._model_wait())
+                show_wait(self.view.turn_status, event, self.warmup.model_wait)
                 if isinstance(event, ApprovalNeeded):
                     continue  # the asker shows the approval, inside the call's card
                 if isinstance(event, ConversationTainted):
@@ -358,15 +247,11 @@ class ChatController(QObject):
                     break
         finally:
             self.view.turn_status.done()
-            self._following = False
             self.busy_changed.emit(False)
             self.conversations_changed.emit()
             self._offer_actions()
-            if self._measure_after_turn:
-                self._measure_after_turn = False
-                self.refresh_context()
-        self._tokenizer_held = False  # the answer is read; a message typed soon after keeps it
-        self._quiet_timer.start(self.idle_ms)
+            self.meter.turn_ended()  # a count put off while the turn ran: now
+        self.warmup.answered()
 
     def cancel(self) -> None:
         """Stop the running turn; an approval it waits for is withdrawn with it."""
@@ -376,7 +261,7 @@ class ChatController(QObject):
     async def wait_idle(self) -> None:
         """Quitting: keep a still of each app view, and let a running turn finish its cancellation."""
         self.records.keep_stills()
-        self._quiet_timer.stop()  # nothing is given back once the event loop has gone
+        self.warmup.stop()
         if self._turn is not None and not self._turn.done:
             self._turn.cancel()
             await asyncio.gather(self._turn.wait(), return_exceptions=True)

@@ -8,7 +8,7 @@ from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from desktop_app.bridge import CoreBridge
-from desktop_app.ui.style import error_label
+from desktop_app.ui.style import MUTED, error_label
 from resources_ui.completing_fields import CompletingFields, FieldSpec
 
 
@@ -27,7 +27,7 @@ class PromptForm(QFrame):
         self.heading = QLabel()
         self.description = QLabel()
         self.description.setWordWrap(True)
-        self.description.setStyleSheet("color: #8a8f98;")
+        self.description.setStyleSheet(MUTED)
         self.fields = CompletingFields(bridge)
         self.fields.submitted.connect(self.submit)
         self.problem = error_label()
@@ -54,7 +54,7 @@ class PromptForm(QFrame):
     def open_for(self, server: str, prompt: Prompt) -> None:
         self._server = server
         self._prompt = prompt
-        self.heading.setText(f"<b>{prompt.title or prompt.name}</b> <span style='color:#8a8f98'>from {server}</span>")
+        self.heading.setText(f"<b>{prompt.title or prompt.name}</b> <span style='{MUTED}'>from {server}</span>")
         self.description.setText(prompt.description or "")
         self.description.setVisible(bool(prompt.description))
         specs = [FieldSpec(a.name, a.description, bool(a.required)) for a in prompt.arguments or []]

@@ -49,7 +49,7 @@ from desktop_app.core.server_config import (
 )
 from desktop_app.ui.asks.roots_editor import RootsEditor
 from desktop_app.ui.key_value_table import KeyValueTable
-from desktop_app.ui.style import error_label
+from desktop_app.ui.style import MUTED, error_label
 
 
 def _store_note(secrets: SecretStore | None) -> QLabel:
@@ -166,7 +166,7 @@ class ServerEditor(QDialog):
             " and results make a chat careful (rules pause for tools that are not read-only)."
         )
         trust_note.setWordWrap(True)
-        trust_note.setStyleSheet("color: #8a8f98;")
+        trust_note.setStyleSheet(MUTED)
         self.log_level = QComboBox()
         self.log_level.addItem("Default (info)", None)
         for level in LOG_LEVELS:

@@ -94,8 +94,8 @@ class StatusMeter:
         bridge.server_removed.connect(self.update_counts)
         bridge.sampling_used.connect(self._on_sampling)
         chat.usage_changed.connect(self._on_usage)
-        chat.context_changed.connect(self._on_context)
-        chat.dump_measured.connect(self._on_dump)
+        chat.meter.context_changed.connect(self._on_context)
+        chat.meter.dump_measured.connect(self._on_dump)
 
     def show_secrets_backend(self, store: SecretStore | None = None) -> None:
         store = store or self._bridge.secrets

@@ -6,11 +6,11 @@ from typing import Final
 
 from PySide6.QtWidgets import QLabel
 
+from resources_ui.colours import MUTED as MUTED
+from resources_ui.colours import MUTED_COLOUR as MUTED_COLOUR
+
 ERROR_COLOUR: Final = "#c0392b"
 ERROR_STYLE: Final = f"color: {ERROR_COLOUR};"
-MUTED_COLOUR: Final = "#8a8f98"
-MUTED: Final = f"color: {MUTED_COLOUR};"
-"""Secondary text: notes, origins, hints."""
 
 
 def error_label() -> QLabel:

@@ -30,8 +30,8 @@ from PySide6.QtWidgets import (
 from desktop_app.core.extensions.apps_meta import visible_to_model
 from desktop_app.core.terminal_text import printable
 from desktop_app.core.trust import ToolHints
-from desktop_app.ui.asks.card import MUTED
 from desktop_app.ui.plain_tooltips import PlainToolTips
+from desktop_app.ui.style import MUTED
 
 _NAME_ROLE: Final = Qt.ItemDataRole.UserRole
 MAX_SHOWN: Final = 20_000

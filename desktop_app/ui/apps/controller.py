@@ -35,6 +35,7 @@ from desktop_app.core.chat.events import (
 from desktop_app.core.extensions.apps_meta import ViewOrigin, ui_resource_uri
 from desktop_app.ui.conversation.conversation_view import ConversationView
 from desktop_app.ui.plain_text import plain_label
+from desktop_app.ui.style import MUTED
 from resources_ui.drag_payload import ResourceRef
 
 if TYPE_CHECKING:
@@ -50,7 +51,7 @@ def _notice(text: str) -> QLabel:
     label = plain_label(text)
     label.setObjectName("appsOff")
     label.setWordWrap(True)
-    label.setStyleSheet("color: #8a8f98;")
+    label.setStyleSheet(MUTED)
     return label
 
 
@@ -64,7 +65,7 @@ class AppSlot(QWidget):
         row = QHBoxLayout(self.away)
         row.setContentsMargins(0, 0, 0, 0)
         self.away_label = QLabel()
-        self.away_label.setStyleSheet("color: #8a8f98;")
+        self.away_label.setStyleSheet(MUTED)
         self.back = QPushButton("Bring it back here")
         self.back.clicked.connect(bring_back)
         row.addWidget(self.away_label)

@@ -16,7 +16,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from desktop_app.core.asks.question import Question
-from desktop_app.ui.style import MUTED as MUTED  # the cards and dialogs that import it from here
+from desktop_app.ui.style import MUTED
 
 R = TypeVar("R")
 

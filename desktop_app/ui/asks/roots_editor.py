@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app.core.root_paths import root_problem, root_uri
-from desktop_app.ui.style import error_label
+from desktop_app.ui.style import MUTED, error_label
 
 ROWS_SHOWN = 3
 
@@ -119,5 +119,5 @@ def roots_hint() -> QLabel:
         "Roots tell servers which folders they may work in (servers that support roots; they are not a sandbox)."
     )
     label.setWordWrap(True)
-    label.setStyleSheet("color: #8a8f98;")
+    label.setStyleSheet(MUTED)
     return label

@@ -22,9 +22,9 @@ from desktop_app.core.asks.sampling import (
     SamplingDecision,
     SamplingQuestion,
 )
-from desktop_app.ui.asks.card import MUTED, AskCard, Tone, escape
+from desktop_app.ui.asks.card import AskCard, Tone, escape
 from desktop_app.ui.fitted_text import FittedText
-from desktop_app.ui.style import ERROR_STYLE
+from desktop_app.ui.style import ERROR_STYLE, MUTED
 
 MAX_LINES: Final = 8
 DECISIONS: Final = {

@@ -10,8 +10,7 @@ from desktop_app.core.chat.approval import DecidedBy, Decision
 from desktop_app.core.chat.events import ToolDecision
 from desktop_app.core.tool_changes import ToolChange
 from desktop_app.core.trust import ToolHints
-from desktop_app.ui.style import MUTED as MUTED  # the approval panel and tool card import it from here
-from desktop_app.ui.style import MUTED_COLOUR
+from desktop_app.ui.style import MUTED, MUTED_COLOUR
 
 DANGER_COLOUR: Final = "#d64545"
 CAUTION_COLOUR: Final = "#d9a21b"

@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Final
 
+from desktop_app.ui.style import MUTED
+
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
     from markdown_it.token import Token
@@ -126,7 +128,7 @@ def render_markdown(text: str, *, dark: bool = False, first_code: int = 0) -> Re
         token.content = (
             f'<table width="100%" cellspacing="0" cellpadding="6" border="0" bgcolor="{background}"'
             f' style="margin:4px 0; border-color:{border};">'
-            f'<tr><td style="color:#8a8f98; font-size:small;">{label}</td>'
+            f'<tr><td style="{MUTED} font-size:small;">{label}</td>'
             f'<td align="right" style="font-size:small;"><a href="copy:{index}">Copy</a></td></tr>'
             # pre-wrap: a long line wraps inside the message instead of running past its edge, out of sight
             # with the Copy link (the message does not scroll sideways).

@@ -26,10 +26,11 @@ from PySide6.QtWidgets import (
 from desktop_app.core.chat.events import ToolCallStarted, ToolDecision
 from desktop_app.core.content import ResourceContent, human_size
 from desktop_app.core.trust import ToolHints
-from desktop_app.ui.conversation.approval_words import MUTED, decision_line, hint_badges
+from desktop_app.ui.conversation.approval_words import decision_line, hint_badges
 from desktop_app.ui.fitted_text import FittedText
 from desktop_app.ui.flow_layout import FlowLayout
 from desktop_app.ui.plain_text import plain_label, set_plain_tooltip
+from desktop_app.ui.style import MUTED, MUTED_COLOUR
 from resources_ui.viewers.image_viewer import decode_thumbnail
 
 DESCRIPTION_CHARS: Final = 280
@@ -57,8 +58,8 @@ _BADGE = {
     CallState.RUNNING: "#4f6cf7",
     CallState.DONE: "#2e9e5b",
     CallState.ERROR: "#d64545",
-    CallState.DENIED: "#8a8f98",
-    CallState.CANCELLED: "#8a8f98",
+    CallState.DENIED: MUTED_COLOUR,
+    CallState.CANCELLED: MUTED_COLOUR,
     CallState.INTERRUPTED: "#b7791f",
 }
 
@@ -97,7 +98,7 @@ class ToolCard(QFrame):
         self.set_border(_CALM_BORDER, 1)
         on = f"on {_escape(server)}" if server else ""  # a card from history knows no server
         where = " · ".join(part for part in (_escape(tool) if title else "", on) if part)
-        grey = f" &nbsp;<span style='color:#8a8f98'>{where}</span>" if where else ""
+        grey = f" &nbsp;<span style='{MUTED}'>{where}</span>" if where else ""
         self.title = QLabel(f"<b>{_escape(title or tool)}</b>{grey}")
         self.title.setWordWrap(True)
         self.badge = QLabel()

@@ -18,8 +18,9 @@ from PySide6.QtWidgets import QLabel, QPlainTextEdit, QWidget
 
 from desktop_app.core.registry.install import InstallConsent
 from desktop_app.core.terminal_text import printable
-from desktop_app.ui.asks.card import MUTED, AskCard, Tone
+from desktop_app.ui.asks.card import AskCard, Tone
 from desktop_app.ui.gallery.look import CAUTION_STYLE
+from desktop_app.ui.style import MUTED
 
 
 class CommandBox(QPlainTextEdit):

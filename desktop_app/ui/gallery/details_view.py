@@ -23,9 +23,8 @@ from desktop_app.core.registry.choices import KIND_LABELS
 from desktop_app.core.registry.manifest import Manifest
 from desktop_app.core.registry.model import Package, ServerEntry
 from desktop_app.core.terminal_text import printable
-from desktop_app.ui.asks.card import MUTED
 from desktop_app.ui.gallery.look import CAUTION_COLOUR
-from desktop_app.ui.style import ERROR_COLOUR
+from desktop_app.ui.style import ERROR_COLOUR, MUTED
 
 ICON_SIDE = 48
 _STATUS_COLOURS = {"deprecated": CAUTION_COLOUR, "deleted": ERROR_COLOUR}

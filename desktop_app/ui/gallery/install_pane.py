@@ -29,11 +29,11 @@ from desktop_app.core.registry.fields import Answers, Field
 from desktop_app.core.registry.manifest import Manifest
 from desktop_app.core.registry.model import ServerEntry
 from desktop_app.core.terminal_text import printable
-from desktop_app.ui.asks.card import MUTED, AskCard
+from desktop_app.ui.asks.card import AskCard
 from desktop_app.ui.gallery.details_view import DetailsView
 from desktop_app.ui.gallery.install_form import InstallForm
 from desktop_app.ui.gallery.look import CAUTION_STYLE, OK_STYLE
-from desktop_app.ui.style import ERROR_STYLE, error_label
+from desktop_app.ui.style import ERROR_STYLE, MUTED, error_label
 
 
 class InstallPane(QWidget):

@@ -33,6 +33,7 @@ from desktop_app.core.ledger.parts import SECTION_TITLES, Ledger, Section
 from desktop_app.core.ledger.trace_view import RequestView
 from desktop_app.ui.plain_text import plain_label
 from desktop_app.ui.plain_tooltips import PlainToolTips
+from desktop_app.ui.style import MUTED
 
 COLUMNS = ("Part", "Tokens", "Share")
 
@@ -110,7 +111,7 @@ class LedgerView(QWidget):
         self.notes = plain_label()
         self.notes.setObjectName("ledgerNotes")
         self.notes.setWordWrap(True)
-        self.notes.setStyleSheet("color: #8a8f98;")
+        self.notes.setStyleSheet(MUTED)
         self.payload = QPlainTextEdit()
         self.payload.setObjectName("ledgerPayload")
         self.payload.setReadOnly(True)

@@ -5,14 +5,14 @@ from __future__ import annotations
 from typing import Final
 
 from desktop_app.core.tasks.model import TaskStatus
+from desktop_app.ui.style import MUTED_COLOUR
 
-MUTED: Final = "color: #8a8f98;"
 COLOURS: Final = {
     TaskStatus.WORKING: "#4f6cf7",
     TaskStatus.INPUT_REQUIRED: "#d9a21b",
     TaskStatus.COMPLETED: "#2e9e5b",
     TaskStatus.FAILED: "#d64545",
-    TaskStatus.CANCELLED: "#8a8f98",
+    TaskStatus.CANCELLED: MUTED_COLOUR,
     TaskStatus.UNKNOWN: "#b7791f",
     TaskStatus.SILENT: "#b7791f",
     TaskStatus.WAITING: "#6b7a99",

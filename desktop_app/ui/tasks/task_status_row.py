@@ -14,8 +14,9 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QV
 
 from desktop_app.core.tasks.model import TaskRecord, TaskStatus, elapsed_text
 from desktop_app.ui.plain_text import plain_label, set_plain_tooltip
+from desktop_app.ui.style import MUTED
 from desktop_app.ui.tasks.feed import TaskFeed
-from desktop_app.ui.tasks.look import MUTED, chip_style
+from desktop_app.ui.tasks.look import chip_style
 
 MESSAGE_CHARS: Final = 160
 """Longer status messages are cut in the row (the whole text is in the tooltip); shorter ones wrap."""

@@ -18,8 +18,9 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QScrollA
 from desktop_app.core.tasks.events import LateResult
 from desktop_app.core.tasks.model import TaskRecord, elapsed_text
 from desktop_app.ui.plain_text import plain_label, set_plain_tooltip
+from desktop_app.ui.style import MUTED
 from desktop_app.ui.tasks.feed import TaskFeed
-from desktop_app.ui.tasks.look import MUTED, chip_style
+from desktop_app.ui.tasks.look import chip_style
 
 EMPTY: Final = (
     "No tasks yet. A tool its server runs as a task shows here while it works, and for a while after; "
