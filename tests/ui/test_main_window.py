@@ -6,11 +6,10 @@ import asyncio
 import functools
 import json
 import sys
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-import pytest
 import qasync
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QDropEvent
@@ -19,11 +18,8 @@ from pytestqt.qtbot import QtBot
 
 from desktop_app.app import run_window
 from desktop_app.core.app_settings import AppSettings, save_settings
-from desktop_app.core.catalog import Catalog
-from desktop_app.core.chat import tokens
 from desktop_app.core.model.llm import load_litellm
 from desktop_app.core.model.settings import ModelSettings
-from desktop_app.ui import chat_controller
 from desktop_app.ui.conversation.approval_panel import ApprovalPanel
 from desktop_app.ui.conversation.attachment_chip import AttachmentChip
 from desktop_app.ui.conversation.message_bubble import MessageBubble
@@ -282,93 +278,6 @@ def test_the_window_opens_within_its_screen(qapp: QApplication, tmp_path: Path) 
         assert window.height() <= max(free.height(), least.height())
 
     run_app(qapp, tmp_path, None, scenario)
-
-
-def test_context_meter_compares_the_catalog_with_a_naive_dump(
-    qapp: QApplication, tmp_path: Path, llm: ScriptedLLM
-) -> None:
-    async def scenario(window: MainWindow, llm: ScriptedLLM) -> None:
-        meter = window.status_meter.context_label
-        await until(lambda: "pasting every resource would take" in meter.text(), timeout=30, what="the dump figure")
-        assert meter.text().startswith("Context: catalog ")
-        measured = window.chat._dump
-        window.chat.refresh_context()  # same resources: the figure is reused, nothing is read again
-        await until(lambda: "pasting every resource would take" in meter.text())
-        assert window.chat._dump is measured
-        await window.bridge.host.connection("fx").call_tool("notify_change", {})
-        await until(lambda: window.chat._dump is not measured, what="a new figure for the new resource")
-
-        # A catalog that changes while it is counted (a server listing thousands of resources at
-        # start-up) is not read: the newer catalog's own count decides.
-        engine, host = window.chat.engine(), window.bridge.host
-        assert engine is not None
-        counted = engine.system_prompt
-
-        async def changing(query: str = "", catalog: Any = None) -> Any:
-            prompt = await counted(query, catalog)
-            host.catalog = Catalog(dict(host.catalog.servers))
-            return prompt
-
-        engine.system_prompt = changing  # type: ignore[method-assign]
-        window.chat._dump = None
-        await window.chat._count_context(engine)
-        assert window.chat._dump is None
-
-    run_app(qapp, tmp_path, llm, scenario)
-
-
-def test_the_tokenizer_is_held_only_while_a_message_is_written(
-    qapp: QApplication, tmp_path: Path, llm: ScriptedLLM
-) -> None:
-    async def scenario(window: MainWindow, llm: ScriptedLLM) -> None:
-        meter = window.status_meter.context_label
-        await until(
-            lambda: meter.text().startswith("Context: catalog ") and not tokens._encodings,
-            what="the tokenizer given back once the catalog is counted",
-        )
-        window.composer.editor.insertPlainText("H")
-        await until(lambda: bool(tokens._encodings), what="the tokenizer loaded as the user types")
-        window.chat.idle_ms = 500
-        measured: list[bool] = []
-        window.chat.context_changed.connect(lambda _prompt: measured.append(window.chat.busy))
-        llm.queue(text("Hi.", delay=0.3))
-        window.composer.send()
-        window.chat.refresh_context()  # a catalog changed as the turn builds its request: counted after it
-        await until(lambda: window.chat._measure_after_turn, what="the meter's count put off")
-        await until(lambda: not window.chat.busy, what="the answer")
-        assert bubbles(window, "assistant")[-1].text == "Hi."
-        await until(lambda: bool(measured), what="the meter counted once the turn ended")
-        assert measured == [False]
-        assert tokens._encodings, "kept while the answer is read: a message typed soon after needs it"
-        await until(lambda: not tokens._encodings, what="the tokenizer given back after a while with nothing typed")
-
-    run_app(qapp, tmp_path, llm, scenario)
-
-
-def test_the_openai_sdk_is_prepared_once_the_catalog_settles_and_not_once_typing_began(
-    qapp: QApplication, tmp_path: Path, llm: ScriptedLLM, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # What the preload itself imports is tested in a fresh interpreter (tests/core/chat/test_llm.py);
-    # here, when the window asks for it.
-    prepared: list[bool] = []
-
-    def prepare() -> Coroutine[Any, Any, None]:
-        prepared.append(window_typed[0])  # when asked for, not when the preparing task gets to run
-        return asyncio.sleep(0)
-
-    window_typed = [False]
-    monkeypatch.setattr(chat_controller, "preload_openai_sdk", prepare)
-
-    async def scenario(window: MainWindow, llm: ScriptedLLM) -> None:
-        await until(lambda: prepared, what="the SDK prepared once the catalog was counted and settled")
-        assert prepared == [False]
-        window_typed[0] = True
-        window.composer.editor.insertPlainText("H")  # typing loads the whole library instead
-        await until(lambda: window.chat.library_requested, what="the library requested")
-        window.chat._quiet_timer.timeout.emit()
-        assert prepared == [False], "the SDK is asked for once, by the quiet timer before typing"
-
-    run_app(qapp, tmp_path, llm, scenario)
 
 
 def test_questions_go_under_their_tool_call_or_to_the_servers_panel(

@@ -1,0 +1,128 @@
+"""Gets the model library ready off the user's path, and gives the tokenizer back while nobody writes.
+
+LiteLLM costs seconds and ~200 MB to import, so it loads when the user starts typing, not at start-up;
+the tokenizer it counts with (~50 MB) is held while a message is written or sent and given back once
+the app has gone quiet: the catalog settled, or an answer read with nothing typed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+from PySide6.QtCore import QObject, QTimer
+
+from desktop_app.bridge import CoreBridge
+from desktop_app.core.chat.tokens import preload as preload_tokenizer
+from desktop_app.core.chat.tokens import release_encodings
+from desktop_app.core.model.llm import load_litellm, preload_openai_sdk
+from desktop_app.core.model.settings import ModelSettings
+from desktop_app.memory import release_free_heap
+from desktop_app.ui.conversation.markdown_html import preload_highlighting
+from desktop_app.ui.conversation.turn_status import LOADING_LIBRARY, WAITING_FOR_PROVIDER, TurnStatus
+
+SETTLED_MS = 2000
+"""The tokenizer is given back once the catalog has not been counted for this long (nothing typed)."""
+IDLE_MS = 20_000
+"""…and once this long has passed after an answer with nothing typed. Giving it back and loading it
+again each hold the interpreter for 0.1-0.2 s: at once after each answer, that stalled the window
+just as the answer ended, and the next key press again."""
+
+
+def _loop_running() -> bool:
+    """False once the app is quitting: a timer that fires then starts no work."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
+
+
+class ModelWarmup(QObject):
+    """The model library's loading and the tokenizer's hold, for one chat controller."""
+
+    def __init__(self, bridge: CoreBridge, model: Callable[[], ModelSettings | None], status: TurnStatus) -> None:
+        super().__init__()
+        self._bridge = bridge
+        self._model = model
+        self._status = status
+        self._warming = False
+        self._ready = False
+        """The model library is loaded: a turn waits for the provider, not for it."""
+        self.held = False
+        """Whether the user is writing or sending a message (the tokenizer is kept loaded meanwhile)."""
+        self.quiet_timer = QTimer(self, singleShot=True)
+        """Fires once the app has gone quiet with nothing typed: the catalog settled, or an answer read."""
+        self.idle_ms = IDLE_MS
+        self.quiet_timer.timeout.connect(self._release_tokenizer)
+        self.quiet_timer.timeout.connect(self._preload_sdk)
+
+    def start(self) -> None:
+        """Load litellm and the highlighters in the background, once: when the user starts typing;
+        and the tokenizer, which is given back after each answer, whenever typing starts again.
+
+        Not at start-up: the library costs ~200 MB and seconds of a worker thread that competes
+        with the window for the interpreter (every Qt callback into Python waits for it). The
+        user types for a few seconds before sending, which is time enough on most machines;
+        a send before that waits for the rest of the import.
+        """
+        model = self._model()
+        if not self._warming:
+            self._warming = True
+            self.held = True
+            self._bridge.spawn(self._warm(), "Loading the model library")
+        elif not self.held and model is not None:
+            self.held = True  # released after the last turn: the next send counts again
+            self._bridge.spawn(asyncio.to_thread(preload_tokenizer, model.model), "Loading the tokenizer")
+
+    @property
+    def requested(self) -> bool:
+        """Whether loading the model library has begun (the user typed or sent something)."""
+        return self._warming
+
+    @property
+    def model_wait(self) -> str:
+        """What a call to the model waits for now: the model library, or the provider."""
+        return WAITING_FOR_PROVIDER if self._ready else LOADING_LIBRARY
+
+    def settled(self) -> None:
+        """A count of the catalog ended: with nothing typed, the tokenizer goes once servers stop connecting."""
+        if not self.held:
+            self.quiet_timer.start(SETTLED_MS)
+
+    def answered(self) -> None:
+        """A turn ended: the answer is read; a message typed soon after keeps the tokenizer."""
+        self.held = False
+        self.quiet_timer.start(self.idle_ms)
+
+    def stop(self) -> None:
+        """Quitting: nothing is given back once the event loop has gone."""
+        self.quiet_timer.stop()
+
+    def _preload_sdk(self) -> None:
+        """Once the catalog has settled with nothing typed: part of the model library, whose
+        whole import (at the first key) takes about as long as typing a short question."""
+        if not self._warming and self._model() is not None and _loop_running():
+            self._bridge.spawn(preload_openai_sdk(), "Preparing the model library")
+
+    async def _warm(self) -> None:
+        model = self._model()
+        if model is not None:  # the first send counts the prompt's tokens: load the encoding now
+            await asyncio.to_thread(preload_tokenizer, model.model)
+        await load_litellm()  # its objects are frozen: full collections skip them (core/long_lived.py)
+        self._ready = True
+        if self._status.waiting == LOADING_LIBRARY:
+            self._status.wait_for(WAITING_FOR_PROVIDER)
+        await asyncio.to_thread(preload_highlighting)
+        await asyncio.to_thread(release_free_heap)  # the import's garbage, freed in a worker's heap
+
+    def _release_tokenizer(self) -> None:
+        """Give the encoding's ~50 MB back while the user is not writing a message: nothing counts
+        then unless the catalog changes. Typing loads it again (half a second, in a worker); a count
+        still running (the naive dump reads every resource first: seconds on a busy machine) loads
+        it for itself, and the timer runs again when that count ends."""
+        if self.held:
+            return
+        release_encodings()
+        if _loop_running():  # else quitting (a count ending as the app stops): the heap goes with the process
+            self._bridge.spawn(asyncio.to_thread(release_free_heap), "Returning free memory")
