@@ -58,10 +58,14 @@ class TracedConnection:
         progress: ProgressFnT | None = None,
         *,
         call_id: str | None = None,
+        chat: str | None = None,
     ) -> CallToolResult:
         params = {"name": tool, "arguments": arguments}
         return await self._timed(
-            "tools/call", params, call_id, lambda: self._inner.call_tool(tool, arguments, progress, call_id=call_id)
+            "tools/call",
+            params,
+            call_id,
+            lambda: self._inner.call_tool(tool, arguments, progress, call_id=call_id, chat=chat),
         )
 
     async def _timed(
