@@ -17,11 +17,11 @@ from desktop_app.core.connection import ServerConnection
 from desktop_app.core.policy.refusal import Refusal
 from desktop_app.core.server_status import ServerState
 from desktop_app.core.terminal_text import printable
-from desktop_app.ui.flow_layout import FlowLayout
 from desktop_app.ui.instructions_note import InstructionsNote
 from desktop_app.ui.plain_text import plain_label, set_plain_tooltip
 from desktop_app.ui.sign_in_details import SignInDetails, show_sign_in_details
 from desktop_app.ui.sign_in_paste import PasteFallback
+from resources_ui.flow_layout import FlowLayout
 
 
 def counts(catalog: ServerCatalog | None, disabled: tuple[str, ...] | frozenset[str] | set[str]) -> str:

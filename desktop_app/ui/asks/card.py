@@ -13,10 +13,11 @@ from enum import StrEnum
 from typing import Any, Generic, TypeVar
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from desktop_app.core.asks.question import Question
 from desktop_app.ui.style import MUTED
+from resources_ui.flow_layout import FlowLayout
 
 R = TypeVar("R")
 
@@ -54,7 +55,7 @@ class AskCard(QFrame, Generic[R]):
         self.origin.setStyleSheet(MUTED)
         self.body = QVBoxLayout()
         self.body.setContentsMargins(0, 0, 0, 0)
-        self.buttons = QHBoxLayout()
+        self.buttons = FlowLayout()  # the answers wrap onto a second line in a narrow column instead of being cut
         self.buttons.setContentsMargins(0, 4, 0, 0)
         self.outcome = QLabel()
         self.outcome.setWordWrap(True)
@@ -83,7 +84,7 @@ class AskCard(QFrame, Generic[R]):
         if reply is not None:
             button.clicked.connect(lambda: self.answer(reply))
         if right and not self._stretched:
-            self.buttons.addStretch(1)
+            self.buttons.addStretch()
             self._stretched = True
         self.buttons.addWidget(button)
         self._answer_buttons.append(button)

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from typing import Final
 
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QWidget
+from PySide6.QtWidgets import QLabel, QWidget
 
 from desktop_app.core.chat.approval import DecidedBy, Decision
 from desktop_app.core.chat.events import ToolDecision
 from desktop_app.core.tool_changes import ToolChange
 from desktop_app.core.trust import ToolHints
 from desktop_app.ui.style import MUTED, MUTED_COLOUR
+from resources_ui.flow_layout import FlowLayout
 
 DANGER_COLOUR: Final = "#d64545"
 CAUTION_COLOUR: Final = "#d9a21b"
@@ -27,15 +28,16 @@ _HINT_COLOURS: Final = {"read-only": "#2e9e5b", "destructive": DANGER_COLOUR, "o
 
 
 def hint_badges(server: str, hints: ToolHints | None, trusted: bool) -> QWidget | None:
-    """A row "<server> says: [read-only] [idempotent]", or None when the server claims nothing."""
+    """A row "<server> says: [read-only] [idempotent]", or None when the server claims nothing.
+
+    Its parts wrap like words, so a narrow column shows every claim instead of cutting the row.
+    """
     claims = hints.claims() if hints is not None else []
     if not claims:
         return None
     row = QWidget()
     row.setObjectName("hintBadges")
-    layout = QHBoxLayout(row)
-    layout.setContentsMargins(0, 0, 0, 0)
-    layout.setSpacing(4)
+    layout = FlowLayout(row, spacing=4)
     said = QLabel(f"{_escape(server)} says:")
     said.setStyleSheet(MUTED)
     said.setToolTip(
@@ -63,7 +65,6 @@ def hint_badges(server: str, hints: ToolHints | None, trusted: bool) -> QWidget 
         unverified.setStyleSheet(MUTED)
         unverified.setToolTip(said.toolTip())
         layout.addWidget(unverified)
-    layout.addStretch(1)
     return row
 
 

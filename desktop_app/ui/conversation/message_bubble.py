@@ -18,8 +18,8 @@ from desktop_app.ui.conversation.attachment_chip import AttachmentChip
 from desktop_app.ui.conversation.markdown_blocks import MarkdownBlocks
 from desktop_app.ui.conversation.markdown_html import render_markdown
 from desktop_app.ui.conversation.streamed_document import StreamedDocument
-from desktop_app.ui.flow_layout import FlowLayout
 from resources_ui.drag_payload import ResourceRef
+from resources_ui.flow_layout import FlowLayout
 from resources_ui.inert_images import inert_resource
 from resources_ui.web_links import WEB_SCHEMES
 

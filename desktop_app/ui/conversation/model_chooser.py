@@ -12,9 +12,9 @@ from PySide6.QtWidgets import QComboBox, QFrame, QHBoxLayout, QLabel, QPushButto
 
 from desktop_app.core.model.local_servers import KNOWN_SERVERS, LocalServer
 from desktop_app.core.model.providers import PROVIDERS
-from desktop_app.ui.flow_layout import FlowLayout
 from desktop_app.ui.plain_text import plain_label
 from desktop_app.ui.style import MUTED
+from resources_ui.flow_layout import FlowLayout
 
 NONE_FOUND = (
     "No model server is running on this computer ("

@@ -28,7 +28,6 @@ from desktop_app.core.content import ResourceContent, human_size
 from desktop_app.core.trust import ToolHints
 from desktop_app.ui.conversation.approval_words import decision_line, hint_badges
 from desktop_app.ui.fitted_text import FittedText
-from desktop_app.ui.flow_layout import FlowLayout
 from desktop_app.ui.plain_text import plain_label, set_plain_tooltip
 from desktop_app.ui.style import MUTED, MUTED_COLOUR
 from resources_ui.viewers.image_viewer import decode_thumbnail
@@ -117,7 +116,7 @@ class ToolCard(QFrame):
             self.description.setText(cut)
             set_plain_tooltip(self.description, description if cut != description else "")
         self.description.setVisible(bool(description))
-        self.claims = _flowing(hint_badges(server, hints, trusted))
+        self.claims = hint_badges(server, hints, trusted)
         self.slot = QVBoxLayout()
         self.slot.setContentsMargins(0, 0, 0, 0)
         self.arguments = FittedText(pretty_json(arguments), ARGUMENT_LINES)
@@ -317,23 +316,6 @@ class ToolCard(QFrame):
     def _toggle_result(self, shown: bool) -> None:
         self.result_box.setVisible(shown)
         self.result_toggle.setArrowType(Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow)
-
-
-def _flowing(row: QWidget | None) -> QWidget | None:
-    """`row`'s parts wrapping like words, so a narrow column shows every claim instead of cutting the row."""
-    layout = row.layout() if row is not None else None
-    if row is None or layout is None:
-        return row
-    parts = [item.widget() for item in (layout.takeAt(0) for _ in range(layout.count())) if item is not None]
-    flowing = QWidget()
-    flowing.setObjectName(row.objectName())
-    flow = FlowLayout(flowing, spacing=4)
-    for part in parts:
-        if part is not None:
-            flow.addWidget(part)
-    row.setParent(flowing)  # empty now; it goes with the new row
-    row.hide()
-    return flowing
 
 
 class ResourceChip(QPushButton):
