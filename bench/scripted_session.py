@@ -21,7 +21,7 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any, Final
 
-from harness import ROOT, paginated_server
+from harness import paginated_server
 from provider_process import ProviderProcess, reply
 
 MODEL: Final = "openai/gpt-4.1-mini"
@@ -218,6 +218,3 @@ def run_in_qt(scenario: Callable[[Any], Any]) -> Any:
 def provider(turns: int, resources: int, first: int = 1) -> ProviderProcess:
     """A scripted provider for `turns` turns, keeping only the last request bodies."""
     return ProviderProcess(replies=turn_replies(first, turns, resources), keep=2)
-
-
-__all__ = ["ROOT", "answer_text", "provider", "servers"]
