@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import html
+from typing import Final
 
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
+
+_SLACK: Final = 2
 
 
 class ElidedLabel(QLabel):
@@ -32,6 +35,7 @@ class ElidedLabel(QLabel):
     def setText(self, text: str) -> None:
         self._full = text
         self._fit()
+        self.updateGeometry()  # its wish follows the whole text, though what it shows may not have changed
 
     def clear(self) -> None:
         self.setText("")
@@ -40,7 +44,9 @@ class ElidedLabel(QLabel):
         return QSize(0, super().minimumSizeHint().height())
 
     def sizeHint(self) -> QSize:
-        return QSize(self.fontMetrics().horizontalAdvance(self._full), super().sizeHint().height())
+        """The whole text's width and a pixel or two more: given exactly its advance, rounding in the
+        eliding would cut the last character."""
+        return QSize(self.fontMetrics().horizontalAdvance(self._full) + _SLACK, super().sizeHint().height())
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)

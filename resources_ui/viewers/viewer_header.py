@@ -7,7 +7,7 @@ longer than the whole width is shortened, in the middle, with the whole URI in i
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QVBoxLayout, QWidget
 
 from desktop_app.core.content import ResourceContent, human_size
@@ -33,7 +33,7 @@ class ViewerHeader(QWidget):
         font.setPointSizeF(font.pointSizeF() * 1.15)
         font.setBold(True)
         self.title.setFont(font)
-        self.meta = _UriLabel()
+        self.meta = ElidedLabel()
         self.meta.setObjectName("viewerMeta")
         self.details = QLabel()
         self.details.setObjectName("viewerDetails")
@@ -97,7 +97,6 @@ class ViewerHeader(QWidget):
 
     def _line(self, uri: str, details: str) -> None:
         self.meta.setText(uri)
-        self.meta.updateGeometry()  # its wish grows with the URI though what it shows (nothing yet) did not change
         self.details.setText(f"{SEPARATOR}{details}" if uri and details else details)
 
     def set_note(self, note: str | None) -> None:
@@ -117,12 +116,3 @@ class ViewerHeader(QWidget):
         """Reload and Attach work only while the resource's server is there."""
         self.reload_button.setEnabled(actionable)
         self.attach_button.setEnabled(actionable)
-
-
-class _UriLabel(ElidedLabel):
-    """The URI, asking for a pixel or two more than its text's advance: given exactly that, rounding in
-    the eliding would cut its last character."""
-
-    def sizeHint(self) -> QSize:
-        hint = super().sizeHint()
-        return QSize(hint.width() + 2, hint.height())
