@@ -240,6 +240,9 @@ class _NoChat:
     def set_app_context(self, origin: object, server: str, text: str) -> None:
         return None
 
+    def app_tool_result(self, chat: str, origin: object, server: str, tool: str, text: str, is_error: bool) -> None:
+        return None
+
 
 def qt_application() -> Any:
     """The widgets application the checks share (made once, ready for QtWebEngine)."""

@@ -1,5 +1,6 @@
 """What MCP App views ask of the conversation on screen (`AppChat`): the chat their tool calls are
-approved in and its taint, a message sent as the user's, and context for the model's next message.
+approved in and its taint, a message sent as the user's, and context for the model's next message;
+and what their own tool calls returned, which the chat keeps and shows under the app's call.
 
 Both reach the model only through the conversation, and both are shown to the user in app bubbles;
 an untrusted server's app speaking to the model taints the chat, as its content would.
@@ -10,10 +11,12 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from desktop_app.core.chat.conversations import Conversation
+from desktop_app.core.chat.events import AppToolResult, record_to_dict
 from desktop_app.core.extensions.apps_meta import ViewOrigin
 from desktop_app.core.trust import ServerTrust, app_taint
 from desktop_app.ui.conversation.conversation_view import ConversationView
 from desktop_app.ui.conversation.message_bubble import MessageBubble
+from desktop_app.ui.conversation.record_cards import app_result_line
 
 
 class AppChatSide:
@@ -67,6 +70,19 @@ class AppChatSide:
             bubble.header.setText(f"The app {origin.resource_uri} gave the model context for your next message")
         self._context[key] = (labelled, bubble)
         self._taint(origin, server)
+
+    def app_tool_result(self, chat: str, origin: ViewOrigin, server: str, tool: str, text: str, is_error: bool) -> None:
+        """A view's own tool call ended: its result is kept in the chat and shown under the app's call."""
+        conversation = self._conversation()
+        if chat != conversation.id:
+            return  # its chat was left meanwhile: as for the call itself, only the chat on screen records
+        record = AppToolResult.kept(server, origin.resource_uri, tool, text, is_error, origin.call_id)
+        conversation.record(record_to_dict(record))
+        line = app_result_line(record)
+        if record.call_id is not None and self._view.card(record.call_id) is not None:
+            self._view.add_below(record.call_id, line)
+        else:
+            self._view.add_widget(line)
 
     def take_context(self) -> list[str]:
         """The views' context for the message being sent now (each bubble says it went with it)."""

@@ -1,6 +1,6 @@
 """A reopened chat shows everything the user saw: the form a server asked for (and what was sent), an app
-view's own tool call and how it was settled, and a still of the app view, saying it is one. Real servers
-(the asking server, the app server), a scripted model, the real window and real clicks."""
+view's own tool call, how it was settled and what it returned, and a still of the app view, saying it is
+one. Real servers (the asking server, the app server), a scripted model, the real window and real clicks."""
 
 from __future__ import annotations
 
@@ -42,6 +42,13 @@ async def allow(qtbot: QtBot, window: MainWindow, requester: Requester) -> None:
     qtbot.mouseClick(waiting()[0].allow_once, Qt.MouseButton.LeftButton)
 
 
+def app_lines(window: MainWindow) -> list[tuple[str, str]]:
+    """The app's own calls and their results under the tool cards, in the chat's order."""
+    layout = window.conversation._layout
+    labels = [w for w in shown(window, QLabel) if w.objectName() in ("appCallRecord", "appCallResult")]
+    return [(w.objectName(), w.text()) for w in sorted(labels, key=layout.indexOf)]
+
+
 def test_a_reopened_chat_shows_its_form_its_app_call_and_a_still_of_its_app(
     qapp: QApplication, qtbot: QtBot, tmp_path: Path, llm: ScriptedLLM
 ) -> None:
@@ -73,8 +80,11 @@ def test_a_reopened_chat_shows_its_form_its_app_call_and_a_still_of_its_app(
         await allow(qtbot, window, Requester.APP)  # the view asks to run `bump`
         await until(lambda: reported(window, "done"), timeout=120, what="the probe's steps")
         await until(lambda: not window.chat.busy, what="the probe's turn")
-        calls_shown = [w.text() for w in window.conversation.findChildren(QLabel) if w.objectName() == "appCallRecord"]
-        assert calls_shown == [f"The app {PROBE_URI} called bump on apps with {{}}: allowed by you"]
+        calls_shown = app_lines(window)
+        assert calls_shown == [
+            ("appCallRecord", f"The app {PROBE_URI} called bump on apps with {{}}: allowed by you"),
+            ("appCallResult", "bump returned: bumped 1"),
+        ], "under the probe's card: the app's call, then what it returned"
 
         chat_id = window.chat.conversation.id
         window.menu_actions.new_chat.trigger()  # the chat is left: a still of its app is kept
@@ -90,10 +100,12 @@ def test_a_reopened_chat_shows_its_form_its_app_call_and_a_still_of_its_app(
         assert record.record.title == "Please fill in this form" and record.record.outcome == "Sent to asking"
         assert ("Name", "Ada") in record.record.details and ("Email", "ada@example.com") in record.record.details
         assert ("Favourite colour", "Green") in record.record.details, "a choice as it was offered"
-        reopened_calls = [w for w in shown(window, QLabel) if w.objectName() == "appCallRecord"]
-        assert [w.text() for w in reopened_calls] == calls_shown
+        assert app_lines(window) == calls_shown
         probe = window.conversation.card("call_probe")
         assert probe is not None
+        [call_line, result_line] = [w for w in shown(window, QLabel) if w.objectName().startswith("appCall")]
+        assert layout.indexOf(call_line) == layout.indexOf(probe) + 1
+        assert layout.indexOf(result_line) == layout.indexOf(probe) + 2
         [still] = probe.findChildren(AppStill)
         assert still.note.text().startswith(STILL_NOTE) and not still.picture.pixmap().isNull()
         window.grab().save(str(tmp_path / "reopened-form.png"))

@@ -3,7 +3,8 @@
 A view's `tools/call` passes the same `ApprovalPolicy` as the model's calls (the card says the app
 asks); only tools of the view's own server whose `_meta.ui.visibility` includes "app" are callable.
 Links open only after the user agrees. Messages and context go to the conversation through
-`AppChat`, which the window implements.
+`AppChat`, which the window implements; so does what each of the view's own tool calls returned,
+which the chat keeps so a reopened chat still shows it.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from desktop_app.core.chat.approval import (
     denial_message,
     validate_arguments,
 )
+from desktop_app.core.chat.tool_results import ERROR_MARK, convert_tool_result
 from desktop_app.core.extensions.apps_meta import ViewOrigin, callable_by_app
 from desktop_app.core.host import ServerHost
 from desktop_app.core.server_errors import ServerRequestTimeout, ServerUnavailableError
@@ -50,6 +52,10 @@ class AppChat(Protocol):
 
     def set_app_context(self, origin: ViewOrigin, server: str, text: str) -> None:
         """Replace this view's context for the model's next turn (shown to the user too)."""
+        ...
+
+    def app_tool_result(self, chat: str, origin: ViewOrigin, server: str, tool: str, text: str, is_error: bool) -> None:
+        """A tool call the view made (approved in conversation `chat`) ended: kept in that chat's history."""
         ...
 
 
@@ -115,16 +121,25 @@ class AppGateway:
             requester=Requester.APP,
             app=self.origin.resource_uri,
         )
-        verdict = await self._policy.decide(self._chat.chat_id(), request)
+        chat = self._chat.chat_id()
+        verdict = await self._policy.decide(chat, request)
         if not verdict.allowed:
             self.log("info", f"tools/call {name} declined" + (f": {verdict.reason}" if verdict.reason else ""))
             raise AppRefusal(denial_message(name, verdict))
+
+        def ended(text: str, is_error: bool) -> None:
+            self._chat.app_tool_result(chat, self.origin, self.server, name, text, is_error)
+
         try:
-            result = await self.host.connection(self.server).call_tool(name, verdict.arguments)
+            result = await self.host.connection(self.server).call_tool(name, verdict.arguments, chat=chat)
         except (ServerUnavailableError, ServerRequestTimeout) as exc:
+            ended(str(exc), True)
             raise AppRefusal(str(exc)) from exc
         except MCPError as exc:
+            ended(f"The server refused the call: {exc.message}", True)
             raise AppRefusal(f"the server refused the call: {exc.message}") from exc
+        converted = convert_tool_result(result)
+        ended(converted.text.removeprefix(f"{ERROR_MARK}\n"), converted.is_error)
         return wire(result)
 
     async def read_resource(self, uri: str) -> dict[str, Any]:

@@ -9,10 +9,13 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from desktop_app.core.content import ResourceContent
 from desktop_app.core.trust import ToolHints
+
+APP_RESULT_KEPT: Final = 600
+"""Characters of an app view's own tool result a chat keeps and shows (the view has the whole result)."""
 
 
 @dataclass(frozen=True)
@@ -260,6 +263,27 @@ class AppToolRecord:
 
 
 @dataclass(frozen=True)
+class AppToolResult:
+    """What an MCP App view's own tool call returned, as the text shown under its call (cut at `APP_RESULT_KEPT`)."""
+
+    server: str
+    app: str
+    """The view's `ui://` resource."""
+    tool: str
+    text: str
+    is_error: bool = False
+    call_id: str | None = None
+    """The model's tool call the view belongs to (None for a view opened from the resources)."""
+
+    @classmethod
+    def kept(cls, server: str, app: str, tool: str, text: str, is_error: bool, call_id: str | None) -> AppToolResult:
+        """The record of a result, its text cut to what a chat keeps of it."""
+        if len(text) > APP_RESULT_KEPT:
+            text = text[: APP_RESULT_KEPT - 1] + "…"
+        return cls(server, app, tool, text, is_error, call_id)
+
+
+@dataclass(frozen=True)
 class AppViewRecord:
     """An MCP App view shown in a tool card; reopened, the chat shows its last picture (a still, not the app)."""
 
@@ -270,7 +294,7 @@ class AppViewRecord:
     """A PNG of the view as the user last saw it, base64; empty when none could be taken."""
 
 
-HistoryRecord = Replaced | QuestionRecord | AppToolRecord | AppViewRecord
+HistoryRecord = Replaced | QuestionRecord | AppToolRecord | AppToolResult | AppViewRecord
 
 
 def record_to_dict(record: HistoryRecord) -> dict[str, Any]:
@@ -350,6 +374,7 @@ def event_from_dict(data: dict[str, Any]) -> ChatEvent | HistoryRecord | None:
             "ConversationTainted": ConversationTainted,
             "TurnFinished": TurnFinished,
             "AppToolRecord": AppToolRecord,
+            "AppToolResult": AppToolResult,
             "AppViewRecord": AppViewRecord,
         }
         return simple[kind](**body) if kind in simple else None

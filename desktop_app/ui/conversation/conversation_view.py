@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from desktop_app.core.chat.events import (
     AppToolRecord,
+    AppToolResult,
     AppViewRecord,
     ChatError,
     ChatEvent,
@@ -29,9 +30,10 @@ from desktop_app.core.chat.history_search import message_text
 from desktop_app.core.content import ResourceContent
 from desktop_app.ui.conversation.history_replay import replay_history
 from desktop_app.ui.conversation.message_bubble import MessageBubble, Role
-from desktop_app.ui.conversation.record_cards import AppStill, QuestionRecordCard, app_call_line
+from desktop_app.ui.conversation.record_cards import AppStill, record_widget
 from desktop_app.ui.conversation.tool_card import ResourceChip, ToolCard
 from desktop_app.ui.conversation.turn_status import TurnStatus
+from desktop_app.ui.style import MUTED
 from resources_ui.drag_payload import ResourceRef
 
 STOPPED: Final = "Stopped."
@@ -77,7 +79,7 @@ class ConversationView(QScrollArea):
         )
         self.empty_hint.setWordWrap(True)
         self.empty_hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.empty_hint.setStyleSheet("color: #8a8f98; padding: 40px;")
+        self.empty_hint.setStyleSheet(f"{MUTED} padding: 40px;")
         self.empty_card: QWidget | None = None
         """What an empty conversation offers above the hint (the "Choose a model" card), if anything."""
         self.turn_status = TurnStatus()
@@ -218,8 +220,8 @@ class ConversationView(QScrollArea):
 
     def apply_record(self, record: HistoryRecord) -> None:
         """Show what a chat keeps besides its turn's events, under the tool call it belongs to."""
-        if isinstance(record, QuestionRecord | AppToolRecord):
-            widget = QuestionRecordCard(record) if isinstance(record, QuestionRecord) else app_call_line(record)
+        if isinstance(record, QuestionRecord | AppToolRecord | AppToolResult):
+            widget = record_widget(record)
             if record.call_id is not None and record.call_id in self._cards:
                 self.add_below(record.call_id, widget)
             else:
@@ -255,7 +257,7 @@ class ConversationView(QScrollArea):
         note = QLabel(REPLACED.get(reason, REPLACED["retry"]))
         note.setObjectName("replacedNote")
         note.setWordWrap(True)
-        note.setStyleSheet("#replacedNote { color: #8a8f98; font-style: italic; padding: 2px 4px; }")
+        note.setStyleSheet(f"#replacedNote {{ {MUTED} font-style: italic; padding: 2px 4px; }}")
         self._layout.insertWidget(start, note)
 
     def offer_actions(self, position: int, *, edit: Callable[[], object] | None, again: Callable[[], object]) -> None:

@@ -12,12 +12,8 @@ from dataclasses import replace
 from typing import Any, Protocol
 
 from desktop_app.core.chat.events import (
-    AppToolRecord,
-    AppViewRecord,
     ChatEvent,
     HistoryRecord,
-    QuestionRecord,
-    Replaced,
     ToolCallStarted,
     ToolResult,
     event_from_dict,
@@ -78,7 +74,7 @@ def replay_history(
 
 
 def _show(view: ReplayTarget, event: ChatEvent | HistoryRecord) -> None:
-    if isinstance(event, Replaced | QuestionRecord | AppToolRecord | AppViewRecord):
+    if isinstance(event, HistoryRecord):
         view.apply_record(event)
     else:
         view.apply(event)

@@ -1,5 +1,5 @@
 """What a reopened chat shows of what happened besides its messages and tool calls: the question cards
-the user answered, an app view's own tool calls, and a still of each app view.
+the user answered, an app view's own tool calls and what they returned, and a still of each app view.
 
 Every word here was kept from a server, an app or a card: plain text, never markup.
 """
@@ -15,11 +15,11 @@ from PySide6.QtCore import QBuffer, QByteArray, QIODevice, Qt
 from PySide6.QtGui import QPixmap
 from PySide6.QtWidgets import QFormLayout, QFrame, QLabel, QVBoxLayout, QWidget
 
-from desktop_app.core.chat.events import AppToolRecord, AppViewRecord, QuestionRecord
+from desktop_app.core.chat.events import AppToolRecord, AppToolResult, AppViewRecord, QuestionRecord
 from desktop_app.ui.plain_text import plain_label
+from desktop_app.ui.style import ERROR_COLOUR, MUTED, MUTED_COLOUR
 from resources_ui.viewers.image_viewer import decode_thumbnail
 
-MUTED: Final = "color: #8a8f98;"
 STILL_WIDTH: Final = 640
 """A still is kept at most this wide (about 100 KB as PNG)."""
 STILL_NOTE: Final = "A still of the app as it was last shown: the app itself does not run again in a reopened chat."
@@ -79,8 +79,25 @@ def app_call_line(record: AppToolRecord) -> QLabel:
         arguments = arguments[:299] + "…"
     line = _wrapped(f"The app {record.app} called {record.tool} on {record.server} with {arguments}: {settled}{reason}")
     line.setObjectName("appCallRecord")
-    line.setStyleSheet("#appCallRecord { color: #8a8f98; padding: 0px 12px; }")
+    line.setStyleSheet(f"#appCallRecord {{ color: {MUTED_COLOUR}; padding: 0px 12px; }}")
     return line
+
+
+def app_result_line(record: AppToolResult) -> QLabel:
+    """One line under the app's call: what the tool returned (or why it failed), as the chat kept it."""
+    ended = "failed" if record.is_error else "returned"
+    line = _wrapped(f"{record.tool} {ended}: {record.text}")
+    line.setObjectName("appCallResult")
+    colour = ERROR_COLOUR if record.is_error else MUTED_COLOUR
+    line.setStyleSheet(f"#appCallResult {{ color: {colour}; padding: 0px 12px 0px 28px; }}")
+    return line
+
+
+def record_widget(record: QuestionRecord | AppToolRecord | AppToolResult) -> QWidget:
+    """How a kept question card, app call or app call's result is shown in the chat."""
+    if isinstance(record, QuestionRecord):
+        return QuestionRecordCard(record)
+    return app_call_line(record) if isinstance(record, AppToolRecord) else app_result_line(record)
 
 
 def still_png(widget: QWidget) -> str:

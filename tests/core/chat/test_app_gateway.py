@@ -30,6 +30,7 @@ class Chat:
         self.tainted = taint
         self.messages: list[str] = []
         self.contexts: list[str] = []
+        self.results: list[tuple[str, ViewOrigin, str, str, str, bool]] = []
 
     def chat_id(self) -> str:
         return "chat-1"
@@ -45,6 +46,9 @@ class Chat:
 
     def set_app_context(self, origin: ViewOrigin, server: str, text: str) -> None:
         self.contexts.append(text)
+
+    def app_tool_result(self, chat: str, origin: ViewOrigin, server: str, tool: str, text: str, is_error: bool) -> None:
+        self.results.append((chat, origin, server, tool, text, is_error))
 
 
 @pytest.fixture
@@ -77,9 +81,11 @@ def gateway(
 
 async def test_a_views_tool_call_passes_the_same_approval_and_says_the_app_asks(host: ServerHost) -> None:
     approver = RecordingApprover()
-    result = await gateway(host, approver).call_tool("bump", {})
+    chat = Chat()
+    result = await gateway(host, approver, chat).call_tool("bump", {})
     assert result["content"][0]["text"] == "bumped 1"
     assert "resultType" not in result
+    assert chat.results == [("chat-1", ORIGIN, "apps", "bump", "bumped 1", False)]  # the chat keeps what it returned
     [request] = approver.requests
     assert (request.server, request.tool, request.requester, request.app) == ("apps", "bump", Requester.APP, PROBE_URI)
     assert request.call_id == ORIGIN.call_id  # asked under the tool card that shows the view
@@ -109,7 +115,8 @@ async def test_allow_for_this_chat_covers_later_calls_from_the_view(host: Server
 async def test_declined_and_out_of_scope_calls_are_refused(host: ServerHost) -> None:
     approver = RecordingApprover()
     approver.replies.append(ApprovalReply(Decision.DENY))
-    view = gateway(host, approver)
+    chat = Chat()
+    view = gateway(host, approver, chat)
     with pytest.raises(AppRefusal, match="declined to run 'bump'"):
         await view.call_tool("bump", {})
     with pytest.raises(AppRefusal, match="not callable by apps"):
@@ -121,6 +128,7 @@ async def test_declined_and_out_of_scope_calls_are_refused(host: ServerHost) -> 
     with pytest.raises(AppRefusal, match="do not match the schema"):
         await view.call_tool("probe", {"steps": "not a list"})
     assert len(approver.requests) == 1  # nothing out of scope ever reaches the user
+    assert chat.results == []  # nothing ran: the declined call is the approval's record alone
 
 
 async def test_resources_are_read_from_the_views_own_server(host: ServerHost) -> None:

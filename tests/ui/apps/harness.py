@@ -77,6 +77,8 @@ class Chat:
     def __init__(self) -> None:
         self.messages: list[str] = []
         self.contexts: list[str] = []
+        self.results: list[tuple[str, str, bool]] = []
+        """Each tool call a view made: the tool, what it returned as text, whether it failed."""
 
     def chat_id(self) -> str:
         return "chat-1"
@@ -90,6 +92,9 @@ class Chat:
 
     def set_app_context(self, origin: ViewOrigin, server: str, text: str) -> None:
         self.contexts.append(text)
+
+    def app_tool_result(self, chat: str, origin: ViewOrigin, server: str, tool: str, text: str, is_error: bool) -> None:
+        self.results.append((tool, text, is_error))
 
 
 @dataclass
