@@ -149,9 +149,8 @@ def _reported(record: TaskRecord, report: Report) -> TaskRecord:
 
 
 def _summary(report: Report, result: CallToolResult) -> str | None:
-    if report.status is TaskStatus.CANCELLED:
-        return _text(result)
-    return report.message
+    """A cancelled task's message is its result's text; any other keeps what its last report said."""
+    return _text(result) if report.status is TaskStatus.CANCELLED else None
 
 
 def _text(result: CallToolResult) -> str:

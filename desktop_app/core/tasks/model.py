@@ -127,7 +127,10 @@ class TaskRecord:
         return max(0.0, end - self.started)
 
     def with_status(self, status: TaskStatus, message: str | None = None, **changes: Any) -> TaskRecord:
-        """This record after a report: `message` None keeps the last one."""
+        """This record after a report: `message` None keeps the last one, except that what a task said while it
+        worked ("Generating report...") does not outlive the work: it completes with no message unless a new one."""
+        if status is TaskStatus.COMPLETED and self.running and message in (None, self.message):
+            message = ""
         now = time.time()
         return replace(
             self,

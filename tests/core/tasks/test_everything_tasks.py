@@ -52,6 +52,7 @@ async def test_a_research_task_reports_its_stages_asks_once_and_completes() -> N
         assert next(r.message for r in first if r.status is TaskStatus.WORKING) == "Gathering sources..."
         assert "Synthesizing findings..." in {r.message for r in first}
         assert first[-1].status is TaskStatus.COMPLETED
+        assert first[-1].message == "", "what it said while working does not outlive the work"
         second = [r for r in records if r.call_id == "call_python"]
         statuses = [r.status for r in second]
         assert TaskStatus.INPUT_REQUIRED in statuses
