@@ -1,10 +1,10 @@
-"""How a task's status looks wherever it is shown: its colour and a few words."""
+"""How a task's status looks wherever it is shown: its colour and a few words, and how long it has run."""
 
 from __future__ import annotations
 
 from typing import Final
 
-from desktop_app.core.tasks.model import TaskStatus
+from desktop_app.core.tasks.model import TaskRecord, TaskStatus, elapsed_text
 from desktop_app.ui.style import MUTED_COLOUR
 
 COLOURS: Final = {
@@ -21,3 +21,9 @@ COLOURS: Final = {
 
 def chip_style(status: TaskStatus) -> str:
     return f"background: {COLOURS[status]}; color: white; border-radius: 6px; padding: 1px 6px;"
+
+
+def duration_text(record: TaskRecord) -> str:
+    """How long a running task has run ("42 s"), or how long an ended one took ("took 42 s")."""
+    elapsed = elapsed_text(record.elapsed())
+    return elapsed if record.running else f"took {elapsed}"

@@ -12,11 +12,11 @@ from typing import Final
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QVBoxLayout, QWidget
 
-from desktop_app.core.tasks.model import TaskRecord, TaskStatus, elapsed_text
+from desktop_app.core.tasks.model import TaskRecord, TaskStatus
 from desktop_app.ui.plain_text import plain_label, set_plain_tooltip
 from desktop_app.ui.style import MUTED
 from desktop_app.ui.tasks.feed import TaskFeed
-from desktop_app.ui.tasks.look import chip_style
+from desktop_app.ui.tasks.look import chip_style, duration_text
 
 MESSAGE_CHARS: Final = 160
 """Longer status messages are cut in the row (the whole text is in the tooltip); shorter ones wrap."""
@@ -79,7 +79,8 @@ class TaskStatusRow(QWidget):
         self.message.setText(text if len(text) <= MESSAGE_CHARS else text[:MESSAGE_CHARS] + "…")
         set_plain_tooltip(self.message, text if len(text) > MESSAGE_CHARS else "")
         self.message.setVisible(bool(text))
-        self.activity.setVisible(running and record.status is not TaskStatus.WAITING)
+        # Busy only while the server works: not while it waits for the user, nor for its server's return.
+        self.activity.setVisible(running and record.status not in (TaskStatus.WAITING, TaskStatus.INPUT_REQUIRED))
         self.cancel.setVisible(running)
         if running and self.cancel.text() != "Cancelling…":
             self.cancel.setEnabled(True)
@@ -96,7 +97,7 @@ class TaskStatusRow(QWidget):
 
     def _tick(self) -> None:
         if self.record is not None:
-            self.elapsed.setText(elapsed_text(self.record.elapsed()))
+            self.elapsed.setText(duration_text(self.record))
 
     def _cancel(self) -> None:
         if self.record is None:

@@ -16,11 +16,11 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QScrollArea, QVBoxLayout, QWidget
 
 from desktop_app.core.tasks.events import LateResult
-from desktop_app.core.tasks.model import TaskRecord, elapsed_text
+from desktop_app.core.tasks.model import TaskRecord
 from desktop_app.ui.plain_text import plain_label, set_plain_tooltip
 from desktop_app.ui.style import MUTED
 from desktop_app.ui.tasks.feed import TaskFeed
-from desktop_app.ui.tasks.look import chip_style
+from desktop_app.ui.tasks.look import chip_style, duration_text
 
 EMPTY: Final = (
     "No tasks yet. A tool its server runs as a task shows here while it works, and for a while after; "
@@ -85,7 +85,7 @@ class TaskEntry(QFrame):
 
     def tick(self) -> None:
         record = self.record
-        self.when.setText(f"started {started_text(record.started)} · {elapsed_text(record.elapsed())}")
+        self.when.setText(f"started {started_text(record.started)} · {duration_text(record)}")
 
     def set_action(self, button: QPushButton | None) -> None:
         if self.action is not None:

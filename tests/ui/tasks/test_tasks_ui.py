@@ -67,6 +67,7 @@ def test_the_row_and_the_tasks_view_follow_cancel_and_hand_back_tasks(qapp: QApp
             assert text_of(result) == USER_CANCELLED
             assert row.status.text() == " task · cancelled " and not row.cancel.isVisible()
             assert entry.status.text() == " Cancelled " and entry.action is None
+            assert " · took " in entry.when.text() and row.elapsed.text().startswith("took ")
 
             # Cancel in the Tasks view.
             call = asyncio.ensure_future(everything.call_tool(TOOL, {"topic": "dunes"}, call_id="call_panel"))

@@ -60,6 +60,7 @@ def test_a_task_in_the_window_runs_on_past_a_stopped_turn_until_cancelled(
         [row] = [r for r in window.conversation.findChildren(TaskStatusRow) if r.call_id == "call_research"]
         assert card.task is row and card.isAncestorOf(row)  # inside its card, not below it
         assert row.status.text() == " task · completed " and not row.cancel.isVisible()
+        assert row.elapsed.text().startswith("took ") and not row.activity.isVisible()
         record = board.task_for_call("call_research")
         assert record is not None and panel.entry(record) is not None
 
