@@ -4,17 +4,20 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import json
 import os
 import sys
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
 import qasync
 from PySide6.QtWidgets import QApplication
 
+from desktop_app.app import run_window
 from desktop_app.bridge import CoreBridge
+from desktop_app.core.app_settings import AppSettings, save_settings
 from desktop_app.core.host import ServerHost
 from desktop_app.core.restart_policy import RestartPolicy
 from desktop_app.core.server_config import ServerConfig, TransportKind
@@ -23,6 +26,8 @@ from desktop_app.ui.main_window import MainWindow
 
 FIXTURE_SCRIPT = Path(__file__).parent / "servers" / "fixture_server.py"
 FAST_RESTARTS = RestartPolicy(first_delay=0.05, max_delay=0.2, max_attempts=3, healthy_after=60.0)
+WINDOW_DEADLINE = 60.0
+"""How long a window test waits for the window, its servers and its quitting: generous, it only ends a hang."""
 
 
 def fixture_config(name: str = "fx", *flags: str, **options: object) -> ServerConfig:
@@ -101,6 +106,43 @@ def run_in_qt(app: QApplication, scenario: Coroutine[Any, Any, Any]) -> Any:
         # timer object: collect it now, while no Qt event is being dispatched (collected later,
         # in the middle of one, its half-cleared timer object can crash the process).
         gc.collect()
+
+
+def run_window_scenario(
+    app: QApplication,
+    tmp_path: Path,
+    steps: Callable[[MainWindow], Awaitable[object]],
+    *,
+    servers: dict[str, Any],
+    settings: AppSettings | None = None,
+    ready: int = 0,
+) -> Path:
+    """The real composition root with `servers` in its servers.json and `settings` (none: a first start's):
+    once its window is up and `ready` servers are, play `steps`, close the window as a user does, and
+    check that no process is left behind. Returns the servers.json as the run left it.
+
+    With no `servers`, the embedded demo server runs instead (count it in `ready`).
+    """
+    config = tmp_path / "servers.json"
+    config.write_text(json.dumps({"mcpServers": servers}))
+    settings_path = tmp_path / "settings.json"
+    if settings is not None:
+        save_settings(settings_path, settings)
+
+    async def play() -> None:
+        running = asyncio.ensure_future(run_window(app, config, settings_path))
+        window = await main_window(app, WINDOW_DEADLINE)
+        try:
+            host = window.bridge.host
+            await eventually(lambda: host.ready_count() >= ready, WINDOW_DEADLINE, f"{ready} servers ready")
+            await steps(window)
+        finally:
+            window.close()
+            await asyncio.wait_for(running, WINDOW_DEADLINE)
+
+    run_in_qt(app, play())
+    assert live_children() == []
+    return config
 
 
 async def inprocess_bridge(servers: dict[str, Any]) -> CoreBridge:

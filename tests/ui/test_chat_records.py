@@ -5,17 +5,14 @@ one. Real servers (the asking server, the app server), a scripted model, the rea
 from __future__ import annotations
 
 import asyncio
-import json
 import sys
 from pathlib import Path
 
-import qasync
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QLabel
 from pytestqt.qtbot import QtBot
 
-from desktop_app.app import run_window
-from desktop_app.core.app_settings import AppSettings, save_settings
+from desktop_app.core.app_settings import AppSettings
 from desktop_app.core.chat.approval import Requester
 from desktop_app.core.model.settings import ModelSettings
 from desktop_app.ui.asks.form_card import FormCard
@@ -23,7 +20,7 @@ from desktop_app.ui.conversation.approval_panel import ApprovalPanel
 from desktop_app.ui.conversation.record_cards import STILL_NOTE, AppStill, QuestionRecordCard
 from desktop_app.ui.main_window import MainWindow
 from tests.core.asks.hosting import ASKING_SCRIPT
-from tests.hosting import live_children, main_window
+from tests.hosting import run_window_scenario
 from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, ToolCall, calls, text
 from tests.servers.app_server import PROBE_URI
 from tests.ui.apps.test_app_window import APP_SERVER, reported
@@ -52,14 +49,11 @@ def app_lines(window: MainWindow) -> list[tuple[str, str]]:
 def test_a_reopened_chat_shows_its_form_its_app_call_and_a_still_of_its_app(
     qapp: QApplication, qtbot: QtBot, tmp_path: Path, llm: ScriptedLLM
 ) -> None:
-    config = tmp_path / "servers.json"
     servers = {
         "asking": {"command": sys.executable, "args": [str(ASKING_SCRIPT)], "protocol": "legacy"},
         "apps": {"command": sys.executable, "args": [str(APP_SERVER)]},
     }
-    config.write_text(json.dumps({"mcpServers": servers}))
-    settings = tmp_path / "settings.json"
-    save_settings(settings, AppSettings(ModelSettings("openai/scripted", api_base=llm.url), provider="compatible"))
+    settings = AppSettings(ModelSettings("openai/scripted", api_base=llm.url), provider="compatible")
 
     async def scenario(window: MainWindow) -> None:
         llm.queue(calls(ToolCall("asking__ask_form", {}, id="call_form")), text("Thanks, Ada."))
@@ -113,16 +107,4 @@ def test_a_reopened_chat_shows_its_form_its_app_call_and_a_still_of_its_app(
         await asyncio.sleep(0.1)  # painted at the bottom
         window.grab().save(str(tmp_path / "reopened-app.png"))
 
-    async def main() -> None:
-        running = asyncio.ensure_future(run_window(qapp, config, settings))
-        window = await main_window(qapp)
-        await until(lambda: window.bridge.host.ready_count() == 2, what="the servers")
-        try:
-            await scenario(window)
-        finally:
-            window.close()
-            await asyncio.wait_for(running, 60)
-
-    with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(qapp)) as runner:
-        runner.run(main())
-    assert live_children() == []
+    run_window_scenario(qapp, tmp_path, scenario, servers=servers, settings=settings, ready=2)

@@ -10,14 +10,12 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-import qasync
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QDropEvent
 from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
-from desktop_app.app import run_window
-from desktop_app.core.app_settings import AppSettings, save_settings
+from desktop_app.core.app_settings import AppSettings
 from desktop_app.core.model.llm import load_litellm
 from desktop_app.core.model.settings import ModelSettings
 from desktop_app.ui.conversation.approval_panel import ApprovalPanel
@@ -26,7 +24,7 @@ from desktop_app.ui.conversation.message_bubble import MessageBubble
 from desktop_app.ui.conversation.tool_card import CallState, ResourceChip, ToolCard
 from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.settings_dialog import SettingsDialog
-from tests.hosting import FIXTURE_SCRIPT, eventually, live_children, main_window
+from tests.hosting import FIXTURE_SCRIPT, eventually, run_window_scenario
 from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, ToolCall, calls, text, tool_messages
 from tests.servers.fixture_server import LONG_END_MARKER
 
@@ -45,33 +43,18 @@ def run_app(
 
     With `demo`, no server is configured, so the embedded demo server runs instead.
     """
-    config = tmp_path / "servers.json"
     servers = {} if demo else {"fx": {"command": sys.executable, "args": [str(FIXTURE_SCRIPT)]}}
-    config.write_text(json.dumps({"mcpServers": servers}))
-    settings_path = tmp_path / "settings.json"
-    if llm is not None:
-        save_settings(
-            settings_path, AppSettings(ModelSettings("openai/scripted", api_base=llm.url), provider="compatible")
-        )
+    chosen = ModelSettings("openai/scripted", api_base=llm.url) if llm is not None else None
+    settings = AppSettings(chosen, provider="compatible") if chosen is not None else None
 
-    async def main() -> None:
-        running = asyncio.ensure_future(run_window(qapp, config, settings_path))
-        window = await main_window(qapp)
-        await until(lambda: window.bridge.host.ready_count() == 1, what="the server ready")
+    async def steps(window: MainWindow) -> None:
         if llm is not None:
             # The window loads the model library when the user starts typing; its first import takes
             # tens of seconds on a busy machine, which is not what these tests time.
             await asyncio.wait_for(load_litellm(), 120)
-        try:
-            await scenario(window, llm)  # type: ignore[arg-type]
-        finally:
-            # How fast quitting is lives in bench/; here it must end, and leave no process behind.
-            window.close()
-            await asyncio.wait_for(running, 60)
+        await scenario(window, llm)  # type: ignore[arg-type]
 
-    with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(qapp)) as runner:
-        runner.run(main())
-    assert live_children() == []
+    run_window_scenario(qapp, tmp_path, steps, servers=servers, settings=settings, ready=1)
 
 
 def bubbles(window: MainWindow, role: str) -> list[MessageBubble]:

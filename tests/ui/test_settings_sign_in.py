@@ -3,7 +3,6 @@ to a server that trusts the organisation's identity provider; read-only when the
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import json
 import os
@@ -11,12 +10,10 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
-import qasync
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QDialogButtonBox, QLineEdit, QPushButton
 from pytestqt.qtbot import QtBot
 
-from desktop_app.app import run_window
 from desktop_app.core.app_settings import IDP_SECRET, IDP_SECRET_NAME, AppSettings, load_settings, save_settings
 from desktop_app.core.auth.idp import IdentityProviderSettings
 from desktop_app.core.model.settings import ModelSettings
@@ -24,7 +21,7 @@ from desktop_app.core.server_status import ServerState
 from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.settings_dialog import SettingsDialog
 from tests.core.auth.test_enterprise import CLIENT_ID, organisation
-from tests.hosting import eventually, live_children, main_window
+from tests.hosting import eventually, run_window_scenario
 from tests.servers.identity_provider import IDP_CLIENT_ID
 from tests.servers.oauth_browsers import FollowingBrowser
 
@@ -33,21 +30,7 @@ Scenario = Callable[[MainWindow], Awaitable[None]]
 
 
 def run(qapp: QApplication, tmp_path: Path, servers: dict[str, object], scenario: Scenario) -> None:
-    config = tmp_path / "servers.json"
-    config.write_text(json.dumps({"mcpServers": servers}))
-
-    async def main() -> None:
-        running = asyncio.ensure_future(run_window(qapp, config, tmp_path / "settings.json"))
-        window = await main_window(qapp, timeout=60)
-        try:
-            await scenario(window)
-        finally:
-            window.close()
-            await asyncio.wait_for(running, 60)
-
-    with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(qapp)) as runner:
-        runner.run(main())
-    assert live_children() == []
+    run_window_scenario(qapp, tmp_path, scenario, servers=servers)
 
 
 async def open_settings(window: MainWindow) -> SettingsDialog:

@@ -2,20 +2,16 @@
 
 from __future__ import annotations
 
-import asyncio
 import functools
-import json
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
-import qasync
 from PySide6.QtWidgets import QApplication, QPushButton
 
-from desktop_app.app import run_window
 from desktop_app.core.server_status import ServerState
 from desktop_app.ui.main_window import MainWindow
-from tests.hosting import eventually, live_children, main_window
+from tests.hosting import eventually, run_window_scenario
 from tests.servers.oauth_server import FollowingBrowser, ForgingBrowser, OAuthOptions, OAuthTestServer
 
 until = functools.partial(eventually, timeout=30.0)
@@ -29,29 +25,19 @@ def click_sign_in(
     then: Callable[[MainWindow], Awaitable[None]],
 ) -> None:
     """The window, its server waiting for sign-in, the panel's Sign in button clicked; then `then`."""
-    config = tmp_path / "servers.json"
-    config.write_text(json.dumps({"mcpServers": {"tracker": {"type": "http", "url": server.url}}}))
 
-    async def main() -> None:
-        running = asyncio.ensure_future(run_window(qapp, config, tmp_path / "settings.json"))
-        window = await main_window(qapp)
-        try:
-            host = window.bridge.host
-            await until(lambda: "tracker" in host.connections, what="the server to start")
-            connection = host.connection("tracker")
-            await until(lambda: connection.status.state is ServerState.NEEDS_SIGN_IN, what="needs sign-in")
-            host.sign_in.opener = browser  # the test's browser instead of the system's
-            sign_in = window.servers_panel.findChild(QPushButton, "signIn")
-            assert sign_in is not None
-            sign_in.click()
-            await then(window)
-        finally:
-            window.close()
-            await asyncio.wait_for(running, 10)
+    async def steps(window: MainWindow) -> None:
+        host = window.bridge.host
+        await until(lambda: "tracker" in host.connections, what="the server to start")
+        connection = host.connection("tracker")
+        await until(lambda: connection.status.state is ServerState.NEEDS_SIGN_IN, what="needs sign-in")
+        host.sign_in.opener = browser  # the test's browser instead of the system's
+        sign_in = window.servers_panel.findChild(QPushButton, "signIn")
+        assert sign_in is not None
+        sign_in.click()
+        await then(window)
 
-    with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(qapp)) as runner:
-        runner.run(main())
-    assert live_children() == []
+    run_window_scenario(qapp, tmp_path, steps, servers={"tracker": {"type": "http", "url": server.url}})
 
 
 def test_a_forged_callback_does_not_cancel_the_windows_sign_in(qapp: QApplication, tmp_path: Path) -> None:

@@ -12,11 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import qasync
 from PySide6.QtWidgets import QApplication
 
-from desktop_app.app import run_window
-from desktop_app.core.app_settings import AppSettings, save_settings
+from desktop_app.core.app_settings import AppSettings
 from desktop_app.core.model.settings import ModelSettings
 from desktop_app.ui.asks.card import AskCard
 from desktop_app.ui.asks.card_asker import NO_ANSWER
@@ -27,7 +25,7 @@ from desktop_app.ui.conversation.approval_panel import ApprovalPanel
 from desktop_app.ui.conversation.tool_card import CallState
 from desktop_app.ui.main_window import MainWindow
 from tests.core.asks.hosting import ASKING_SCRIPT
-from tests.hosting import eventually, live_children, main_window
+from tests.hosting import eventually, run_window_scenario
 from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, ToolCall, calls, text, tool_messages
 from tests.servers.everything import everything_available, everything_stdio_params
 
@@ -48,27 +46,12 @@ def run_app(
     roots: tuple[str, ...] = (),
 ) -> None:
     """The real window with `servers` (default: the asking server) and a scripted model."""
-    config = tmp_path / "servers.json"
     asking = {"command": sys.executable, "args": [str(ASKING_SCRIPT)], "protocol": "legacy"}
     servers = servers or {"asking": asking}
-    config.write_text(json.dumps({"mcpServers": servers}))
-    settings = tmp_path / "settings.json"
-    model = ModelSettings("openai/scripted", api_base=llm.url)
-    save_settings(settings, AppSettings(model, provider="compatible", roots=roots))
-
-    async def main() -> None:
-        running = asyncio.ensure_future(run_window(qapp, config, settings))
-        window = await main_window(qapp)
-        await until(lambda: window.bridge.host.ready_count() == len(servers), what="the servers")
-        try:
-            await scenario(window, llm)
-        finally:
-            window.close()
-            await asyncio.wait_for(running, 10)
-
-    with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(qapp)) as runner:
-        runner.run(main())
-    assert live_children() == []
+    settings = AppSettings(ModelSettings("openai/scripted", api_base=llm.url), provider="compatible", roots=roots)
+    run_window_scenario(
+        qapp, tmp_path, lambda window: scenario(window, llm), servers=servers, settings=settings, ready=len(servers)
+    )
 
 
 async def allow_the_call(window: MainWindow) -> None:
