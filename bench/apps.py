@@ -94,6 +94,11 @@ async def main(count: int) -> int:
         def set_app_context(self, origin: ViewOrigin, server: str, text: str) -> None:
             return None
 
+        def app_tool_result(
+            self, chat: str, origin: ViewOrigin, server: str, tool: str, text: str, is_error: bool
+        ) -> None:
+            return None
+
     server = build_server()
     server.notes.add("Benchmark", "A note for the board to show.")
     bridge = await inprocess_bridge({"demo": server})
