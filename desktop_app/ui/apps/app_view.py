@@ -19,7 +19,7 @@ from PySide6.QtCore import QEvent, QPoint, Qt, QTimer, Signal
 from PySide6.QtGui import QMouseEvent
 from PySide6.QtWebEngineCore import QWebEnginePage
 from PySide6.QtWebEngineWidgets import QWebEngineView
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QStackedWidget, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QLabel, QSizePolicy, QStackedWidget, QToolButton, QVBoxLayout, QWidget
 
 from desktop_app.bridge import CoreBridge
 from desktop_app.core.apps.document import AppDocument, AppDocumentError, app_document
@@ -35,6 +35,8 @@ from desktop_app.ui.apps.profiles import server_web
 from desktop_app.ui.apps.serving import ViewChannel
 from desktop_app.ui.apps.view_page import has_painted, open_page, release_page
 from desktop_app.ui.style import ERROR_STYLE, MUTED
+from resources_ui.elided_label import ElidedLabel
+from resources_ui.flow_layout import FlowLayout
 
 log = logging.getLogger(__name__)
 
@@ -129,18 +131,23 @@ class AppView(QFrame):
         self._context_timer = QTimer(self, singleShot=True, interval=120)
         self._context_timer.timeout.connect(self._send_container)
 
-        self.title = QLabel(f"<b>{_escape(origin.resource_uri)}</b>")
-        self.title.setTextFormat(Qt.TextFormat.RichText)
+        # Elided: the app's name is the server's words, as long as it likes; the column keeps its width.
+        self.title = ElidedLabel(origin.resource_uri, Qt.TextElideMode.ElideRight)
+        bold = self.title.font()
+        bold.setBold(True)
+        self.title.setFont(bold)
+        self.title.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)  # whole when there is room
         self.source = QLabel(f"App from <i>{_escape(server)}</i> · sandboxed")
         self.source.setStyleSheet(MUTED)
+        self.source.setToolTip(origin.resource_uri)
         self.viewer_button = self._tool_button("Open in viewer", self.sig_open_in_viewer.emit)
         self.pop_button = self._tool_button("Pop out", self.sig_pop_out.emit)
         self.back_button = self._tool_button("Back to the chat", self.sig_bring_back.emit)
-        header = QHBoxLayout()
+        header = FlowLayout()  # in a narrow column the buttons go to a second line instead of past its edge
         header.setContentsMargins(8, 4, 6, 0)
         header.addWidget(self.title)
         header.addWidget(self.source)
-        header.addStretch(1)
+        header.addStretch()
         for button in (self.viewer_button, self.pop_button, self.back_button):
             header.addWidget(button)
 
@@ -306,8 +313,7 @@ class AppView(QFrame):
 
     def _on_ready(self) -> None:
         if self.session.app_name:
-            self.title.setText(f"<b>{_escape(self.session.app_name)}</b>")
-            self.title.setToolTip(self.origin.resource_uri)
+            self.title.setText(self.session.app_name)
         self.sig_ready.emit()
 
     async def _ask_permission(self, what: str) -> bool:
