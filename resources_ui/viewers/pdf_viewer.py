@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from resources_ui.flow_layout import FlowLayout
 from resources_ui.viewers.pdf_canvas import GAP, PdfCanvas, mupdf
 from resources_ui.viewers.toolbar import tool_button
 
@@ -105,21 +106,18 @@ class PdfViewer(QWidget):
         self.hits_label.setMinimumWidth(40)
         self.copy_button = tool_button("Copy", "Copy the selected text, or the whole page (Ctrl+C)", self.copy_text)
 
-        bar = QHBoxLayout()
-        widget: QWidget
+        # The pages, the zoom and Copy wrap onto more lines in a narrow dock instead of setting its width.
+        bar = FlowLayout(spacing=12)
         bar.setContentsMargins(4, 2, 4, 2)
-        bar.setSpacing(4)
-        for widget in (self.prev_button, self.page_box, self.page_total, self.next_button):
-            bar.addWidget(widget)
-        bar.addSpacing(12)
-        for widget in (self.zoom_out_button, self.zoom_label, self.zoom_in_button, self.fit_button):
-            bar.addWidget(widget)
-        bar.addStretch(1)
+        bar.addWidget(_group(self.prev_button, self.page_box, self.page_total, self.next_button))
+        bar.addWidget(_group(self.zoom_out_button, self.zoom_label, self.zoom_in_button, self.fit_button))
+        bar.addStretch()
         bar.addWidget(self.copy_button)
         # Search gets its own row so the viewer still fits a narrow dock.
         search_bar = QHBoxLayout()
         search_bar.setContentsMargins(4, 0, 4, 2)
         search_bar.setSpacing(4)
+        widget: QWidget
         for widget in (self.search_edit, self.prev_hit_button, self.next_hit_button, self.hits_label):
             search_bar.addWidget(widget)
         search_bar.addStretch(1)
@@ -330,3 +328,14 @@ class PdfViewer(QWidget):
         text = self.canvas.selected_text() or self.canvas.page_text(self._current_page)
         QGuiApplication.clipboard().setText(text)
         return text
+
+
+def _group(*widgets: QWidget) -> QWidget:
+    """Toolbar parts that stay together on one line when the bar wraps."""
+    group = QWidget()
+    row = QHBoxLayout(group)
+    row.setContentsMargins(0, 0, 0, 0)
+    row.setSpacing(4)
+    for widget in widgets:
+        row.addWidget(widget)
+    return group
