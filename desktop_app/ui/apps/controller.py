@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Final
+from collections.abc import Callable, Coroutine
+from typing import TYPE_CHECKING, Any, Final
 
 from mcp_types import Tool
 from PySide6.QtCore import QObject, Qt
@@ -136,6 +136,8 @@ class AppViews(QObject):
         self._in_viewer: AppView | None = None
         self._viewer_owned: AppView | None = None
         self._started = False
+        self._closing: set[asyncio.Task[None]] = set()
+        """Views being torn down: quitting waits for them before it releases the web profiles."""
 
     @property
     def views(self) -> list[AppView]:
@@ -287,7 +289,7 @@ class AppViews(QObject):
             self.bring_back(view)
         elif self._viewer_owned is not None and widget is self._viewer_owned:
             owned, self._viewer_owned = self._viewer_owned, None
-            self._bridge.spawn(self._dispose(owned), "Closing an app view")
+            self._close_later(self._dispose(owned), "Closing an app view")
 
     def view_for_resource(self, ref: ResourceRef) -> QWidget:
         """A view of a `ui://` resource selected in the browser (no tool call, so no input or result)."""
@@ -304,7 +306,7 @@ class AppViews(QObject):
             self.bring_back(self._in_viewer)
         if self._viewer_owned is not None:
             owned, self._viewer_owned = self._viewer_owned, None
-            self._bridge.spawn(self._dispose(owned), "Closing an app view")
+            self._close_later(self._dispose(owned), "Closing an app view")
 
     def _window_closed(self, view: AppView) -> None:
         window = self._windows.pop(id(view), None)
@@ -313,7 +315,7 @@ class AppViews(QObject):
         if self._slot_of(view) is not None:
             self.bring_back(view)
         else:
-            self._bridge.spawn(self._dispose(view), "Closing an app view")
+            self._close_later(self._dispose(view), "Closing an app view")
 
     def _take_from_window(self, view: AppView) -> None:
         window = self._windows.pop(id(view), None)
@@ -348,7 +350,13 @@ class AppViews(QObject):
         self._slots.clear()
         self._waiting.clear()
         self._off_noted.clear()
-        return self._bridge.spawn(self._dispose_all(views, reason), "Closing app views")
+        return self._close_later(self._dispose_all(views, reason), "Closing app views")
+
+    def _close_later(self, work: Coroutine[Any, Any, None], what: str) -> asyncio.Task[None]:
+        task = self._bridge.spawn(work, what)
+        self._closing.add(task)
+        task.add_done_callback(self._closing.discard)
+        return task
 
     async def _dispose_all(self, views: list[AppView], reason: str) -> None:
         await asyncio.gather(*(v.dispose(reason) for v in views), return_exceptions=True)
@@ -356,8 +364,11 @@ class AppViews(QObject):
             view.deleteLater()
 
     async def shut_down(self) -> None:
-        """Quitting: close every view, then release the web profiles (pages must go first)."""
-        await self.close_all("MCP Desk is quitting")
+        """Quitting: close every view and wait for those still closing (a New chat just before), then
+        release the web profiles: a page must never outlive its profile."""
+        self.close_all("MCP Desk is quitting")
+        while self._closing:
+            await asyncio.gather(*self._closing, return_exceptions=True)
         if self._started:
             from desktop_app.ui.apps import profiles
 
