@@ -10,7 +10,6 @@ Getting the model library ready (`model_warmup`) and the status bar's count of t
 from __future__ import annotations
 
 import asyncio
-import logging
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
@@ -40,7 +39,6 @@ from resources_ui.drag_payload import ResourceRef
 if TYPE_CHECKING:
     from desktop_app.ui.apps.controller import AppViews
 
-log = logging.getLogger(__name__)
 TITLE_LENGTH = 60
 
 
@@ -106,7 +104,7 @@ class ChatController(QObject):
         if self._engine is not None and settings.model is not None:
             self._engine.settings = settings.model
             self._engine.options = settings.chat
-        self.refresh_context()
+        self.meter.refresh()
 
     def engine(self) -> ChatEngine | None:
         if self.settings.model is None:
@@ -121,8 +119,10 @@ class ChatController(QObject):
             )
         return self._engine
 
+    # The window's ways in to the warm-up and the meter (the composer's typing, a changed catalog).
+
     def warm_up(self, *_: object) -> None:
-        """The user started typing (or sent): get the model library ready (`ModelWarmup.start`)."""
+        """The user started typing: get the model library ready (`ModelWarmup.start`)."""
         self.warmup.start()
 
     @property
@@ -206,7 +206,7 @@ class ChatController(QObject):
 
     def _begin(self, engine: ChatEngine, text: str, refs: list[ResourceRef]) -> None:
         self.view.clear_actions()
-        self.warm_up()  # a message that was not typed (a prompt, a draft, an app's) still needs the library
+        self.warmup.start()  # a message that was not typed (a prompt, a draft, an app's) still needs the library
         attachments = [Attachment(ref.uri) for ref in refs]
         self._title_from(text or (refs[0].name if refs else ""))
         self._turn = engine.start_turn(self.conversation, text, attachments, self.for_apps.take_context())

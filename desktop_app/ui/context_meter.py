@@ -23,6 +23,8 @@ DumpKey = tuple[str, frozenset[tuple[str, str]]]
 
 
 class ContextMeter(QObject):
+    """Counts the catalog for one chat controller, whose turns it keeps out of the way of."""
+
     context_changed = Signal(object)  # SystemPrompt figures
     dump_measured = Signal(int)  # tokens a paste-everything host would spend on the same resources
 
@@ -48,6 +50,7 @@ class ContextMeter(QObject):
             self._bridge.spawn(self._measure(engine), "Measuring the context")
 
     def turn_started(self) -> None:
+        """A turn builds its requests from now until its events end: counts wait for it."""
         self._turn_running = True
 
     def turn_ended(self) -> None:
