@@ -41,6 +41,15 @@ def apply_theme(app: QApplication, theme: str) -> None:
     scheme where it can switch, else Fusion's palette."""
     if app.property(_SYSTEM_PALETTE) is None:
         app.setProperty(_SYSTEM_PALETTE, QPalette(app.palette()))  # what "system" goes back to
+    _switch_palette(app, theme)
+    # A widget with a style sheet of its own (a card's frame, a muted note) keeps the palette it was
+    # polished with: the old theme's text on the new background until its sheet is applied again.
+    for widget in app.allWidgets():
+        if sheet := widget.styleSheet():
+            widget.setStyleSheet(sheet)
+
+
+def _switch_palette(app: QApplication, theme: str) -> None:
     hints = app.styleHints()
     if theme not in ("light", "dark"):
         hints.unsetColorScheme()

@@ -6,12 +6,13 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QPalette
-from PySide6.QtWidgets import QApplication, QDialogButtonBox
+from PySide6.QtWidgets import QApplication, QDialogButtonBox, QWidget
 from pytestqt.qtbot import QtBot
 
 from desktop_app.core.app_settings import load_settings
 from desktop_app.ui.application import apply_theme, saved_theme
 from desktop_app.ui.conversation.message_bubble import MessageBubble
+from desktop_app.ui.conversation.tool_card import ToolCard
 from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.settings_dialog import SettingsDialog
 from tests.ui.test_window_actions import run_app, until
@@ -19,6 +20,14 @@ from tests.ui.test_window_actions import run_app, until
 
 def window_colour(app: QApplication) -> int:
     return app.palette().color(QPalette.ColorRole.Window).lightness()
+
+
+def text_lightness(widget: QWidget) -> int:
+    return widget.palette().color(QPalette.ColorRole.WindowText).lightness()
+
+
+def base_lightness(widget: QWidget) -> int:
+    return widget.palette().color(QPalette.ColorRole.Base).lightness()
 
 
 def test_a_dark_theme_from_settings_colours_the_window_and_back(
@@ -44,7 +53,12 @@ def test_a_dark_theme_from_settings_colours_the_window_and_back(
     async def scenario(window: MainWindow) -> None:
         bubble = window.conversation.add_message("assistant", "Some **bold** words.")
         light_sheet = bubble.styleSheet()
+        card = ToolCard("c1", "demo", "save", {"a": 1}, description="Saves a note.")
+        window.conversation.add_widget(card)
+        assert text_lightness(card.title) < 128 and base_lightness(card.arguments) > 128
         await choose(window, "dark")
+        # A card has a style sheet of its own: its title and arguments follow the theme all the same.
+        assert text_lightness(card.title) > 128 and base_lightness(card.arguments) < 128
         assert window_colour(qapp) < 128 and load_settings(tmp_path / "settings.json").settings.theme == "dark"
         assert saved_theme(tmp_path / "settings.json") == "dark", "read before the window's first paint"
         assert bubble.styleSheet() != light_sheet and "#25272d" in bubble.styleSheet(), "a bubble follows the theme"
@@ -52,6 +66,7 @@ def test_a_dark_theme_from_settings_colours_the_window_and_back(
         window.grab().save(str(tmp_path / "dark-1024x640.png"))
         await choose(window, "system")
         assert window_colour(qapp) == system and bubble.styleSheet() == light_sheet
+        assert text_lightness(card.title) < 128 and base_lightness(card.arguments) > 128
         assert [b for b in window.conversation.findChildren(MessageBubble) if b is bubble]
 
     try:
