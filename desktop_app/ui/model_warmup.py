@@ -13,12 +13,13 @@ from collections.abc import Callable
 from PySide6.QtCore import QObject, QTimer
 
 from desktop_app.bridge import CoreBridge
+from desktop_app.core.chat.approval import preload_validation
 from desktop_app.core.chat.tokens import preload as preload_tokenizer
 from desktop_app.core.chat.tokens import release_encodings
 from desktop_app.core.model.llm import load_litellm, preload_openai_sdk
 from desktop_app.core.model.settings import ModelSettings
 from desktop_app.memory import release_free_heap
-from desktop_app.ui.conversation.markdown_html import preload_highlighting
+from desktop_app.ui.conversation.markdown_html import markdown_parser, preload_highlighting
 from desktop_app.ui.conversation.turn_status import LOADING_LIBRARY, WAITING_FOR_PROVIDER, TurnStatus
 
 SETTLED_MS = 2000
@@ -113,6 +114,7 @@ class ModelWarmup(QObject):
         self._ready = True
         if self._status.waiting == LOADING_LIBRARY:
             self._status.wait_for(WAITING_FOR_PROVIDER)
+        await asyncio.to_thread(_preload_turn_parts)  # while the first request is out: before its approval
         await asyncio.to_thread(preload_highlighting)
         await asyncio.to_thread(release_free_heap)  # the import's garbage, freed in a worker's heap
 
@@ -126,3 +128,9 @@ class ModelWarmup(QObject):
         release_encodings()
         if _loop_running():  # else quitting (a count ending as the app stops): the heap goes with the process
             self._bridge.spawn(asyncio.to_thread(release_free_heap), "Returning free memory")
+
+
+def _preload_turn_parts() -> None:
+    """What a first turn meets before the highlighters: the approval's schema check, the answer's parser."""
+    preload_validation()
+    markdown_parser()
