@@ -146,6 +146,9 @@ def litellm_module() -> Any:
             # Its default mode ("DEV") loads a `.env` file found above its install folder into the
             # app's environment at import.
             os.environ.setdefault("LITELLM_MODE", "PRODUCTION")
+            # After each call it copies the whole history to shorten images for its loggers, which the
+            # app has none of: turned off, a call costs the same in a chat's 500th turn as in its first.
+            os.environ.setdefault("MAX_BASE64_LENGTH_FOR_LOGGING", "0")
             # litellm's typed dicts make pydantic warn at import; it is not the user's concern.
             warnings.filterwarnings("ignore", r"Items? .* on TypedDict class .* `ReadOnly` qualifier", UserWarning)
             with _library_objects():

@@ -70,6 +70,10 @@ class ConversationView(QScrollArea):
         """Approval panels that arrived before their call's card (the engine asks as it emits)."""
         self._user_bubbles: dict[int, MessageBubble] = {}
         """The user's messages shown, by their position in the conversation's messages."""
+        self._messages: list[MessageBubble] = []
+        """Every message shown, in order: kept, so a turn's end never searches the whole chat's widgets."""
+        self._offered: list[MessageBubble] = []
+        """The messages showing Edit, Retry or Regenerate (the last turn's)."""
         self._follow = True
         self.verticalScrollBar().valueChanged.connect(self._on_scrolled)
         self.verticalScrollBar().rangeChanged.connect(self._on_range)
@@ -169,7 +173,12 @@ class ConversationView(QScrollArea):
         bubble = MessageBubble(role, text)
         bubble.web_link_requested.connect(self.web_link_requested)
         self.add_widget(bubble)
+        self._messages.append(bubble)
         return bubble
+
+    def messages(self) -> list[MessageBubble]:
+        """The messages shown, in order."""
+        return list(self._messages)
 
     def add_user_message(
         self, text: str, refs: Sequence[ResourceRef] = (), *, position: int | None = None
@@ -197,6 +206,8 @@ class ConversationView(QScrollArea):
         self._below.clear()
         self._waiting.clear()
         self._user_bubbles.clear()
+        self._messages.clear()
+        self._offered.clear()
         self.turn_status.done()
         self.empty_hint.show()
         if self.empty_card is not None:
@@ -269,6 +280,7 @@ class ConversationView(QScrollArea):
             return
         if edit is not None:
             bubble.set_actions([("Edit", "Change this message and send it again (Up in an empty composer)", edit)])
+            self._offered.append(bubble)
         after: list[MessageBubble] = []
         for index in range(self._layout.indexOf(bubble) + 1, self._layout.indexOf(self.turn_status)):
             item = self._layout.itemAt(index)
@@ -276,13 +288,15 @@ class ConversationView(QScrollArea):
                 after.append(widget)
         if after and (after[-1].role == "notice" or (after[-1].role == "info" and after[-1].text == STOPPED)):
             after[-1].set_actions([("Retry", "Send your message again", again)])
+            self._offered.append(after[-1])
         elif answers := [b for b in after if b.role == "assistant"]:
             answers[-1].set_actions([("Regenerate", "Ask for another answer to your message", again)])
+            self._offered.append(answers[-1])
 
     def clear_actions(self) -> None:
-        for bubble in self._inner.findChildren(MessageBubble):
-            if bubble.action_buttons:
-                bubble.set_actions([])
+        offered, self._offered = self._offered, []
+        for bubble in offered:
+            bubble.set_actions([])
 
     # -- events ----------------------------------------------------------------------------
 
@@ -349,7 +363,7 @@ class ConversationView(QScrollArea):
 
     def follow_theme(self) -> None:
         """A new theme: the messages' own colours follow (their style sheets keep the palette from them)."""
-        for bubble in self._inner.findChildren(MessageBubble):
+        for bubble in self._messages:
             bubble.follow_theme()
 
     # -- following the stream --------------------------------------------------------------

@@ -21,6 +21,7 @@ from desktop_app.core.chat.conversations import Conversation
 from desktop_app.core.chat.trace_secrets import scrubber_for
 from desktop_app.core.ledger.export import ChatToExport, Exported, export_chat
 from desktop_app.core.ledger.store import LedgerStore
+from desktop_app.ui.conversation.conversation_view import ConversationView
 from desktop_app.ui.conversation.message_bubble import MessageBubble
 from desktop_app.ui.ledger.ledger_window import LedgerWindow
 
@@ -54,7 +55,7 @@ class LedgerActions(QObject):
     sig_export_failed = Signal(str)
     """Why an export failed (a folder that cannot be written)."""
 
-    def __init__(self, window: QWidget, view: QWidget, chat: ChatOnScreen, bridge: CoreBridge) -> None:
+    def __init__(self, window: QWidget, view: ConversationView, chat: ChatOnScreen, bridge: CoreBridge) -> None:
         super().__init__(window)
         self._window = window
         self._view = view
@@ -68,15 +69,17 @@ class LedgerActions(QObject):
 
     def answers(self) -> list[MessageBubble]:
         """The assistant's messages on screen, in order."""
-        return [b for b in self._view.findChildren(MessageBubble) if b.role == "assistant" and b.text]
+        return [b for b in self._view.messages() if b.role == "assistant" and b.text]
 
     def refresh(self) -> None:
-        """Put a link on every answer that has none yet (only for a chat whose trace is kept)."""
+        """Put a link on every answer that has none yet (only for a chat whose trace is kept): the
+        answers since the last linked one, so a turn's end costs the same in a long chat."""
         if ledger_store(self._chat.conversation) is None:
             return
-        for bubble in self.answers():
-            if bubble.findChild(QToolButton, LINK_NAME) is None:
-                _add_link(bubble, lambda _=False, b=bubble: self.open_ledger(b))
+        for bubble in reversed(self.answers()):
+            if bubble.findChild(QToolButton, LINK_NAME) is not None:
+                break
+            _add_link(bubble, lambda _=False, b=bubble: self.open_ledger(b))
 
     def open_ledger(self, bubble: MessageBubble) -> LedgerWindow:
         """Open the ledger of the request that produced `bubble`'s answer."""

@@ -78,6 +78,14 @@ def test_the_library_is_loaded_offline_without_reading_a_dot_env_file() -> None:
     assert litellm.disable_token_counter is True  # the app counts tokens itself (core/chat/tokens.py)
 
 
+async def test_a_call_does_not_copy_the_chat_for_loggers_the_app_has_none_of() -> None:
+    litellm_module()
+    from litellm.litellm_core_utils.logging_utils import truncate_base64_in_messages_async
+
+    history = [{"role": "user", "content": f"message {i} " * 500} for i in range(500)]
+    assert await truncate_base64_in_messages_async(history) is history  # not walked nor copied
+
+
 def test_no_placeholder_where_a_key_is_really_needed_or_none_is_used() -> None:
     assert resolve_api_key(ModelSettings("openai/gpt-4.1"), None, {}) is None  # litellm says the key is missing
     assert resolve_api_key(ModelSettings("ollama/llama3", api_base="http://localhost:11434"), None, {}) is None
