@@ -396,7 +396,7 @@ async def stream_scenario(app: Any, home: Path, run: StreamRun, profile: bool) -
         window = next(w for w in app.topLevelWidgets() if isinstance(w, MainWindow))
         host = window.bridge.host
         measured: list[int] = []
-        window.chat.context_changed.connect(lambda prompt: measured.append(prompt.total))
+        window.chat.meter.context_changed.connect(lambda prompt: measured.append(prompt.total))
 
         window.composer.editor.insertPlainText("R")  # the user starts typing: the model library loads
 

@@ -80,7 +80,8 @@ class Session:
             settings=loaded_settings.settings,
             settings_path=settings_path,
         )
-        window.composer.editor.textChanged.connect(window.chat.warm_up)  # the model library loads as the user types
+        # The model library loads as the user types.
+        window.composer.editor.textChanged.connect(lambda *_: window.chat.warmup.start())
         for notice in (config_notice(store), loaded_settings.error, policy_notice(host.managed)):
             if notice:
                 show_notice(window, notice)

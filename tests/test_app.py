@@ -39,9 +39,9 @@ def test_window_shows_servers_and_quits_cleanly(qapp: QApplication, tmp_path: Pa
         assert window.status_meter.servers_label.isVisible(), "the start-up note made way for the figures"
         assert any(text.startswith("Model: not chosen") for text in labels)
         assert window.resources.browser.isVisible()
-        assert not window.chat.library_requested, "the model library waits for the user to type"
+        assert not window.chat.warmup.requested, "the model library waits for the user to type"
         window.composer.editor.insertPlainText("H")
-        assert window.chat.library_requested
+        assert window.chat.warmup.requested
         window.close()
         assert not running.done(), "the first close must wait for the servers"
         await asyncio.wait_for(running, QUIT_DEADLINE_S)

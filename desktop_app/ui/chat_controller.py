@@ -119,21 +119,6 @@ class ChatController(QObject):
             )
         return self._engine
 
-    # The window's ways in to the warm-up and the meter (the composer's typing, a changed catalog).
-
-    def warm_up(self, *_: object) -> None:
-        """The user started typing: get the model library ready (`ModelWarmup.start`)."""
-        self.warmup.start()
-
-    @property
-    def library_requested(self) -> bool:
-        """Whether loading the model library has begun (the user typed or sent something)."""
-        return self.warmup.requested
-
-    def refresh_context(self) -> None:
-        """Recompute the catalog's token cost for the status bar (off the event loop)."""
-        self.meter.refresh()
-
     # -- turns -----------------------------------------------------------------------------
 
     @property

@@ -229,7 +229,7 @@ def _wire(window: MainWindow) -> None:
         lambda name: window.asker.withdraw("The server was removed, so its question was withdrawn.", server=name)
     )
     bridge.fallback_stepped_aside.connect(lambda _names: window.conversation.add_message("info", DEMO_STEPPED_ASIDE))
-    bridge.catalog_changed.connect(lambda *_: chat.refresh_context())
+    bridge.catalog_changed.connect(lambda *_: chat.meter.refresh())
     bridge.task_failed.connect(lambda message: window.statusBar().showMessage(message, 8000))
     window.status_meter.secrets_label.clicked.connect(
         lambda: bridge.spawn(window.settings_actions.encrypt_secrets(), "Encrypting secrets")
