@@ -2,14 +2,14 @@
 menu to rename, Delete to remove. Only conversations with a message are stored, so only they show.
 
 Find in history narrows the list to the chats whose title or messages contain what is typed, each
-with the bit of text that matched; the search runs in a worker while the window goes on.
+with the bit of text that matched; the search runs in a worker while the window goes on, and the
+list is narrowed in place (rows hidden and shown), not built again, at each key.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Sequence
 from datetime import date, datetime
 from typing import Final
 
@@ -64,6 +64,10 @@ class HistoryPanel(QWidget):
         self._current: str | None = None
         self._hits: list[SearchHit] | None = None
         """What the find field matched (None while it is empty)."""
+        self._rows: dict[str, tuple[ConversationInfo, QListWidgetItem]] = {}
+        """Every stored chat's row, by its id."""
+        self._none: QListWidgetItem | None = None
+        """The row saying that nothing matched, while shown."""
         self._menu_open = False
         self._confirming = False
         self._search: asyncio.Task[list[SearchHit]] | None = None
@@ -115,7 +119,8 @@ class HistoryPanel(QWidget):
                 self._find_timer.stop()
                 self._run_search()
                 self.list.setFocus()
-                first = next((self.list.item(i) for i in range(self.list.count()) if self.list.item(i).data(_ID)), None)
+                rows = (self.list.item(i) for i in range(self.list.count()))
+                first = next((row for row in rows if row.data(_ID) and not row.isHidden()), None)
                 if first is not None:
                     self.list.setCurrentItem(first)
                 return True
@@ -128,7 +133,7 @@ class HistoryPanel(QWidget):
             self._search = None
         if not query:
             self._hits = None
-            self.refresh()
+            self._narrow()
             return
         try:
             loop = asyncio.get_running_loop()
@@ -146,11 +151,14 @@ class HistoryPanel(QWidget):
 
     def _show_hits(self, query: str, hits: list[SearchHit]) -> None:
         self._hits = hits
-        self.refresh()
+        if any(hit.info.id not in self._rows for hit in hits):
+            self.refresh()  # a chat stored since the list was built
+        else:
+            self._narrow()
         if not hits:
-            none = QListWidgetItem(f"No chat contains “{query}”.")
-            none.setFlags(Qt.ItemFlag.NoItemFlags)
-            self.list.addItem(none)
+            self._none = QListWidgetItem(f"No chat contains “{query}”.")
+            self._none.setFlags(Qt.ItemFlag.NoItemFlags)
+            self.list.addItem(self._none)
 
     def _resume(self, item: QListWidgetItem) -> None:
         if item.data(_ID) is not None:  # not a day heading
@@ -164,28 +172,59 @@ class HistoryPanel(QWidget):
             self.refresh()
 
     def refresh(self) -> None:
+        """Build the list of every stored chat again (then narrowed to what the find field matched)."""
         self.list.blockSignals(True)
         self.list.clear()
+        self._rows.clear()
+        self._none = None
         heading = ""
-        found: Sequence[tuple[ConversationInfo, str | None]] = (
-            [(info, None) for info in self._store.list()]
-            if self._hits is None
-            else [(hit.info, hit.snippet) for hit in self._hits]
-        )
-        for info, snippet in found:
+        for info in self._store.list():
             if not info.message_count:
                 continue
             if (day := day_label(info.updated)) != heading:
                 heading = day
                 self.list.addItem(self._heading(day))
-            item = QListWidgetItem(info.title if not snippet else f"{info.title}\n    {snippet}")
+            item = QListWidgetItem(info.title)
             item.setData(_ID, info.id)
             item.setToolTip(f"{info.title}\n{info.message_count} messages, last at {_when(info.updated)}")
-            if snippet is None:  # a found chat's row also shows what matched: renamed from the full list
-                item.setFlags(item.flags() | Qt.ItemFlag.ItemIsEditable)
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsEditable)
             self.list.addItem(item)
+            self._rows[info.id] = (info, item)
             if info.id == self._current:
                 self.list.setCurrentItem(item)
+        self.list.blockSignals(False)
+        if self._hits is not None:
+            self._narrow()
+
+    def _narrow(self) -> None:
+        """Show only the rows of the chats found (each with what matched) and their days' headings; all
+        of them once the find field is empty. Rows are hidden and shown, none is made again."""
+        snippets: dict[str, str] | None = None if self._hits is None else {h.info.id: h.snippet for h in self._hits}
+        self.list.blockSignals(True)
+        self.list.setUpdatesEnabled(False)
+        if self._none is not None:
+            self.list.takeItem(self.list.row(self._none))
+            self._none = None
+        heading: QListWidgetItem | None = None
+        for index in range(self.list.count()):
+            item = self.list.item(index)
+            conversation_id = item.data(_ID)
+            if conversation_id is None:  # a day heading: shown when a row under it is
+                heading = item
+                item.setHidden(snippets is not None)
+                continue
+            info = self._rows[conversation_id][0]
+            found = snippets is None or conversation_id in snippets
+            item.setHidden(not found)
+            if found and heading is not None:
+                heading.setHidden(False)
+            snippet = snippets.get(conversation_id) if snippets is not None else None
+            text = f"{info.title}\n    {snippet}" if snippet else info.title
+            if item.text() != text:
+                item.setText(text)
+                flags = item.flags() | Qt.ItemFlag.ItemIsEditable  # a row showing what matched is renamed
+                item.setFlags(flags & ~Qt.ItemFlag.ItemIsEditable if snippet else flags)  # from the full list
+        self.list.setUpdatesEnabled(True)
         self.list.blockSignals(False)
 
     def _select_current(self) -> None:

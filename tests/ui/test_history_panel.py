@@ -17,7 +17,7 @@ from desktop_app.ui.history_panel import HistoryPanel, day_label
 
 
 def _texts(panel: HistoryPanel) -> list[str]:
-    return [panel.list.item(i).text() for i in range(panel.list.count())]
+    return [panel.list.item(i).text() for i in range(panel.list.count()) if not panel.list.item(i).isHidden()]
 
 
 def test_day_labels() -> None:
@@ -157,9 +157,11 @@ def test_find_in_history_narrows_the_list_to_matching_chats(qtbot: QtBot, tmp_pa
     panel.resize(300, 400)
     panel.show()
     assert len(_texts(panel)) == 4
+    [weather_row] = [panel.list.item(i) for i in range(4) if panel.list.item(i).text() == "Weather"]
     qtbot.keyClicks(panel.find_field, "lyon")
     qtbot.waitUntil(lambda: "Dinner" not in _texts(panel), timeout=60_000)
     assert _texts(panel) == ["Today", "Lyon trip", "Weather\n    Will it rain in Lyon tomorrow?"]
+    assert weather_row.text().startswith("Weather\n")  # narrowed in place: the same rows, not a new list
     resumed: list[str] = []
     panel.resume_requested.connect(resumed.append)
     qtbot.keyClick(panel.find_field, Qt.Key.Key_Down)  # to the found chats
