@@ -47,6 +47,8 @@ class CallState(StrEnum):
     ERROR = "error"
     DENIED = "denied"
     CANCELLED = "cancelled"
+    STOPPED = "stopped"
+    """The turn stopped waiting, but the call had become a task that goes on (its row says so)."""
     INTERRUPTED = "interrupted"
     """The app stopped (crashed, was killed) before the call finished."""
 
@@ -59,6 +61,7 @@ _BADGE = {
     CallState.ERROR: "#d64545",
     CallState.DENIED: MUTED_COLOUR,
     CallState.CANCELLED: MUTED_COLOUR,
+    CallState.STOPPED: MUTED_COLOUR,
     CallState.INTERRUPTED: "#b7791f",
 }
 
@@ -265,6 +268,9 @@ class ToolCard(QFrame):
     ) -> None:
         self.release()
         self.settled = True
+        if cancelled and self.task is not None:
+            self.set_state(CallState.STOPPED)  # not "cancelled": the task row under it still runs
+            return
         if cancelled:
             self.set_state(CallState.CANCELLED)
             # No decision yet: the turn was stopped while the call waited for the user, so it never ran.

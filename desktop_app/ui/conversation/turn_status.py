@@ -13,6 +13,8 @@ from typing import Final
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QLabel, QWidget
 
+from desktop_app.ui.style import MUTED
+
 SHOW_SECONDS_AFTER: Final = 1.0
 """A wait shorter than this needs no clock."""
 LOADING_LIBRARY: Final = "Loading the model library…"
@@ -28,7 +30,7 @@ class TurnStatus(QLabel):
         self.setObjectName("turnStatus")
         self.setTextFormat(Qt.TextFormat.PlainText)  # it names tools and servers: their words, never markup
         self.setWordWrap(True)
-        self.setStyleSheet("#turnStatus { color: #8a8f98; padding: 2px 4px; }")
+        self.setStyleSheet(f"#turnStatus {{ {MUTED} padding: 2px 4px; }}")
         self._clock = clock
         self._waiting = ""
         self._since = 0.0

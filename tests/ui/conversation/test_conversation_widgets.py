@@ -331,6 +331,13 @@ def test_a_card_asked_under_taint_says_so(qapp: QApplication, qtbot: QtBot) -> N
         view.apply(ToolResult("c1", "", "cancelled", cancelled=True))
         assert card.state is CallState.CANCELLED
         assert card.decision.text() == "Stopped before you answered; it did not run"
+        # A call that became a task goes on when the turn stops: the card says the turn stopped, not the call.
+        view.apply(_started("c5"))
+        tasked = view.card("c5")
+        assert tasked is not None
+        tasked.show_task(QLabel("task · working"))
+        view.apply(ToolResult("c5", "", "stopped", cancelled=True))
+        assert tasked.state is CallState.STOPPED and tasked.badge.text().strip() == "stopped"
         # Withdrawn before its card arrived: the card comes without it.
         early = asyncio.ensure_future(ask_user(asker, _request(call_id="c9")))
         await eventually(lambda: len(asker.pending) == 1, what="the early question")
