@@ -21,8 +21,9 @@ from desktop_app.ui.asks.card_asker import CardAsker
 from desktop_app.ui.asks.cards import register_cards
 from desktop_app.ui.asks.skill_card import SkillCard
 from desktop_app.ui.palette import CommandPalette, skill_entries
-from resources_ui import ResourceWorkspace, ViewerKind
 from resources_ui.drag_payload import decode_resources
+from resources_ui.viewers.viewer_pane import ViewerKind
+from resources_ui.workspace import ResourceWorkspace
 from tests.hosting import eventually, inprocess_bridge, run_in_qt
 from tests.servers.skills_server import build_skills_server, write_skill
 

@@ -23,7 +23,8 @@ from desktop_app.core.app_settings import load_settings
 from desktop_app.core.server_status import ServerState, ServerStatus
 from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.settings_dialog import SettingsDialog
-from resources_ui import ResourceBrowser, ViewerKind
+from resources_ui.browser import ResourceBrowser
+from resources_ui.viewers.viewer_pane import ViewerKind
 from tests.hosting import FIXTURE_SCRIPT, eventually, live_children, main_window
 from tests.llm_server import LITELLM_WARNINGS
 from tests.servers.fixture_server import ITEM_TEMPLATE, LONG_END_MARKER

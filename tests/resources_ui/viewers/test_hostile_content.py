@@ -18,9 +18,10 @@ from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
 from desktop_app.core.content import ResourceContent
-from resources_ui import ResourceRef, ResourceViewerPane, ViewerKind
+from resources_ui.drag_payload import ResourceRef
 from resources_ui.viewers.image_viewer import ImageError, decode_image, decode_thumbnail
 from resources_ui.viewers.text_viewer import MarkdownViewer
+from resources_ui.viewers.viewer_pane import ResourceViewerPane, ViewerKind
 from tests.hosting import eventually, inprocess_bridge, run_in_qt
 from tests.resources_ui.viewers.test_viewers import show
 from tests.servers.hostile_content_server import (

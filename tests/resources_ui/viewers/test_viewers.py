@@ -17,11 +17,12 @@ from desktop_app.core.content import ResourceContent
 from desktop_app.core.host import ServerHost
 from desktop_app.core.server_config import ServerConfig, TransportKind
 from desktop_app.demo_server import build_server as build_demo_server
-from resources_ui import ResourceRef, ResourceViewerPane, ResourceWorkspace, ViewerKind
+from resources_ui.drag_payload import ResourceRef
 from resources_ui.template_form import expand_template, template_variables
 from resources_ui.tree_entries import EntryKind, make_entry
 from resources_ui.viewers.image_viewer import ImageError, decode_image
-from resources_ui.viewers.viewer_pane import choose_viewer
+from resources_ui.viewers.viewer_pane import ResourceViewerPane, ViewerKind, choose_viewer
+from resources_ui.workspace import ResourceWorkspace
 from tests.hosting import FAST_RESTARTS, eventually, inprocess_bridge, run_in_qt
 from tests.servers.fixture_server import (
     LONG_END_MARKER,
