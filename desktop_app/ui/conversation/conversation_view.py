@@ -28,7 +28,7 @@ from desktop_app.core.chat.events import (
 )
 from desktop_app.core.chat.history_search import message_text
 from desktop_app.core.content import ResourceContent
-from desktop_app.ui.conversation.history_replay import replay_history
+from desktop_app.ui.conversation.history_replay import replay_history, turn_spans
 from desktop_app.ui.conversation.message_bubble import MessageBubble, Role
 from desktop_app.ui.conversation.record_cards import AppStill, record_widget
 from desktop_app.ui.conversation.tool_card import ResourceChip, ToolCard
@@ -37,6 +37,11 @@ from desktop_app.ui.style import MUTED
 from resources_ui.drag_payload import ResourceRef
 
 STOPPED: Final = "Stopped."
+LAST_SCREEN: Final = 40
+"""A reopened chat's last messages drawn before it is first painted (its last screen, and more)."""
+OLDER_SLICE: Final = 20
+"""…then the older ones, about this many at a time, above them between paints."""
+OLDER_PAUSE_MS: Final = 10
 REPLACED: Final = {
     "retry": "Replaced: you sent the message below again. Kept as it was sent; the model no longer reads it.",
     "regenerate": "Replaced: you asked for another answer. Kept as it was sent; the model no longer reads it.",
@@ -50,6 +55,7 @@ class ConversationView(QScrollArea):
     open_content = Signal(object)  # ResourceContent
     open_resource = Signal(str, str)  # uri, server
     web_link_requested = Signal(str)  # a web link clicked in a message
+    history_drawn = Signal()  # a reopened chat's older part, drawn after its last screen, is all in
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -74,6 +80,16 @@ class ConversationView(QScrollArea):
         """Every message shown, in order: kept, so a turn's end never searches the whole chat's widgets."""
         self._offered: list[MessageBubble] = []
         """The messages showing Edit, Retry or Regenerate (the last turn's)."""
+        self._tail: QWidget | None = None
+        """What new widgets go above: the turn's status line, or the top of what is drawn of a reopened chat."""
+        self._message_slot: int | None = None
+        """Where in `_messages` new ones go while an older part is drawn (None: at the end)."""
+        self._older: list[tuple[int, int]] = []
+        """The spans of a reopened chat still to draw above what is shown, newest first."""
+        self._reopened: tuple[list[dict[str, Any]], Sequence[tuple[int, dict[str, Any]]]] = ([], ())
+        self._older_timer = QTimer(self, singleShot=True, interval=OLDER_PAUSE_MS)
+        self._older_timer.timeout.connect(self._draw_older)
+        self._from_bottom = 0
         self._follow = True
         self.verticalScrollBar().valueChanged.connect(self._on_scrolled)
         self.verticalScrollBar().rangeChanged.connect(self._on_range)
@@ -123,7 +139,7 @@ class ConversationView(QScrollArea):
             if self.empty_card is not None:
                 self.empty_card.hide()
         alignment = Qt.AlignmentFlag.AlignLeft if compact else Qt.AlignmentFlag(0)
-        self._layout.insertWidget(self._layout.indexOf(self.turn_status), widget, 0, alignment)
+        self._layout.insertWidget(self._layout.indexOf(self._tail or self.turn_status), widget, 0, alignment)
         return widget
 
     def add_below(self, call_id: str, widget: QWidget) -> QWidget:
@@ -173,7 +189,11 @@ class ConversationView(QScrollArea):
         bubble = MessageBubble(role, text)
         bubble.web_link_requested.connect(self.web_link_requested)
         self.add_widget(bubble)
-        self._messages.append(bubble)
+        if self._message_slot is None:
+            self._messages.append(bubble)
+        else:
+            self._messages.insert(self._message_slot, bubble)
+            self._message_slot += 1
         return bubble
 
     def messages(self) -> list[MessageBubble]:
@@ -208,6 +228,9 @@ class ConversationView(QScrollArea):
         self._user_bubbles.clear()
         self._messages.clear()
         self._offered.clear()
+        self._older_timer.stop()
+        self._older.clear()
+        self._reopened, self._tail = ([], ()), None
         self.turn_status.done()
         self.empty_hint.show()
         if self.empty_card is not None:
@@ -215,10 +238,43 @@ class ConversationView(QScrollArea):
 
     def show_history(self, messages: list[dict[str, Any]], events: Sequence[tuple[int, dict[str, Any]]] = ()) -> None:
         """Render a stored conversation as it happened (`history_replay`); its user messages are tracked
-        by position, for Edit, Retry and Regenerate."""
+        by position, for Edit, Retry and Regenerate. A long one shows its last screen at once, scrolled
+        to the end; its older turns are drawn above, a slice between paints (`history_drawn` then)."""
         self.clear()
-        replay_history(self, messages, events, track=True)
+        self._follow = True
+        last, *self._older = turn_spans(messages, LAST_SCREEN, OLDER_SLICE)
+        replay_history(self, messages, events, track=True, span=last)
         self.end_assistant()
+        if self._older:
+            self._reopened = (messages, events)
+            self._tail = QWidget()  # the top of what is drawn: older turns go above it
+            self._tail.hide()  # takes no room
+            self._layout.insertWidget(self._layout.indexOf(self.empty_hint) + 1, self._tail)
+            self._older_timer.start()
+
+    def _draw_older(self) -> None:
+        """Draw the next older span above what is shown, keeping the part on screen where it is."""
+        if not self._older or self._tail is None:
+            return
+        span = self._older.pop(0)
+        tail, live = self._tail, self._assistant
+        top = self._layout.indexOf(tail)
+        self._assistant, self._message_slot = None, 0
+        try:
+            replay_history(self, *self._reopened, track=True, span=span)
+            self.end_assistant()
+        finally:
+            self._assistant, self._message_slot = live, None
+        self._layout.removeWidget(tail)
+        self._layout.insertWidget(top, tail)  # above the span just drawn
+        if self._older:
+            self._older_timer.start()
+            return
+        self._layout.removeWidget(tail)
+        tail.deleteLater()
+        self._tail = None
+        self._reopened = ([], ())
+        self.history_drawn.emit()
 
     def add_card(self, card: ToolCard) -> ToolCard:
         """Append a tool call's card, found by its call from now on."""
@@ -241,7 +297,7 @@ class ConversationView(QScrollArea):
             card.show_still(AppStill(record))
         elif isinstance(record, Replaced):
             self.end_assistant()
-            start = self._layout.indexOf(self.turn_status)
+            start = self._layout.indexOf(self._tail or self.turn_status)
             replay_history(self, list(record.messages), record.events, track=False)
             self.end_assistant()
             self._mark_from(start, record.reason)
@@ -257,7 +313,7 @@ class ConversationView(QScrollArea):
             self._mark_from(start, reason)
 
     def _mark_from(self, start: int, reason: str) -> None:
-        end = self._layout.indexOf(self.turn_status)
+        end = self._layout.indexOf(self._tail or self.turn_status)
         for index in range(start, end):
             item = self._layout.itemAt(index)
             widget = item.widget() if item is not None else None
@@ -371,7 +427,10 @@ class ConversationView(QScrollArea):
     def _on_scrolled(self, value: int) -> None:
         bar = self.verticalScrollBar()
         self._follow = value >= bar.maximum() - 24
+        self._from_bottom = bar.maximum() - value
 
     def _on_range(self, _minimum: int, maximum: int) -> None:
-        if self._follow:
+        if self._tail is not None and not self._follow:  # older turns drawn above: what is read stays put
+            self.verticalScrollBar().setValue(maximum - self._from_bottom)
+        elif self._follow:
             QTimer.singleShot(0, lambda: self.verticalScrollBar().setValue(self.verticalScrollBar().maximum()))

@@ -2,7 +2,8 @@
 them (tool calls as they ran, question cards, app views, replaced answers), each where it was.
 
 Events are (message position, event) pairs, each shown after the first `position` messages.
-Conversations from before events were kept get plain cards from the messages alone.
+Conversations from before events were kept get plain cards from the messages alone. A long chat is
+drawn in spans of whole turns (`turn_spans`), its last screen first.
 """
 
 from __future__ import annotations
@@ -42,14 +43,36 @@ class ReplayTarget(Protocol):
     def apply_record(self, record: HistoryRecord) -> None: ...
 
 
+def turn_spans(messages: Sequence[dict[str, Any]], last: int, older: int) -> list[tuple[int, int]]:
+    """(first, end) spans of whole turns (each starts at a user's message), newest first: the first
+    holds at least the `last` messages at the end, each other about `older` messages."""
+    starts = [i for i, message in enumerate(messages) if i == 0 or message.get("role") == "user"]
+    end = len(messages)
+    first = max((i for i in starts if i <= end - last), default=0)
+    spans = [(first, end)]
+    for start in reversed(starts):
+        if start < spans[-1][0] and (spans[-1][0] - start >= older or start == 0):
+            spans.append((start, spans[-1][0]))
+    return spans
+
+
 def replay_history(
-    view: ReplayTarget, messages: list[dict[str, Any]], events: Sequence[tuple[int, dict[str, Any]]], *, track: bool
+    view: ReplayTarget,
+    messages: list[dict[str, Any]],
+    events: Sequence[tuple[int, dict[str, Any]]],
+    *,
+    track: bool,
+    span: tuple[int, int] | None = None,
 ) -> None:
-    """Draw `messages` with `events` into `view`; `track` numbers the user's messages (not in a replaced part)."""
+    """Draw `messages` with `events` into `view` (only those of `span`, a `turn_spans` part, if given);
+    `track` numbers the user's messages (not in a replaced part)."""
+    first, end = span or (0, len(messages))
     replay: dict[int, list[ChatEvent | HistoryRecord]] = {}
     started: set[tuple[int, str]] = set()
     results: set[tuple[int, str]] = set()
     for position, stored in events:
+        if not first <= position < end and not (position >= end == len(messages)):
+            continue
         event = event_from_dict(stored)
         if event is None:
             continue
@@ -64,10 +87,10 @@ def replay_history(
     # With kept events, a call that never started (a crash came first) is drawn where its
     # result is, after the calls before it; without events every card comes from the messages.
     unstarted: dict[str, dict[str, Any]] | None = {} if events else None
-    for index in range(len(messages) + 1):
+    for index in range(first, end + 1):
         for event in replay.get(index, []):
             _show(view, event)
-        if index < len(messages):
+        if index < end:
             _show_message(view, index, messages[index], started, results, unstarted, track)
     for call in (unstarted or {}).values():
         _plain_card(view, call)

@@ -9,6 +9,7 @@ chooses, in a worker thread.
 from __future__ import annotations
 
 import asyncio
+import weakref
 from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
@@ -64,6 +65,8 @@ class LedgerActions(QObject):
         self.ledger_window: LedgerWindow | None = None
         chat.busy_changed.connect(lambda busy: None if busy else self.refresh())
         chat.conversations_changed.connect(self.refresh)
+        view.history_drawn.connect(self.refresh)
+        self._linked: weakref.WeakSet[MessageBubble] = weakref.WeakSet()
 
     # -- the links ------------------------------------------------------------------------
 
@@ -72,14 +75,13 @@ class LedgerActions(QObject):
         return [b for b in self._view.messages() if b.role == "assistant" and b.text]
 
     def refresh(self) -> None:
-        """Put a link on every answer that has none yet (only for a chat whose trace is kept): the
-        answers since the last linked one, so a turn's end costs the same in a long chat."""
+        """Put a link on every answer that has none yet (only for a chat whose trace is kept)."""
         if ledger_store(self._chat.conversation) is None:
             return
-        for bubble in reversed(self.answers()):
-            if bubble.findChild(QToolButton, LINK_NAME) is not None:
-                break
-            _add_link(bubble, lambda _=False, b=bubble: self.open_ledger(b))
+        for bubble in self.answers():
+            if bubble not in self._linked:  # not a search of the bubble's widgets: a long chat has many
+                self._linked.add(bubble)
+                _add_link(bubble, lambda _=False, b=bubble: self.open_ledger(b))
 
     def open_ledger(self, bubble: MessageBubble) -> LedgerWindow:
         """Open the ledger of the request that produced `bubble`'s answer."""
