@@ -37,11 +37,14 @@ from desktop_app.ui.style import MUTED
 from resources_ui.drag_payload import ResourceRef
 
 STOPPED: Final = "Stopped."
-LAST_SCREEN: Final = 40
+LAST_SCREEN: Final = 20
 """A reopened chat's last messages drawn before it is first painted (its last screen, and more)."""
-OLDER_SLICE: Final = 20
-"""…then the older ones, about this many at a time, above them between paints."""
+OLDER_SLICE: Final = 8
+"""…then the older ones, about this many at a time, above them between paints…"""
+OLDER_FIRST_MS: Final = 250
+"""…the first slice once the last screen has surely been painted."""
 OLDER_PAUSE_MS: Final = 10
+REVEAL_AT_MOST_MS: Final = 100
 REPLACED: Final = {
     "retry": "Replaced: you sent the message below again. Kept as it was sent; the model no longer reads it.",
     "regenerate": "Replaced: you asked for another answer. Kept as it was sent; the model no longer reads it.",
@@ -87,7 +90,7 @@ class ConversationView(QScrollArea):
         self._older: list[tuple[int, int]] = []
         """The spans of a reopened chat still to draw above what is shown, newest first."""
         self._reopened: tuple[list[dict[str, Any]], Sequence[tuple[int, dict[str, Any]]]] = ([], ())
-        self._older_timer = QTimer(self, singleShot=True, interval=OLDER_PAUSE_MS)
+        self._older_timer = QTimer(self, singleShot=True)
         self._older_timer.timeout.connect(self._draw_older)
         self._from_bottom = 0
         self._follow = True
@@ -250,7 +253,16 @@ class ConversationView(QScrollArea):
             self._tail = QWidget()  # the top of what is drawn: older turns go above it
             self._tail.hide()  # takes no room
             self._layout.insertWidget(self._layout.indexOf(self.empty_hint) + 1, self._tail)
-            self._older_timer.start()
+            self._older_timer.start(OLDER_FIRST_MS)
+        self._inner.setUpdatesEnabled(False)  # not painted until laid out and scrolled to the end
+        QTimer.singleShot(REVEAL_AT_MOST_MS, self._reveal)  # a chat that fits changes no range
+
+    def _reveal(self) -> None:
+        """A reopened chat's first paint: once laid out, at its end."""
+        if not self._inner.updatesEnabled():
+            if self._follow:
+                self.verticalScrollBar().setValue(self.verticalScrollBar().maximum())
+            self._inner.setUpdatesEnabled(True)
 
     def _draw_older(self) -> None:
         """Draw the next older span above what is shown, keeping the part on screen where it is."""
@@ -268,7 +280,7 @@ class ConversationView(QScrollArea):
         self._layout.removeWidget(tail)
         self._layout.insertWidget(top, tail)  # above the span just drawn
         if self._older:
-            self._older_timer.start()
+            self._older_timer.start(OLDER_PAUSE_MS)
             return
         self._layout.removeWidget(tail)
         tail.deleteLater()
@@ -430,7 +442,9 @@ class ConversationView(QScrollArea):
         self._from_bottom = bar.maximum() - value
 
     def _on_range(self, _minimum: int, maximum: int) -> None:
-        if self._tail is not None and not self._follow:  # older turns drawn above: what is read stays put
+        if maximum > 0 and not self._inner.updatesEnabled():
+            self._reveal()  # a reopened chat, laid out
+        elif self._tail is not None and not self._follow:  # older turns drawn above: what is read stays put
             self.verticalScrollBar().setValue(maximum - self._from_bottom)
         elif self._follow:
             QTimer.singleShot(0, lambda: self.verticalScrollBar().setValue(self.verticalScrollBar().maximum()))

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtWidgets import QLabel
+from PySide6.QtCore import QEvent, QObject
+from PySide6.QtWidgets import QApplication, QLabel, QWidget
 from pytestqt.qtbot import QtBot
 
 from desktop_app.core.chat.events import Replaced, ToolCallStarted, ToolResult, event_to_dict
@@ -36,6 +38,20 @@ def long_chat() -> tuple[list[dict[str, Any]], list[tuple[int, dict[str, Any]]]]
     return messages, events
 
 
+class PaintProbe(QObject):
+    """Calls `seen` at `widget`'s paints."""
+
+    def __init__(self, widget: QWidget, seen: Callable[[], object]) -> None:
+        super().__init__(widget)
+        self._seen = seen
+        widget.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Paint:
+            self._seen()
+        return False
+
+
 def texts(view: ConversationView) -> list[str]:
     return [b.text for b in view.messages()]
 
@@ -45,22 +61,29 @@ def test_a_long_chat_shows_its_last_screen_first_then_draws_the_older_turns_abov
     qtbot.addWidget(view)
     view.resize(800, 600)
     view.show()
+    qtbot.waitExposed(view)
     messages, events = long_chat()
     drawn: list[bool] = []
     view.history_drawn.connect(lambda: drawn.append(True))
+    bar = view.verticalScrollBar()
+    first_paint: list[tuple[int, int]] = []
+    PaintProbe(view.widget(), lambda: first_paint.append((bar.value(), bar.maximum())))
     view.show_history(messages, events)
-    view._older_timer.setInterval(60_000)  # older turns held back while the last screen is checked
+    view._older_timer.start(60_000)  # older turns held back while the last screen is checked
     # At once: the last turns, in order, scrolled to the end; not the whole chat.
     shown = texts(view)
     assert shown[-2:] == [f"Question {TURNS - 1}", f"Answer {TURNS - 1}"]
     assert LAST_SCREEN // 2 <= len(shown) < LAST_SCREEN
     bar = view.verticalScrollBar()
-    qtbot.waitUntil(lambda: bar.maximum() > 0 and bar.value() == bar.maximum())
+    qtbot.waitUntil(lambda: bool(first_paint))
+    assert first_paint[0][1] > 0 and first_paint[0][0] == first_paint[0][1]  # its first paint is at the end
 
     # The user scrolls up a little while older turns come in above: what they read stays put.
+    QApplication.processEvents()  # the view is painted and idle: the older turns still held back
+    assert len(texts(view)) == len(shown) and not drawn
     bar.setValue(bar.maximum() - 200)
     height = bar.maximum()
-    view._older_timer.setInterval(1)
+    view._older_timer.start(1)
     qtbot.waitUntil(lambda: bool(drawn), timeout=60_000)
     assert bar.maximum() > height and bar.maximum() - bar.value() == 200
     # Then the whole chat, in its order: each turn's question, its call's card, its answer.
