@@ -110,11 +110,13 @@ class ModelWarmup(QObject):
         model = self._model()
         if model is not None:  # the first send counts the prompt's tokens: load the encoding now
             await asyncio.to_thread(preload_tokenizer, model.model)
-        await load_litellm()  # its objects are frozen: full collections skip them (core/long_lived.py)
+        # Alongside the library (its objects are frozen: full collections skip them, core/long_lived.py),
+        # what the first turn meets before the highlighters: done long before the library, so the
+        # first approval and answer never wait on an import another thread holds.
+        await asyncio.gather(load_litellm(), asyncio.to_thread(_preload_turn_parts))
         self._ready = True
         if self._status.waiting == LOADING_LIBRARY:
             self._status.wait_for(WAITING_FOR_PROVIDER)
-        await asyncio.to_thread(_preload_turn_parts)  # while the first request is out: before its approval
         await asyncio.to_thread(preload_highlighting)
         await asyncio.to_thread(release_free_heap)  # the import's garbage, freed in a worker's heap
 
