@@ -16,18 +16,10 @@ class FlowLayout(QLayout):
         super().__init__(parent)
         self._items: list[QLayoutItem] = []
         self._spacing = spacing
-        self._heights: dict[int, int] = {}
-        """Heights measured per width: a chat relays out every card on each change, most of them unchanged."""
         self.setContentsMargins(0, 0, 0, 0)
 
     def addItem(self, item: QLayoutItem) -> None:
         self._items.append(item)
-        self._heights.clear()
-
-    def invalidate(self) -> None:
-        """An item was added, removed, shown, hidden or changed its size: measure again."""
-        self._heights.clear()
-        super().invalidate()
 
     def addStretch(self) -> None:
         """What follows goes to the right end of its line: the line's leftover room is put here."""
@@ -40,7 +32,6 @@ class FlowLayout(QLayout):
         return self._items[index] if 0 <= index < len(self._items) else None
 
     def takeAt(self, index: int) -> QLayoutItem | None:
-        self._heights.clear()
         return self._items.pop(index) if 0 <= index < len(self._items) else None
 
     def expandingDirections(self) -> Qt.Orientation:
@@ -50,10 +41,7 @@ class FlowLayout(QLayout):
         return True
 
     def heightForWidth(self, width: int) -> int:
-        height = self._heights.get(width)
-        if height is None:
-            height = self._heights[width] = self._arrange(QRect(0, 0, width, 0), move=False)
-        return height
+        return self._arrange(QRect(0, 0, width, 0), move=False)
 
     def setGeometry(self, rect: QRect) -> None:
         super().setGeometry(rect)
