@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 import platformdirs
@@ -40,5 +39,7 @@ def history_path(config_path: Path) -> Path:
     resolved = config_path.expanduser().resolve()
     if resolved == default_config_path().expanduser().resolve():
         return data_dir() / HISTORY_FILENAME
+    import hashlib  # here: these paths are read before the window's first paint, this is not
+
     digest = hashlib.sha256(str(resolved).encode()).hexdigest()[:16]
     return data_dir() / "histories" / digest / HISTORY_FILENAME
