@@ -460,7 +460,7 @@ async def test_unreadable_attachment_is_a_clear_error_and_nothing_is_sent(host: 
 # -- stopping ---------------------------------------------------------------------------------
 
 
-async def wait_for(turn_events: list[ChatEvent], kind: type[Any], count: int = 1, timeout: float = 10) -> None:
+async def wait_for(turn_events: list[ChatEvent], kind: type[Any], count: int = 1, timeout: float = 60) -> None:
     deadline = time.monotonic() + timeout
     while len(of_type(turn_events, kind)) < count:
         assert time.monotonic() < deadline, f"no {kind.__name__} event"
