@@ -207,6 +207,8 @@ def _wire(window: MainWindow) -> None:
     composer.edit_requested.connect(actions.edit_last)
     chat.edit_requested.connect(actions.edit_last)
     window.asker.sig_card_opened.connect(chat.records.card_opened)
+    window.asker.sig_card_opened.connect(lambda _card: window.conversation.turn_status.question_opened())
+    window.asker.sig_card_closed.connect(lambda _card: window.conversation.turn_status.question_closed())
     chat.busy_changed.connect(composer.set_busy)
     chat.settings_needed.connect(lambda: window.settings_actions.open_settings(NO_MODEL))
     chat.draft_returned.connect(actions.restore_draft)

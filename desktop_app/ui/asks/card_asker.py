@@ -32,6 +32,8 @@ class CardAsker(QObject):
 
     sig_card_opened = Signal(object)
     """A card appeared (AskCard): the window raises a notification when it is not focused."""
+    sig_card_closed = Signal(object)
+    """A card was answered, withdrawn or cancelled (AskCard)."""
 
     def __init__(self, place: Callable[[AskCard[Any]], object], parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -62,6 +64,7 @@ class CardAsker(QObject):
             raise
         finally:
             self.pending.remove(card)
+            self.sig_card_closed.emit(card)
 
     def withdraw(self, why: str, *, server: str | None = None) -> None:
         """Withdraw every open card (or those of `server`): each question gets its fallback."""

@@ -20,6 +20,7 @@ SHOW_SECONDS_AFTER: Final = 1.0
 LOADING_LIBRARY: Final = "Loading the model library…"
 WAITING_FOR_PROVIDER: Final = "Waiting for the provider…"
 READING_ATTACHMENTS: Final = "Reading the attached resources…"
+WAITING_FOR_YOU: Final = "Waiting for your answer…"
 
 
 class TurnStatus(QLabel):
@@ -34,6 +35,9 @@ class TurnStatus(QLabel):
         self._clock = clock
         self._waiting = ""
         self._since = 0.0
+        self._paused: tuple[str, float] | None = None
+        """The wait a question card interrupted, with its start: it goes on once the card is answered."""
+        self._open_cards = 0
         self._ticks = QTimer(self)
         self._ticks.setInterval(250)
         self._ticks.timeout.connect(self._show)
@@ -53,8 +57,27 @@ class TurnStatus(QLabel):
         self.show()
         self._ticks.start()
 
+    def question_opened(self) -> None:
+        """A card asks the user something while the turn waits (a form from a tool, a task's input): the
+        turn waits for them now, not for the tool; a line not shown (an approval's) stays hidden."""
+        self._open_cards += 1
+        if self._paused is None and self._waiting:
+            self._paused = (self._waiting, self._since)
+            self.wait_for(WAITING_FOR_YOU)
+
+    def question_closed(self) -> None:
+        """A card was answered (or withdrawn): once none is open, the interrupted wait goes on, its clock kept."""
+        self._open_cards = max(self._open_cards - 1, 0)
+        if self._open_cards or self._paused is None:
+            return
+        paused, self._paused = self._paused, None
+        if self._waiting == WAITING_FOR_YOU:  # else the turn has moved on to another wait meanwhile
+            self._waiting, self._since = paused
+            self._show()
+
     def done(self) -> None:
         """The turn answers on screen (or ended): the line goes."""
+        self._paused = None
         self._waiting = ""
         self._ticks.stop()
         self.hide()
