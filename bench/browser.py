@@ -108,7 +108,8 @@ async def measure() -> None:
     from desktop_app.bridge import CoreBridge
     from desktop_app.core.host import ServerHost
     from desktop_app.core.server_config import ServerConfig, TransportKind
-    from resources_ui import ResourceRef, ResourceWorkspace
+    from resources_ui.drag_payload import ResourceRef
+    from resources_ui.workspace import ResourceWorkspace
 
     fixture = ROOT / "tests" / "servers" / "fixture_server.py"
     configs = [
