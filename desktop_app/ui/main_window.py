@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Final, NamedTuple
 
 from PySide6.QtCore import QEvent, QEventLoop, QSettings, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QPaintEvent, QShowEvent
+from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence, QPaintEvent, QShowEvent
 from PySide6.QtWidgets import QApplication, QDockWidget, QMainWindow, QMenu, QScrollArea, QWidget
 
 from desktop_app.ui.dock_fit import CHAT_MIN, DockFit, scrolling
@@ -39,6 +39,8 @@ if TYPE_CHECKING:
     from resources_ui.workspace import ResourceWorkspace
 
 
+HEADLESS: Final = ("offscreen", "minimal")
+"""Platforms with no window manager (tests, benches, `--self-test`): no window state to ask for."""
 FIRST_PAINT_WAIT_MS: Final = 2000
 """How long the window may take to be painted before the panes load anyway (started minimised: never)."""
 
@@ -180,6 +182,10 @@ class MainWindow(QMainWindow):
         # First run: the window never starts larger than the screen's free area (a laptop's 1366 × 768 is common).
         free = self.screen().availableGeometry()
         self.resize(min(1480, free.width()), min(920, free.height()))
+        if (free.width() < 1480 or free.height() < 920) and QGuiApplication.platformName() not in HEADLESS:
+            # A screen smaller than that: the window manager fits the window and its title bar to it (sized
+            # to the free area, the title bar pushed the status bar below the screen's edge).
+            self.setWindowState(Qt.WindowState.WindowMaximized)
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)

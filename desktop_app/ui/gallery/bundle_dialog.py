@@ -16,7 +16,8 @@ class BundleDialog(ClosingDialog):
         super().__init__(parent)
         self.setObjectName("bundleDialog")
         self.setWindowTitle(title)
-        self.resize(680, 640)
+        free = self.screen().availableGeometry()  # on a small screen, room for the title bar and borders
+        self.resize(min(680, free.width() - 40), min(640, free.height() - 60))
         self.pane = InstallPane()
         self.pane.clear("Reading the bundle…")
         self.buttons = QDialogButtonBox()

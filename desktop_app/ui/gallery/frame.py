@@ -55,7 +55,8 @@ class ListDetailsDialog(ClosingDialog):
         super().__init__(parent)
         self.setObjectName(f"{name}Dialog")
         self.setWindowTitle(title)
-        self.resize(size)
+        free = self.screen().availableGeometry()  # on a small screen, room for the title bar and borders
+        self.resize(min(size.width(), free.width() - 40), min(size.height(), free.height() - 60))
         self.top = QVBoxLayout()
         self.status = QLabel()
         self.status.setObjectName(f"{name}Status")
