@@ -73,6 +73,8 @@ class ViewerHeader(QWidget):
     def show_ref(self, ref: ResourceRef | None) -> None:
         """What is about to be read: its name and URI (and its type, as listed), or nothing selected."""
         self.set_actionable(ref is not None)
+        for button in (self.reload_button, self.attach_button):
+            button.setVisible(ref is not None)  # with nothing to act on, the title has the row to itself
         if ref is None:
             self.title.setText("No resource selected")
             self._line("", "")

@@ -23,7 +23,10 @@ def test_type_and_size_stay_whole_and_only_a_long_uri_is_shortened(qtbot: QtBot)
 
     header.show_ref(None)
     assert header.title.text() == "No resource selected" and not header.attach_button.isEnabled()
+    header.resize(340, header.sizeHint().height())  # a narrow viewer dock: the title is not cut
+    assert header.reload_button.isHidden() and header.attach_button.isHidden()
     header.show_ref(ResourceRef("fx", LONG_URI, "<b>A report</b>", "application/pdf"))
+    assert header.reload_button.isVisible() and header.attach_button.isVisible()
     assert header.title.text() == "<b>A report</b>" and header.title.sizeHint().height() < 100
     header.describe(ResourceContent(LONG_URI, "application/pdf", data=b"%PDF-" + b"x" * 2043))
     assert header.details.text() == " · application/pdf · 2.0 KB"
