@@ -7,7 +7,6 @@ differently now is caught with a diff (exit 1); `--approve` overrides the record
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -24,12 +23,6 @@ pytestmark = LITELLM_WARNINGS
 @pytest.fixture(autouse=True)
 def provider_key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", API_KEY)
-
-
-@pytest.fixture
-def llm() -> Iterator[ScriptedLLM]:
-    with ScriptedLLM() as server:
-        yield server
 
 
 def test_replay_passes_against_the_same_servers_and_shows_what_changed(

@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 import json
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,12 +24,6 @@ ALL_DEFAULTS = json.dumps({"type": "object", "properties": {"n": {"type": "integ
 @pytest.fixture(autouse=True)
 def provider_key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-
-
-@pytest.fixture
-def llm() -> Iterator[ScriptedLLM]:
-    with ScriptedLLM() as server:
-        yield server
 
 
 @pytest.fixture

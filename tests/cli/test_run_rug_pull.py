@@ -10,7 +10,6 @@ from __future__ import annotations
 import io
 import json
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -30,12 +29,6 @@ CHANGED = "save_note on server notes changed since you allowed it: description, 
 @pytest.fixture(autouse=True)
 def provider_key(monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-
-
-@pytest.fixture
-def llm() -> Iterator[ScriptedLLM]:
-    with ScriptedLLM() as server:
-        yield server
 
 
 @pytest.fixture

@@ -7,7 +7,6 @@ Real servers over stdio (a notes server, the asking server), real litellm, the s
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -27,12 +26,6 @@ pytestmark = LITELLM_WARNINGS
 @pytest.fixture(autouse=True)
 def provider_key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", API_KEY)
-
-
-@pytest.fixture
-def llm() -> Iterator[ScriptedLLM]:
-    with ScriptedLLM() as server:
-        yield server
 
 
 def of_type(records: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
