@@ -8,6 +8,7 @@ it may run in a worker thread while the store goes on writing (WAL).
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from pathlib import Path
 from typing import Any, Final
@@ -15,8 +16,8 @@ from typing import Any, Final
 INDEX: Final = "CREATE VIRTUAL TABLE message_text USING fts5(conversation_id UNINDEXED, text, tokenize='trigram')"
 SNIPPETS: Final = 300
 """Matching chats shown with the text that matched; further ones (a very common word) show their title only."""
-SNIPPET_TOKENS: Final = 60
-"""Characters of context in a snippet (the trigram index counts each character as a token)."""
+SNIPPET_CHARS: Final = 60
+"""Characters of a message shown around what matched."""
 
 
 def message_text(message: dict[str, Any]) -> str:
@@ -37,6 +38,17 @@ def _like(query: str) -> str:
     return f"%{escaped}%"
 
 
+def snippet(text: str, query: str) -> str:
+    """About `SNIPPET_CHARS` characters of `text` around the first place `query` is, any case, with "…"
+    where it was cut. Cut here rather than by FTS5's `snippet()`, which re-reads each message a
+    character (a trigram token) at a time: 300 snippets took 90–170 ms, this well under one."""
+    found = re.search(re.escape(query), text, re.IGNORECASE)
+    middle = (found.start() + found.end()) // 2 if found else 0
+    start = max(0, min(middle - SNIPPET_CHARS // 2, len(text) - SNIPPET_CHARS))
+    end = start + SNIPPET_CHARS
+    return ("…" if start > 0 else "") + text[start:end] + ("…" if end < len(text) else "")
+
+
 def find_in_history(path: Path, query: str, listing: str) -> list[tuple[tuple[Any, ...], str]]:
     """(the row `listing` gives of a chat, what matched: "" when its title did) for each chat of the history
     at `path` that contains `query`, the most recently updated first."""
@@ -55,13 +67,12 @@ def find_in_history(path: Path, query: str, listing: str) -> list[tuple[tuple[An
         ):
             newest.setdefault(conversation_id, rowid)
         shown = list(newest.values())[:SNIPPETS]
-        snippets = dict(
-            db.execute(
-                f"SELECT rowid, snippet(message_text, 1, '', '', '…', {SNIPPET_TOKENS}) FROM message_text "
-                f"WHERE {where} AND rowid IN ({','.join('?' * len(shown))})",
-                (argument, *shown),
+        snippets = {
+            rowid: snippet(text, query)
+            for rowid, text in db.execute(
+                f"SELECT rowid, text FROM message_text WHERE rowid IN ({','.join('?' * len(shown))})", shown
             )
-        )
+        }
         titled = {
             row[0] for row in db.execute("SELECT id FROM conversations WHERE title LIKE ? ESCAPE '\\'", (_like(query),))
         }

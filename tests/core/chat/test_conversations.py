@@ -384,3 +384,14 @@ def test_each_configuration_keeps_its_own_history(tmp_path: Path) -> None:
     chat.append({"role": "user", "content": "only at work"})
     assert ConversationStore(history_path(home)).list() == []
     assert [c.id for c in ConversationStore(history_path(work)).list()] == [chat.id]
+
+
+def test_a_long_message_is_cut_around_what_matched(tmp_path: Path) -> None:
+    store = ConversationStore(tmp_path / "chats.sqlite3")
+    chat = Conversation.start(store, "Notes")
+    chat.append({"role": "assistant", "content": "x" * 200 + " the Rehearsal is on Friday " + "y" * 200})
+    (hit,) = store.search("rehearsal")
+    assert hit.snippet.startswith("…") and hit.snippet.endswith("…")
+    assert "the Rehearsal is on Friday" in hit.snippet and len(hit.snippet) == 62
+    chat.append({"role": "user", "content": "rehearsal " + "z" * 100})
+    assert store.search("REHEARSAL")[0].snippet == "rehearsal " + "z" * 50 + "…", "the newest message, from its start"
