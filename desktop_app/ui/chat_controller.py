@@ -69,6 +69,7 @@ class ChatController(QObject):
         self.records = ChatRecords(view, lambda: self.conversation, lambda: bridge.host.catalog, self._app_view)
         self.policy = RecordingPolicy(asker, rules, on_app_call=self.records.app_call)
         self.conversation = Conversation.start(store)
+        view.older.source = lambda: (self.conversation.messages, self.conversation.events)
         self._last_sent: tuple[int, str, list[ResourceRef]] | None = None
         """Where the last message sent from the window went in the conversation, its text and attachments."""
         self._turn: Turn | None = None

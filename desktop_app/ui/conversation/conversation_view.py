@@ -1,4 +1,7 @@
-"""The scrolling conversation: renders a turn's events as they arrive, or a stored one as it happened."""
+"""The scrolling conversation: renders a turn's events as they arrive, or a stored one as it happened.
+
+A long one draws only its newest turns; the older ones are drawn again when scrolled to (`older_turns`).
+"""
 
 from __future__ import annotations
 
@@ -6,7 +9,8 @@ from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
+from PySide6.QtGui import QWheelEvent
+from PySide6.QtWidgets import QApplication, QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from desktop_app.core.chat.events import (
     AppToolRecord,
@@ -30,21 +34,15 @@ from desktop_app.core.chat.history_search import message_text
 from desktop_app.core.content import ResourceContent
 from desktop_app.ui.conversation.history_replay import replay_history, turn_spans
 from desktop_app.ui.conversation.message_bubble import MessageBubble, Role
+from desktop_app.ui.conversation.older_turns import LAST_SCREEN, OLDER_SLICE, OlderTurns, Stored
 from desktop_app.ui.conversation.record_cards import AppStill, record_widget
+from desktop_app.ui.conversation.scroll_keeper import ScrollKeeper
 from desktop_app.ui.conversation.tool_card import ResourceChip, ToolCard
 from desktop_app.ui.conversation.turn_status import TurnStatus
 from desktop_app.ui.style import MUTED
 from resources_ui.drag_payload import ResourceRef
 
 STOPPED: Final = "Stopped."
-LAST_SCREEN: Final = 20
-"""A reopened chat's last messages drawn before it is first painted (its last screen, and more)."""
-OLDER_SLICE: Final = 8
-"""…then the older ones, about this many at a time, above them between paints…"""
-OLDER_FIRST_MS: Final = 250
-"""…the first slice once the last screen has surely been painted."""
-OLDER_PAUSE_MS: Final = 10
-REVEAL_AT_MOST_MS: Final = 100
 REPLACED: Final = {
     "retry": "Replaced: you sent the message below again. Kept as it was sent; the model no longer reads it.",
     "regenerate": "Replaced: you asked for another answer. Kept as it was sent; the model no longer reads it.",
@@ -58,7 +56,7 @@ class ConversationView(QScrollArea):
     open_content = Signal(object)  # ResourceContent
     open_resource = Signal(str, str)  # uri, server
     web_link_requested = Signal(str)  # a web link clicked in a message
-    history_drawn = Signal()  # a reopened chat's older part, drawn after its last screen, is all in
+    history_drawn = Signal()  # older turns were drawn above what was shown (a reopened chat's, or scrolled to)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -84,18 +82,15 @@ class ConversationView(QScrollArea):
         self._offered: list[MessageBubble] = []
         """The messages showing Edit, Retry or Regenerate (the last turn's)."""
         self._tail: QWidget | None = None
-        """What new widgets go above: the turn's status line, or the top of what is drawn of a reopened chat."""
+        """What new widgets go above: the turn's status line, or the top of what is drawn while older turns are."""
         self._message_slot: int | None = None
-        """Where in `_messages` new ones go while an older part is drawn (None: at the end)."""
-        self._older: list[tuple[int, int]] = []
-        """The spans of a reopened chat still to draw above what is shown, newest first."""
-        self._reopened: tuple[list[dict[str, Any]], Sequence[tuple[int, dict[str, Any]]]] = ([], ())
-        self._older_timer = QTimer(self, singleShot=True)
-        self._older_timer.timeout.connect(self._draw_older)
-        self._from_bottom = 0
-        self._follow = True
-        self.verticalScrollBar().valueChanged.connect(self._on_scrolled)
-        self.verticalScrollBar().rangeChanged.connect(self._on_range)
+        """Where in `_messages` new ones go while older turns are drawn (None: at the end)."""
+        self.older = OlderTurns(self, self)
+        """The turns drawn and folded out; the chat controller gives it the stored chat (`source`)."""
+        self.older.drawn.connect(self.history_drawn)
+        self._scrolling = ScrollKeeper(
+            self, self._inner, self._rows, lambda value: self.older.scrolled(value, self._screen())
+        )
         self.empty_hint = QLabel(
             "Ask anything. The model sees a catalog of your servers' resources and prompts and reads what"
             " it needs. Drag resources here to attach them; Ctrl+K opens the prompt palette."
@@ -213,6 +208,7 @@ class ConversationView(QScrollArea):
             chip.clicked.connect(lambda ref: self.open_resource.emit(ref.uri, ref.server))
         if position is not None:
             self._user_bubbles[position] = bubble
+            self.older.turn_started(position, bubble)
         return bubble
 
     def clear(self) -> None:
@@ -231,9 +227,9 @@ class ConversationView(QScrollArea):
         self._user_bubbles.clear()
         self._messages.clear()
         self._offered.clear()
-        self._older_timer.stop()
-        self._older.clear()
-        self._reopened, self._tail = ([], ()), None
+        self.older.clear()
+        self._tail = None
+        self._scrolling.reset()
         self.turn_status.done()
         self.empty_hint.show()
         if self.empty_card is not None:
@@ -241,58 +237,72 @@ class ConversationView(QScrollArea):
 
     def show_history(self, messages: list[dict[str, Any]], events: Sequence[tuple[int, dict[str, Any]]] = ()) -> None:
         """Render a stored conversation as it happened (`history_replay`); its user messages are tracked
-        by position, for Edit, Retry and Regenerate. A long one shows its last screen at once, scrolled
-        to the end; its older turns are drawn above, a slice between paints (`history_drawn` then)."""
+        by position, for Edit, Retry and Regenerate. It shows its last screen at once, first painted at
+        its end; older turns are drawn above, a slice between paints (`history_drawn` then)."""
         self.clear()
-        self._follow = True
-        last, *self._older = turn_spans(messages, LAST_SCREEN, OLDER_SLICE)
+        last = turn_spans(messages, LAST_SCREEN, OLDER_SLICE)[0]
         replay_history(self, messages, events, track=True, span=last)
         self.end_assistant()
-        if self._older:
-            self._reopened = (messages, events)
-            self._tail = QWidget()  # the top of what is drawn: older turns go above it
-            self._tail.hide()  # takes no room
-            self._layout.insertWidget(self._layout.indexOf(self.empty_hint) + 1, self._tail)
-            self._older_timer.start(OLDER_FIRST_MS)
-        self._inner.setUpdatesEnabled(False)  # not painted until laid out and scrolled to the end
-        QTimer.singleShot(REVEAL_AT_MOST_MS, self._reveal)  # a chat that fits changes no range
+        self.older.reopened((messages, events), last[0])
+        self._scrolling.reveal_at_end()
 
-    def _reveal(self) -> None:
-        """A reopened chat's first paint: once laid out, at its end."""
-        if not self._inner.updatesEnabled():
-            if self._follow:
-                self.verticalScrollBar().setValue(self.verticalScrollBar().maximum())
-            self._inner.setUpdatesEnabled(True)
+    def _top(self) -> int:
+        """Where the conversation's first widget is in the column (below the empty chat's card and hint)."""
+        return self._layout.indexOf(self.empty_hint) + 1
 
-    def _draw_older(self) -> None:
-        """Draw the next older span above what is shown, keeping the part on screen where it is."""
-        if not self._older or self._tail is None:
-            return
-        span = self._older.pop(0)
-        tail, live = self._tail, self._assistant
-        top = self._layout.indexOf(tail)
-        self._assistant, self._message_slot = None, 0
+    @property
+    def following(self) -> bool:
+        """The user is at the bottom, following the stream."""
+        return self._scrolling.following
+
+    def _rows(self) -> list[QWidget]:
+        """The conversation's widgets, in order."""
+        items = (self._layout.itemAt(i) for i in range(self._top(), self._layout.indexOf(self.turn_status)))
+        return [w for item in items if item is not None and (w := item.widget()) is not None]
+
+    def _screen(self) -> int:
+        return self.viewport().height()
+
+    def draw_above(self, stored: Stored, span: tuple[int, int]) -> None:
+        """Draw `span` of the stored chat above what is shown; what is on screen stays where it is."""
+        self._scrolling.hold_what_is_read()
+        tail, live = QWidget(), self._assistant
+        tail.hide()  # takes no room
+        self._layout.insertWidget(self._top(), tail)
+        self._tail, self._assistant, self._message_slot = tail, None, 0
         try:
-            replay_history(self, *self._reopened, track=True, span=span)
+            replay_history(self, *stored, track=True, span=span)
             self.end_assistant()
         finally:
-            self._assistant, self._message_slot = live, None
-        self._layout.removeWidget(tail)
-        self._layout.insertWidget(top, tail)  # above the span just drawn
-        if self._older:
-            self._older_timer.start(OLDER_PAUSE_MS)
-            return
-        self._layout.removeWidget(tail)
-        tail.deleteLater()
-        self._tail = None
-        self._reopened = ([], ())
-        self.history_drawn.emit()
+            self._tail, self._assistant, self._message_slot = None, live, None
+            self._layout.removeWidget(tail)
+            tail.deleteLater()
+
+    def fold_above(self, head: QWidget) -> None:
+        """Delete every widget above `head` (the oldest turns), and forget them."""
+        top, folded = self._top(), set()
+        while (item := self._layout.itemAt(top)) is not None and (widget := item.widget()) not in (None, head):
+            self._layout.takeAt(top)
+            folded.add(widget)
+            if isinstance(widget, ToolCard):
+                self.older.set_aside(widget)
+                if self._cards.get(widget.call_id) is widget:
+                    del self._cards[widget.call_id]
+                    self._below.pop(widget.call_id, None)
+            if (focus := QApplication.focusWidget()) is not None and widget.isAncestorOf(focus):
+                focus.clearFocus()  # else the focus moves on, and the column scrolls up to it
+            widget.hide()
+            widget.deleteLater()
+        self._messages = [b for b in self._messages if b not in folded]
+        self._user_bubbles = {p: b for p, b in self._user_bubbles.items() if b not in folded}
+        self._scrolling.forget(folded)
 
     def add_card(self, card: ToolCard) -> ToolCard:
         """Append a tool call's card, found by its call from now on."""
         card.open_content.connect(self.open_content)
         self._cards[card.call_id] = card
         self.add_widget(card)
+        self.older.put_back(card)
         return card
 
     # -- records and replaced turns ---------------------------------------------------------
@@ -306,7 +316,8 @@ class ConversationView(QScrollArea):
             else:
                 self.add_widget(widget)
         elif isinstance(record, AppViewRecord) and (card := self._cards.get(record.call_id)) is not None:
-            card.show_still(AppStill(record))
+            if not self.older.holds_app(record.call_id):  # the view itself is back in its card
+                card.show_still(AppStill(record))
         elif isinstance(record, Replaced):
             self.end_assistant()
             start = self._layout.indexOf(self._tail or self.turn_status)
@@ -318,6 +329,7 @@ class ConversationView(QScrollArea):
         """The user message at `position` and all after it were replaced: greyed, and saying so."""
         bubble = self._user_bubbles.get(position)
         start = self._layout.indexOf(bubble) if bubble is not None else -1
+        self.older.replacing(position)
         for tracked in [p for p in self._user_bubbles if p >= position]:
             del self._user_bubbles[tracked]
         self.end_assistant()
@@ -338,6 +350,7 @@ class ConversationView(QScrollArea):
         note.setWordWrap(True)
         note.setStyleSheet(f"#replacedNote {{ {MUTED} font-style: italic; padding: 2px 4px; }}")
         self._layout.insertWidget(start, note)
+        self.older.replaced_part(note)
 
     def offer_actions(self, position: int, *, edit: Callable[[], object] | None, again: Callable[[], object]) -> None:
         """After a turn: Edit on the user's message at `position`, then Retry on a failure or a stop after it,
@@ -416,6 +429,7 @@ class ConversationView(QScrollArea):
             self.add_message("notice", event.message)
         elif isinstance(event, TurnFinished):
             self.end_assistant()
+            self.older.fold_soon()
             if event.reason == "max_iterations":
                 self.add_message("notice", event.text)
             elif event.reason == "cancelled":
@@ -434,17 +448,6 @@ class ConversationView(QScrollArea):
         for bubble in self._messages:
             bubble.follow_theme()
 
-    # -- following the stream --------------------------------------------------------------
-
-    def _on_scrolled(self, value: int) -> None:
-        bar = self.verticalScrollBar()
-        self._follow = value >= bar.maximum() - 24
-        self._from_bottom = bar.maximum() - value
-
-    def _on_range(self, _minimum: int, maximum: int) -> None:
-        if maximum > 0 and not self._inner.updatesEnabled():
-            self._reveal()  # a reopened chat, laid out
-        elif self._tail is not None and not self._follow:  # older turns drawn above: what is read stays put
-            self.verticalScrollBar().setValue(maximum - self._from_bottom)
-        elif self._follow:
-            QTimer.singleShot(0, lambda: self.verticalScrollBar().setValue(self.verticalScrollBar().maximum()))
+    def wheelEvent(self, event: QWheelEvent) -> None:
+        super().wheelEvent(event)
+        self.older.scrolled(self.verticalScrollBar().value(), self._screen())  # at the top, too

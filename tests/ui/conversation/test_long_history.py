@@ -1,17 +1,19 @@
-"""A long chat reopened: its last screen at once, scrolled to the end; the older turns drawn above in slices."""
+"""A long chat reopened: its last screen at once, scrolled to the end; older turns drawn above as it is scrolled up."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QEvent, QObject
+from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, Qt
+from PySide6.QtGui import QWheelEvent
 from PySide6.QtWidgets import QApplication, QLabel, QWidget
 from pytestqt.qtbot import QtBot
 
 from desktop_app.core.chat.events import Replaced, ToolCallStarted, ToolResult, event_to_dict
-from desktop_app.ui.conversation.conversation_view import LAST_SCREEN, ConversationView
+from desktop_app.ui.conversation.conversation_view import ConversationView
 from desktop_app.ui.conversation.message_bubble import MessageBubble
+from desktop_app.ui.conversation.older_turns import DRAWN_TURNS, LAST_SCREEN, OLDER_SLICE
 from desktop_app.ui.conversation.tool_card import ToolCard
 
 TURNS = 150
@@ -56,7 +58,41 @@ def texts(view: ConversationView) -> list[str]:
     return [b.text for b in view.messages()]
 
 
-def test_a_long_chat_shows_its_last_screen_first_then_draws_the_older_turns_above(qtbot: QtBot) -> None:
+def wheel_up(view: ConversationView) -> None:
+    """One notch of the mouse wheel up, over the messages."""
+    centre = QPointF(view.viewport().rect().center())
+    notch = QWheelEvent(
+        centre,
+        QPointF(view.viewport().mapToGlobal(centre.toPoint())),
+        QPoint(0, 0),
+        QPoint(0, 120),
+        Qt.MouseButton.NoButton,
+        Qt.KeyboardModifier.NoModifier,
+        Qt.ScrollPhase.NoScrollPhase,
+        False,
+    )
+    QApplication.sendEvent(view.viewport(), notch)
+
+
+def scroll_to_the_very_top(qtbot: QtBot, view: ConversationView) -> int:
+    """Wheel up until the chat's first message is drawn and at the top; the notches it took."""
+    bar, notches = view.verticalScrollBar(), 0
+    while bar.value() > 0 or view.older.folded_to > 0:
+        wheel_up(view)
+        notches += 1
+        qtbot.waitUntil(lambda: not view.older.drawing, timeout=60_000)
+        assert notches < 5_000
+    return notches
+
+
+def expected_texts() -> list[str]:
+    expected = []
+    for turn in range(TURNS):
+        expected += [*(["The first answer to 3"] if turn == 3 else []), f"Question {turn}", f"Answer {turn}"]
+    return expected
+
+
+def test_a_long_chat_shows_its_last_screen_first_then_draws_older_turns_as_it_is_scrolled_up(qtbot: QtBot) -> None:
     view = ConversationView()
     qtbot.addWidget(view)
     view.resize(800, 600)
@@ -69,29 +105,29 @@ def test_a_long_chat_shows_its_last_screen_first_then_draws_the_older_turns_abov
     first_paint: list[tuple[int, int]] = []
     PaintProbe(view.widget(), lambda: first_paint.append((bar.value(), bar.maximum())))
     view.show_history(messages, events)
-    view._older_timer.start(60_000)  # older turns held back while the last screen is checked
     # At once: the last turns, in order, scrolled to the end; not the whole chat.
     shown = texts(view)
     assert shown[-2:] == [f"Question {TURNS - 1}", f"Answer {TURNS - 1}"]
     assert LAST_SCREEN // 2 <= len(shown) < LAST_SCREEN
-    bar = view.verticalScrollBar()
-    qtbot.waitUntil(lambda: bool(first_paint))
+    qtbot.waitUntil(lambda: bool(first_paint), timeout=60_000)
     assert first_paint[0][1] > 0 and first_paint[0][0] == first_paint[0][1]  # its first paint is at the end
 
-    # The user scrolls up a little while older turns come in above: what they read stays put.
-    QApplication.processEvents()  # the view is painted and idle: the older turns still held back
-    assert len(texts(view)) == len(shown) and not drawn
+    # Between paints, older turns come in above, up to the turns a chat keeps drawn; the user, scrolled up a
+    # little meanwhile, keeps reading the same lines.
     bar.setValue(bar.maximum() - 200)
-    height = bar.maximum()
-    view._older_timer.start(1)
+    QApplication.processEvents()  # laid out at that place
+    reading = view.widget().childAt(QPoint(40, bar.value() + 20))  # what the user reads at the top
+    on_screen = reading.mapTo(view.viewport(), QPoint(0, 0))
     qtbot.waitUntil(lambda: bool(drawn), timeout=60_000)
-    assert bar.maximum() > height and bar.maximum() - bar.value() == 200
-    # Then the whole chat, in its order: each turn's question, its call's card, its answer.
-    expected = []
-    for turn in range(TURNS):
-        expected += [*(["The first answer to 3"] if turn == 3 else []), f"Question {turn}", f"Answer {turn}"]
-    assert texts(view) == expected
-    assert len(view.findChildren(MessageBubble)) == len(expected)
+    drawn_turns = len(view.older.turns)
+    assert DRAWN_TURNS <= drawn_turns < DRAWN_TURNS + OLDER_SLICE and view.older.folded_to > 0
+    qtbot.waitUntil(lambda: reading.mapTo(view.viewport(), QPoint(0, 0)) == on_screen, timeout=60_000)  # laid out
+    assert len(view.findChildren(ToolCard)) == drawn_turns  # not the whole chat's widgets
+
+    # Wheeling up draws the rest, a span at a time, until the chat's first message is at the top.
+    scroll_to_the_very_top(qtbot, view)
+    assert texts(view) == expected_texts()
+    assert len(view.findChildren(MessageBubble)) == len(expected_texts())
     layout = view._layout
     order = [layout.indexOf(b) for b in view.messages()]
     assert order == sorted(order)
