@@ -1,0 +1,23 @@
+"""An app view whose turn was folded out of a long chat keeps running aside, comes back into its card when
+scrolled to, and quitting afterwards closes it cleanly (no page deleted with its card or after its profile)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).parents[3]
+
+
+def test_an_app_view_folded_out_comes_back_when_scrolled_to_and_quitting_closes_it_cleanly() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "tests.ui.conversation.quit_after_folding_an_app"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "closed cleanly" in done.stdout
+    assert "still not deleted" not in done.stderr  # a page outliving its profile: Qt warns, then crashes
