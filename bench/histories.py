@@ -183,15 +183,30 @@ async def measure(app: Any, home: Path, big: str, monitor: StallMonitor, profile
         result["widgets"] = len(view.widget().findChildren(QObject))
         result["height"] = bar.maximum()
         await asyncio.sleep(1.0)
-        # Scroll from the end to the top, a wheel step (three lines of ~40 px) at a time.
-        frames = []
-        for target in range(bar.maximum(), bar.minimum() - 1, -120):
+        # Scroll from the end to the chat's first message, a wheel step (three lines of ~40 px) at a time;
+        # the older turns are drawn on the way up, between frames (each drawing timed on its own).
+        older = view.older
+        draws: list[tuple[float, float]] = []
+        draw_next = older.draw_next
+
+        def timed_draw() -> None:
             started, cpu = time.perf_counter(), time.thread_time()
-            bar.setValue(target)
+            draw_next()
+            draws.append((time.perf_counter() - started, time.thread_time() - cpu))
+
+        older._draw_timer.timeout.disconnect()
+        older._draw_timer.timeout.connect(timed_draw)
+        frames = []
+        while bar.value() > 0 or older.folded_to > 0:
+            started, cpu = time.perf_counter(), time.thread_time()
+            bar.setValue(max(0, bar.value() - 120))
             view.viewport().repaint()
             frames.append((time.perf_counter() - started, time.thread_time() - cpu))
             await asyncio.sleep(0.005)
+            await until(lambda: not older.drawing, 60, "older turns drawn", poll=0.002)
         result["frames"] = frames
+        result["draws"] = draws
+        result["drawn_at_top"] = len(view.messages())
         # Search History a key at a time.
         shown: list[float] = []
         started_search: list[float] = []
@@ -277,6 +292,13 @@ def main() -> None:
     p90 = frames[int(len(frames) * 0.9) - 1] if frames else 0.0
     detail = f"{len(frames)} frames, median {statistics.median(frames):.1f} ms, worst {frames[-1]:.0f} ms"
     goals.check(f"scrolling: frame time, p90 ({judged})", p90, GOAL_FRAME_MS, "ms", detail)
+    draws = sorted(d[pick] * 1000 for d in result["draws"])
+    if draws:
+        print(
+            f"  on the way up {len(draws)} spans of older turns were drawn between frames: median"
+            f" {statistics.median(draws):.0f} ms, worst {draws[-1]:.0f} ms; {result['drawn_at_top']} messages"
+            " drawn at the top"
+        )
     refresh = statistics.median(r[pick] for r in result["refresh"]) * 1000
     goals.check(f"History with {result['rows']:,} rows refreshed ({judged})", refresh, GOAL_HISTORY_MS, "ms")
     searches = [k[1] * 1000 for k in result["keys"]]

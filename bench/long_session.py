@@ -31,6 +31,7 @@ from typing import Any, Final
 
 from harness import ROOT, Goals, machine_load, rss_mb
 from scripted_session import (
+    APP_EVERY,
     finish_turn,
     isolated_home,
     provider,
@@ -108,11 +109,18 @@ async def scenario(
                         profiler = cProfile.Profile()
                         profiler.enable()
                     counted[0] = 0
+                    if number == APP_EVERY:  # the first app view starts QtWebEngine in this process
+                        gc.collect()
+                        result["first_app"] = [rss_mb()]
                     started, cpu = time.perf_counter(), time.process_time()
                     send(window, f"Question {number}: what changed in area {number % 7}?")
                     await finish_turn(window)
                     result["turns"].append(Turn(started, time.perf_counter(), time.process_time() - cpu, counted[0]))
                     await asyncio.sleep(0.03)  # the window's after-turn work (history, context meter)
+                    if number == APP_EVERY:
+                        await asyncio.sleep(0.5)
+                        gc.collect()
+                        result["first_app"].append(rss_mb())
                     if number in (EARLY, turns):
                         await asyncio.sleep(0.5)
                         result["snapshots"][number] = snapshot()
@@ -172,6 +180,13 @@ def print_report(
     grown = {k: late.by_type.get(k, 0) - early.by_type.get(k, 0) for k in late.by_type}
     most = sorted(grown.items(), key=lambda item: -item[1])[:6]
     print(f"  widgets that grew most: {', '.join(f'{kind} +{count}' for kind, count in most)}")
+    if "first_app" in result:
+        before, after = result["first_app"]
+        print(
+            f"  the first app view (turn {APP_EVERY}) starts QtWebEngine: RSS {before:.0f} → {after:.0f} MB"
+            f" (+{after - before:.0f} MB); turn {turns} / turn {EARLY} without that start:"
+            f" {(late.rss - (after - before)) / early.rss:.2f}x"
+        )
 
     def per_chunk(turns_: list[Turn]) -> float:
         return 1000 * sum(t.cpu for t in turns_) / max(1, sum(t.chunks for t in turns_))
