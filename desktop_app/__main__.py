@@ -43,6 +43,9 @@ COMMANDS: Final = (
     Command(
         "--mupdf-worker", "desktop_app.core.mupdf_process:main", "draw PDF pages for the window (the app starts it)"
     ),
+    Command(
+        "--token-worker", "desktop_app.core.chat.token_process:main", "count tokens for the window (the app starts it)"
+    ),
 )
 
 

@@ -18,6 +18,7 @@ from desktop_app.core.app_settings import default_settings_path, load_settings
 from desktop_app.core.asks.service import SAMPLING_GRANTS_FILENAME, SamplingGrants
 from desktop_app.core.chat.approval import RULES_FILENAME, AlwaysAllowRules
 from desktop_app.core.chat.conversations import ConversationStore
+from desktop_app.core.chat.tokens import release_encodings
 from desktop_app.core.config_store import ConfigStore
 from desktop_app.core.host import ServerHost
 from desktop_app.core.mupdf_worker import close_all_workers
@@ -102,7 +103,7 @@ class Session:
         self.window.gallery.check_updates()  # "update" badges for servers installed from a registry
 
     async def stop(self) -> None:
-        """Wait for the chat, close app views, stop every server and the PDF engine's processes."""
+        """Wait for the chat, close app views, stop every server, the PDF engine's and the tokenizer's processes."""
         try:
             if not self._starting.done():
                 self._starting.cancel()  # e.g. closed while the secrets password was being asked for
@@ -114,6 +115,7 @@ class Session:
             log.exception("Stopping did not finish cleanly")
         finally:
             close_all_workers()
+            release_encodings(quitting=True)
 
     def close(self) -> None:
         self.conversations.close()

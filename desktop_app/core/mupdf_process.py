@@ -6,52 +6,24 @@ cookie could not be used to abort: nothing in the process can run to set `abort`
 returns. In a process of its own the work runs in parallel, and `mupdf_worker` enforces the time
 budget from outside by ending the process.
 
-Messages are 4-byte big-endian lengths followed by a pickle; both ends are this application.
+Messages travel as `pipe_messages` frames.
 """
 
 from __future__ import annotations
 
-import contextlib
-import pickle
-import struct
 import sys
 from collections import OrderedDict
 from typing import IO, Any, Final
 
 from desktop_app.core.mupdf import load as load_mupdf
+from desktop_app.core.pipe_messages import die_with_the_app, read_message, write_message
 
 DOCUMENTS: Final = 4
 """Open documents kept; the oldest opened is closed first (`mupdf_worker` keeps the same account)."""
 _PAGES: Final = 16
-_HEADER: Final = struct.Struct(">I")
 
 Request = dict[str, Any]
 Reply = dict[str, Any]
-
-
-def write_message(stream: IO[bytes], message: object) -> None:
-    payload = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
-    stream.write(_HEADER.pack(len(payload)) + payload)
-    stream.flush()
-
-
-def read_message(stream: IO[bytes]) -> Any:
-    """The next message, or None at the end of the stream."""
-    header = _read_exactly(stream, _HEADER.size)
-    if header is None:
-        return None
-    payload = _read_exactly(stream, _HEADER.unpack(header)[0])
-    return None if payload is None else pickle.loads(payload)  # both ends are this application
-
-
-def _read_exactly(stream: IO[bytes], size: int) -> bytes | None:
-    data = b""
-    while len(data) < size:
-        chunk = stream.read(size - len(data))
-        if not chunk:
-            return None
-        data += chunk
-    return data
 
 
 class _Pages:
@@ -153,26 +125,9 @@ def serve(requests: IO[bytes], replies: IO[bytes]) -> None:
         write_message(replies, reply)
 
 
-def _die_with_the_app() -> None:
-    """A page can keep this process busy for minutes without reading its pipe: on Linux, let the
-    kernel end it with the app. (Elsewhere it ends at its next read, when the pipe is closed.)"""
-    if not sys.platform.startswith("linux"):
-        return
-    import ctypes
-    import os
-    import signal
-
-    parent = os.getppid()
-    pr_set_pdeathsig = 1
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGKILL)
-    if os.getppid() != parent:  # the app went before the request took effect
-        os._exit(0)
-
-
 def main(argv: list[str] | None = None) -> int:
     """The worker's entry point (`mcp-desk --mupdf-worker` in a frozen build); it takes no arguments."""
-    _die_with_the_app()
+    die_with_the_app()
     # The replies own stdout: nothing else may print there.
     replies, sys.stdout = sys.stdout.buffer, sys.stderr
     serve(sys.stdin.buffer, replies)

@@ -24,7 +24,8 @@ import weakref
 from collections.abc import Callable
 from typing import IO, Any, Final, TypeVar
 
-from desktop_app.core.mupdf_process import DOCUMENTS, read_message, write_message
+from desktop_app.core.mupdf_process import DOCUMENTS
+from desktop_app.core.pipe_messages import read_message, write_message
 
 PAGE_BUDGET_S: Final = 3.0
 """How long one page may take to draw or to read, in the viewer and for the model alike."""

@@ -248,6 +248,7 @@ class ChatController(QObject):
         """Quitting: keep a still of each app view, and let a running turn finish its cancellation."""
         self.records.keep_stills()
         self.warmup.stop()
+        self.meter.stop()
         if self._turn is not None and not self._turn.done:
             self._turn.cancel()
             await asyncio.gather(self._turn.wait(), return_exceptions=True)

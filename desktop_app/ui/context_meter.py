@@ -37,6 +37,7 @@ class ContextMeter(QObject):
         """The last naive dump's figure and what it read: reused while the resources and model stay."""
         self._turn_running = False
         self._put_off = False
+        self._stopped = False
 
     @property
     def put_off(self) -> bool:
@@ -46,8 +47,12 @@ class ContextMeter(QObject):
     def refresh(self) -> None:
         """Recompute the catalog's token cost for the status bar (off the event loop)."""
         engine = self._engine()
-        if engine is not None:
+        if engine is not None and not self._stopped:
             self._bridge.spawn(self._measure(engine), "Measuring the context")
+
+    def stop(self) -> None:
+        """Quitting: servers stopping change the catalog, and nobody is left to read its count."""
+        self._stopped = True
 
     def turn_started(self) -> None:
         """A turn builds its requests from now until its events end: counts wait for it."""

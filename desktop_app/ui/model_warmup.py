@@ -1,8 +1,9 @@
 """Gets the model library ready off the user's path, and gives the tokenizer back while nobody writes.
 
 LiteLLM costs seconds and ~200 MB to import, so it loads when the user starts typing, not at start-up;
-the tokenizer it counts with (~50 MB) is held while a message is written or sent and given back once
-the app has gone quiet: the catalog settled, or an answer read with nothing typed.
+the tokenizer it counts with (~50 MB, in a process of its own: `core/chat/token_process.py`) is held
+while a message is written or sent and ended once the app has gone quiet: the catalog settled, or an
+answer read with nothing typed.
 """
 
 from __future__ import annotations
@@ -25,9 +26,8 @@ from desktop_app.ui.conversation.turn_status import LOADING_LIBRARY, WAITING_FOR
 SETTLED_MS = 2000
 """The tokenizer is given back once the catalog has not been counted for this long (nothing typed)."""
 IDLE_MS = 20_000
-"""…and once this long has passed after an answer with nothing typed. Giving it back and loading it
-again each hold the interpreter for 0.1-0.2 s: at once after each answer, that stalled the window
-just as the answer ended, and the next key press again."""
+"""…and once this long has passed after an answer with nothing typed: a question typed soon after
+the answer finds it ready instead of waiting half a second for its process to start again."""
 
 
 def _loop_running() -> bool:
@@ -97,7 +97,7 @@ class ModelWarmup(QObject):
         self.quiet_timer.start(self.idle_ms)
 
     def stop(self) -> None:
-        """Quitting: nothing is given back once the event loop has gone."""
+        """Quitting: nothing is given back once the event loop has gone (the session ends the tokenizer)."""
         self.quiet_timer.stop()
 
     def _preload_sdk(self) -> None:
@@ -121,15 +121,11 @@ class ModelWarmup(QObject):
         await asyncio.to_thread(release_free_heap)  # the import's garbage, freed in a worker's heap
 
     def _release_tokenizer(self) -> None:
-        """Give the encoding's ~50 MB back while the user is not writing a message: nothing counts
-        then unless the catalog changes. Typing loads it again (half a second, in a worker); a count
-        still running (the naive dump reads every resource first: seconds on a busy machine) loads
-        it for itself, and the timer runs again when that count ends."""
-        if self.held:
-            return
-        release_encodings()
-        if _loop_running():  # else quitting (a count ending as the app stops): the heap goes with the process
-            self._bridge.spawn(asyncio.to_thread(release_free_heap), "Returning free memory")
+        """End the tokenizer's process while the user is not writing a message: nothing counts then
+        unless the catalog changes. Typing starts it again (half a second, in parallel); a count still
+        running (the naive dump reads every resource first) ends it when it is done."""
+        if not self.held:
+            release_encodings()
 
 
 def _preload_turn_parts() -> None:

@@ -31,11 +31,11 @@ def test_the_tokenizer_is_held_only_while_a_message_is_written(
     async def scenario(window: MainWindow, llm: ScriptedLLM) -> None:
         meter = window.status_meter.context_label
         await until(
-            lambda: meter.text().startswith("Context: catalog ") and not tokens._encodings,
+            lambda: meter.text().startswith("Context: catalog ") and not tokens._tokenizer.running,
             what="the tokenizer given back once the catalog is counted",
         )
         window.composer.editor.insertPlainText("H")
-        await until(lambda: bool(tokens._encodings), what="the tokenizer loaded as the user types")
+        await until(lambda: tokens._tokenizer.running, what="the tokenizer loaded as the user types")
         window.chat.warmup.idle_ms = 500
         measured: list[bool] = []
         window.chat.meter.context_changed.connect(lambda _prompt: measured.append(window.chat.busy))
@@ -47,8 +47,10 @@ def test_the_tokenizer_is_held_only_while_a_message_is_written(
         assert bubbles(window, "assistant")[-1].text == "Hi."
         await until(lambda: bool(measured), what="the meter counted once the turn ended")
         assert measured == [False]
-        assert tokens._encodings, "kept while the answer is read: a message typed soon after needs it"
-        await until(lambda: not tokens._encodings, what="the tokenizer given back after a while with nothing typed")
+        assert tokens._tokenizer.running, "kept while the answer is read: a message typed soon after needs it"
+        await until(
+            lambda: not tokens._tokenizer.running, what="the tokenizer given back after a while with nothing typed"
+        )
 
     run_app(qapp, tmp_path, llm, scenario)
 

@@ -4,7 +4,9 @@ The context meter and the catalog's budget need counts long before anything is s
 importing litellm for them costs seconds and ~200 MB. litellm counts most models with tiktoken
 anyway; this module makes the same choice of encoding and counts the same way (in 1,024-character
 pieces), so the figures equal litellm's `token_counter`. The encoding files come from litellm's
-package folder (the same files litellm uses), so nothing is downloaded.
+package folder (the same files litellm uses), so nothing is downloaded. The encoding itself lives
+in a process of its own (`token_process`), started at the first count and ended by
+`release_encodings`: giving its ~50 MB back in the app's process paused the window.
 
 Where litellm counts with a HuggingFace tokenizer of its own (bare `claude-…` names from Claude 4
 on, DeepSeek, Cohere's Command R), the count is litellm's: those models load the library to count.
@@ -15,31 +17,29 @@ about 1%. Past 4 million characters litellm extrapolates from samples; this coun
 
 from __future__ import annotations
 
-import importlib.util
-import logging
-import marshal
-import os
+import atexit
+import contextlib
+import pickle
 import re
+import subprocess
+import sys
 import threading
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import Final
 
-from desktop_app.core.paths import cache_dir
+from desktop_app.core.pipe_messages import read_message, write_message
 
-if TYPE_CHECKING:
-    from tiktoken import Encoding
-
-CHUNK_CHARS: Final = 1024
-"""litellm encodes text in pieces of this many characters (its `TIKTOKEN_ENCODE_CHUNK_SIZE_CHARS`)."""
+TOKEN_WORKER_FLAG: Final = "--token-worker"
+REAP_TIMEOUT_S: Final = 5.0
 BUNDLED: Final = frozenset({"cl100k_base", "o200k_base"})
 """The encodings litellm ships; every tiktoken-counted model uses one of them."""
 _DEEPSEEK: Final = re.compile(
     r"deepseek[-_.](?:chat[-_.])?v[34]|(?:^|/)deepseek-(?:chat|reasoner|flash)(?::free)?$", re.IGNORECASE
 )
 _NEWER_OPENAI: Final = re.compile(r"(?:gpt-(?:[5-9]|[1-9]\d+)|o[1-9]\d*)(?:[.-]|$)")
-_lock = threading.Lock()
-_encodings: dict[str, Encoding] = {}
-log = logging.getLogger(__name__)
+
+
+class TokenCountError(RuntimeError):
+    """The tokenizer process could not count (it did not start, or stopped twice in a row)."""
 
 
 def uses_library_tokenizer(model: str) -> bool:
@@ -62,52 +62,128 @@ def encoding_name(model: str) -> str:
     return known if known in BUNDLED else "cl100k_base"
 
 
-def _bundled_dir() -> str | None:
-    """litellm's folder of tiktoken files, found without importing litellm."""
-    spec = importlib.util.find_spec("litellm")
-    for location in (spec.submodule_search_locations or []) if spec is not None else []:
-        folder = Path(location) / "litellm_core_utils" / "tokenizers"
-        if folder.is_dir():
-            return str(folder)
-    return None
+def worker_command() -> list[str]:
+    """How to start the tokenizer process, from source or from a frozen (PyInstaller) build."""
+    if getattr(sys, "frozen", False):
+        return [sys.executable, TOKEN_WORKER_FLAG]
+    return [sys.executable, "-m", "desktop_app.core.chat.token_process"]
 
 
-def encoding(name: str) -> Encoding:
-    """A tiktoken encoding read from litellm's bundled files (as litellm itself points tiktoken there).
+class _Tokenizer:
+    """The tokenizer process, started on first use; counts are answered one request at a time."""
 
-    Built here rather than through `tiktoken.get_encoding`, whose registry would keep it for the
-    life of the process: `release_encodings()` can then give its memory back. Built once however
-    many threads ask at the same time (the catalog is counted from several).
-    """
-    with _lock:
-        found = _encodings.get(name)
-        if found is not None:
-            return found
-        if "TIKTOKEN_CACHE_DIR" not in os.environ:
-            folder = os.environ.get("CUSTOM_TIKTOKEN_CACHE_DIR") or _bundled_dir()
-            if folder:
-                os.environ["TIKTOKEN_CACHE_DIR"] = folder
-        import tiktoken
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._process: subprocess.Popen[bytes] | None = None
+        self._end_after_count = False
+        self._ending: list[subprocess.Popen[bytes]] = []
+        """Processes ended and not yet collected."""
 
-        found = tiktoken.Encoding(**_definition(name, tiktoken.__version__))
-        # Its Python copy of the ranks serves only pickling (the Rust core keeps its own): ~26 MB
-        # of a 200k-token encoding held for the life of the app.
-        found._mergeable_ranks = {}
-        _encodings[name] = found
-        return found
+    @property
+    def running(self) -> bool:
+        process = self._process
+        return process is not None and process.poll() is None
+
+    def counts(self, encoding: str, texts: list[str]) -> list[int]:
+        """Tokens in each of `texts`; a process that stopped is started again once."""
+        with self._lock:
+            try:
+                return self._exchange(encoding, texts)
+            finally:
+                if self._end_after_count:
+                    self._end_after_count = False
+                    self._end()
+
+    def end(self, *, reap: bool = False) -> None:
+        """End the process: now, or after the count that is running (never waits for one).
+
+        `reap` (quitting): wait for a running count, and for the moment it takes the kernel to end
+        the process, so no child is left behind; otherwise a thread collects it."""
+        self._end_after_count = True
+        if self._lock.acquire(timeout=REAP_TIMEOUT_S) if reap else self._lock.acquire(blocking=False):
+            try:
+                self._end_after_count = False
+                self._end(reap=reap)
+            finally:
+                self._lock.release()
+
+    def _exchange(self, encoding: str, texts: list[str]) -> list[int]:
+        for _attempt in range(2):
+            process = self._started()
+            assert process.stdin is not None and process.stdout is not None
+            try:
+                write_message(process.stdin, {"encoding": encoding, "texts": texts})
+                reply = read_message(process.stdout)
+            except (OSError, ValueError, EOFError, pickle.UnpicklingError):
+                reply = None
+            if reply is not None:
+                if "error" in reply:
+                    raise TokenCountError(f"the tokenizer could not count: {reply['error']}")
+                counts: list[int] = reply["counts"]
+                return counts
+            self._end()
+        raise TokenCountError("the tokenizer process stopped while counting")
+
+    def _started(self) -> subprocess.Popen[bytes]:
+        if self._process is not None and self._process.poll() is None:
+            return self._process
+        self._end()
+        process = subprocess.Popen(
+            worker_command(),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            creationflags=getattr(subprocess, "CREATE_NO_WINDOW", 0),
+        )
+        self._process = process
+        assert process.stdout is not None
+        try:
+            ready = read_message(process.stdout)
+        except (OSError, ValueError, EOFError, pickle.UnpicklingError):
+            ready = None
+        if not ready:
+            self._end()
+            raise TokenCountError("the tokenizer process did not start")
+        return process
+
+    def _end(self, *, reap: bool = False) -> None:
+        process, self._process = self._process, None
+        if process is not None:
+            process.kill()  # nothing to save: the kernel takes its memory back at once
+            for stream in (process.stdin, process.stdout):
+                if stream is not None:
+                    with contextlib.suppress(OSError):
+                        stream.close()
+            self._ending.append(process)
+        if reap:
+            for ending in list(self._ending):
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    ending.wait(timeout=REAP_TIMEOUT_S)
+        elif process is not None:
+            threading.Thread(target=self._collect, args=(process,), name="tokenizer-exit", daemon=True).start()
+
+    def _collect(self, process: subprocess.Popen[bytes]) -> None:
+        """Wait for an ended process (a few ms) off the caller's thread."""
+        process.wait()
+        with contextlib.suppress(ValueError):
+            self._ending.remove(process)
 
 
-def release_encodings() -> None:
-    """Forget the loaded encodings (~50 MB for a 200k-token one); the next count loads them again
-    (about half a second of CPU), so call it only when no count is expected soon."""
-    with _lock:
-        _encodings.clear()
+_tokenizer = _Tokenizer()
+atexit.register(_tokenizer.end, reap=True)
+
+
+def release_encodings(*, quitting: bool = False) -> None:
+    """End the tokenizer process (its ~50 MB go with it); the next count starts it again (about half
+    a second, in parallel), so call it only when no count is expected soon. Never waits for a count;
+    `quitting` waits for the process to be gone."""
+    _tokenizer.end(reap=quitting)
 
 
 def preload(model: str) -> None:
     """Load what counting for `model` needs, so the next count (a send) does not wait for it."""
     if not uses_library_tokenizer(model):
-        encoding(encoding_name(model))
+        _tokenizer.counts(encoding_name(model), [])
 
 
 def count_tokens(model: str, text: str) -> int:
@@ -120,33 +196,6 @@ def count_tokens(model: str, text: str) -> int:
         from litellm.litellm_core_utils.token_counter import _get_count_function
 
         return int(_get_count_function(model)(text))
-    encode = encoding(encoding_name(model)).encode_ordinary
-    return sum(len(encode(text[start : start + CHUNK_CHARS])) for start in range(0, len(text), CHUNK_CHARS))
-
-
-def _definition(name: str, version: str) -> dict[str, Any]:
-    """The encoding's ranks, pattern and special tokens, kept beside the app's other caches.
-
-    tiktoken reads its file of 200k base64 lines in Python (about 0.3 s of CPU, holding the
-    interpreter); the same data read back with `marshal` takes about 0.08 s. The data is fixed
-    for a tiktoken version (it pins each file's hash), so the version names the copy.
-    """
-    path = cache_dir() / "tokenizers" / f"{name}-tiktoken-{version}.marshal"
-    try:
-        found = marshal.loads(path.read_bytes())
-        if isinstance(found, dict) and found.get("name") == name:
-            return found
-    except (OSError, EOFError, ValueError, TypeError) as exc:
-        if not isinstance(exc, FileNotFoundError):
-            log.info("the tokenizer cache %s is unreadable, reading the encoding again: %s", path, exc)
-    from tiktoken_ext.openai_public import ENCODING_CONSTRUCTORS  # type: ignore[import-untyped]
-
-    definition: dict[str, Any] = ENCODING_CONSTRUCTORS[name]()
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        partial = path.with_suffix(f".{os.getpid()}.partial")
-        partial.write_bytes(marshal.dumps(definition))
-        partial.replace(path)
-    except OSError as exc:  # a read-only or full disk: counting works, only slower next time
-        log.info("cannot keep the tokenizer in %s: %s", path, exc)
-    return definition
+    if not text:
+        return 0
+    return _tokenizer.counts(encoding_name(model), [text])[0]

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
+from desktop_app.core.chat import tokens
 from desktop_app.core.chat.tokens import (
     count_tokens,
-    encoding,
     encoding_name,
     preload,
     release_encodings,
@@ -100,14 +100,41 @@ def test_counting_loads_no_model_library_and_nothing_from_the_network() -> None:
     assert done.stdout.split() == ["2", "2", "False"]
 
 
-def test_released_encodings_load_again_on_the_next_count() -> None:
+def test_the_encoding_lives_in_a_process_the_app_ends_without_waiting() -> None:
     before = count_tokens("openai/gpt-4.1-mini", TEXTS[2])
-    loaded = encoding("o200k_base")
+    first = tokens._tokenizer._process
+    assert first is not None and first.poll() is None
     release_encodings()
-    assert count_tokens("openai/gpt-4.1-mini", TEXTS[2]) == before
-    assert encoding("o200k_base") is not loaded
+    assert not tokens._tokenizer.running
+    assert first.wait(timeout=30) != 0, "ended, not asked to tidy up 600k allocations"
+    assert count_tokens("openai/gpt-4.1-mini", TEXTS[2]) == before, "started again for the next count"
     preload("gpt-3.5-turbo")
-    assert encoding("cl100k_base") is encoding("cl100k_base")
+    assert tokens._tokenizer.running
+
+
+def test_a_release_asked_during_a_count_ends_the_process_after_it() -> None:
+    import threading
+
+    preload("gpt-4o")
+    process = tokens._tokenizer._process
+    assert process is not None
+    with tokens._tokenizer._lock:  # a count running in another thread holds the process
+        done = threading.Event()
+        threading.Thread(target=lambda: (release_encodings(), done.set())).start()
+        assert done.wait(10), "asking never waits for the running count"
+        assert process.poll() is None
+    assert count_tokens("gpt-4o", "hello world") == 2
+    assert not tokens._tokenizer.running, "the count that was running ended it"
+
+
+def test_a_tokenizer_process_that_dies_is_started_again() -> None:
+    preload("gpt-4o")
+    process = tokens._tokenizer._process
+    assert process is not None
+    process.kill()
+    process.wait(timeout=30)
+    assert count_tokens("gpt-4o", "hello world") == 2
+    assert tokens._tokenizer._process is not process
 
 
 def test_an_encoding_read_back_from_its_cached_copy_counts_the_same(tmp_path: Any, monkeypatch: Any) -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import base64
 import dataclasses
+import functools
 import json
 import math
 import struct
@@ -21,13 +22,14 @@ from typing import Any
 
 from starlette.requests import Request
 
-from desktop_app.core.chat.tokens import encoding as bundled_encoding
+from desktop_app.core.chat.token_process import count, load_encoding
 from tests.llm_server import Reply, ScriptedLLM
+
+_encoding = functools.cache(load_encoding)
 
 
 def _count(text: str, encoding: str) -> int:
-    encode = bundled_encoding(encoding).encode_ordinary
-    return sum(len(encode(text[i : i + 1024])) for i in range(0, len(text), 1024))
+    return count(_encoding(encoding), text)
 
 
 def _png_size(data: str) -> tuple[int, int]:
