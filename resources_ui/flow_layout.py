@@ -16,10 +16,17 @@ class FlowLayout(QLayout):
         super().__init__(parent)
         self._items: list[QLayoutItem] = []
         self._spacing = spacing
+        self._height_for: tuple[int, int] | None = None
+        """The last width asked about and its height: a layout pass asks the same width many times."""
         self.setContentsMargins(0, 0, 0, 0)
+
+    def invalidate(self) -> None:
+        self._height_for = None
+        super().invalidate()
 
     def addItem(self, item: QLayoutItem) -> None:
         self._items.append(item)
+        self.invalidate()
 
     def addStretch(self) -> None:
         """What follows goes to the right end of its line: the line's leftover room is put here."""
@@ -32,7 +39,10 @@ class FlowLayout(QLayout):
         return self._items[index] if 0 <= index < len(self._items) else None
 
     def takeAt(self, index: int) -> QLayoutItem | None:
-        return self._items.pop(index) if 0 <= index < len(self._items) else None
+        if not 0 <= index < len(self._items):
+            return None
+        self.invalidate()
+        return self._items.pop(index)
 
     def expandingDirections(self) -> Qt.Orientation:
         return Qt.Orientation(0)
@@ -41,7 +51,9 @@ class FlowLayout(QLayout):
         return True
 
     def heightForWidth(self, width: int) -> int:
-        return self._arrange(QRect(0, 0, width, 0), move=False)
+        if self._height_for is None or self._height_for[0] != width:
+            self._height_for = (width, self._arrange(QRect(0, 0, width, 0), move=False))
+        return self._height_for[1]
 
     def setGeometry(self, rect: QRect) -> None:
         super().setGeometry(rect)

@@ -13,9 +13,11 @@ from enum import StrEnum
 from typing import Any, Generic, TypeVar
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QFrame, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QLabel, QPushButton, QVBoxLayout, QWidget
 
 from desktop_app.core.asks.question import Question
+from desktop_app.ui.bordered_frame import CALM_BORDER, BorderedFrame
 from desktop_app.ui.style import MUTED
 from resources_ui.flow_layout import FlowLayout
 
@@ -30,7 +32,7 @@ class Tone(StrEnum):
     DANGER = "#d64545"
 
 
-class AskCard(QFrame, Generic[R]):
+class AskCard(BorderedFrame, Generic[R]):
     """A question's card: a header, the subclass's `body`, a row of buttons, then the outcome."""
 
     sig_answered = Signal(object)
@@ -46,7 +48,6 @@ class AskCard(QFrame, Generic[R]):
         self.reply: asyncio.Future[R] = asyncio.get_event_loop().create_future()
         self._tone = tone
         self.setObjectName("askCard")
-        self.setFrameShape(QFrame.Shape.StyledPanel)
         self._set_border(tone.value, 2)
         self.title = QLabel(title)
         self.title.setTextFormat(Qt.TextFormat.RichText)
@@ -131,13 +132,14 @@ class AskCard(QFrame, Generic[R]):
         self.collapse()
         self.outcome.setText(text)
         self.outcome.show()
-        self._set_border("rgba(127,127,127,90)", 1)
+        self._set_border(CALM_BORDER, 1)
 
     def collapse(self) -> None:
         """Hide what only mattered while open (subclasses hide their editors here)."""
 
-    def _set_border(self, colour: str, width: int) -> None:
-        self.setStyleSheet(f"#askCard {{ border: {width}px solid {colour}; border-radius: 8px; }}")
+    def _set_border(self, colour: QColor | str, width: int) -> None:
+        """The card's border; an approval panel living in a tool card hands it to that card."""
+        self.set_border(colour, width)
 
 
 def escape(text: str) -> str:

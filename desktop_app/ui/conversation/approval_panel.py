@@ -19,7 +19,7 @@ import json
 from typing import Final
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QKeyEvent, QKeySequence, QShortcut, QShowEvent
+from PySide6.QtGui import QColor, QKeyEvent, QKeySequence, QShortcut, QShowEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QLineEdit, QPushButton, QWidget
 
 from desktop_app.core.chat.approval import (
@@ -30,6 +30,7 @@ from desktop_app.core.chat.approval import (
     validate_arguments,
 )
 from desktop_app.ui.asks.card import AskCard, Tone
+from desktop_app.ui.bordered_frame import CALM_BORDER
 from desktop_app.ui.conversation.approval_words import change_note, hint_badges, taint_note
 from desktop_app.ui.conversation.tool_card import ARGUMENT_LINES, ToolCard, pretty_json
 from desktop_app.ui.fitted_text import FittedText
@@ -185,8 +186,7 @@ class ApprovalPanel(AskCard[ApprovalReply]):
         self.description.hide()
         if self.claims is not None:
             self.claims.hide()
-        self.setFrameShape(QFrame.Shape.NoFrame)
-        self.setStyleSheet("#askCard { border: none; }")
+        self.set_border(CALM_BORDER, 0)  # the card's border carries the tone
         if (box := self.layout()) is not None:
             box.setContentsMargins(0, 2, 0, 0)
         card.embed(self)
@@ -194,7 +194,7 @@ class ApprovalPanel(AskCard[ApprovalReply]):
         self.sig_answered.connect(lambda _reply: card.release())
         self.sig_withdrawn.connect(lambda _why: card.release())
 
-    def _set_border(self, colour: str, width: int) -> None:
+    def _set_border(self, colour: QColor | str, width: int) -> None:
         host: ToolCard | None = getattr(self, "_host", None)  # not set yet while the base class builds the card
         if host is not None:
             host.set_border(colour, width)

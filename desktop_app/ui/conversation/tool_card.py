@@ -14,7 +14,6 @@ from typing import Any, Final
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QPixmap
 from PySide6.QtWidgets import (
-    QFrame,
     QHBoxLayout,
     QLabel,
     QPushButton,
@@ -26,6 +25,7 @@ from PySide6.QtWidgets import (
 from desktop_app.core.chat.events import ToolCallStarted, ToolDecision
 from desktop_app.core.content import ResourceContent, human_size
 from desktop_app.core.trust import ToolHints
+from desktop_app.ui.bordered_frame import CALM_BORDER, BorderedFrame
 from desktop_app.ui.conversation.approval_words import decision_line, hint_badges
 from desktop_app.ui.fitted_text import FittedText
 from desktop_app.ui.plain_text import plain_label, set_plain_tooltip
@@ -36,7 +36,6 @@ DESCRIPTION_CHARS: Final = 280
 """Longer descriptions are cut in the card (the whole text is in the tooltip)."""
 ARGUMENT_LINES: Final = 24
 """Arguments are shown whole up to this many lines, then scroll."""
-_CALM_BORDER: Final = "rgba(127,127,127,90)"
 
 
 class CallState(StrEnum):
@@ -74,7 +73,7 @@ def _escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-class ToolCard(QFrame):
+class ToolCard(BorderedFrame):
     """Header (title · tool · server · state), description, claims, arguments, decision and result."""
 
     open_content = Signal(object)  # ResourceContent: show it in the viewer pane
@@ -96,8 +95,6 @@ class ToolCard(QFrame):
         self.call_id = call_id
         self.hints = hints or ToolHints()
         self.setObjectName("toolCard")
-        self.setFrameShape(QFrame.Shape.StyledPanel)
-        self.set_border(_CALM_BORDER, 1)
         on = f"on {_escape(server)}" if server else ""  # a card from history knows no server
         where = " · ".join(part for part in (_escape(tool) if title else "", on) if part)
         grey = f" &nbsp;<span style='{MUTED}'>{where}</span>" if where else ""
@@ -187,9 +184,6 @@ class ToolCard(QFrame):
         if state is not CallState.RUNNING:
             self.progress.clear()
 
-    def set_border(self, colour: str, width: int) -> None:
-        self.setStyleSheet(f"#toolCard {{ border: {width}px solid {colour}; border-radius: 8px; }}")
-
     # -- the approval inside the card ------------------------------------------------------
 
     def embed(self, panel: QWidget) -> None:
@@ -209,7 +203,7 @@ class ToolCard(QFrame):
         self.panel.deleteLater()
         self.panel = None
         self.arguments.show()
-        self.set_border(_CALM_BORDER, 1)
+        self.set_border(CALM_BORDER, 1)
         if self.state is CallState.AWAITING:
             self.set_state(CallState.RUNNING)
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QPoint, QPointF, Qt, QUrl
-from PySide6.QtGui import QDragEnterEvent, QDropEvent, QGuiApplication
+from PySide6.QtGui import QColor, QDragEnterEvent, QDropEvent, QGuiApplication
 from PySide6.QtWidgets import QApplication, QLabel, QPlainTextEdit, QWidget
 from pytestqt.qtbot import QtBot
 
@@ -33,6 +33,7 @@ from desktop_app.core.content import ResourceContent
 from desktop_app.core.trust import ServerTrust, ToolHints
 from desktop_app.ui.asks.card import Tone
 from desktop_app.ui.asks.card_asker import CardAsker
+from desktop_app.ui.bordered_frame import CALM_BORDER
 from desktop_app.ui.conversation.approval_panel import ApprovalPanel
 from desktop_app.ui.conversation.approval_words import DANGER_COLOUR, hint_badges
 from desktop_app.ui.conversation.attachment_chip import AttachmentChip
@@ -290,7 +291,8 @@ def test_destructive_tools_need_a_second_confirmation_to_always_allow(qapp: QApp
         answer = asyncio.ensure_future(ask_user(asker, _request(hints=DESTRUCTIVE)))
         await eventually(lambda: bool(_open_panels(view)), what="the panel")
         [panel] = _open_panels(view)
-        assert panel.tone is Tone.DANGER and Tone.DANGER.value in card.styleSheet()
+        assert panel.tone is Tone.DANGER and card.border == (QColor(Tone.DANGER.value), 2)
+        assert panel.border[1] == 0, "inside the card, the card's border carries the tone"
         assert panel.allow_always.text() == "Always allow…"
         panel.allow_always.click()
         assert not answer.done() and panel.confirm.isVisibleTo(panel)
@@ -299,7 +301,7 @@ def test_destructive_tools_need_a_second_confirmation_to_always_allow(qapp: QApp
         panel.allow_always.click()
         panel.confirm_yes.click()
         assert (await answer).decision is Decision.ALLOW_ALWAYS
-        assert "rgba(127,127,127,90)" in card.styleSheet()  # answered: the card is calm again
+        assert card.border == (CALM_BORDER, 1)  # answered: the card is calm again
 
     run_in_qt(qapp, scenario())
 
