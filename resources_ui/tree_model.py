@@ -29,6 +29,7 @@ from desktop_app.core.catalog import ServerCatalog
 from desktop_app.core.server_status import ServerState, ServerStatus
 from resources_ui.drag_payload import RESOURCES_MIME, URI_LIST_MIME, encode_resources
 from resources_ui.icons import ContentKind, kind_for, kind_icon
+from resources_ui.listing_entries import ListingEntries, is_big
 from resources_ui.qt_compat import no_data
 from resources_ui.status_icons import state_icon
 from resources_ui.tree_entries import Entry, EntryKey, entries_of, entry_tooltip, refs_of, size_text, type_text
@@ -116,6 +117,8 @@ class ResourceTreeModel(QAbstractItemModel):
         self._next_id = 1
         self._bold = QFont()
         self._bold.setBold(True)
+        self._listings = ListingEntries(self)
+        self._listings.built.connect(self.set_catalog)
         if bridge is not None:
             self._bind(bridge)
 
@@ -131,13 +134,15 @@ class ResourceTreeModel(QAbstractItemModel):
         def on_catalog(name: str, catalog: ServerCatalog | None) -> None:
             if catalog is None and name not in host.connections:
                 self.remove_server(name)
+            elif catalog is not None and is_big(catalog):
+                self._listings.build(name, catalog)  # its rows come back through `set_catalog`
             else:
                 self.set_catalog(name, catalog)
 
         for name, connection in host.connections.items():
             self.set_status(name, connection.status)
             if connection.catalog is not None:
-                self.set_catalog(name, connection.catalog)
+                on_catalog(name, connection.catalog)
         bridge.server_state_changed.connect(on_state)
         bridge.catalog_changed.connect(on_catalog)
         bridge.server_removed.connect(self.remove_server)
@@ -158,8 +163,11 @@ class ResourceTreeModel(QAbstractItemModel):
                 [Qt.ItemDataRole.ForegroundRole],
             )
 
-    def set_catalog(self, name: str, catalog: ServerCatalog | None) -> None:
-        """Show a server's new listing; None keeps the last one, marked as no longer live."""
+    def set_catalog(self, name: str, catalog: ServerCatalog | None, entries: list[Entry] | None = None) -> None:
+        """Show a server's new listing; None keeps the last one, marked as no longer live. `entries`:
+        the listing's rows when already built (`listing_entries`)."""
+        if entries is None:
+            self._listings.forget(name)  # a big listing built meanwhile is older than this one
         server = self._server_named(name) or self._add_server(name, ServerStatus(ServerState.STARTING))
         row = self._servers.index(server)
         if catalog is None:
@@ -169,12 +177,13 @@ class ResourceTreeModel(QAbstractItemModel):
             listing = (catalog.resources, catalog.templates, catalog.skills)
             if any(new is not old for new, old in zip(listing, server.listing, strict=True)):
                 server.listing = listing
-                entries = entries_of(catalog)
+                entries = entries_of(catalog) if entries is None else entries
                 if entries != server.entries:
                     self._replace_entries(server, entries)
         self.dataChanged.emit(self.index(row, 0), self.index(row, COLUMNS - 1))
 
     def remove_server(self, name: str) -> None:
+        self._listings.forget(name)
         server = self._server_named(name)
         if server is None:
             return
