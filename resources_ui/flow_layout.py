@@ -16,12 +16,12 @@ class FlowLayout(QLayout):
         super().__init__(parent)
         self._items: list[QLayoutItem] = []
         self._spacing = spacing
-        self._height_for: tuple[int, int] | None = None
-        """The last width asked about and its height: a layout pass asks the same width many times."""
+        self._heights: dict[int, int] = {}
+        """Heights by width, until the items change: a layout pass asks the same few widths many times."""
         self.setContentsMargins(0, 0, 0, 0)
 
     def invalidate(self) -> None:
-        self._height_for = None
+        self._heights.clear()
         super().invalidate()
 
     def addItem(self, item: QLayoutItem) -> None:
@@ -51,9 +51,10 @@ class FlowLayout(QLayout):
         return True
 
     def heightForWidth(self, width: int) -> int:
-        if self._height_for is None or self._height_for[0] != width:
-            self._height_for = (width, self._arrange(QRect(0, 0, width, 0), move=False))
-        return self._height_for[1]
+        height = self._heights.get(width)
+        if height is None:
+            height = self._heights[width] = self._arrange(QRect(0, 0, width, 0), move=False)
+        return height
 
     def setGeometry(self, rect: QRect) -> None:
         super().setGeometry(rect)
