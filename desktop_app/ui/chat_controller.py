@@ -22,7 +22,16 @@ from desktop_app.core.asks.service import SamplingModel
 from desktop_app.core.chat.approval import AlwaysAllowRules
 from desktop_app.core.chat.conversations import DEFAULT_TITLE, Conversation, ConversationStore
 from desktop_app.core.chat.engine import Attachment, ChatEngine, Turn
-from desktop_app.core.chat.events import ApprovalNeeded, ChatError, ConversationTainted, ErrorKind, TurnFinished, Usage
+from desktop_app.core.chat.events import (
+    ApprovalNeeded,
+    AppViewRecord,
+    ChatError,
+    ConversationTainted,
+    ErrorKind,
+    TurnFinished,
+    Usage,
+    record_to_dict,
+)
 from desktop_app.core.chat.history_search import message_text
 from desktop_app.core.chat.prompts import PromptDraft
 from desktop_app.core.chat.skill_reads import skill_loader
@@ -31,6 +40,8 @@ from desktop_app.ui.app_chat import AppChatSide
 from desktop_app.ui.chat_records import ChatRecords, RecordingPolicy
 from desktop_app.ui.context_meter import ContextMeter
 from desktop_app.ui.conversation.conversation_view import ConversationView
+from desktop_app.ui.conversation.record_cards import still_png
+from desktop_app.ui.conversation.tool_card import ToolCard
 from desktop_app.ui.conversation.turn_status import READING_ATTACHMENTS
 from desktop_app.ui.conversation.turn_waits import show_wait
 from desktop_app.ui.model_warmup import ModelWarmup
@@ -70,6 +81,7 @@ class ChatController(QObject):
         self.policy = RecordingPolicy(asker, rules, on_app_call=self.records.app_call)
         self.conversation = Conversation.start(store)
         view.older.source = lambda: (self.conversation.messages, self.conversation.events)
+        view.card_folded.connect(self._card_folded)
         self._last_sent: tuple[int, str, list[ResourceRef]] | None = None
         """Where the last message sent from the window went in the conversation, its text and attachments."""
         self._turn: Turn | None = None
@@ -257,6 +269,18 @@ class ChatController(QObject):
 
     def _app_view(self, call_id: str) -> QWidget | None:
         return self.apps.view_for_call(call_id) if self.apps is not None else None
+
+    def _card_folded(self, card: ToolCard) -> None:
+        """A tool card was folded out of a long chat: its app view is closed, and the chat keeps a still
+        of it, shown when the turn is drawn again (a view in the viewer or a window runs on there)."""
+        if self.apps is None or (view := self.apps.view_for_call(card.call_id)) is None:
+            return
+        if card.isAncestorOf(view):
+            still = AppViewRecord(card.call_id, view.server, view.origin.resource_uri, still_png(view))
+            self.conversation.record(record_to_dict(still))
+        elif self.view.card(card.call_id) is not card:
+            return  # an earlier call with the same id: the view belongs to a later card
+        self.apps.release_call(card.call_id)
 
     def _close_apps(self, reason: str) -> None:
         self.records.keep_stills()  # the chat is left: its app views' last pictures stay in it

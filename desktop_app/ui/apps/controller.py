@@ -273,14 +273,32 @@ class AppViews(QObject):
         window.show()
 
     def bring_back(self, view: AppView) -> None:
+        """Put `view` back in its tool card; one whose card was folded out of the chat is closed instead."""
+        if view.origin.call_id is None:
+            return  # the viewer's own (a `ui://` resource): it has no card
         slot = self._slot_of(view)
-        if slot is None:
-            return
         self._take_from_window(view)
         if self._in_viewer is view:
             self._in_viewer = None
             self._clear_viewer()  # lets go of the view first (`released` then ignores it)
-        slot.hold()
+        if slot is not None:
+            slot.hold()
+        elif self._by_call.pop(view.origin.call_id, None) is not None:
+            self._close_later(self._dispose(view), "Closing an app view")
+
+    def release_call(self, call_id: str) -> None:
+        """The card of `call_id` was folded out of a long chat: its view is closed (the chat keeps a still
+        of it); one shown in the viewer or a window of its own runs on there until that is closed."""
+        self._slots.pop(call_id, None)
+        self._waiting.discard(call_id)
+        self._off_noted.discard(call_id)
+        view = self._by_call.get(call_id)
+        if view is None or view is self._in_viewer or id(view) in self._windows:
+            return
+        del self._by_call[call_id]
+        view.hide()
+        view.setParent(None)
+        self._close_later(self._dispose(view), "Closing an app view")
 
     def released(self, widget: QWidget) -> None:
         """The viewer pane let go of `widget` (it shows something else now)."""
@@ -312,10 +330,10 @@ class AppViews(QObject):
         window = self._windows.pop(id(view), None)
         if window is None:
             return
-        if self._slot_of(view) is not None:
-            self.bring_back(view)
-        else:
+        if view.origin.call_id is None:
             self._close_later(self._dispose(view), "Closing an app view")
+        else:
+            self.bring_back(view)
 
     def _take_from_window(self, view: AppView) -> None:
         window = self._windows.pop(id(view), None)

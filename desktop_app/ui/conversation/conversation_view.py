@@ -57,6 +57,7 @@ class ConversationView(QScrollArea):
     open_resource = Signal(str, str)  # uri, server
     web_link_requested = Signal(str)  # a web link clicked in a message
     history_drawn = Signal()  # older turns were drawn above what was shown (a reopened chat's, or scrolled to)
+    card_folded = Signal(object)  # ToolCard: folded out of a long chat, deleted next (its app view is let go)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -285,7 +286,7 @@ class ConversationView(QScrollArea):
             self._layout.takeAt(top)
             folded.add(widget)
             if isinstance(widget, ToolCard):
-                self.older.set_aside(widget)
+                self.card_folded.emit(widget)
                 if self._cards.get(widget.call_id) is widget:
                     del self._cards[widget.call_id]
                     self._below.pop(widget.call_id, None)
@@ -302,7 +303,6 @@ class ConversationView(QScrollArea):
         card.open_content.connect(self.open_content)
         self._cards[card.call_id] = card
         self.add_widget(card)
-        self.older.put_back(card)
         return card
 
     # -- records and replaced turns ---------------------------------------------------------
@@ -316,8 +316,7 @@ class ConversationView(QScrollArea):
             else:
                 self.add_widget(widget)
         elif isinstance(record, AppViewRecord) and (card := self._cards.get(record.call_id)) is not None:
-            if not self.older.holds_app(record.call_id):  # the view itself is back in its card
-                card.show_still(AppStill(record))
+            card.show_still(AppStill(record))
         elif isinstance(record, Replaced):
             self.end_assistant()
             start = self._layout.indexOf(self._tail or self.turn_status)

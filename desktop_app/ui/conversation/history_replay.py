@@ -13,6 +13,7 @@ from dataclasses import replace
 from typing import Any, Protocol
 
 from desktop_app.core.chat.events import (
+    AppViewRecord,
     ChatEvent,
     HistoryRecord,
     ToolCallStarted,
@@ -70,13 +71,18 @@ def replay_history(
     replay: dict[int, list[ChatEvent | HistoryRecord]] = {}
     started: set[tuple[int, str]] = set()
     results: set[tuple[int, str]] = set()
+    stills = _last_stills(events)
     for position, stored in events:
         if not first <= position < end and not (position >= end == len(messages)):
             continue
         event = event_from_dict(stored)
         if event is None:
             continue
-        if isinstance(event, ToolCallStarted):
+        if isinstance(event, AppViewRecord):
+            if event.snapshot:
+                continue  # drawn in its call's card, where the view was first recorded
+            event = stills.get(event.call_id, event)
+        elif isinstance(event, ToolCallStarted):
             started.add((position, event.call_id))
         elif isinstance(event, ToolResult):
             results.add((position, event.call_id))
@@ -94,6 +100,18 @@ def replay_history(
             _show_message(view, index, messages[index], started, results, unstarted, track)
     for call in (unstarted or {}).values():
         _plain_card(view, call)
+
+
+def _last_stills(events: Sequence[tuple[int, dict[str, Any]]]) -> dict[str, AppViewRecord]:
+    """The last still kept of each app view, by call: it is taken when the chat is left or the view's
+    turn is folded out of a long chat, turns after the view was first recorded."""
+    stills: dict[str, AppViewRecord] = {}
+    for _position, stored in events:
+        if stored.get("type") == AppViewRecord.__name__ and stored.get("snapshot"):
+            record = event_from_dict(stored)
+            if isinstance(record, AppViewRecord):
+                stills[record.call_id] = record
+    return stills
 
 
 def _show(view: ReplayTarget, event: ChatEvent | HistoryRecord) -> None:

@@ -2,9 +2,9 @@
 from the stored chat when the user scrolls up to them.
 
 A long chat keeps about `DRAWN_TURNS` turns as widgets. While the user follows the stream at the
-bottom, a turn finishing folds the oldest ones beyond that out: their widgets are deleted, but an
-MCP App view in one of their cards is set aside, still running (the app views own it and release
-it with the chat), and put back in the card when that turn is drawn again. Scrolling near the top of
+bottom, a turn finishing folds the oldest ones beyond that out: their widgets are deleted (an MCP
+App view in one of their cards is closed by the app views, which keep a still of it in the chat, shown
+when that turn is drawn again, as in a reopened chat). Scrolling near the top of
 what is drawn draws the turns above from the stored chat (`replay_history` over `turn_spans`, as a
 reopened chat's), keeping what is on screen where it is. A reopened chat shows its last screen first,
 then older turns between paints up to `DRAWN_TURNS`, the rest on the way up.
@@ -19,7 +19,6 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QWidget
 
 from desktop_app.ui.conversation.history_replay import turn_spans
-from desktop_app.ui.conversation.tool_card import ToolCard
 
 Stored = tuple[list[dict[str, Any]], Sequence[tuple[int, dict[str, Any]]]]
 """A chat's messages and its kept events, as (message position, event dict)."""
@@ -71,8 +70,6 @@ class OlderTurns(QObject):
         """Where in `turns` new ones go while older turns are drawn (None: at the end)."""
         self._filling = False
         """A reopened chat: older turns are drawn between paints until `DRAWN_TURNS` are."""
-        self._apps: dict[str, list[QWidget]] = {}
-        """App views (their places) taken from cards folded out, by call: put back when drawn again."""
         self._draw_timer = QTimer(self, singleShot=True)
         self._draw_timer.timeout.connect(self.draw_next)
         self._fold_timer = QTimer(self, singleShot=True)
@@ -117,11 +114,6 @@ class OlderTurns(QObject):
         self._head = self._slot = None
         self._reopened = None
         self._filling = False
-        for places in self._apps.values():
-            for place in places:
-                if place.parentWidget() is None:  # set aside, not in a card drawn again
-                    place.deleteLater()
-        self._apps.clear()
 
     # -- a reopened chat ----------------------------------------------------------------------
 
@@ -179,26 +171,3 @@ class OlderTurns(QObject):
             return
         self._filling = False
         self.drawn.emit()
-
-    # -- app views in folded cards ------------------------------------------------------------
-
-    def set_aside(self, card: ToolCard) -> None:
-        """`card` is folded out: its app view (its place in the card, not a still) is kept, running."""
-        for index in reversed(range(card.app_slot.count())):
-            item = card.app_slot.itemAt(index)
-            place = item.widget() if item is not None else None
-            if place is not None and place is not card.still:
-                card.app_slot.takeAt(index)
-                place.hide()
-                place.setParent(None)
-                self._apps.setdefault(card.call_id, []).insert(0, place)
-
-    def put_back(self, card: ToolCard) -> None:
-        """`card` is drawn again: the app view set aside from it goes back in, as it was."""
-        for place in self._apps.get(card.call_id, []):
-            card.show_app(place)
-            place.show()
-
-    def holds_app(self, call_id: str) -> bool:
-        """Whether the live app view of `call_id` is kept here (a still would say it no longer runs)."""
-        return call_id in self._apps

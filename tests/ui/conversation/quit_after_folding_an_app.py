@@ -1,6 +1,6 @@
 """Run as a program: a model's call shows an app view in the chat, more turns fold that turn out (the view
-set aside, still running), scrolling up brings it back into its card, more turns fold it out again, and the
-window is closed at once.
+is closed, a still of it kept in the chat), scrolling up draws the turn again with that still in its card,
+more turns fold it out again, and the window is closed at once.
 
 A process of its own because the failure it guards against is a crash (a web page deleted with its card,
 or released after its web profile), which would take a test worker with it. Exits 0 when the window closed
@@ -28,6 +28,7 @@ from desktop_app.ui.apps.controller import AppSlot
 from desktop_app.ui.apps.web_engine import prepare_application
 from desktop_app.ui.conversation import older_turns
 from desktop_app.ui.conversation.approval_panel import ApprovalPanel
+from desktop_app.ui.conversation.record_cards import STILL_NOTE, AppStill
 from desktop_app.ui.main_window import MainWindow
 from tests.hosting import eventually, main_window
 from tests.llm_server import ScriptedLLM, ToolCall, calls, text
@@ -64,16 +65,19 @@ async def scenario(app: QApplication, home: Path, llm: ScriptedLLM) -> None:
     slot = view.findChildren(AppSlot)[0]
     await eventually(lambda: slot.view.session.state is SessionState.READY, DEADLINE, "the view ready")
     await eventually(lambda: not window.chat.busy, DEADLINE, "the answer")
+    app_view = slot.view
     await plain_turns(window, llm, KEPT + 1)
     await eventually(lambda: view.card("call_probe") is None, DEADLINE, "the app's turn folded out")
-    assert slot.parentWidget() is None and slot.view.session.state is SessionState.READY, "set aside, running"
+    assert window.apps.view_for_call("call_probe") is None and not window.apps.views, "let go of"
+    await eventually(lambda: app_view.session.state is SessionState.CLOSED, DEADLINE, "the view closed")
     bar = view.verticalScrollBar()
-    while view.older.folded_to > 0:  # up to the top: the app's turn is drawn again, with the view itself
+    while view.older.folded_to > 0:  # up to the top: the app's turn is drawn again, with a still of the view
         bar.setValue(0)
         await eventually(lambda: not view.older.drawing, DEADLINE, "older turns drawn")
     card = view.card("call_probe")
-    assert card is not None and slot.parentWidget() is not None and card.isAncestorOf(slot), "back in its card"
-    assert card.still is None, "the view itself, not a still of it"
+    assert card is not None and isinstance(card.still, AppStill), "a still in its card"
+    assert card.still.note.text().startswith(STILL_NOTE) and not card.still.picture.pixmap().isNull()
+    assert not card.findChildren(AppSlot), "not the view itself"
     bar.setValue(bar.maximum())
     await plain_turns(window, llm, 1)
     await eventually(lambda: view.card("call_probe") is None, DEADLINE, "folded out again")

@@ -1,5 +1,5 @@
-"""An app view whose turn was folded out of a long chat keeps running aside, comes back into its card when
-scrolled to, and quitting afterwards closes it cleanly (no page deleted with its card or after its profile)."""
+"""An app view whose turn was folded out of a long chat is closed, a still of it shown in its card when the
+turn is drawn again, and quitting afterwards closes cleanly (no page deleted with its card or after its profile)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 ROOT = Path(__file__).parents[3]
 
 
-def test_an_app_view_folded_out_comes_back_when_scrolled_to_and_quitting_closes_it_cleanly() -> None:
+def test_an_app_view_folded_out_is_closed_leaves_a_still_and_quitting_closes_cleanly() -> None:
     done = subprocess.run(
         [sys.executable, "-m", "tests.ui.conversation.quit_after_folding_an_app"],
         cwd=ROOT,
