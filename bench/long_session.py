@@ -67,6 +67,7 @@ class Snapshot:
     objects: int
     widgets: int
     by_type: dict[str, int] = field(default_factory=dict)
+    objects_by_type: dict[str, int] = field(default_factory=dict)
 
 
 def snapshot() -> Snapshot:
@@ -77,7 +78,9 @@ def snapshot() -> Snapshot:
     gc.collect()
     widgets = QApplication.allWidgets()
     kinds = Counter(type(w).__name__ for w in widgets)
-    return Snapshot(rss_mb(), len(gc.get_objects()), len(widgets), dict(kinds.most_common(12)))
+    tracked = gc.get_objects()
+    objects = Counter(type(o).__qualname__ for o in tracked)
+    return Snapshot(rss_mb(), len(tracked), len(widgets), dict(kinds.most_common(12)), dict(objects))
 
 
 async def scenario(
@@ -180,6 +183,9 @@ def print_report(
     grown = {k: late.by_type.get(k, 0) - early.by_type.get(k, 0) for k in late.by_type}
     most = sorted(grown.items(), key=lambda item: -item[1])[:6]
     print(f"  widgets that grew most: {', '.join(f'{kind} +{count}' for kind, count in most)}")
+    counts = {k: v - early.objects_by_type.get(k, 0) for k, v in late.objects_by_type.items()}
+    most = sorted(counts.items(), key=lambda item: -item[1])[:8]
+    print(f"  Python objects that grew most: {', '.join(f'{kind} +{count:,}' for kind, count in most)}")
     if "first_app" in result:
         before, after = result["first_app"]
         print(
