@@ -70,7 +70,9 @@ def live_children(parent: int | None = None) -> list[int]:
     """PIDs of the children of `parent` (default: this process) that still exist (zombies included: they leaked too).
 
     QtWebEngine's helper processes are not counted: Qt starts them once for the whole process
-    (MCP App views) and ends them with it.
+    (MCP App views) and ends them with it. Nor is the tokenizer's: the app starts it for counts
+    and ends it when idle and at quitting (tests/core/chat/test_tokens.py checks that), whichever
+    servers run meanwhile.
     """
     me = str(os.getpid() if parent is None else parent)
     children = []
@@ -83,17 +85,17 @@ def live_children(parent: int | None = None) -> list[int]:
             continue
         # Field 4 (after the parenthesised command name) is the parent pid.
         fields = stat.rsplit(")", 1)[1].split()
-        if fields[1] == me and not _is_web_engine_helper(entry):
+        if fields[1] == me and not _is_process_wide_helper(entry):
             children.append(int(entry.name))
     return children
 
 
-def _is_web_engine_helper(proc: Path) -> bool:
+def _is_process_wide_helper(proc: Path) -> bool:
     try:
-        command = (proc / "cmdline").read_bytes().split(b"\0", 1)[0]
+        command = (proc / "cmdline").read_bytes().split(b"\0")
     except OSError:
         return False
-    return command.endswith(b"QtWebEngineProcess")
+    return command[0].endswith(b"QtWebEngineProcess") or b"desktop_app.core.chat.token_process" in command
 
 
 def run_in_qt(app: QApplication, scenario: Coroutine[Any, Any, Any]) -> Any:

@@ -17,7 +17,6 @@ import itertools
 import logging
 import queue
 import subprocess
-import sys
 import threading
 import time
 import weakref
@@ -25,7 +24,7 @@ from collections.abc import Callable
 from typing import IO, Any, Final, TypeVar
 
 from desktop_app.core.mupdf_process import DOCUMENTS
-from desktop_app.core.pipe_messages import read_message, write_message
+from desktop_app.core.pipe_messages import read_message, start_worker, write_message
 
 PAGE_BUDGET_S: Final = 3.0
 """How long one page may take to draw or to read, in the viewer and for the model alike."""
@@ -49,13 +48,6 @@ class PageTooHeavy(MupdfWorkError):
         super().__init__(f"page {page + 1} takes more than {budget:g} s to draw")
         self.page = page
         self.budget = budget
-
-
-def worker_command() -> list[str]:
-    """How to start the worker, from source or from a frozen (PyInstaller) build."""
-    if getattr(sys, "frozen", False):
-        return [sys.executable, MUPDF_WORKER_FLAG]
-    return [sys.executable, "-m", "desktop_app.core.mupdf_process"]
 
 
 def new_document_key() -> str:
@@ -199,13 +191,7 @@ class MupdfWorker:
         self._opened.clear()
         replies: queue.Queue[Any] = queue.Queue()
         self._replies = replies
-        process = subprocess.Popen(
-            worker_command(),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            creationflags=getattr(subprocess, "CREATE_NO_WINDOW", 0),
-        )
+        process = start_worker(MUPDF_WORKER_FLAG, "desktop_app.core.mupdf_process")
         assert process.stdout is not None
         threading.Thread(target=_pump, args=(process.stdout, replies), name="mupdf-worker-replies", daemon=True).start()
         ready = self._wait(process, replies, START_TIMEOUT_S)

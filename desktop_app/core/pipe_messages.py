@@ -1,4 +1,4 @@
-"""Messages between the app and a worker process of its own, over the worker's stdin and stdout.
+"""The app's worker processes: started by `start_worker`, spoken to over their stdin and stdout.
 
 Each message is a 4-byte big-endian length followed by a pickle; both ends are this application.
 A worker calls `die_with_the_app` first, so it never outlives the app.
@@ -9,10 +9,24 @@ from __future__ import annotations
 import contextlib
 import pickle
 import struct
+import subprocess
 import sys
 from typing import IO, Any, Final
 
 _HEADER: Final = struct.Struct(">I")
+
+
+def start_worker(flag: str, module: str) -> subprocess.Popen[bytes]:
+    """Start a worker: `mcp-desk <flag>` in a frozen (PyInstaller) build, else `python -m <module>`.
+    Its stdin and stdout carry the messages; its stderr is dropped (and it opens no console on Windows)."""
+    frozen = getattr(sys, "frozen", False)
+    return subprocess.Popen(
+        [sys.executable, flag] if frozen else [sys.executable, "-m", module],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        creationflags=getattr(subprocess, "CREATE_NO_WINDOW", 0),
+    )
 
 
 def write_message(stream: IO[bytes], message: object) -> None:

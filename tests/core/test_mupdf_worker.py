@@ -55,8 +55,16 @@ async def test_abort_ends_an_unbounded_request() -> None:
 
 
 def _busy_child() -> int | None:
-    """This process's child that has spent over half a second of CPU (starting takes less)."""
-    return next((pid for pid in live_children() if _cpu_seconds(pid) > 0.5), None)
+    """This process's PDF worker once it has spent over half a second of CPU (starting takes less);
+    other workers (the tokenizer's) are not it."""
+    return next((pid for pid in live_children() if _is_pdf_worker(pid) and _cpu_seconds(pid) > 0.5), None)
+
+
+def _is_pdf_worker(pid: int) -> bool:
+    try:
+        return b"mupdf" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
 
 
 _APP_KILLED_MID_RENDER = textwrap.dedent(

@@ -22,11 +22,10 @@ import contextlib
 import pickle
 import re
 import subprocess
-import sys
 import threading
 from typing import Final
 
-from desktop_app.core.pipe_messages import read_message, write_message
+from desktop_app.core.pipe_messages import read_message, start_worker, write_message
 
 TOKEN_WORKER_FLAG: Final = "--token-worker"
 REAP_TIMEOUT_S: Final = 5.0
@@ -60,13 +59,6 @@ def encoding_name(model: str) -> str:
     except KeyError:
         return "o200k_base" if _NEWER_OPENAI.match(name) else "cl100k_base"
     return known if known in BUNDLED else "cl100k_base"
-
-
-def worker_command() -> list[str]:
-    """How to start the tokenizer process, from source or from a frozen (PyInstaller) build."""
-    if getattr(sys, "frozen", False):
-        return [sys.executable, TOKEN_WORKER_FLAG]
-    return [sys.executable, "-m", "desktop_app.core.chat.token_process"]
 
 
 class _Tokenizer:
@@ -128,13 +120,7 @@ class _Tokenizer:
         if self._process is not None and self._process.poll() is None:
             return self._process
         self._end()
-        process = subprocess.Popen(
-            worker_command(),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            creationflags=getattr(subprocess, "CREATE_NO_WINDOW", 0),
-        )
+        process = start_worker(TOKEN_WORKER_FLAG, "desktop_app.core.chat.token_process")
         self._process = process
         assert process.stdout is not None
         try:
