@@ -6,7 +6,7 @@ A long one draws only its newest turns; the older ones are drawn again when scro
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Final
+from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QWheelEvent
@@ -31,23 +31,17 @@ from desktop_app.core.chat.events import (
     TurnFinished,
 )
 from desktop_app.core.chat.history_search import message_text
-from desktop_app.core.content import ResourceContent
+from desktop_app.ui.conversation.call_cards import CardPanels, show_on_card
 from desktop_app.ui.conversation.history_replay import replay_history, turn_spans
 from desktop_app.ui.conversation.message_bubble import MessageBubble, Role
 from desktop_app.ui.conversation.older_turns import LAST_SCREEN, OLDER_SLICE, OlderTurns, Stored
 from desktop_app.ui.conversation.record_cards import AppStill, record_widget
 from desktop_app.ui.conversation.scroll_keeper import ScrollKeeper
 from desktop_app.ui.conversation.tool_card import ResourceChip, ToolCard
+from desktop_app.ui.conversation.turn_offers import STOPPED, TurnOffers, mark_replaced_rows
 from desktop_app.ui.conversation.turn_status import TurnStatus
 from desktop_app.ui.style import MUTED
 from resources_ui.drag_payload import ResourceRef
-
-STOPPED: Final = "Stopped."
-REPLACED: Final = {
-    "retry": "Replaced: you sent the message below again. Kept as it was sent; the model no longer reads it.",
-    "regenerate": "Replaced: you asked for another answer. Kept as it was sent; the model no longer reads it.",
-    "edit": "Replaced: you edited the message below. Kept as it was sent; the model no longer reads it.",
-}
 
 
 class ConversationView(QScrollArea):
@@ -74,14 +68,12 @@ class ConversationView(QScrollArea):
         self._assistant: MessageBubble | None = None
         self._cards: dict[str, ToolCard] = {}
         self._below: dict[str, list[QWidget]] = {}
-        self._waiting: dict[str, QWidget] = {}
-        """Approval panels that arrived before their call's card (the engine asks as it emits)."""
+        self._panels = CardPanels(lambda card: QTimer.singleShot(0, lambda: self.ensureWidgetVisible(card, 0, 0)))
         self._user_bubbles: dict[int, MessageBubble] = {}
         """The user's messages shown, by their position in the conversation's messages."""
         self._messages: list[MessageBubble] = []
         """Every message shown, in order: kept, so a turn's end never searches the whole chat's widgets."""
-        self._offered: list[MessageBubble] = []
-        """The messages showing Edit, Retry or Regenerate (the last turn's)."""
+        self._offers = TurnOffers()
         self._tail: QWidget | None = None
         """What new widgets go above: the turn's status line, or the top of what is drawn while older turns are."""
         self._message_slot: int | None = None
@@ -161,27 +153,8 @@ class ConversationView(QScrollArea):
         return widget
 
     def embed(self, call_id: str, panel: QWidget) -> None:
-        """Put an approval panel inside the card of `call_id`, now or as soon as that card arrives.
-
-        A card that already has a decision or a result belongs to an earlier call that reused
-        the id; the panel waits for the new one.
-        """
-        card = self._cards.get(call_id)
-        if card is None or card.settled:
-            self._waiting[call_id] = panel
-            return
-        self._place_panel(card, panel)
-
-    def _place_panel(self, card: ToolCard, panel: QWidget) -> None:
-        embed_in = getattr(panel, "embed_in", None)
-        if embed_in is not None:
-            embed_in(card)
-        else:
-            card.embed(panel)
-        focus = getattr(panel, "focus", None)
-        if focus is not None:
-            focus()
-        QTimer.singleShot(0, lambda: self.ensureWidgetVisible(card, 0, 0))
+        """Put an approval panel inside the card of `call_id`, now or as soon as that card arrives."""
+        self._panels.embed(call_id, self._cards.get(call_id), panel)
 
     def add_message(self, role: Role, text: str) -> MessageBubble:
         self._assistant = None
@@ -224,10 +197,10 @@ class ConversationView(QScrollArea):
         self._assistant = None
         self._cards.clear()
         self._below.clear()
-        self._waiting.clear()
+        self._panels.clear()
         self._user_bubbles.clear()
         self._messages.clear()
-        self._offered.clear()
+        self._offers.forget()
         self.older.clear()
         self._tail = None
         self._scrolling.reset()
@@ -251,6 +224,10 @@ class ConversationView(QScrollArea):
         """Where the conversation's first widget is in the column (below the empty chat's card and hint)."""
         return self._layout.indexOf(self.empty_hint) + 1
 
+    def _end(self) -> int:
+        """Where the conversation's widgets end in the column (at the turn's status line)."""
+        return self._layout.indexOf(self.turn_status)
+
     @property
     def following(self) -> bool:
         """The user is at the bottom, following the stream."""
@@ -258,7 +235,7 @@ class ConversationView(QScrollArea):
 
     def _rows(self) -> list[QWidget]:
         """The conversation's widgets, in order."""
-        items = (self._layout.itemAt(i) for i in range(self._top(), self._layout.indexOf(self.turn_status)))
+        items = (self._layout.itemAt(i) for i in range(self._top(), self._end()))
         return [w for item in items if item is not None and (w := item.widget()) is not None]
 
     def _screen(self) -> int:
@@ -337,46 +314,21 @@ class ConversationView(QScrollArea):
 
     def _mark_from(self, start: int, reason: str) -> None:
         end = self._layout.indexOf(self._tail or self.turn_status)
-        for index in range(start, end):
-            item = self._layout.itemAt(index)
-            widget = item.widget() if item is not None else None
-            if isinstance(widget, MessageBubble):
-                widget.mark_replaced()
-            elif widget is not None:
-                widget.setEnabled(False)
-        note = QLabel(REPLACED.get(reason, REPLACED["retry"]))
-        note.setObjectName("replacedNote")
-        note.setWordWrap(True)
-        note.setStyleSheet(f"#replacedNote {{ {MUTED} font-style: italic; padding: 2px 4px; }}")
-        self._layout.insertWidget(start, note)
-        self.older.replaced_part(note)
+        self.older.replaced_part(mark_replaced_rows(self._layout, start, end, reason))
 
     def offer_actions(self, position: int, *, edit: Callable[[], object] | None, again: Callable[[], object]) -> None:
-        """After a turn: Edit on the user's message at `position`, then Retry on a failure or a stop after it,
-        else Regenerate on the answer after it (both send the message again); earlier offers go."""
-        self.clear_actions()
+        """After a turn: Edit on the user's message at `position`, then Retry or Regenerate after it
+        (`turn_offers`); earlier offers go."""
         bubble = self._user_bubbles.get(position)
         if bubble is None:
+            self._offers.clear()
             return
-        if edit is not None:
-            bubble.set_actions([("Edit", "Change this message and send it again (Up in an empty composer)", edit)])
-            self._offered.append(bubble)
-        after: list[MessageBubble] = []
-        for index in range(self._layout.indexOf(bubble) + 1, self._layout.indexOf(self.turn_status)):
-            item = self._layout.itemAt(index)
-            if item is not None and isinstance(widget := item.widget(), MessageBubble):
-                after.append(widget)
-        if after and (after[-1].role == "notice" or (after[-1].role == "info" and after[-1].text == STOPPED)):
-            after[-1].set_actions([("Retry", "Send your message again", again)])
-            self._offered.append(after[-1])
-        elif answers := [b for b in after if b.role == "assistant"]:
-            answers[-1].set_actions([("Regenerate", "Ask for another answer to your message", again)])
-            self._offered.append(answers[-1])
+        rows = (self._layout.itemAt(i) for i in range(self._layout.indexOf(bubble) + 1, self._end()))
+        after = [w for item in rows if item is not None and isinstance(w := item.widget(), MessageBubble)]
+        self._offers.offer(bubble, after, edit=edit, again=again)
 
     def clear_actions(self) -> None:
-        offered, self._offered = self._offered, []
-        for bubble in offered:
-            bubble.set_actions([])
+        self._offers.clear()
 
     # -- events ----------------------------------------------------------------------------
 
@@ -389,31 +341,10 @@ class ConversationView(QScrollArea):
         elif isinstance(event, ToolCallStarted):
             self.end_assistant()
             if event.server is not None and event.tool is not None:
-                card = self.add_card(ToolCard.for_call(event))
-                panel = self._waiting.pop(event.call_id, None)
-                if panel is not None and getattr(panel, "open", True):  # not withdrawn while it waited
-                    self._place_panel(card, panel)
-        elif isinstance(event, ToolDecision):
-            if (decided := self._cards.get(event.call_id)) is not None:
-                decided.apply_decision(event)
-        elif isinstance(event, ToolProgress):
-            if (running := self._cards.get(event.call_id)) is not None:
-                share = f"{event.progress / event.total:.0%}" if event.total else f"{event.progress:g}"
-                running.set_progress(f"{share} {event.message or ''}".strip())
-        elif isinstance(event, ToolResult):
-            result_card = self._cards.get(event.call_id)
-            if result_card is not None:
-                binaries = [
-                    ResourceContent(uri=b.uri or "", mime_type=b.mime_type, data=b.data) for b in event.binaries
-                ]
-                result_card.set_result(
-                    event.text,
-                    is_error=event.is_error,
-                    denied=event.denied,
-                    structured=event.structured,
-                    binaries=binaries,
-                    cancelled=event.cancelled,
-                )
+                self._panels.card_drawn(self.add_card(ToolCard.for_call(event)))
+        elif isinstance(event, ToolDecision | ToolProgress | ToolResult):
+            if (card := self._cards.get(event.call_id)) is not None:
+                show_on_card(card, event)
         elif isinstance(event, ResourceRead):
             chip = ResourceChip(event.uri, event.total_size or None, event.truncated)
             chip.clicked.connect(lambda: self.open_resource.emit(event.uri, event.server))
