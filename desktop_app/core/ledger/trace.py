@@ -72,6 +72,9 @@ class TraceWriter:
         self._scrubber = scrubber
         self._pending: list[dict[str, Any]] = []
         self._lock = threading.Lock()
+        """Guards `_pending` only: `add` (the event loop) never waits for a flush's work."""
+        self._writing = threading.Lock()
+        """One flush at a time, so records are written in the order they were added."""
         self._shared = _Shared()
         self._first = first
         self.failed: str | None = None
@@ -83,12 +86,15 @@ class TraceWriter:
 
     def flush(self) -> None:
         """Scrub, encode and append what is queued (in order, whichever thread calls)."""
-        with self._lock:
-            records, self._pending = self._pending, []
+        with self._writing:
+            with self._lock:
+                records, self._pending = self._pending, []
             if not records:
                 return
             scrubber = self._scrubber()
-            lines = [json.dumps(self._shrink(scrubber.value(r)), ensure_ascii=False) for r in records]
+            # Shrunk first: only what a request adds to the one before is scrubbed (a long chat's
+            # requests repeat thousands of messages).
+            lines = [json.dumps(scrubber.value(self._shrink(r)), ensure_ascii=False) for r in records]
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 with self.path.open("a", encoding="utf-8") as out:

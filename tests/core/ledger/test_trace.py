@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +48,31 @@ def test_records_wait_for_flush_then_are_scrubbed_and_shared_messages_come_back_
     writer.add({"type": "turn", "turn": "b"})
     writer.flush()  # a later flush appends; the header is not written again
     assert [r["type"] for r in load_trace(path)] == ["trace", "model_request", "model_request", "turn"]
+
+
+def test_adding_never_waits_for_a_flush_at_work_and_records_keep_their_order(tmp_path: Path) -> None:
+    """The event loop adds while a worker thread scrubs and writes a long chat's request."""
+    path = tmp_path / "t.jsonl"
+    scrubbing, go_on = threading.Event(), threading.Event()
+
+    def slow_scrubber() -> Scrubber:
+        scrubbing.set()
+        go_on.wait()
+        return Scrubber([SECRET])
+
+    writer = TraceWriter(path, slow_scrubber)
+    writer.add(request("a", 1, [{"role": "user", "content": "one"}]))
+    worker = threading.Thread(target=writer.flush)
+    worker.start()
+    scrubbing.wait()
+    writer.add(request("a", 2, [{"role": "user", "content": f"two {SECRET}"}]))  # returns at once: no deadlock
+    second = threading.Thread(target=writer.flush)
+    second.start()
+    go_on.set()
+    worker.join()
+    second.join()
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    assert [line["request"] for line in lines] == [1, 2] and SECRET not in path.read_text()
 
 
 def test_a_line_cut_short_is_skipped_and_a_foreign_file_is_refused(tmp_path: Path) -> None:
