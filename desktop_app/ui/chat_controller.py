@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QWidget
 
 from desktop_app.bridge import CoreBridge
@@ -246,7 +246,9 @@ class ChatController(QObject):
         finally:
             self.view.turn_status.done()
             self.busy_changed.emit(False)
-            self.conversations_changed.emit()
+            # The History list is built again on the event loop's next turn: a turn's end (the answer's
+            # last render, its ledger link, its offers) is enough for one.
+            QTimer.singleShot(0, self, self.conversations_changed.emit)
             self._offer_actions()
             self.meter.turn_ended()  # a count put off while the turn ran: now
         self.warmup.answered()
