@@ -38,6 +38,10 @@ SECRET_KEYS: Final = frozenset(
         "set-cookie",
     }
 )
+MEMO_TEXT_CHARS: Final = 20_000
+"""Texts up to this long are remembered once scrubbed…"""
+MEMO_CHARS: Final = 4_000_000
+"""…up to about this much text in all."""
 _SHAPES: Final = re.compile(
     r"\b(?:Bearer|Basic|DPoP)\s+[\w\-.~+/]+=*"
     r"|\beyJ[\w-]{4,}\.[\w-]{4,}\.[\w-]*"
@@ -66,13 +70,25 @@ class Scrubber:
         }
         ordered = sorted(forms, key=len, reverse=True)  # a secret containing another is replaced whole
         self._known = re.compile("|".join(re.escape(v) for v in ordered)) if ordered else None
+        self._done: dict[str, str] = {}
+        """Texts scrubbed before: a long chat's every request and ledger repeat the chat so far."""
+        self._held = 0
 
     def text(self, text: str) -> str:
+        if (done := self._done.get(text)) is not None:
+            return done
+        scrubbed = text
         if self._known is not None:
-            text = self._known.sub(REDACTED, text)
-        text = redact_secrets(text)
-        text = _SHAPES.sub(_keep_scheme, text)
-        return _QUERY.sub(lambda m: m.group(1) + REDACTED, text)
+            scrubbed = self._known.sub(REDACTED, scrubbed)
+        scrubbed = redact_secrets(scrubbed)
+        scrubbed = _SHAPES.sub(_keep_scheme, scrubbed)
+        scrubbed = _QUERY.sub(lambda m: m.group(1) + REDACTED, scrubbed)
+        if len(text) <= MEMO_TEXT_CHARS:
+            if self._held > MEMO_CHARS:  # forgotten all at once: simple, and safe across threads
+                self._done, self._held = {}, 0
+            self._done[text] = scrubbed
+            self._held += len(text)
+        return scrubbed
 
     def value(self, value: Any) -> Any:
         """A copy of `value` with every string scrubbed and every credential-named string hidden."""
