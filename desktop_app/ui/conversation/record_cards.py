@@ -22,8 +22,8 @@ from resources_ui.viewers.image_viewer import decode_thumbnail
 
 STILL_WIDTH: Final = 640
 """A still is kept at most this wide (about 100 KB as PNG)."""
-STILL_NOTE: Final = "A still of the app as it was last shown: the app itself does not run again in a reopened chat."
-NO_STILL: Final = "An app was shown here; it does not run again in a reopened chat, and no still of it was kept."
+STILL_NOTE: Final = "A still of the app as it was last shown: the app itself no longer runs here."
+NO_STILL: Final = "An app was shown here; it no longer runs, and no still of it was kept."
 _DECIDED: Final = {
     "user": "allowed by you",
     "rule": "allowed by your rule",
