@@ -198,10 +198,10 @@ async def finish_turn(window: Any, timeout: float = 120.0) -> None:
 
 def run_in_qt(scenario: Callable[[Any], Any]) -> Any:
     """Run `scenario(app)` (a coroutine function) on the app's kind of event loop."""
-    import qasync
     from PySide6.QtWidgets import QApplication
 
     from desktop_app.ui.apps.web_engine import prepare_application
+    from desktop_app.ui.event_loop import qt_event_loop
 
     if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -211,7 +211,7 @@ def run_in_qt(scenario: Callable[[Any], Any]) -> Any:
     app.setApplicationName("MCP Desk")
     app.setOrganizationName("MCP Desk")
     app.setQuitOnLastWindowClosed(False)  # as run_app: quitting waits for the servers
-    with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(app)) as runner:
+    with asyncio.Runner(loop_factory=lambda: qt_event_loop(app)) as runner:  # the app's own loop
         return runner.run(scenario(app))
 
 

@@ -12,7 +12,6 @@ from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
-import qasync
 from PySide6.QtWidgets import QApplication
 
 from desktop_app.app import run_window
@@ -22,6 +21,7 @@ from desktop_app.core.host import ServerHost
 from desktop_app.core.restart_policy import RestartPolicy
 from desktop_app.core.server_config import ServerConfig, TransportKind
 from desktop_app.demo_server import demo_server_command
+from desktop_app.ui.event_loop import qt_event_loop
 from desktop_app.ui.main_window import MainWindow
 
 FIXTURE_SCRIPT = Path(__file__).parent / "servers" / "fixture_server.py"
@@ -99,9 +99,9 @@ def _is_process_wide_helper(proc: Path) -> bool:
 
 
 def run_in_qt(app: QApplication, scenario: Coroutine[Any, Any, Any]) -> Any:
-    """Run a coroutine on a qasync loop over the test's QApplication (widgets and servers together)."""
+    """Run a coroutine on the app's event loop over the test's QApplication (widgets and servers together)."""
     try:
-        with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(app)) as runner:
+        with asyncio.Runner(loop_factory=lambda: qt_event_loop(app)) as runner:
             return runner.run(scenario)
     finally:
         # A closed qasync loop lives in reference cycles, with Qt timers still registered on its
