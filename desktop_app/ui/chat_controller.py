@@ -153,6 +153,7 @@ class ChatController(QObject):
             return False
         position = len(self.conversation.messages)
         self._last_sent = (position, text, list(refs))
+        self.view.follow()
         self.view.add_user_message(text, refs, position=position)
         self._begin(engine, text, refs)
         return True
@@ -188,6 +189,7 @@ class ChatController(QObject):
         self.conversation.replace_from(position, reason)
         self.view.mark_replaced(position, reason)
         self._last_sent = (position, text, list(refs))
+        self.view.follow()
         self.view.add_user_message(text, refs, position=position)
         self._begin(engine, text, refs)
         self.conversations_changed.emit()
@@ -259,13 +261,15 @@ class ChatController(QObject):
             self._turn.cancel()
 
     async def wait_idle(self) -> None:
-        """Quitting: keep a still of each app view, and let a running turn finish its cancellation."""
+        """Quitting: keep a still of each app view, let a running turn finish its cancellation, and let
+        the last turn's ledgers be counted and written (before the tokenizer's process ends)."""
         self.records.keep_stills()
         self.warmup.stop()
         self.meter.stop()
-        if self._turn is not None and not self._turn.done:
-            self._turn.cancel()
-            await asyncio.gather(self._turn.wait(), return_exceptions=True)
+        if self._turn is not None:
+            if not self._turn.done:
+                self._turn.cancel()
+            await asyncio.gather(self._turn.traced(), return_exceptions=True)
 
     # -- conversations ---------------------------------------------------------------------
 

@@ -93,7 +93,7 @@ def test_dragged_resource_is_sent_with_provenance_and_the_answer_streams(
         [sent] = bubbles(window, "user")
         assert sent.text == "How does it end?"
         assert [chip.ref.uri for chip in sent.findChildren(AttachmentChip)] == ["fixture://long"]
-        assert window.history.list.count() >= 1
+        await until(lambda: window.history.list.count() >= 1, what="the chat in History (listed after the turn's end)")
 
     run_app(qapp, tmp_path, llm, scenario)
 

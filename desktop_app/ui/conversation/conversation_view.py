@@ -233,6 +233,10 @@ class ConversationView(QScrollArea):
         """The user is at the bottom, following the stream."""
         return self._scrolling.following
 
+    def follow(self) -> None:
+        """Go to the end and follow the stream (the user sent a message, wherever they had scrolled)."""
+        self._scrolling.follow()
+
     def _rows(self) -> list[QWidget]:
         """The conversation's widgets, in order."""
         items = (self._layout.itemAt(i) for i in range(self._top(), self._end()))

@@ -48,6 +48,13 @@ class ScrollKeeper(QObject):
         self.following = True
         self._anchor = None
 
+    def follow(self) -> None:
+        """The user sent a message: to the end, following the turn it starts."""
+        self.following = True
+        self._anchor = None
+        bar = self._area.verticalScrollBar()
+        bar.setValue(bar.maximum())
+
     def hold_what_is_read(self) -> None:
         """Turns are about to be drawn above: the widget at the top of the screen stays where it is."""
         value = self._area.verticalScrollBar().value()

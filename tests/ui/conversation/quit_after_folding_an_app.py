@@ -16,7 +16,6 @@ import sys
 import tempfile
 from pathlib import Path
 
-import qasync
 from PySide6.QtWidgets import QApplication
 
 from desktop_app.app import run_window
@@ -29,6 +28,7 @@ from desktop_app.ui.apps.web_engine import prepare_application
 from desktop_app.ui.conversation import older_turns
 from desktop_app.ui.conversation.approval_panel import ApprovalPanel
 from desktop_app.ui.conversation.record_cards import STILL_NOTE, AppStill
+from desktop_app.ui.event_loop import qt_event_loop
 from desktop_app.ui.main_window import MainWindow
 from tests.hosting import eventually, main_window
 from tests.llm_server import ScriptedLLM, ToolCall, calls, text
@@ -71,9 +71,11 @@ async def scenario(app: QApplication, home: Path, llm: ScriptedLLM) -> None:
     assert window.apps.view_for_call("call_probe") is None and not window.apps.views, "let go of"
     await eventually(lambda: app_view.session.state is SessionState.CLOSED, DEADLINE, "the view closed")
     bar = view.verticalScrollBar()
-    while view.older.folded_to > 0:  # up to the top: the app's turn is drawn again, with a still of the view
-        bar.setValue(0)
-        await eventually(lambda: not view.older.drawing, DEADLINE, "older turns drawn")
+    while (folded := view.older.folded_to) > 0:  # up to the top: the app's turn is drawn again, with its still
+        bar.setValue(0)  # at the top already, the view draws the next older turns by itself
+        await eventually(
+            lambda seen=folded: view.older.folded_to < seen and not view.older.drawing, DEADLINE, "older turns drawn"
+        )
     card = view.card("call_probe")
     assert card is not None and isinstance(card.still, AppStill), "a still in its card"
     assert card.still.note.text().startswith(STILL_NOTE) and not card.still.picture.pixmap().isNull()
@@ -95,7 +97,7 @@ def main() -> None:
     app = QApplication(sys.argv[:1])
     app.setQuitOnLastWindowClosed(False)
     ready_litellm()
-    with ScriptedLLM() as llm, asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(app)) as runner:
+    with ScriptedLLM() as llm, asyncio.Runner(loop_factory=lambda: qt_event_loop(app)) as runner:
         runner.run(scenario(app, home, llm))
     print("closed cleanly", flush=True)
 
