@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Final
 
 from desktop_app.core.paths import cache_dir
-from desktop_app.core.pipe_messages import die_with_the_app, read_message, write_message
+from desktop_app.core.pipe_messages import read_message, write_message
 
 if TYPE_CHECKING:
     from tiktoken import Encoding
@@ -103,8 +103,11 @@ def serve(requests: IO[bytes], replies: IO[bytes]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """The process's entry point (`mcp-desk --token-worker` in a frozen build); it takes no arguments."""
-    die_with_the_app()
+    """The process's entry point (`mcp-desk --token-worker` in a frozen build); it takes no arguments.
+
+    It ends when the app closes its pipe, however the app ends (no count takes long). Not with
+    `die_with_the_app`: the kernel ties that to the thread that started the process, and counts start
+    it from pool threads, which end long before the app (the process was killed and left a zombie)."""
     replies, sys.stdout = sys.stdout.buffer, sys.stderr  # the replies own stdout
     serve(sys.stdin.buffer, replies)
     return 0

@@ -150,3 +150,17 @@ def test_an_encoding_read_back_from_its_cached_copy_counts_the_same(tmp_path: An
     assert count_tokens("openai/gpt-4.1-mini", TEXTS[3]) == fresh
     assert copies[0].stat().st_size > 1_000_000  # written whole again
     release_encodings()
+
+
+def test_the_process_outlives_the_thread_that_started_it() -> None:
+    import threading
+
+    release_encodings(quitting=True)
+    starter = threading.Thread(target=preload, args=("gpt-4o",))  # counts start it from pool threads
+    starter.start()
+    starter.join()
+    process = tokens._tokenizer._process
+    assert process is not None
+    with pytest.raises(subprocess.TimeoutExpired):
+        process.wait(timeout=1)  # not killed with its thread (a zombie nobody collected)
+    assert count_tokens("gpt-4o", "hello world") == 2 and tokens._tokenizer._process is process
