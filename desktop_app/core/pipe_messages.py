@@ -1,7 +1,8 @@
 """The app's worker processes: started by `start_worker`, spoken to over their stdin and stdout.
 
 Each message is a 4-byte big-endian length followed by a pickle; both ends are this application.
-A worker calls `die_with_the_app` first, so it never outlives the app.
+A worker that may stay busy without reading its pipe calls `die_with_the_app` first, from a thread
+that lives as long as the app (the kernel ties that to the thread that started the worker).
 """
 
 from __future__ import annotations
