@@ -34,6 +34,7 @@ from desktop_app.core.chat.events import (
     event_to_dict,
     kept_in_history,
 )
+from desktop_app.core.chat.message_parts import PartsMemo
 from desktop_app.core.chat.request_ledger import RequestSnapshot
 from desktop_app.core.chat.synthetic import synthetic_tool_specs
 from desktop_app.core.chat.synthetic_calls import SyntheticTools
@@ -96,6 +97,7 @@ class ChatEngine:
         self.loaded_tools: dict[str, list[str]] = {}
         """Per conversation: tools found with `search_tools`, most recent and relevant first, offered from then on."""
         self._counters: dict[str, CachedCounter] = {}
+        self._memo: tuple[str, PartsMemo] | None = None
         self._stored_trace: tuple[str, TraceWriter] | None = None
         """The trace writer of the last stored chat (it remembers that chat's last request, to refer back to)."""
         self._secrets_in_use: SecretsInUse | None = None
@@ -134,6 +136,12 @@ class ChatEngine:
         if model not in self._counters:
             self._counters = {model: CachedCounter(lambda text: count_tokens(model, text))}
         return self._counters[model]
+
+    def parts_memo(self, conversation_id: str) -> PartsMemo:
+        """The turns of the chat its last ledger counted (one chat's at a time)."""
+        if self._memo is None or self._memo[0] != conversation_id:
+            self._memo = (conversation_id, PartsMemo())
+        return self._memo[1]
 
     def scrubber(self) -> Scrubber:
         """What every trace of this engine is scrubbed with: the secrets in use as of the last turn."""
@@ -193,7 +201,9 @@ class Turn:
         self._context = context
         self._queue: asyncio.Queue[ChatEvent | None] = asyncio.Queue()
         self.events: list[ChatEvent] = []
-        self.trace = TurnTrace(engine.traces_for(conversation, trace), engine.counter())
+        self.trace = TurnTrace(
+            engine.traces_for(conversation, trace), engine.counter(), engine.parts_memo(conversation.id)
+        )
         self._host = TracedHost(engine.host, self.trace.mcp).as_host() if self.trace.active else engine.host
         synthetic = SyntheticTools(
             self._host,

@@ -9,9 +9,12 @@ resources were read or attached and which results carried bytes.
 
 from __future__ import annotations
 
+import itertools
 import json
+import operator
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, Final
 
 from desktop_app.core.catalog import Catalog
@@ -32,8 +35,68 @@ def _arguments(call: dict[str, Any]) -> dict[str, Any]:
     return parsed if isinstance(parsed, dict) else {}
 
 
+def _prompt_messages(answer: dict[str, Any]) -> int:
+    """How many messages a prompt added after its result, as the result says."""
+    found = _PROMPT_ADDED.findall(text_of(answer.get("content")))
+    return int(found[-1]) if found else 0
+
+
+def _same(held: tuple[Any, ...], now: tuple[Any, ...]) -> bool:
+    """The same objects in the same order (messages and events are never changed in place)."""
+    return len(held) == len(now) and all(map(operator.is_, held, now))
+
+
+@dataclass(frozen=True)
+class _Turn:
+    """The parts of one closed turn of the chat, as a later request's ledger can take them again."""
+
+    messages: tuple[dict[str, Any], ...]
+    """Its messages and the first of the next turn (which closes it)."""
+    events: tuple[dict[str, Any], ...]
+    """The events kept at its positions, in order."""
+    parts: tuple[Part, ...]
+    cuts: tuple[Cut, ...]
+    framing: int
+
+
+class PartsMemo:
+    """The closed turns of a conversation's last ledger, so the next request counts only what it adds.
+
+    A turn runs from a message the user typed to the next one; once that next one exists, nothing after
+    it changes the turn's parts. A build reads what is held and replaces it whole (safe across threads).
+    """
+
+    def __init__(self) -> None:
+        self._held: tuple[_Counting | None, dict[int, _Turn]] = (None, {})
+
+    def turns(self, counting: _Counting) -> dict[int, _Turn]:
+        """The turns held, by their first position, when they were counted the same way."""
+        held, turns = self._held
+        return turns if held is not None and held.same(counting) else {}
+
+    def keep(self, counting: _Counting, turns: dict[int, _Turn]) -> None:
+        self._held = (counting, turns)
+
+
+@dataclass(frozen=True, eq=False)
+class _Counting:
+    """How a ledger counted: the tokenizer and the catalog (the very ones), the dialect and the read cap."""
+
+    count: Any
+    catalog: Catalog
+    dialect: str
+    read_cap: int
+
+    def same(self, other: _Counting) -> bool:
+        return (
+            self.count is other.count
+            and self.catalog is other.catalog
+            and (self.dialect, self.read_cap) == (other.dialect, other.read_cap)
+        )
+
+
 class MessageParts:
-    """Builds the Messages section of one request's ledger."""
+    """Builds the Messages section of one request's ledger, turn by turn (closed turns from `memo`)."""
 
     def __init__(
         self,
@@ -42,27 +105,77 @@ class MessageParts:
         catalog: Catalog,
         accounting: Accounting,
         read_cap: int,
+        memo: PartsMemo | None = None,
     ) -> None:
         self.messages = messages
         self.catalog = catalog
         self.acc = accounting
         self.read_cap = read_cap
-        self.calls: dict[str, tuple[str, dict[str, Any]]] = {}
-        self.reads: dict[int, list[dict[str, Any]]] = {}
-        self.results: dict[str, dict[str, Any]] = {}
+        self.memo = memo
+        self.events: dict[int, list[dict[str, Any]]] = {}
         for position, event in events:
-            if event.get("type") == "ResourceRead":
-                self.reads.setdefault(position, []).append(event)
-            elif event.get("type") == "ToolResult":
-                self.results[str(event.get("call_id"))] = event
+            self.events.setdefault(position, []).append(event)
         self.extras: dict[int, tuple[PartKind, str]] = {}
+        """Messages the app added after results (a resource's images, a prompt's messages)."""
+        self.call_of: dict[int, tuple[str, dict[str, Any]]] = {}
+        """Each tool result's call: its tool's name and arguments."""
+        self.imaged: set[int] = set()
+        """Results of `read_resource` whose pictures follow as an image message."""
+        self.starts: list[int] = []
+        """Where the user's turns begin: the messages they typed."""
         self.parts: list[Part] = []
         self.cuts: list[Cut] = []
+        self.results: dict[str, dict[str, Any]] = {}
 
     def build(self) -> tuple[list[Part], list[Cut]]:
-        self._find_extras()
+        counting = _Counting(self.acc.count, self.catalog, self.acc.dialect, self.read_cap)
+        held = self.memo.turns(counting) if self.memo is not None else {}
+        kept: dict[int, _Turn] = {}
+        parts: list[Part] = []
+        cuts: list[Cut] = []
         framing = self.acc.reply_priming()
-        for position, message in enumerate(self.messages):
+        position = 0  # the turns held first, as long as they still hold; then the rest is counted
+        while (turn := held.get(position)) is not None and self._still(turn, position):
+            kept[position] = turn
+            parts += turn.parts
+            cuts += turn.cuts
+            framing += turn.framing
+            position += len(turn.messages) - 1
+        self._scan(position)
+        for start, end in itertools.pairwise(sorted({position, *self.starts, len(self.messages)})):
+            window = tuple(self.messages[start : end + 1])
+            turn = self._turn(start, end, window, self._events_in(start, end))
+            if end < len(self.messages):
+                kept[start] = turn
+            parts += turn.parts
+            cuts += turn.cuts
+            framing += turn.framing
+        if self.memo is not None:
+            self.memo.keep(counting, kept)
+        parts.append(Part(Section.MESSAGES, PartKind.FRAMING, "Roles and message framing", framing))
+        return parts, cuts
+
+    def _still(self, turn: _Turn, start: int) -> bool:
+        """Whether a turn held from an earlier request is still the chat's, closed, from `start`."""
+        end = start + len(turn.messages) - 1
+        return (
+            end < len(self.messages)
+            and _same(turn.messages, tuple(self.messages[start : end + 1]))
+            and _same(turn.events, self._events_in(start, end))
+        )
+
+    def _events_in(self, start: int, end: int) -> tuple[dict[str, Any], ...]:
+        return tuple(event for position in range(start, end + 1) for event in self.events.get(position, ()))
+
+    def _turn(
+        self, start: int, end: int, window: tuple[dict[str, Any], ...], events: tuple[dict[str, Any], ...]
+    ) -> _Turn:
+        """Count the messages from `start` to `end` (not included)."""
+        self.parts, self.cuts = [], []
+        self.results = {str(e.get("call_id")): e for e in events if e.get("type") == "ToolResult"}
+        framing = 0
+        for position in range(start, end):
+            message = self.messages[position]
             framing += self.acc.framing(message)
             role = message.get("role")
             if position in self.extras:
@@ -73,30 +186,48 @@ class MessageParts:
                 self._assistant(position, message)
             else:
                 self._user(position, message)
-        self.parts.append(Part(Section.MESSAGES, PartKind.FRAMING, "Roles and message framing", framing))
-        return self.parts, self.cuts
+        return _Turn(window, events, tuple(self.parts), tuple(self.cuts), framing)
 
-    # -- which messages the app added after results (images, a prompt's messages) ----------
+    def _reads(self, position: int) -> list[dict[str, Any]]:
+        return [event for event in self.events.get(position, ()) if event.get("type") == "ResourceRead"]
 
-    def _find_extras(self) -> None:
-        position = 0
-        while position < len(self.messages):
-            message = self.messages[position]
-            calls = message.get("tool_calls") or [] if message.get("role") == "assistant" else []
+    # -- the turns, and which messages the app added after results (images, a prompt's messages) ----------
+
+    def _scan(self, position: int) -> None:
+        """From `position` (a turn's first message) on: where turns begin, what each result answers, which
+        messages the app added. A result answers a call of its own turn."""
+        calls_seen: dict[str, tuple[str, dict[str, Any]]] = {}
+        messages = self.messages
+        while position < len(messages):
+            message = messages[position]
+            role = message.get("role")
+            calls = message.get("tool_calls") or [] if role == "assistant" else []
+            if role == "user":
+                self.starts.append(position)
+                calls_seen = {}
+            elif role == "tool":  # a result away from its call
+                self.call_of[position] = calls_seen.get(str(message.get("tool_call_id")), ("", {}))
             position += 1
-            for call in calls:
-                self.calls[str(call.get("id"))] = ((call.get("function") or {}).get("name", ""), _arguments(call))
-            while calls and position < len(self.messages) and self.messages[position].get("role") == "tool":
+            mine = {
+                str(call.get("id")): ((call.get("function") or {}).get("name", ""), _arguments(call)) for call in calls
+            }
+            calls_seen.update(mine)
+            run = position
+            while calls and position < len(messages) and messages[position].get("role") == "tool":
+                self.call_of[position] = calls_seen.get(str(messages[position].get("tool_call_id")), ("", {}))
                 position += 1
-            for call in calls:
-                name, arguments = self.calls[str(call.get("id"))]
+            answers = {str(messages[at].get("tool_call_id")): at for at in range(run, position)}
+            for call_id, (name, arguments) in mine.items():
                 uri = str(arguments.get("uri", ""))
-                if name == READ_RESOURCE and position < len(self.messages) and self._is_image_of(position, uri):
+                if name == READ_RESOURCE and position < len(messages) and self._is_image_of(position, uri):
                     self.extras[position] = (PartKind.IMAGE, f"Image of {uri}")
+                    if call_id in answers:
+                        self.imaged.add(answers[call_id])
                     position += 1
                 elif name == INVOKE_PROMPT:
-                    for _ in range(self._prompt_messages(str(call.get("id")))):
-                        if position < len(self.messages):
+                    answer = messages[answers[call_id]] if call_id in answers else {}
+                    for _ in range(_prompt_messages(answer)):
+                        if position < len(messages):
                             self.extras[position] = (PartKind.PROMPT, f"Prompt {arguments.get('name', '')} message")
                             position += 1
 
@@ -110,11 +241,6 @@ class MessageParts:
             and isinstance(content[0], dict)
             and str(content[0].get("text", "")).startswith(f"{IMAGE_LEAD}{uri} (")
         )
-
-    def _prompt_messages(self, call_id: str) -> int:
-        answer = next((m for m in self.messages if m.get("role") == "tool" and m.get("tool_call_id") == call_id), None)
-        found = _PROMPT_ADDED.findall(text_of((answer or {}).get("content")))
-        return int(found[-1]) if found else 0
 
     # -- each kind of message ---------------------------------------------------------------
 
@@ -134,14 +260,13 @@ class MessageParts:
 
     def _tool(self, position: int, message: dict[str, Any]) -> None:
         call_id = str(message.get("tool_call_id", ""))
-        name, arguments = self.calls.get(call_id, ("", {}))
+        name, arguments = self.call_of.get(position, ("", {}))
         text = text_of(message.get("content"))
         if name == READ_RESOURCE:
             uri = str(arguments.get("uri", ""))
             self._add(PartKind.RESOURCE, f"Resource {uri} (read)", text, position, self.catalog.owner_of(uri))
-            imaged = (PartKind.IMAGE, f"Image of {uri}") in self.extras.values()
-            for read in self.reads.get(position, []):
-                self._read_cuts(read, imaged)
+            for read in self._reads(position):
+                self._read_cuts(read, position in self.imaged)
             return
         target = self.catalog.tool(name) if name else None
         if target is not None:
@@ -169,7 +294,7 @@ class MessageParts:
         content = message.get("content")
         text = text_of(content)
         images = images_of(content)
-        attached = [read for read in self.reads.get(position + 1, [])] if position + 1 not in self.extras else []
+        attached = self._reads(position + 1) if position + 1 not in self.extras else []
         starts: list[tuple[int, dict[str, Any]]] = []
         cursor = 0
         for read in attached:

@@ -13,7 +13,7 @@ from typing import Any
 
 from desktop_app.core.catalog import Catalog
 from desktop_app.core.chat.context import SystemPrompt
-from desktop_app.core.chat.message_parts import MessageParts
+from desktop_app.core.chat.message_parts import MessageParts, PartsMemo
 from desktop_app.core.chat.prompt_parts import system_parts
 from desktop_app.core.chat.tokens import encoding_name, uses_library_tokenizer
 from desktop_app.core.ledger.accounting import Accounting, dialect_for, sent_tools, tool_name
@@ -45,10 +45,12 @@ def build_ledger(
     count: Callable[[str], int],
     usage: ProviderUsage | None,
     payload: dict[str, Any] | None = None,
+    memo: PartsMemo | None = None,
 ) -> Ledger:
     """The request's ledger; every section's parts add up to the section's count.
 
-    `payload` is the body as sent: its tools are counted as the provider got them (translated).
+    `payload` is the body as sent: its tools are counted as the provider got them (translated). `memo`
+    holds the conversation's turns as the last ledger counted them: only what the request adds is counted.
     """
     dialect = dialect_for(snapshot.model)
     accounting = Accounting(count, dialect)
@@ -58,7 +60,7 @@ def build_ledger(
     )
     tool_parts, tool_cuts = _tool_parts(snapshot, accounting, sent_tools(payload) or list(snapshot.tools))
     message_parts, message_cuts = MessageParts(
-        snapshot.messages, snapshot.events, snapshot.catalog, accounting, snapshot.read_cap
+        snapshot.messages, snapshot.events, snapshot.catalog, accounting, snapshot.read_cap, memo
     ).build()
     if uses_library_tokenizer(snapshot.model):
         tokenizer = "the model's own tokenizer (as litellm counts it)"

@@ -20,6 +20,7 @@ from typing import Any
 
 from desktop_app.core.asks.question import Question
 from desktop_app.core.chat.events import ChatEvent, ModelCallStarted, TextDelta, ToolInputPartial, event_to_dict
+from desktop_app.core.chat.message_parts import PartsMemo
 from desktop_app.core.chat.request_ledger import RequestSnapshot, build_ledger
 from desktop_app.core.ledger.trace import TraceWriter, summarize_base64
 from desktop_app.core.model.chat_model import ModelReply
@@ -51,10 +52,12 @@ def plain(value: Any) -> Any:
 class TurnTrace:
     """The records of one turn, queued to every writer the turn has."""
 
-    def __init__(self, writers: Sequence[TraceWriter], count: Callable[[str], int]) -> None:
+    def __init__(self, writers: Sequence[TraceWriter], count: Callable[[str], int], memo: PartsMemo) -> None:
+        """`count` and `memo` are the conversation's: counts and turns its earlier ledgers found."""
         self.id = uuid.uuid4().hex[:12]
         self.writers = list(writers)
         self._count = count
+        self._memo = memo
         self._started = time.monotonic()
         self._work: list[asyncio.Task[None]] = []
         self._sent: dict[int, tuple[SentRequest, int]] = {}
@@ -134,7 +137,7 @@ class TurnTrace:
 
         def count_and_write() -> None:
             try:
-                ledger = build_ledger(snapshot, self._count, usage, sent)
+                ledger = build_ledger(snapshot, self._count, usage, sent, self._memo)
             except Exception:  # a ledger that cannot be counted must not end the turn
                 log.exception("cannot count the ledger of a request")
             else:
