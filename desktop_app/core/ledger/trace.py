@@ -14,9 +14,10 @@ since the turn began):
   who decided, `ToolResult` with the text the model got, `ResourceRead`, `TurnFinished`, …).
 
 Requests repeat the conversation so far, so a payload's `messages` that begin with the previous
-request's are written as `{"same_as": [turn, request], "first": n, "then": [...]}`; `load_trace`
-puts them back. Records are queued on the event loop and written by `flush` in a worker thread, so
-the first token never waits for serialising or scrubbing.
+request's are written as `{"same_as": [turn, request], "first": n, "then": [...]}`, and a ledger's
+`parts` that begin with the previous ledger's the same way; `load_trace` puts them back: a long chat's
+trace grows by what each request adds. Records are queued on the event loop and written by `flush`
+in a worker thread, so the first token never waits for serialising or scrubbing.
 """
 
 from __future__ import annotations
@@ -57,10 +58,22 @@ def header(conversation: str, app_version: str) -> dict[str, Any]:
 
 @dataclass
 class _Shared:
-    """The messages of the last request written, to refer back to."""
+    """The list a record repeated last (a request's messages, a ledger's parts), to refer back to."""
 
     key: list[Any] | None = None
-    encoded: list[str] = field(default_factory=list)
+    items: list[Any] = field(default_factory=list)
+
+    def refer(self, key: list[Any], items: list[Any]) -> dict[str, Any] | list[Any]:
+        """`items` as a reference to the last list where they begin with it; remembered for the next."""
+        shared = 0
+        for mine, theirs in zip(items, self.items, strict=False):  # by value: the records are plain JSON
+            if mine != theirs:
+                break
+            shared += 1
+        previous, self.key, self.items = self.key, key, items
+        if previous is None or shared < MIN_SHARED:
+            return items
+        return {"same_as": previous, "first": shared, "then": items[shared:]}
 
 
 class TraceWriter:
@@ -75,7 +88,8 @@ class TraceWriter:
         """Guards `_pending` only: `add` (the event loop) never waits for a flush's work."""
         self._writing = threading.Lock()
         """One flush at a time, so records are written in the order they were added."""
-        self._shared = _Shared()
+        self._messages = _Shared()
+        self._parts = _Shared()
         self._first = first
         self.failed: str | None = None
         """Why the last write failed (a full disk, a folder that went away), or None."""
@@ -108,25 +122,14 @@ class TraceWriter:
                 log.warning("cannot write the trace %s: %s", self.path, exc)
 
     def _shrink(self, record: dict[str, Any]) -> dict[str, Any]:
-        """A request's messages, as a reference to the previous request's where they repeat them."""
-        payload = record.get("payload")
-        if record.get("type") != "model_request" or not isinstance(payload, dict):
-            return record
-        messages = payload.get("messages")
-        if not isinstance(messages, list):
-            return record
-        encoded = [json.dumps(m, ensure_ascii=False, sort_keys=True) for m in messages]
-        shared = 0
-        for mine, theirs in zip(encoded, self._shared.encoded, strict=False):
-            if mine != theirs:
-                break
-            shared += 1
-        previous = self._shared.key
-        self._shared = _Shared([record.get("turn"), record.get("request")], encoded)
-        if previous is None or shared < MIN_SHARED:
-            return record
-        reference = {"same_as": previous, "first": shared, "then": messages[shared:]}
-        return {**record, "payload": {**payload, "messages": reference}}
+        """A request's messages, or a ledger's parts, as a reference to the previous one's where they repeat it."""
+        key = [record.get("turn"), record.get("request")]
+        kind, payload, ledger = record.get("type"), record.get("payload"), record.get("ledger")
+        if kind == "model_request" and isinstance(payload, dict) and isinstance(payload.get("messages"), list):
+            return {**record, "payload": {**payload, "messages": self._messages.refer(key, payload["messages"])}}
+        if kind == "ledger" and isinstance(ledger, dict) and isinstance(ledger.get("parts"), list):
+            return {**record, "ledger": {**ledger, "parts": self._parts.refer(key, ledger["parts"])}}
+        return record
 
 
 def summarize_base64(value: Any) -> Any:
@@ -177,21 +180,32 @@ def load_trace(path: Path) -> list[dict[str, Any]]:
 
 
 def expand_shared(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Records with every `same_as` reference replaced by the messages it stands for."""
-    seen: dict[tuple[Any, Any], list[Any]] = {}
+    """Records with every `same_as` reference replaced by the messages (or ledger parts) it stands for."""
+    messages: dict[tuple[Any, Any], list[Any]] = {}
+    parts: dict[tuple[Any, Any], list[Any]] = {}
     out: list[dict[str, Any]] = []
     for record in records:
-        payload = record.get("payload")
-        if record.get("type") == "model_request" and isinstance(payload, dict):
-            messages = payload.get("messages")
-            if isinstance(messages, dict) and "same_as" in messages:
-                earlier = seen.get(tuple(messages.get("same_as") or ()), [])
-                whole = earlier[: int(messages.get("first", 0))] + list(messages.get("then") or [])
-                record = {**record, "payload": {**payload, "messages": whole}}
-            if isinstance(record["payload"].get("messages"), list):
-                seen[(record.get("turn"), record.get("request"))] = record["payload"]["messages"]
+        key = (record.get("turn"), record.get("request"))
+        kind, payload, ledger = record.get("type"), record.get("payload"), record.get("ledger")
+        if kind == "model_request" and isinstance(payload, dict):
+            whole = _expanded(payload.get("messages"), messages, key)
+            record = record if whole is None else {**record, "payload": {**payload, "messages": whole}}
+        elif kind == "ledger" and isinstance(ledger, dict):
+            whole = _expanded(ledger.get("parts"), parts, key)
+            record = record if whole is None else {**record, "ledger": {**ledger, "parts": whole}}
         out.append(record)
     return out
+
+
+def _expanded(items: Any, seen: dict[tuple[Any, Any], list[Any]], key: tuple[Any, Any]) -> list[Any] | None:
+    """`items` whole (a `same_as` reference put back), remembered under `key`; None when not a list."""
+    if isinstance(items, dict) and "same_as" in items:
+        earlier = seen.get(tuple(items.get("same_as") or ()), [])
+        items = earlier[: int(items.get("first", 0))] + list(items.get("then") or [])
+    if not isinstance(items, list):
+        return None
+    seen[key] = items
+    return items
 
 
 def write_records(path: Path, records: Iterable[dict[str, Any]], scrubber: Scrubber) -> None:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from desktop_app.core.ledger.parts import Ledger
@@ -19,9 +20,20 @@ class RequestView:
     payload: dict[str, Any] | None
     """The body the provider received (scrubbed); None when nothing reached it."""
     api_base: str
-    ledger: Ledger | None
+    ledger_record: dict[str, Any] | None = field(repr=False)
+    """The ledger as written; read into a `Ledger` when first asked for (a long chat has thousands)."""
     response: dict[str, Any] | None
     """The `model_response` record; None while (or if) none arrived."""
+
+    @cached_property
+    def ledger(self) -> Ledger | None:
+        """The request's ledger; None when none was written or this version cannot read it."""
+        if self.ledger_record is None:
+            return None
+        try:
+            return Ledger.from_dict(self.ledger_record)
+        except ValueError:
+            return None
 
     @property
     def answer(self) -> str:
@@ -63,19 +75,14 @@ class TraceView:
     @staticmethod
     def _request(key: tuple[str, int], parts: dict[str, dict[str, Any]]) -> RequestView:
         sent = parts.get("model_request") or {}
-        ledger: Ledger | None = None
-        if (data := (parts.get("ledger") or {}).get("ledger")) is not None:
-            try:
-                ledger = Ledger.from_dict(data)
-            except ValueError:
-                ledger = None
+        ledger = (parts.get("ledger") or {}).get("ledger")
         payload = sent.get("payload")
         return RequestView(
             key[0],
             key[1],
             payload if isinstance(payload, dict) else None,
             str(sent.get("api_base") or ""),
-            ledger,
+            ledger if isinstance(ledger, dict) else None,
             parts.get("model_response"),
         )
 

@@ -50,6 +50,41 @@ def test_records_wait_for_flush_then_are_scrubbed_and_shared_messages_come_back_
     assert [r["type"] for r in load_trace(path)] == ["trace", "model_request", "model_request", "turn"]
 
 
+def ledger_record(turn: str, number: int, messages: int) -> dict[str, Any]:
+    parts = [Part(Section.SYSTEM, PartKind.GUIDANCE, "guidance", 700, "You are MCP Desk")]
+    parts += [
+        Part(Section.MESSAGES, PartKind.MESSAGE, "Your message", 9, f"Question {n} {SECRET}", None, n)
+        for n in range(messages)
+    ]
+    parts.append(Part(Section.MESSAGES, PartKind.FRAMING, "Roles and message framing", 3 + 4 * messages))
+    return {"type": "ledger", "turn": turn, "request": number, "ledger": Ledger("m", tuple(parts)).to_dict()}
+
+
+def test_a_ledger_repeating_the_previous_ones_parts_refers_to_them_and_reads_back_whole(tmp_path: Path) -> None:
+    """A long chat's every ledger lists the chat so far: the file grows by what each request adds."""
+    path = tmp_path / "t.jsonl"
+    writer = TraceWriter(path, lambda: Scrubber([SECRET]))
+    written = [ledger_record("a", 1, 40), ledger_record("a", 2, 41), ledger_record("b", 1, 43)]
+    for record in written:
+        writer.add(record)
+        writer.flush()
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    assert lines[1]["ledger"]["parts"]["same_as"] == ["a", 1] and lines[1]["ledger"]["parts"]["first"] == 41
+    assert [p["label"] for p in lines[2]["ledger"]["parts"]["then"]] == [
+        "Your message",
+        "Your message",
+        "Roles and message framing",
+    ]
+    assert path.read_text().count("Question 7 ") == 1 and SECRET not in path.read_text()
+    view = TraceView(load_trace(path))
+    ledgers = [request.ledger for request in view.requests()]
+    assert [len(ledger.parts) for ledger in ledgers if ledger is not None] == [42, 43, 45]
+    assert [ledger.counted for ledger in ledgers if ledger is not None] == [
+        Ledger.from_dict(record["ledger"]).counted for record in written
+    ]
+    assert ledgers[2] is not None and ledgers[2].parts[8].preview == "Question 7 ***"
+
+
 def test_adding_never_waits_for_a_flush_at_work_and_records_keep_their_order(tmp_path: Path) -> None:
     """The event loop adds while a worker thread scrubs and writes a long chat's request."""
     path = tmp_path / "t.jsonl"
