@@ -60,7 +60,9 @@ class MupdfWorker:
 
     Requests wait in a thread of their own (not the shared default pool): one that takes long
     ("Render anyway") must not hold up the rest of the app's background work. The thread is a
-    daemon, so quitting never waits for a page still being drawn.
+    daemon, so quitting never waits for a page still being drawn. It is also the only thread that
+    starts the process: the process dies with the thread that started it (`die_with_the_app`), and
+    this one lives until `close`.
     """
 
     def __init__(self) -> None:
@@ -100,12 +102,6 @@ class MupdfWorker:
         """
         epoch = self._epoch
         return await self._in_thread(lambda: self._request(key, data, request, page=page, budget=budget, epoch=epoch))
-
-    def request_blocking(
-        self, key: str, data: bytes, request: dict[str, Any], *, page: int, budget: float | None
-    ) -> dict[str, Any]:
-        """The same, for a thread that may block (never the event loop's)."""
-        return self._request(key, data, request, page=page, budget=budget, epoch=self._epoch)
 
     def _request(
         self, key: str, data: bytes, request: dict[str, Any], *, page: int, budget: float | None, epoch: int

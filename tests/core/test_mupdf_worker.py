@@ -69,14 +69,17 @@ def _is_pdf_worker(pid: int) -> bool:
 
 _APP_KILLED_MID_RENDER = textwrap.dedent(
     """
-    import sys, threading
+    import asyncio
     from desktop_app.core.mupdf_worker import MupdfWorker, new_document_key
     from tests.endless_pdf import pdf_with_an_endless_page
 
-    worker, endless = MupdfWorker(), pdf_with_an_endless_page()
-    worker.request_blocking(new_document_key(), endless, {"op": "count"}, page=0, budget=60)
-    print(worker._process.pid, flush=True)
-    worker.request_blocking(new_document_key(), endless, {"op": "render", "scale": 1.0}, page=0, budget=None)
+    async def main():
+        worker, endless, key = MupdfWorker(), pdf_with_an_endless_page(), new_document_key()
+        await worker.request(key, endless, {"op": "count"}, page=0, budget=60)
+        print(worker._process.pid, flush=True)
+        await worker.request(key, endless, {"op": "render", "scale": 1.0}, page=0, budget=None)
+
+    asyncio.run(main())
     """
 )
 
