@@ -178,7 +178,7 @@ async def _run(args: argparse.Namespace) -> int:
         with contextlib.ExitStack() as scratch:
             trace = _trace_path(args, scratch)
             first = header(conversation.id, __version__)
-            writer = None if trace is None else TraceWriter(trace, engine.scrubber, first=first)
+            writer = None if trace is None else TraceWriter(trace, engine.traces.scrubber, first=first)
             turn = engine.start_turn(conversation, args.message, [Attachment(uri) for uri in args.attach], trace=writer)
             events: list[ChatEvent] = []
             try:

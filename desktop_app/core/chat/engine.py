@@ -14,7 +14,6 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import replace
 from typing import Any, Final
 
-from desktop_app import __version__
 from desktop_app.core.apps.partial_input import ToolInputStream
 from desktop_app.core.catalog import Catalog
 from desktop_app.core.chat.approval import ApprovalPolicy
@@ -34,25 +33,21 @@ from desktop_app.core.chat.events import (
     event_to_dict,
     kept_in_history,
 )
-from desktop_app.core.chat.message_parts import PartsMemo
 from desktop_app.core.chat.request_ledger import RequestSnapshot
 from desktop_app.core.chat.synthetic import synthetic_tool_specs
 from desktop_app.core.chat.synthetic_calls import SyntheticTools
 from desktop_app.core.chat.tokens import count_tokens
 from desktop_app.core.chat.tool_calls import ToolCalls
 from desktop_app.core.chat.tool_specs import ToolOffer
+from desktop_app.core.chat.trace_keeping import TraceKeeping
 from desktop_app.core.chat.trace_secrets import SecretsInUse
 from desktop_app.core.chat.traced_host import TracedHost, watch_questions
-from desktop_app.core.chat.turn_trace import TurnTrace
 from desktop_app.core.chat.user_message import Attachment as Attachment
 from desktop_app.core.chat.user_message import AttachmentError, user_message
 from desktop_app.core.expansion import SecretLookup
 from desktop_app.core.extensions.apps_meta import ui_resource_uri
 from desktop_app.core.host import ServerHost
-from desktop_app.core.ledger.accounting import CachedCounter
-from desktop_app.core.ledger.scrub import Scrubber
-from desktop_app.core.ledger.store import LedgerStore
-from desktop_app.core.ledger.trace import TraceWriter, header
+from desktop_app.core.ledger.trace import TraceWriter
 from desktop_app.core.model.chat_model import ChatModel, LiteLLMModel, ModelReply
 from desktop_app.core.model.llm import ProviderError, SentRequest
 from desktop_app.core.model.settings import ChatOptions, ModelSettings, resolve_api_key
@@ -96,11 +91,7 @@ class ChatEngine:
         self._offer: ToolOffer | None = None
         self.loaded_tools: dict[str, list[str]] = {}
         """Per conversation: tools found with `search_tools`, most recent and relevant first, offered from then on."""
-        self._counters: dict[str, CachedCounter] = {}
-        self._memo: tuple[str, PartsMemo] | None = None
-        self._stored_trace: tuple[str, TraceWriter] | None = None
-        """The trace writer of the last stored chat (it remembers that chat's last request, to refer back to)."""
-        self._secrets_in_use: SecretsInUse | None = None
+        self.traces = TraceKeeping()
 
     def tool_offer(self) -> ToolOffer:
         """The server tools each call carries, within the options' tool budget (specs cached per catalog)."""
@@ -129,35 +120,6 @@ class ChatEngine:
     def trusted(self, catalog: Catalog) -> frozenset[str]:
         """The servers of `catalog` the user trusts as of now."""
         return frozenset(name for name in catalog.servers if self.host.trust(name).trusted)
-
-    def counter(self) -> CachedCounter:
-        """Token counts for the current model, remembered across the requests of its ledgers."""
-        model = self.settings.model
-        if model not in self._counters:
-            self._counters = {model: CachedCounter(lambda text: count_tokens(model, text))}
-        return self._counters[model]
-
-    def parts_memo(self, conversation_id: str) -> PartsMemo:
-        """The turns of the chat its last ledger counted (one chat's at a time)."""
-        if self._memo is None or self._memo[0] != conversation_id:
-            self._memo = (conversation_id, PartsMemo())
-        return self._memo[1]
-
-    def scrubber(self) -> Scrubber:
-        """What every trace of this engine is scrubbed with: the secrets in use as of the last turn."""
-        return Scrubber() if self._secrets_in_use is None else self._secrets_in_use()
-
-    def traces_for(self, conversation: Conversation, extra: TraceWriter | None) -> list[TraceWriter]:
-        """Where a turn of `conversation` is traced: beside the stored conversation, and `extra` (`--trace`)."""
-        writers = [] if extra is None else [extra]
-        if conversation.store is not None:
-            if self._stored_trace is None or self._stored_trace[0] != conversation.id:
-                path = LedgerStore.beside(conversation.store.path).path(conversation.id)
-                writer = TraceWriter(path, self.scrubber, first=header(conversation.id, __version__))
-                self._stored_trace = (conversation.id, writer)
-            writer = self._stored_trace[1]
-            writers.append(writer)
-        return writers
 
     async def full_catalog_tokens(self, catalog: Catalog) -> int:
         """What listing all of `catalog` would cost (the prompt leaves it uncounted when far over budget)."""
@@ -201,9 +163,7 @@ class Turn:
         self._context = context
         self._queue: asyncio.Queue[ChatEvent | None] = asyncio.Queue()
         self.events: list[ChatEvent] = []
-        self.trace = TurnTrace(
-            engine.traces_for(conversation, trace), engine.counter(), engine.parts_memo(conversation.id)
-        )
+        self.trace = engine.traces.for_turn(conversation, engine.settings.model, trace)
         self._host = TracedHost(engine.host, self.trace.mcp).as_host() if self.trace.active else engine.host
         synthetic = SyntheticTools(
             self._host,
@@ -312,7 +272,7 @@ class Turn:
         engine = self._engine
         api_key = resolve_api_key(engine.settings, engine.secrets)
         if self.trace.active:
-            engine._secrets_in_use = SecretsInUse(engine.host, api_key)
+            engine.traces.secrets_in_use = SecretsInUse(engine.host, api_key)
             uris = [a.uri for a in self._attachments]
             self.trace.begin(self.conversation.id, engine.settings.model, self._text, uris, self._context)
         try:

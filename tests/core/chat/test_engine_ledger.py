@@ -211,7 +211,7 @@ async def test_anthropic_requests_are_recorded_as_translated_and_their_count_agr
     )
     engine = engine_for(host, llm, "anthropic/claude-sonnet-4-5")
     path = tmp_path / "trace.jsonl"  # an unstored conversation: only the file given is written
-    turn = engine.start_turn(Conversation(), "How many words?", trace=TraceWriter(path, engine.scrubber))
+    turn = engine.start_turn(Conversation(), "How many words?", trace=TraceWriter(path, engine.traces.scrubber))
     assert (await turn.traced()).text == "Three words."
     view = TraceView(load_trace(path))
     for recorded, received in zip(view.requests(), llm.bodies(), strict=True):
@@ -233,12 +233,12 @@ async def test_a_stopped_answer_and_a_failed_request_are_traced_with_what_was_se
     engine = engine_for(host, llm, "openai/gpt-4o")
     path = tmp_path / "trace.jsonl"
     conversation = Conversation()
-    turn = engine.start_turn(conversation, "Tell me a story.", trace=TraceWriter(path, engine.scrubber))
+    turn = engine.start_turn(conversation, "Tell me a story.", trace=TraceWriter(path, engine.traces.scrubber))
     async for event in turn:
         if isinstance(event, TextDelta) and event.text == "Part two. ":
             turn.cancel()
     await turn.traced()
-    failed = engine.start_turn(conversation, "Go on.", trace=TraceWriter(path, engine.scrubber))
+    failed = engine.start_turn(conversation, "Go on.", trace=TraceWriter(path, engine.traces.scrubber))
     await failed.traced()
     stopped, refused = TraceView(load_trace(path)).requests()
     assert stopped.payload == llm.bodies()[0] and refused.payload == llm.bodies()[1]
