@@ -384,4 +384,5 @@ class ConversationView(QScrollArea):
 
     def wheelEvent(self, event: QWheelEvent) -> None:
         super().wheelEvent(event)
-        self.older.scrolled(self.verticalScrollBar().value(), self._screen())  # at the top, too
+        if event.angleDelta().y() > 0:  # at the top, too, or in a chat shorter than the screen
+            self.older.wheeled_up(self.verticalScrollBar().value(), self._screen())

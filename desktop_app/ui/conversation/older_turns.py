@@ -147,7 +147,13 @@ class OlderTurns(QObject):
             self._fold_timer.start(OLDER_PAUSE_MS)
 
     def scrolled(self, value: int, screen: int) -> None:
-        """The column scrolled to `value`: within a screen of the top, the turns above are drawn next."""
+        """The column scrolled to `value`: within a screen of the top, the turns above are drawn next; not
+        while the user follows at the bottom (a fold that left less than a screen is not a scroll up)."""
+        if not self._column.following:
+            self.wheeled_up(value, screen)
+
+    def wheeled_up(self, value: int, screen: int) -> None:
+        """The user asked for what is above (the wheel turned up at `value`): drawn next, within a screen of the top."""
         if value < screen and self.folded_to > 0 and not self._draw_timer.isActive():
             self._draw_timer.start(0)
 

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
 from desktop_app.core.chat.conversations import Conversation
 from desktop_app.core.chat.events import TextDelta, ToolCallStarted, ToolResult, TurnFinished, event_to_dict
+from desktop_app.ui.conversation import older_turns
 from desktop_app.ui.conversation.conversation_view import ConversationView
 from desktop_app.ui.conversation.message_bubble import MessageBubble
 from desktop_app.ui.conversation.older_turns import DRAWN_TURNS
@@ -106,3 +108,32 @@ def test_a_long_live_chat_keeps_its_widgets_bounded_and_draws_every_turn_again_w
     assert texts(view)[-2:] == [f"Question {TURNS}", f"Answer {TURNS}"]
     wheel_up(view)
     assert bar.value() < bar.maximum()
+
+
+def test_a_fold_that_leaves_less_than_a_screen_is_not_undone_and_the_wheel_still_draws_the_turns_above(
+    qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Folding out the oldest turns can leave a column shorter than the screen, at its top: that is not the user
+    scrolling up, so the folded turns stay out (they came back at once, and the next fold went the same way)."""
+    monkeypatch.setattr(older_turns, "DRAWN_TURNS", 2)
+    view = ConversationView()
+    qtbot.addWidget(view)
+    view.resize(900, 640)
+    view.show()
+    qtbot.waitExposed(view)
+    chat = Conversation.start()
+    view.older.source = lambda: (chat.messages, chat.events)
+    bar = view.verticalScrollBar()
+    live_turn(view, chat, 0)
+    view.add_message("info", "\n\n".join(f"Line {n}" for n in range(60)))  # a tall first turn
+    for number in range(1, 4):
+        live_turn(view, chat, number)
+        QApplication.processEvents()
+    qtbot.waitUntil(lambda: view.older.folded_to == 8, timeout=60_000)
+    qtbot.waitUntil(lambda: bar.maximum() == 0, timeout=60_000)  # what is left fits the screen
+    qtbot.wait(200)
+    assert view.older.folded_to == 8 and texts(view)[0] == "Question 2"
+
+    wheel_up(view)  # the user asks for what is above
+    qtbot.waitUntil(lambda: view.older.folded_to == 0, timeout=60_000)
+    assert texts(view)[0] == "Question 0"
