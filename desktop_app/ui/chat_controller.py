@@ -85,6 +85,8 @@ class ChatController(QObject):
         self._last_sent: tuple[int, str, list[ResourceRef]] | None = None
         """Where the last message sent from the window went in the conversation, its text and attachments."""
         self._turn: Turn | None = None
+        self._showing = False
+        """From a turn's start until its end is shown (its offers made, `busy_changed` told)."""
         self._engine: ChatEngine | None = None
         self.warmup = ModelWarmup(bridge, lambda: self.settings.model, view.turn_status)
         self.meter = ContextMeter(bridge, self.engine, self.warmup)
@@ -141,7 +143,8 @@ class ChatController(QObject):
 
     @property
     def busy(self) -> bool:
-        return self._turn is not None and not self._turn.done
+        """A turn runs, or its end is not shown yet: its task can be done before its last events are."""
+        return self._showing
 
     def send(self, text: str, refs: list[ResourceRef]) -> bool:
         """Start a turn; False (nothing sent) while another runs or no model is chosen yet."""
@@ -212,6 +215,7 @@ class ChatController(QObject):
         self._turn = engine.start_turn(self.conversation, text, attachments, self.for_apps.take_context())
         wait = READING_ATTACHMENTS if refs else self.warmup.model_wait
         self.view.turn_status.wait_for(wait)  # at once, before any event
+        self._showing = True
         self.busy_changed.emit(True)
         self.meter.turn_started()
         self._bridge.spawn(self._follow(self._turn, text, refs), "The chat turn")
@@ -247,6 +251,7 @@ class ChatController(QObject):
                     break
         finally:
             self.view.turn_status.done()
+            self._showing = False
             self.busy_changed.emit(False)
             # The History list is built again on the event loop's next turn: a turn's end (the answer's
             # last render, its ledger link, its offers) is enough for one.
