@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Final
 
-from PySide6.QtCore import QObject, QTimer
+from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtWidgets import QScrollArea, QWidget
 
 FOLLOW_SLACK: Final = 24
@@ -44,9 +44,10 @@ class ScrollKeeper(QObject):
         bar.rangeChanged.connect(self._on_range)
 
     def reset(self) -> None:
-        """A new conversation: at its bottom."""
+        """A new conversation: at its bottom, with a scroll bar once it needs one."""
         self.following = True
         self._anchor = None
+        self._area.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
 
     def follow(self) -> None:
         """The user sent a message: to the end, following the turn it starts."""
@@ -89,6 +90,10 @@ class ScrollKeeper(QObject):
         self._scrolled(value)
 
     def _on_range(self, _minimum: int, maximum: int) -> None:
+        if maximum > 0:
+            # From now on the bar stays, so the column keeps one width: while it could come and go, every
+            # change near the bottom laid out all the drawn turns at two widths (10 ms more per turn's end).
+            self._area.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
         if maximum > 0 and not self._column.updatesEnabled():
             self._reveal()  # a reopened chat, laid out
         elif self.following:

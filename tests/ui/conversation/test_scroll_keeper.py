@@ -29,3 +29,25 @@ def test_following_again_after_reading_further_up(qapp: QApplication, qtbot: QtB
     assert view.following
     view.add_message("assistant", "The new answer, followed as it grows. " * 30)
     qtbot.waitUntil(lambda: bar.value() == bar.maximum())
+
+
+def test_the_scroll_bar_comes_when_needed_then_stays_until_a_new_chat(qapp: QApplication, qtbot: QtBot) -> None:
+    """Once there, the bar stays: the column keeps one width, and a turn's end lays out the drawn turns once."""
+    view = ConversationView()
+    qtbot.addWidget(view)
+    view.resize(600, 400)
+    view.show()
+    bar = view.verticalScrollBar()
+    view.add_user_message("A short question")
+    qapp.processEvents()
+    assert not bar.isVisible()  # an empty or short chat has no bar
+    view.add_message("assistant", "A line of the answer. " * 200)
+    qtbot.waitUntil(bar.isVisible)
+    width = view.viewport().width()
+    view.clear_actions()
+    for bubble in view.messages()[1:]:
+        bubble.hide()  # what is drawn fits the screen again
+    qtbot.waitUntil(lambda: bar.maximum() == 0)
+    assert bar.isVisible() and view.viewport().width() == width
+    view.clear()  # a new chat
+    qtbot.waitUntil(lambda: not bar.isVisible())
