@@ -18,10 +18,13 @@ class FlowLayout(QLayout):
         self._spacing = spacing
         self._heights: dict[int, int] = {}
         """Heights by width, until the items change: a layout pass asks the same few widths many times."""
+        self._minimum: QSize | None = None
+        """The same for the minimum size (a chat's column asks each card's row on every pass)."""
         self.setContentsMargins(0, 0, 0, 0)
 
     def invalidate(self) -> None:
         self._heights.clear()
+        self._minimum = None
         super().invalidate()
 
     def addItem(self, item: QLayoutItem) -> None:
@@ -64,11 +67,13 @@ class FlowLayout(QLayout):
         return self.minimumSize()
 
     def minimumSize(self) -> QSize:
-        size = QSize()
-        for item in self._items:
-            size = size.expandedTo(item.minimumSize())
-        margins: QMargins = self.contentsMargins()
-        return size + QSize(margins.left() + margins.right(), margins.top() + margins.bottom())
+        if self._minimum is None:
+            size = QSize()
+            for item in self._items:
+                size = size.expandedTo(item.minimumSize())
+            margins: QMargins = self.contentsMargins()
+            self._minimum = size + QSize(margins.left() + margins.right(), margins.top() + margins.bottom())
+        return QSize(self._minimum)
 
     def _arrange(self, rect: QRect, *, move: bool) -> int:
         """Place the items (or only measure, with `move` False); returns the height used."""
