@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
-from PySide6.QtCore import QObject, Qt, Signal, SignalInstance
+from PySide6.QtCore import QObject, Qt, QTimer, Signal, SignalInstance
 from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QMainWindow, QToolButton, QWidget
 
 from desktop_app.bridge import CoreBridge
@@ -63,7 +63,8 @@ class LedgerActions(QObject):
         self._chat = chat
         self._bridge = bridge
         self.ledger_window: LedgerWindow | None = None
-        chat.busy_changed.connect(lambda busy: None if busy else self.refresh())
+        # A pass after the turn's end: the answer's own rows are laid out first, not in the same stall.
+        chat.busy_changed.connect(lambda busy: None if busy else QTimer.singleShot(0, self, self.refresh))
         chat.conversations_changed.connect(self.refresh)
         view.history_drawn.connect(self.refresh)
         self._linked: weakref.WeakSet[MessageBubble] = weakref.WeakSet()
