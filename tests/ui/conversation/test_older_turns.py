@@ -43,9 +43,8 @@ def live_turn(view: ConversationView, chat: Conversation, number: int) -> None:
     view.apply(TurnFinished("done", f"Answer {number}", 2))
 
 
-def test_a_long_live_chat_keeps_its_widgets_bounded_and_draws_every_turn_again_when_scrolled_up(
-    qtbot: QtBot,
-) -> None:
+def live_chat(qtbot: QtBot) -> tuple[ConversationView, Conversation]:
+    """A conversation view on screen, drawing older turns from its chat as the chat controller has it."""
     view = ConversationView()
     qtbot.addWidget(view)
     view.resize(900, 640)
@@ -53,6 +52,13 @@ def test_a_long_live_chat_keeps_its_widgets_bounded_and_draws_every_turn_again_w
     qtbot.waitExposed(view)
     chat = Conversation.start()
     view.older.source = lambda: (chat.messages, chat.events)
+    return view, chat
+
+
+def test_a_long_live_chat_keeps_its_widgets_bounded_and_draws_every_turn_again_when_scrolled_up(
+    qtbot: QtBot,
+) -> None:
+    view, chat = live_chat(qtbot)
     inner = view.widget()
     counts = {}
     for number in range(TURNS):
@@ -116,13 +122,7 @@ def test_a_fold_that_leaves_less_than_a_screen_is_not_undone_and_the_wheel_still
     """Folding out the oldest turns can leave a column shorter than the screen, at its top: that is not the user
     scrolling up, so the folded turns stay out (they came back at once, and the next fold went the same way)."""
     monkeypatch.setattr(older_turns, "DRAWN_TURNS", 2)
-    view = ConversationView()
-    qtbot.addWidget(view)
-    view.resize(900, 640)
-    view.show()
-    qtbot.waitExposed(view)
-    chat = Conversation.start()
-    view.older.source = lambda: (chat.messages, chat.events)
+    view, chat = live_chat(qtbot)
     bar = view.verticalScrollBar()
     live_turn(view, chat, 0)
     view.add_message("info", "\n\n".join(f"Line {n}" for n in range(60)))  # a tall first turn
