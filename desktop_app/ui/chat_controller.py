@@ -252,11 +252,11 @@ class ChatController(QObject):
         finally:
             self.view.turn_status.done()
             self._showing = False
+            self._offer_actions()  # there when the end is told
             self.busy_changed.emit(False)
             # The History list is built again on the event loop's next turn: a turn's end (the answer's
             # last render, its ledger link, its offers) is enough for one.
             QTimer.singleShot(0, self, self.conversations_changed.emit)
-            self._offer_actions()
             self.meter.turn_ended()  # a count put off while the turn ran: now
         self.warmup.answered()
 
