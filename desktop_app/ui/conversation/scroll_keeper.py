@@ -90,10 +90,11 @@ class ScrollKeeper(QObject):
         self._scrolled(value)
 
     def _on_range(self, _minimum: int, maximum: int) -> None:
-        if maximum > 0:
+        always = Qt.ScrollBarPolicy.ScrollBarAlwaysOn
+        if maximum > 0 and self._area.verticalScrollBarPolicy() != always:  # setting it lays the area out again
             # From now on the bar stays, so the column keeps one width: while it could come and go, every
             # change near the bottom laid out all the drawn turns at two widths (10 ms more per turn's end).
-            self._area.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
+            self._area.setVerticalScrollBarPolicy(always)
         if maximum > 0 and not self._column.updatesEnabled():
             self._reveal()  # a reopened chat, laid out
         elif self.following:
