@@ -130,28 +130,23 @@ class MessageParts:
     def build(self) -> tuple[list[Part], list[Cut]]:
         counting = _Counting(self.acc.count, self.catalog, self.acc.dialect, self.read_cap)
         held = self.memo.turns(counting) if self.memo is not None else {}
-        kept: dict[int, _Turn] = {}
-        parts: list[Part] = []
-        cuts: list[Cut] = []
-        framing = self.acc.reply_priming()
+        closed: dict[int, _Turn] = {}
         position = 0  # the turns held first, as long as they still hold; then the rest is counted
         while (turn := held.get(position)) is not None and self._still(turn, position):
-            kept[position] = turn
-            parts += turn.parts
-            cuts += turn.cuts
-            framing += turn.framing
+            closed[position] = turn
             position += len(turn.messages) - 1
         self._scan(position)
+        turns = list(closed.values())
         for start, end in itertools.pairwise(sorted({position, *self.starts, len(self.messages)})):
-            window = tuple(self.messages[start : end + 1])
-            turn = self._turn(start, end, window, self._events_in(start, end))
-            if end < len(self.messages):
-                kept[start] = turn
-            parts += turn.parts
-            cuts += turn.cuts
-            framing += turn.framing
+            turn = self._turn(start, end, tuple(self.messages[start : end + 1]), self._events_in(start, end))
+            turns.append(turn)
+            if end < len(self.messages):  # closed by the next typed message: the last turn may still grow
+                closed[start] = turn
         if self.memo is not None:
-            self.memo.keep(counting, kept)
+            self.memo.keep(counting, closed)
+        parts = [part for turn in turns for part in turn.parts]
+        cuts = [cut for turn in turns for cut in turn.cuts]
+        framing = self.acc.reply_priming() + sum(turn.framing for turn in turns)
         parts.append(Part(Section.MESSAGES, PartKind.FRAMING, "Roles and message framing", framing))
         return parts, cuts
 
