@@ -35,6 +35,7 @@ COMMANDS: Final = (
     Command("replay", "desktop_app.cli.replay:replay_command", "play a trace again against live servers and compare"),
     Command("search", "desktop_app.cli.search:search_command", "search the MCP Registry for servers"),
     Command("install", "desktop_app.cli.install:install_command", "add a server from the MCP Registry or an .mcpb"),
+    Command("import", "desktop_app.cli.import_servers:import_command", "add the servers of another client's file"),
     Command("login", "desktop_app.cli.login:login_command", "sign in to a remote server (prints the page to open)"),
     Command("logout", "desktop_app.cli.login:logout_command", "sign out of a remote server, revoking its tokens"),
     Command("policy", "desktop_app.cli.policy:policy_command", "print the organisation's policy in force and its file"),

@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Coroutine
-from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal
@@ -145,13 +144,13 @@ class CoreBridge(QObject):
         if removed is not None:
             await asyncio.to_thread(remove_bundle_files, removed)
 
-    def import_servers(self, source: Path) -> ImportReport:
+    def import_servers(self, report: ImportReport) -> None:
+        """Save the servers of an import the user reviewed, exactly as shown, and start them."""
         if self.store is None:
             raise ConfigError("no configuration file is in use")
         had_none = not self.store.servers
-        report = self.store.import_from(source)
+        self.store.add_imported(report)
         self._apply(had_none)
-        return report
 
     def _apply(self, had_none: bool = False) -> None:
         """Run what is configured now; `had_none`: the fallback ran until this change."""

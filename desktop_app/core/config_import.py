@@ -3,23 +3,32 @@
 Claude Desktop and Cursor use the same `mcpServers` shape as `servers.json`; VS Code uses
 `servers` plus `inputs` that prompt for values, which become `${secret:ID}` placeholders here so
 the values go to the secret store instead of the config file.
+
+An import is an install: the file may come from a cloned repository, so nothing in it may grant
+itself trust. Keys that grant rights (`TRUST_KEYS`: trusted, autoApproveReadOnly, origin, roots) are
+dropped and the report says so per server; an entry whose environment changes which program runs
+or what it loads (`launch_env`: PATH, PYTHONPATH, LD_PRELOAD, …) is refused, as installs refuse it;
+a bare command is resolved to the absolute path the app's PATH finds, as installs do, so the
+review shows what will run. `import_servers` only reads: the caller shows the report, then saves.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import shutil
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final, Literal
 
 from desktop_app.core.config_error import ConfigError, KeyPath
 from desktop_app.core.config_file import load_json, servers_from_mapping
 from desktop_app.core.expansion import SECRET_PREFIX, placeholders
+from desktop_app.core.launch_env import Which, launch_names, program_path, refusal
 from desktop_app.core.server_config import ServerConfig
-from desktop_app.core.server_entry import OAUTH_KEYS, SERVERS_KEY
+from desktop_app.core.server_entry import OAUTH_KEYS, SERVERS_KEY, TRUST_KEYS
 
 ClientKind = Literal["claude", "cursor", "vscode"]
 CLIENT_NAMES: Final[Mapping[ClientKind, str]] = {
@@ -50,8 +59,46 @@ class SecretNeeded:
 
 
 @dataclass(frozen=True)
+class ImportedServer:
+    """One new server of the file, as it would be saved, and what the import took from it or holds against it."""
+
+    config: ServerConfig
+    dropped: tuple[str, ...] = ()
+    """The trust-granting keys (`TRUST_KEYS`) the file set, which are not imported."""
+    launch_names: tuple[str, ...] = ()
+    """Environment names that change which program runs or what it loads: the server is refused."""
+
+    @property
+    def refusal(self) -> str | None:
+        """Why this server is not imported; None when it is."""
+        if not self.launch_names:
+            return None
+        reason = refusal(list(self.launch_names), "imported entry", "imports")
+        return f"{reason}. Add the server in the server editor if you mean it"
+
+    @property
+    def program_note(self) -> str:
+        """Where the command was found, when that is not an absolute path ("" when it is)."""
+        command = self.config.command or ""
+        if not self.config.is_stdio or os.path.isabs(command):
+            return ""
+        if "${" in command:
+            return "the command holds a variable, resolved when the server starts"
+        if "/" in command or "\\" in command:
+            return "a relative path: it runs from the server's working folder"
+        return "not found on this computer's PATH"
+
+    @property
+    def dropped_line(self) -> str:
+        """The user's words for what was dropped ("" when nothing was)."""
+        if not self.dropped:
+            return ""
+        return f"dropped {', '.join(self.dropped)}: set them in the server editor if you mean it"
+
+
+@dataclass(frozen=True)
 class ImportReport:
-    """What an import did; `servers` is the merged result to save."""
+    """What an import would do, shown before anything is saved; `servers` is the merged result to save."""
 
     source: Path
     kind: ClientKind
@@ -61,14 +108,23 @@ class ImportReport:
     unchanged: list[str]
     secrets_needed: list[SecretNeeded]
     warnings: list[str]
+    new: dict[str, ImportedServer] = field(default_factory=dict)
+    """Every server the file adds or was refused, by name, in the file's order."""
+
+    @property
+    def refused(self) -> list[str]:
+        """New servers that are not imported (`ImportedServer.refusal` says why)."""
+        return [name for name, server in self.new.items() if server.refusal is not None]
 
     @property
     def summary(self) -> str:
         """One paragraph for the user."""
         client = CLIENT_NAMES[self.kind]
-        if not (self.added or self.skipped or self.unchanged):
+        if not (self.added or self.skipped or self.unchanged or self.new):
             return f"No servers found in {client}'s {self.source}."
         parts = [f"From {client}: added {len(self.added)}" + _names(self.added)]
+        if self.refused:
+            parts.append(f"refused {len(self.refused)}" + _names(self.refused))
         if self.skipped:
             parts.append(f"skipped {len(self.skipped)} whose name is already used" + _names(self.skipped))
         if self.unchanged:
@@ -77,7 +133,8 @@ class ImportReport:
         if self.secrets_needed:
             needed = ", ".join(f"{s.name} ({s.description})" if s.description else s.name for s in self.secrets_needed)
             text += f" Set these secrets before connecting: {needed}."
-        return " ".join([text, *self.warnings])
+        judged = [f"{name}: {line}." for name, s in self.new.items() for line in (s.refusal, s.dropped_line) if line]
+        return " ".join([text, *judged, *self.warnings])
 
 
 def _names(names: list[str]) -> str:
@@ -151,11 +208,16 @@ def strip_jsonc(text: str) -> str:
 
 
 def import_servers(
-    existing: Mapping[str, ServerConfig], source_path: Path, kind: ClientKind | None = None
+    existing: Mapping[str, ServerConfig],
+    source_path: Path,
+    kind: ClientKind | None = None,
+    *,
+    which: Which = shutil.which,
 ) -> ImportReport:
-    """Merge the servers of another client's file into `existing`; an existing name is never replaced.
+    """What merging another client's file into `existing` would do; an existing name is never replaced.
 
-    `kind` is detected from the file's shape when None. Raises `ConfigError` naming file and line.
+    Writes nothing. `kind` is detected from the file's shape when None; `which` finds bare commands
+    (the app's PATH). Raises `ConfigError` naming file and line.
     """
     source = str(source_path)
     try:
@@ -173,8 +235,10 @@ def import_servers(
     workspace = source_path.parent.parent if source_path.parent.name == ".vscode" else None
     warnings: list[str] = []
     converted = _convert(mapping, workspace, warnings)
+    dropped: dict[str, tuple[str, ...]] = {}
     if isinstance(converted, dict):
         converted = {name: _adapt_sign_in(name, entry, warnings) for name, entry in converted.items()}
+        converted = {name: _without_trust(name, entry, dropped) for name, entry in converted.items()}
     imported = servers_from_mapping(converted, text=text, source=source, at=at)
     if isinstance(mapping, dict):
         warnings += [
@@ -184,15 +248,21 @@ def import_servers(
         ]
 
     merged = dict(existing)
-    added, skipped, unchanged = [], [], []
+    added: list[str] = []
+    skipped: list[str] = []
+    unchanged: list[str] = []
+    new: dict[str, ImportedServer] = {}
     for name, cfg in imported.items():
-        if name not in existing:
-            merged[name] = cfg
+        resolved = _resolved(cfg, which)
+        if name in existing:
+            same = _same_server(existing[name], cfg) or _same_server(existing[name], resolved)
+            (unchanged if same else skipped).append(name)
+            continue
+        risky = tuple(launch_names(cfg.env)) if cfg.is_stdio else ()
+        new[name] = ImportedServer(resolved, dropped.get(name, ()), risky)
+        if not risky:
+            merged[name] = resolved
             added.append(name)
-        elif _same_server(existing[name], cfg):
-            unchanged.append(name)
-        else:
-            skipped.append(name)
 
     descriptions = _input_descriptions(doc.get("inputs")) if kind == "vscode" else {}
     needed = sorted({secret for name in added for secret in placeholders(merged[name])})
@@ -205,12 +275,36 @@ def import_servers(
         unchanged=unchanged,
         secrets_needed=[SecretNeeded(name, descriptions.get(name, "")) for name in needed],
         warnings=list(dict.fromkeys(warnings)),
+        new=new,
     )
 
 
 def _same_server(ours: ServerConfig, theirs: ServerConfig) -> bool:
-    """The same server, whichever of its tools the user switched off here (the other client cannot know)."""
-    return replace(ours, disabled_tools=()) == replace(theirs, disabled_tools=())
+    """The same server, whichever of its tools or its trust the user set here (the other client cannot know)."""
+
+    def launch(config: ServerConfig) -> ServerConfig:
+        return replace(config, disabled_tools=(), trusted=False, auto_approve_read_only=False, origin={}, roots=None)
+
+    return launch(ours) == launch(theirs)
+
+
+def _without_trust(name: str, entry: Any, dropped: dict[str, tuple[str, ...]]) -> Any:
+    """`entry` without its trust-granting keys; those it set to anything but their default go in `dropped`."""
+    if not isinstance(entry, dict):
+        return entry
+    granted = tuple(key for key in TRUST_KEYS if key in entry and entry[key] not in (False, None, {}))
+    if granted:
+        dropped[name] = granted
+    return {key: value for key, value in entry.items() if key not in TRUST_KEYS}
+
+
+def _resolved(config: ServerConfig, which: Which) -> ServerConfig:
+    """A bare command as the absolute path the app's PATH finds, as installs store it (else as written)."""
+    command = config.command
+    if not config.is_stdio or not command or "${" in command or "/" in command or "\\" in command:
+        return config
+    found = program_path(command, which)
+    return replace(config, command=found) if found else config
 
 
 def _locate_servers(doc: Mapping[str, Any], path: Path, kind: ClientKind | None) -> tuple[ClientKind, KeyPath]:

@@ -12,6 +12,7 @@ from pathlib import Path
 from desktop_app.core.config_error import ConfigError
 from desktop_app.core.config_file import load_config, save_config
 from desktop_app.core.config_import import ImportReport, import_servers
+from desktop_app.core.install_records import InstallRecords
 from desktop_app.core.server_config import ServerConfig
 
 
@@ -46,6 +47,8 @@ class ConfigStore:
             config = replace(config, disabled_tools=kept)
         servers[config.name] = config
         self._save(servers)
+        if replaced is not None and previous_name != config.name and replaced.origin:
+            InstallRecords().renamed(replaced.name, config.name)  # the user renamed it here: still their install
 
     def remove(self, name: str) -> None:
         servers = dict(self._servers)
@@ -67,11 +70,20 @@ class ConfigStore:
         return config
 
     def import_from(self, source: Path) -> ImportReport:
-        """Merge another client's servers in (never replacing a name we have) and save."""
+        """Merge another client's servers in (never replacing a name we have, with `import_servers`' rules) and save."""
         report = import_servers(self._servers, source)
-        if report.added:
-            self._save(report.servers)
+        self.add_imported(report)
         return report
+
+    def add_imported(self, report: ImportReport) -> None:
+        """Save the servers `report` adds, exactly as the user reviewed them; nothing when a name was taken since."""
+        taken = [name for name in report.added if name in self._servers]
+        if taken:
+            raise ConfigError(
+                f"a server named {', '.join(taken)} was added since the review; import again", file=self.path.name
+            )
+        if report.added:
+            self._save({**self._servers, **{name: report.servers[name] for name in report.added}})
 
     def _save(self, servers: dict[str, ServerConfig]) -> None:
         save_config(self.path, servers, raw=self._raw)

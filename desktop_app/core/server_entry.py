@@ -47,6 +47,11 @@ KNOWN_SERVER_KEYS: Final = frozenset(
         "disabledTools",
     }
 )
+TRUST_KEYS: Final = ("trusted", "autoApproveReadOnly", "origin", "roots")
+"""Keys that grant a server rights: honoured only when the user set them in the app (the server editor, the
+Tools list, an install's consent) or the organisation's policy did, so an import drops them. `origin` counts
+because the policy's `registry` rules read it. `disabledTools` is not one: it only switches tools off, so an
+import keeps it. A new key that grants anything belongs here."""
 # The `oauth` object's keys (JSON spelling -> OAuthSettings field); unknown ones are refused, as typos.
 OAUTH_KEYS: Final[Mapping[str, str]] = {
     "clientId": "client_id",

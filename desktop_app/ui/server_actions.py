@@ -1,5 +1,9 @@
 """The Servers menu's commands that act on every server: importing other clients' configurations and
-reconnecting all."""
+reconnecting all.
+
+An import is an install: the file is read, its servers are shown in a review (`ImportReview`) and
+only Import saves them, exactly as shown; nothing is written or started before.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +14,8 @@ from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox, QWidget
 
 from desktop_app.bridge import CoreBridge
 from desktop_app.core.config_error import ConfigError
-from desktop_app.core.config_import import known_sources
+from desktop_app.core.config_import import ImportReport, import_servers, known_sources
+from desktop_app.ui.import_review import ImportReview
 from desktop_app.ui.notice_box import show_notice
 
 
@@ -28,9 +33,23 @@ class ServerActions:
         menu.addAction("Other file…", self._import_other)
         menu.setEnabled(True)
 
-    def import_servers(self, path: Path) -> None:
+    def import_servers(self, path: Path) -> ImportReview | None:
+        """Read `path` and show what importing it would add; the review's Import saves it."""
         try:
-            report = self._bridge.import_servers(path)
+            if self._bridge.store is None:
+                raise ConfigError("no configuration file is in use")
+            report = import_servers(self._bridge.store.servers, path)
+        except ConfigError as exc:
+            show_notice(self._window, f"Nothing was imported:\n\n{exc}")
+            return None
+        review = ImportReview(report, self._window)
+        review.confirmed.connect(self._save)
+        review.open()
+        return review
+
+    def _save(self, report: ImportReport) -> None:
+        try:
+            self._bridge.import_servers(report)
         except ConfigError as exc:
             show_notice(self._window, f"Nothing was imported:\n\n{exc}")
             return

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ from desktop_app.__main__ import main
 from desktop_app.cli.install import install_command
 from desktop_app.cli.run import run_command
 from desktop_app.cli.search import search_command
+from desktop_app.core.config_file import load_config
 from tests.hosting import FIXTURE_SCRIPT
 from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, ToolCall, calls, text, tool_messages
 from tests.policy_files import ISSUE_SHAPE, put_policy
@@ -139,11 +141,16 @@ def test_install_goes_ahead_where_the_policy_allows(
     home: Path, registry: RegistryFixture, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     config = home / "servers.json"
-    put_policy(home, monkeypatch, {"servers": {"allow": [{"registry": "io.github.mcp-desk-tests/*"}]}})
+    policy = put_policy(home, monkeypatch, {"servers": {"allow": [{"registry": "io.github.mcp-desk-tests/*"}]}})
     args = [HELLO, "--registry", registry.url, "--set", "HELLO_TOKEN=t", "--yes"]
     code = install_command([*args, "--config", str(config)])
     assert code == 0, capsys.readouterr().err
     assert json.loads(config.read_text())["mcpServers"]["hello"]["origin"]["name"] == HELLO
+    # It may run: the app recorded this install. Its origin on another launch is only text.
+    installed = load_config(config).servers["hello"]
+    assert policy.server_refusal(installed) is None
+    assert policy.server_refusal(replace(installed, args=(*installed.args, "--more"))) is not None
+    assert policy.server_refusal(replace(installed, name="copy")) is not None
 
 
 def test_search_reads_only_the_pinned_registry(

@@ -251,3 +251,93 @@ def test_imported_remote_sign_in_settings(tmp_path: Path) -> None:
     )
     assert "calendar: sign-in settings extra are not used by MCP Desk." in report.warnings
     assert any("client secret is written in the file" in w for w in report.warnings)
+
+
+# --- an import is an install -----------------------------------------------------------------
+
+
+def test_an_import_drops_the_keys_that_grant_trust_and_says_so(tmp_path: Path) -> None:
+    origin = {"registry": "https://registry.modelcontextprotocol.io", "name": "io.github.acme/x", "version": "1"}
+    doc = {
+        "mcpServers": {
+            "granted": {
+                "command": "/opt/x/server",
+                "trusted": True,
+                "autoApproveReadOnly": True,
+                "origin": origin,
+                "roots": ["/"],
+                "disabledTools": ["delete"],
+            },
+            "plain": {"url": "https://mcp.example.com/mcp", "trusted": False},
+        }
+    }
+    path = _write(tmp_path / "claude_desktop_config.json", json.dumps(doc))
+    report = import_servers({}, path)
+    granted = report.servers["granted"]
+    assert (granted.trusted, granted.auto_approve_read_only, granted.origin, granted.roots) == (False, False, {}, None)
+    assert granted.disabled_tools == ("delete",)  # it only switches tools off: kept
+    assert report.new["granted"].dropped == ("trusted", "autoApproveReadOnly", "origin", "roots")
+    assert report.new["plain"].dropped == ()  # false grants nothing: not worth a word
+    assert report.added == ["granted", "plain"] and report.refused == []
+    assert report.summary == (
+        "From Claude Desktop: added 2 (granted, plain). granted: dropped trusted, autoApproveReadOnly, origin, roots:"
+        " set them in the server editor if you mean it."
+    )
+
+
+def test_an_entry_that_changes_what_runs_is_refused(tmp_path: Path) -> None:
+    doc = {
+        "mcpServers": {
+            "hooks": {"command": "python3", "args": ["server.py"], "env": {"PYTHONPATH": "/repo/hooks", "LANG": "C"}},
+            "ld": {"command": "/bin/server", "env": {"ld_preload": "/repo/x.so"}},
+            "fine": {"command": "python3", "args": ["server.py"], "env": {"LANG": "C"}},
+        }
+    }
+    path = _write(tmp_path / "claude_desktop_config.json", json.dumps(doc))
+    report = import_servers({}, path, which=lambda name: f"/usr/bin/{name}")
+    assert report.added == ["fine"] and report.refused == ["hooks", "ld"]
+    assert set(report.servers) == {"fine"}
+    assert report.new["hooks"].refusal == (
+        "the imported entry sets PYTHONPATH, which changes which program runs or what it loads; imports may not"
+        " set it. Add the server in the server editor if you mean it"
+    )
+    assert report.new["ld"].launch_names == ("ld_preload",)
+    assert report.summary.startswith("From Claude Desktop: added 1 (fine); refused 2 (hooks, ld). hooks: the imported")
+
+
+def test_a_bare_command_is_resolved_as_installs_resolve_it(tmp_path: Path) -> None:
+    doc = {
+        "mcpServers": {
+            "found": {"command": "npx", "args": ["-y", "pkg"]},
+            "missing": {"command": "nowhere-tool"},
+            "relative": {"command": "./bin/server"},
+            "variable": {"command": "${HOME}/bin/server"},
+            "remote": {"url": "https://mcp.example.com/mcp"},
+        }
+    }
+    path = _write(tmp_path / "claude_desktop_config.json", json.dumps(doc))
+    report = import_servers({}, path, which=lambda name: "/usr/local/bin/npx" if name == "npx" else None)
+    commands = {name: server.config.command for name, server in report.new.items()}
+    assert commands == {
+        "found": "/usr/local/bin/npx",
+        "missing": "nowhere-tool",
+        "relative": "./bin/server",
+        "variable": "${HOME}/bin/server",
+        "remote": None,
+    }
+    notes = {name: server.program_note for name, server in report.new.items()}
+    assert notes == {
+        "found": "",
+        "missing": "not found on this computer's PATH",
+        "relative": "a relative path: it runs from the server's working folder",
+        "variable": "the command holds a variable, resolved when the server starts",
+        "remote": "",
+    }
+    # The same server, spelt as a bare name in the file, is the one already present (trusted here or not).
+    existing = {
+        "found": ServerConfig(
+            "found", TransportKind.STDIO, command="/usr/local/bin/npx", args=("-y", "pkg"), trusted=True
+        )
+    }
+    again = import_servers(existing, path, which=lambda name: "/usr/local/bin/npx" if name == "npx" else None)
+    assert again.unchanged == ["found"] and "found" not in again.new

@@ -21,6 +21,7 @@ from pytestqt.qtbot import QtBot
 from desktop_app.app import run_window
 from desktop_app.core.app_settings import load_settings
 from desktop_app.core.server_status import ServerState, ServerStatus
+from desktop_app.ui.import_review import ImportReview
 from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.settings_dialog import SettingsDialog
 from resources_ui.browser import ResourceBrowser
@@ -165,6 +166,9 @@ def test_servers_are_imported_from_claude_desktop_through_the_menu(
         claude_entry = entries[f"Claude Desktop ({claude})"]
         assert claude_entry.isEnabled() and window.menu_actions.import_from.isEnabled()
         claude_entry.trigger()  # Servers → Import from → Claude Desktop
+        [review] = [w for w in window.findChildren(ImportReview) if w.isVisible()]
+        assert "imported" not in json.loads((tmp_path / "servers.json").read_text())["mcpServers"]  # not before Import
+        review.import_button.click()
         boxes = [w for w in window.findChildren(QMessageBox) if w.isVisible()]
         assert [box.text() for box in boxes] == ["From Claude Desktop: added 1 (imported); 1 already present (fx)."]
         boxes[0].close()

@@ -21,7 +21,7 @@ from typing import Any, Final, Literal
 from desktop_app.core.policy.document import ManagedPolicy, PolicyError, read_policy
 from desktop_app.core.policy.location import Location, policy_location
 from desktop_app.core.policy.refusal import FIXED, Refusal
-from desktop_app.core.policy.servers import Which, server_refusal
+from desktop_app.core.policy.servers import Installed, Which, server_refusal
 from desktop_app.core.server_config import ServerConfig
 
 log = logging.getLogger(__name__)
@@ -49,17 +49,22 @@ class PolicyInForce:
 
     # -- servers and installs ---------------------------------------------------------------
 
-    def server_refusal(self, config: ServerConfig, which: Which = shutil.which) -> Refusal | None:
-        """None when `config` may run (`servers.allow`)."""
-        return server_refusal(self.rules, config, which)
+    def server_refusal(
+        self, config: ServerConfig, which: Which = shutil.which, installed: Installed | None = None
+    ) -> Refusal | None:
+        """None when `config` may run (`servers.allow`); `installed`: see `servers.server_refusal`."""
+        return server_refusal(self.rules, config, which, installed)
 
     def install_refusal(self, config: ServerConfig, *, bundle: bool) -> str | None:
-        """Why installing `config` is refused (None: it may be installed); the registry's installs ask this."""
+        """Why installing `config` is refused (None: it may be installed); the registry's installs ask this.
+
+        The origin of a plan is the app's own (the install records it once saved), so it is believed here.
+        """
         refusal = self.feature_refusal("bundles") if bundle else None
         registry = config.origin.get("registry")
         if refusal is None and registry:
             refusal = self.registry_refusal(registry)
-        refusal = refusal or self.server_refusal(config)
+        refusal = refusal or self.server_refusal(config, installed=_planned_here)
         return None if refusal is None else str(refusal)
 
     def registry_refusal(self, url: str) -> Refusal | None:
@@ -106,6 +111,10 @@ class PolicyInForce:
         if setting == "identityProvider" and self.rules.identity_provider is not None:
             return f"{FIXED}: {self.rules.identity_provider['issuer']} (identityProvider)"
         return None
+
+
+def _planned_here(_config: ServerConfig) -> bool:
+    return True
 
 
 NO_POLICY: Final = PolicyInForce()

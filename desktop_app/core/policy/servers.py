@@ -1,10 +1,11 @@
 """Which servers may run and be installed under `servers.allow`: the one decision, as a `Refusal` or None.
 
 An entry matches
-- `registry`: a server installed from the registry under a name the glob matches (and, when the
-  policy pins a registry, installed from that one). The name is the install's record in the entry,
-  which a user who edits `servers.json` can write: for a firm limit use `command` and `url`, which
-  match what actually runs;
+- `registry`: a server the app installed from the registry under a name the glob matches (and, when
+  the policy pins a registry, installed from that one). The entry's `origin` is believed only where
+  the app's own record of its installs (`install_records`) backs it, with the launch it installed
+  still the entry's: an imported or hand-written origin, or an installed entry whose command was
+  changed since, matches no `registry` rule;
 - `url`: a remote server whose address has that origin (scheme, host and port; `*.acme.example`
   matches its subdomains);
 - `command`: a local server whose program is that name (any folder) or that path, with `args`
@@ -22,22 +23,31 @@ import shutil
 from collections.abc import Callable
 from fnmatch import fnmatchcase
 
+from desktop_app.core.install_records import InstallRecords
 from desktop_app.core.launch_env import launch_names
 from desktop_app.core.policy.document import ANY_MORE_ARGS, ManagedPolicy, ServerRule, url_origin
 from desktop_app.core.policy.refusal import Refusal
 from desktop_app.core.server_config import ServerConfig
 
 Which = Callable[[str], str | None]
+Installed = Callable[[ServerConfig], bool]
+"""Whether the app installed this entry as it stands (`InstallRecords.backs`)."""
 _WINDOWS_SUFFIXES = (".exe", ".cmd", ".bat", ".com")
 
 
-def server_refusal(policy: ManagedPolicy, config: ServerConfig, which: Which = shutil.which) -> Refusal | None:
-    """None when `config` may run under `policy`, else which rule refuses it and why."""
+def server_refusal(
+    policy: ManagedPolicy, config: ServerConfig, which: Which = shutil.which, installed: Installed | None = None
+) -> Refusal | None:
+    """None when `config` may run under `policy`, else which rule refuses it and why.
+
+    `installed` says whether the app's record backs the entry's origin (default: the app's own record).
+    """
     if policy.allow is None:
         return None
+    installed = installed or InstallRecords().backs
     near: Refusal | None = None
     for rule in policy.allow:
-        if _matches(rule, policy, config, which):
+        if _matches(rule, policy, config, which, installed):
             return _environment_refusal(rule, config)
         if near is None and rule.kind == "command" and config.is_stdio and _program_matches(rule, config, which):
             near = Refusal(
@@ -72,12 +82,13 @@ def program_name(command: str) -> str:
     return name
 
 
-def _matches(rule: ServerRule, policy: ManagedPolicy, config: ServerConfig, which: Which) -> bool:
+def _matches(rule: ServerRule, policy: ManagedPolicy, config: ServerConfig, which: Which, installed: Installed) -> bool:
     if rule.kind == "registry":
         name, registry = config.origin.get("name"), config.origin.get("registry")
         if not name or not registry or not fnmatchcase(name, rule.pattern):
             return False
-        return policy.registry is None or _same_registry(registry, policy.registry)
+        pinned = policy.registry is None or _same_registry(registry, policy.registry)
+        return pinned and installed(config)
     if rule.kind == "url":
         return not config.is_stdio and config.url is not None and _origin_matches(config.url, rule.pattern)
     return (

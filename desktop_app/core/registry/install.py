@@ -6,7 +6,9 @@ The consent is a `Question` of the ask family, so the window answers it with a c
 line with `--yes` or a terminal prompt, tests with a script. It carries the whole command (never
 shortened) and the warning that it will run on this computer. After a yes, secrets are stored,
 bundle files unpacked and the entry saved; if any step fails, the earlier ones are undone, so
-`servers.json`, the secret store and the bundles folder are as they were.
+`servers.json`, the secret store and the bundles folder are as they were. Once the entry is saved,
+the install is written in the app's own record (`install_records`): the organisation's `registry`
+rules believe an entry's `origin` only where that record backs it.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from pathlib import Path
 from typing import Protocol
 
 from desktop_app.core.asks.question import Asker, Question, ask_user
+from desktop_app.core.install_records import InstallRecords
 from desktop_app.core.registry.bundle import remove_bundle_files
 from desktop_app.core.registry.plan import InstallPlan, command_line
 from desktop_app.core.secret_store import SecretBackend, SecretStore, SecretStoreError
@@ -142,7 +145,8 @@ async def commit(
 ) -> None:
     """Store the secrets, unpack, write the entry; on any failure undo all of it and raise `InstallError`.
 
-    Unpacking and deleting files run in a worker thread: a large bundle must not freeze the window.
+    Then record the install in the app's own record. Unpacking and deleting files run in a worker
+    thread: a large bundle must not freeze the window.
     """
     restore: dict[str, str | None] = {}
     unpacked = False
@@ -169,8 +173,17 @@ async def commit(
         if isinstance(exc, InstallError | asyncio.CancelledError):
             raise
         raise InstallError(f"{exc}; nothing was installed") from exc
+    _record(plan.config)
     if previous is not None:
         await asyncio.to_thread(_forget_old_files, previous, plan.config)
+
+
+def _record(config: ServerConfig) -> None:
+    """The entry is saved and works; without its record only a policy's `registry` rule would not vouch for it."""
+    try:
+        InstallRecords().record(config)
+    except OSError as exc:
+        log.warning("the install of %s could not be recorded (%s): a registry rule will not allow it", config.name, exc)
 
 
 def _restore_secrets(secrets: SecretStore | None, restore: dict[str, str | None]) -> None:

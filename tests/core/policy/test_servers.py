@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import json
+import logging
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+from desktop_app.core.config_store import ConfigStore
+from desktop_app.core.install_records import InstallRecords, records_path
 from desktop_app.core.policy.document import parse_policy
 from desktop_app.core.policy.in_force import PolicyInForce
 from desktop_app.core.policy.servers import server_refusal
@@ -37,6 +41,19 @@ def no_path(_name: str) -> str | None:
 ISSUE = PolicyInForce(parse_policy(json.dumps(ISSUE_SHAPE, indent=1), SOURCE), source=SOURCE)
 
 
+@pytest.fixture(autouse=True)
+def data_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Each test its own record of installs (the app's data folder)."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    return tmp_path / "data"
+
+
+def installed(config: ServerConfig) -> ServerConfig:
+    """`config` as the app's install leaves it: saved, and written in the record of installs."""
+    InstallRecords().record(config)
+    return config
+
+
 @pytest.mark.parametrize(
     ("config", "allowed"),
     [
@@ -60,7 +77,7 @@ ISSUE = PolicyInForce(parse_policy(json.dumps(ISSUE_SHAPE, indent=1), SOURCE), s
     ],
 )
 def test_the_issue_shape_allows_what_it_lists(config: ServerConfig, allowed: bool) -> None:
-    refusal = ISSUE.server_refusal(config)
+    refusal = ISSUE.server_refusal(installed(config) if config.origin else config)
     assert (refusal is None) is allowed, refusal
 
 
@@ -132,3 +149,40 @@ def test_installs_ask_the_same_rules_plus_bundles_and_the_registry() -> None:
     assert ISSUE.registry_url("https://registry.modelcontextprotocol.io") == REGISTRY
     blocked = ISSUE.install_refusal(remote("https://evil.example/mcp"), bundle=False)
     assert blocked is not None and blocked.endswith("is not on the list of servers allowed to run (servers.allow)")
+
+
+def test_a_registry_rule_believes_only_an_origin_the_app_recorded_at_its_install(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """An imported file or a hand edit can write any origin: only the app's record of its install backs one."""
+    origin = {"registry": REGISTRY, "name": "io.github.acme/weather", "version": "1.0.0", "package": "npm"}
+    real = ServerConfig("weather", TransportKind.STDIO, command="/usr/bin/uvx", args=("acme-weather",), origin=origin)
+    forged = ServerConfig("weather", TransportKind.STDIO, command="python3", args=("evil.py",), origin=origin)
+    assert ISSUE.server_refusal(forged) is not None  # nothing recorded: the origin is only text
+    installed(real)
+    assert ISSUE.server_refusal(real) is None
+    assert ISSUE.server_refusal(forged) is not None  # the same name and origin, another launch
+    assert ISSUE.server_refusal(replace(real, args=("acme-weather", "--evil"))) is not None  # edited since
+    assert ISSUE.server_refusal(replace(real, name="other")) is not None  # another entry copying the origin
+    other_name = replace(real, origin={**origin, "name": "io.github.acme/other"})
+    assert ISSUE.server_refusal(other_name) is not None  # the record pins the origin's name too
+    # A damaged record never stops the app: it backs nothing, and says so in the log.
+    records_path().write_text("{not json")
+    with caplog.at_level(logging.WARNING):
+        assert ISSUE.server_refusal(real) is not None
+    assert "cannot be read, so it backs no install" in caplog.text
+    records_path().write_text('{"servers": []}')
+    assert ISSUE.server_refusal(real) is not None
+    installed(real)  # the next install writes a sound file again
+    assert ISSUE.server_refusal(real) is None
+    assert records_path().stat().st_mode & 0o777 == 0o600
+
+
+def test_an_install_renamed_in_the_app_is_still_backed(tmp_path: Path) -> None:
+    origin = {"registry": REGISTRY, "name": "io.github.acme/weather", "version": "1.0.0", "package": "pypi"}
+    real = ServerConfig("weather", TransportKind.STDIO, command="/usr/bin/uvx", args=("acme-weather",), origin=origin)
+    store = ConfigStore(tmp_path / "servers.json")
+    store.upsert(installed(real))
+    store.upsert(replace(real, name="forecast"), previous_name="weather")  # renamed in the server editor
+    assert ISSUE.server_refusal(store.servers["forecast"]) is None
+    assert ISSUE.server_refusal(real) is not None  # the old name no longer backs anything
