@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Final
 
 from desktop_app.core.config_store import ConfigStore
-from desktop_app.core.discovery.address import DiscoveryError
+from desktop_app.core.discovery.address import DiscoveryError, check_resolved
 from desktop_app.core.discovery.cache import DocumentCache
 from desktop_app.core.discovery.card import ServerCard
 from desktop_app.core.discovery.compare import compare_card
@@ -24,6 +24,7 @@ from desktop_app.core.discovery.endpoints import consent_notes, endpoints
 from desktop_app.core.discovery.origin import card_origin, card_source, find_card_install
 from desktop_app.core.expansion import SecretLookup
 from desktop_app.core.host import ServerHost
+from desktop_app.core.network_guard import Resolver, system_resolver
 from desktop_app.core.paths import cache_dir
 from desktop_app.core.publisher_document import Transport
 from desktop_app.core.registry.errors import PlanError
@@ -77,10 +78,15 @@ def choose(listing: DomainListing, wanted: str | None) -> FoundServer:
 
 
 async def plan_from_domain(
-    store: ConfigStore, args: argparse.Namespace, answers: Answers, stored: Callable[[], list[str]]
+    store: ConfigStore,
+    args: argparse.Namespace,
+    answers: Answers,
+    stored: Callable[[], list[str]],
+    resolve: Resolver = system_resolver,
 ) -> CardInstall:
-    """Read the domain, choose the server and its endpoint, and plan the entry (nothing is written)."""
-    listing = await discover(args.target, cache=discovery_cache())
+    """Read the domain, choose the server and its endpoint, and plan the entry (nothing is written). The
+    finished address is resolved (`resolve`): a public domain's name that points inside is refused."""
+    listing = await discover(args.target, cache=discovery_cache(), resolve=resolve)
     found = choose(listing, args.server)
     card, domain = found.card, listing.domain
     assert card is not None
@@ -104,6 +110,9 @@ async def plan_from_domain(
         notes = consent_notes(plan.config.url or "", domain, found.warnings)
     except DiscoveryError as exc:
         raise PlanError(str(exc)) from None
+    problem = await check_resolved(plan.config.url or "", domain, "the server's address", resolve)
+    if problem is not None:
+        raise PlanError(problem)
     return CardInstall(replace(plan, notes=plan.notes + notes), previous, card, endpoint.remote)
 
 

@@ -2,7 +2,10 @@
 
 Every transport's streams are wrapped (`watched_streams`) so the owning task learns of a death
 the moment the server's stdout (or HTTP stream) ends, and a stdio server's stdout is decoded
-leniently (`lenient_utf8`) so one invalid byte cannot end the SDK's reader.
+leniently (`lenient_utf8`) so one invalid byte cannot end the SDK's reader. A remote entry
+installed from a Server Card of a domain on the network is connected through a guarded client
+(`network_guard`): its host is resolved on every connection and only public addresses are reached,
+so a name that now points into this computer or the local network is refused.
 """
 
 from __future__ import annotations
@@ -11,8 +14,9 @@ import asyncio
 import contextlib
 import os
 import threading
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx2
 import mcp.client.stdio as sdk_stdio
@@ -23,6 +27,13 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 
 from desktop_app.core.lenient_utf8 import CODEC_NAME as LENIENT_UTF8
 from desktop_app.core.lenient_utf8 import reporting_bad_bytes
+from desktop_app.core.network_guard import (
+    GuardedTransport,
+    Resolver,
+    is_loopback_host,
+    public_addresses,
+    system_resolver,
+)
 from desktop_app.core.process_exit import ended_by_us, keeping_processes
 from desktop_app.core.server_config import ServerConfig, TransportKind
 from desktop_app.core.watched_streams import TransportHooks, watch
@@ -107,32 +118,77 @@ async def _last_stderr_lines(pumped: asyncio.Event) -> None:
         await asyncio.wait_for(pumped.wait(), STDERR_DRAIN_S)
 
 
+def from_public_domain(origin: Mapping[str, str]) -> bool:
+    """The entry was installed from a Server Card of a domain that is not this computer (`discovery/origin`
+    writes `domain` and `package: remote`): the address that domain named is resolved before each connection."""
+    domain = origin.get("domain")
+    if not domain or origin.get("package") != "remote":
+        return False
+    return not is_loopback_host(urlsplit(f"//{domain}").hostname or "")
+
+
+async def _check_address(config: ServerConfig, resolve: Resolver) -> None:
+    """Refuse at once, with the reason, an entry whose public domain's address now points inside: the
+    guarded client refuses it too (and every later connection), but the SDK reports that only as a
+    closed connection."""
+    if not from_public_domain(config.origin) or not config.url:
+        return
+    parts = urlsplit(config.url)
+    await public_addresses(parts.hostname or "", parts.port or (443 if parts.scheme == "https" else 80), resolve)
+
+
+def _client_factory(config: ServerConfig, resolve: Resolver) -> Callable[..., httpx2.AsyncClient]:
+    """The SDK's HTTP client, or for an entry from a public domain's card, one that resolves and refuses
+    private addresses on every connection (and takes no proxy from the environment: a proxy resolves names
+    itself, out of reach of the check)."""
+    if not from_public_domain(config.origin):
+        return create_mcp_http_client
+
+    def guarded(
+        headers: dict[str, str] | None = None, timeout: httpx2.Timeout | None = None, auth: httpx2.Auth | None = None
+    ) -> httpx2.AsyncClient:
+        return httpx2.AsyncClient(
+            headers=headers, timeout=timeout, auth=auth, transport=GuardedTransport(resolve), trust_env=False
+        )
+
+    return guarded
+
+
 @contextlib.asynccontextmanager
-async def _http(config: ServerConfig, hooks: TransportHooks) -> AsyncIterator[Any]:
+async def _http(config: ServerConfig, hooks: TransportHooks, resolve: Resolver) -> AsyncIterator[Any]:
     if not config.url:
         raise ValueError(f"server '{config.name}' has no url")
     timeout = httpx2.Timeout(config.timeout, read=300.0)
+    await _check_address(config, resolve)
+    client = _client_factory(config, resolve)
     async with (
-        create_mcp_http_client(headers=dict(config.headers) or None, timeout=timeout, auth=hooks.auth) as http,
+        client(headers=dict(config.headers) or None, timeout=timeout, auth=hooks.auth) as http,
         streamable_http_client(config.url, http_client=http) as (read, write),
     ):
         yield watch(read, write, hooks)
 
 
 @contextlib.asynccontextmanager
-async def _sse(config: ServerConfig, hooks: TransportHooks) -> AsyncIterator[Any]:
+async def _sse(config: ServerConfig, hooks: TransportHooks, resolve: Resolver) -> AsyncIterator[Any]:
     if not config.url:
         raise ValueError(f"server '{config.name}' has no url")
+    await _check_address(config, resolve)
     async with sse_client(
-        config.url, headers=dict(config.headers) or None, timeout=config.timeout, auth=hooks.auth
+        config.url,
+        headers=dict(config.headers) or None,
+        timeout=config.timeout,
+        auth=hooks.auth,
+        httpx_client_factory=_client_factory(config, resolve),
     ) as (read, write):
         yield watch(read, write, hooks)
 
 
-def open_transport(config: ServerConfig, hooks: TransportHooks) -> contextlib.AbstractAsyncContextManager[Any]:
-    """The transport for a resolved (placeholder-free) server config."""
+def open_transport(
+    config: ServerConfig, hooks: TransportHooks, resolve: Resolver = system_resolver
+) -> contextlib.AbstractAsyncContextManager[Any]:
+    """The transport for a resolved (placeholder-free) server config; `resolve` answers a guarded client's lookups."""
     if config.transport is TransportKind.STDIO:
         return _stdio(config, hooks)
     if config.transport is TransportKind.SSE:
-        return _sse(config, hooks)
-    return _http(config, hooks)
+        return _sse(config, hooks, resolve)
+    return _http(config, hooks, resolve)

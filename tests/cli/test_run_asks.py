@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from desktop_app.cli.run import run_command
-from desktop_app.core.asks.link_check import MISREAD
+from desktop_app.core.asks.link_check import MAX_URL_CHARS, MISREAD, check_link
 from tests.core.asks.hosting import ABUSE_SCRIPT, ASKING_SCRIPT
 from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, ToolCall, calls, text, tool_messages
 from tests.servers.everything import everything_available, everything_stdio_params
@@ -130,6 +130,28 @@ def test_links_are_never_opened_without_asking(
     monkeypatch.setattr(sys, "stdin", io.StringIO("y\n"))
     assert json.loads(run(config, llm, "ask_link", {}, "--elicit", "ask")) == {"action": "accept"}
     assert "(domain: example.com)" in capsys.readouterr().err
+
+
+def test_a_huge_link_is_refused_in_one_line_and_a_long_one_is_printed_short(
+    config: Path, llm: ScriptedLLM, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    huge = "https://login.example.com/authorize?state=" + "a" * 100_162  # 100,204 characters
+    assert "its address is 100,204 characters long" in run(config, llm, "ask_link", {"url": huge}, "--elicit", "ask")
+    assert stderr_lines(capsys) == [
+        f"mcp-desk run: asking: refused a link: its address is 100,204 characters long; links longer than"
+        f" {MAX_URL_CHARS:,} characters are not shown"
+    ]
+    url = "https://login.example.com/authorize?state=" + "s" * 247 + "&scope=read"
+    short = check_link(url).short
+    assert json.loads(run(config, llm, "ask_link", {"url": url}, "--elicit", "defaults")) == {"action": "decline"}
+    assert stderr_lines(capsys) == [
+        f"mcp-desk run: declined a link from asking ({short}) (--elicit defaults: links are opened only when asked)"
+    ]
+    monkeypatch.setattr(sys, "stdin", io.StringIO("y\n"))
+    assert json.loads(run(config, llm, "ask_link", {"url": url}, "--elicit", "ask")) == {"action": "accept"}
+    lines = stderr_lines(capsys)
+    shown = lines.index(f"  {short}")
+    assert lines[shown + 1 : shown + 3] == ["  (domain: login.example.com)", f"  full address: {url}"]
 
 
 @pytest.mark.parametrize("choice", ["deny", "allow", "ask"])

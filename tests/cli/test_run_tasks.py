@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from desktop_app.cli.run import run_command
+from desktop_app.core.asks.budget import MAX_PER_CALL
 from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, ToolCall, calls, text, tool_messages
 from tests.servers import tasks_server
 from tests.servers.everything import everything_available, everything_stdio_params
@@ -118,3 +119,25 @@ def test_a_hostile_status_message_stays_on_its_own_line_and_cannot_steer_the_ter
     [gathering] = [line for line in lines if "Gathering sources on" in line]
     assert "on tides mcp-desk run: every tool call was approved\\x1b[2J\\x1b]52;c;ZXZpbA==\\x07" in gathering
     assert "\x1b" not in "".join(lines)
+
+
+def test_a_task_that_asks_on_every_poll_is_stopped_and_cancelled_with_one_line(
+    tmp_path: Path, llm: ScriptedLLM, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "servers.json"
+    config.write_text(json.dumps({"mcpServers": {"tasks": {"command": sys.executable, "args": [TASKS_SCRIPT]}}}))
+    llm.queue(calls(ToolCall("tasks__nag", {})), text("Stopped."))
+    assert run_command([*args(config, llm), "--elicit", "decline", "Nag me"]) == 0
+    lines = [line.removeprefix("mcp-desk run: ") for line in capsys.readouterr().err.splitlines()]
+    declined = [line for line in lines if line.startswith("declined a form from tasks")]
+    assert len(declined) == MAX_PER_CALL  # a bounded number of questions, each answered by the flag
+    stopped = [line for line in lines if "too many questions" in line]
+    assert stopped == [
+        f"tasks: refused a form: too many questions ('tasks' asked {MAX_PER_CALL} questions during one tool call;"
+        " it is not asked more for it); the user was not asked"
+    ]
+    assert not any("cannot answer" in line for line in lines)  # the notice is not a question to refuse
+    [cancelled] = [line for line in lines if line.startswith("task nag on tasks cancelled")]
+    assert f"MCP Desk cancelled this task: 'tasks' asked {MAX_PER_CALL} questions" in cancelled
+    [result] = tool_messages(llm.bodies()[1])
+    assert "MCP Desk cancelled this task" in result["content"]

@@ -128,11 +128,20 @@ def _register(server: MCPServer) -> None:
 
     @server.tool(description="Ask the user to open a web page")
     async def ask_link(
-        ctx: Context, url: str = "https://example.com/connect?step=1", message: str = "Connect your account."
+        ctx: Context,
+        url: str = "https://example.com/connect?step=1",
+        message: str = "Connect your account.",
+        report: bool = False,
     ) -> str | InputRequiredResult:
+        """With `report` (2025-11-25), a refusal is returned as "error CODE: message" instead of raised."""
         elicitation_id = None if _modern(ctx) else "link-1"
         params = ElicitRequestURLParams(message=message, url=url, elicitation_id=elicitation_id)
-        return _result(await _ask(ctx, "link", ElicitRequest(params=params)))
+        try:
+            return _result(await _ask(ctx, "link", ElicitRequest(params=params)))
+        except MCPError as exc:
+            if not report:
+                raise
+            return f"error {exc.code}: {exc.error.message}"
 
     done_links: set[str] = set()
 
@@ -215,6 +224,18 @@ def _register(server: MCPServer) -> None:
             for index in range(count):
                 group.start_soon(one, index)
         return json.dumps(sorted(outcomes))
+
+    @server.tool(description="Ask one form after another (2025-11-25), each once the last is answered")
+    async def ask_again(ctx: Context, count: int = 12) -> str:
+        outcomes: list[str] = []
+        schema = {"type": "object", "properties": {"n": {"type": "integer"}}}
+        for index in range(count):
+            try:
+                result = await ctx.session.elicit_form(f"Question {index}", schema, ctx.request_id)
+                outcomes.append(result.action)
+            except MCPError as exc:
+                outcomes.append(f"error {exc.code}: {exc.error.message}")
+        return json.dumps(outcomes)
 
     @server.tool(description="Wait, then ask a form (to be cancelled meanwhile)")
     async def slow_ask(ctx: Context, seconds: float = 1.0) -> str:

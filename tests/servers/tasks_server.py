@@ -9,6 +9,7 @@ no clock:
   is meant (`input_required` until `tasks/update` answers it); then the report.
 - `hold(label)`: works until the test calls `release(label)` (in-process only).
 - `forever()`: works until cancelled.
+- `nag()`: needs input on every poll, each time a new question (a new key), until cancelled.
 - `go_quiet()`: its `tasks/get` is never answered.
 - `fail()`: fails with a JSON-RPC error.
 
@@ -48,7 +49,7 @@ CLARIFY: Final[dict[str, Any]] = {
     },
     "required": ["reading"],
 }
-TASK_TOOLS: Final = frozenset({"research", "hold", "forever", "go_quiet", "fail"})
+TASK_TOOLS: Final = frozenset({"research", "hold", "forever", "go_quiet", "fail", "nag"})
 MCP_NAME: Final = "mcp-name"
 
 
@@ -74,6 +75,8 @@ class FixtureTask:
     message: str = "Starting"
     answer: dict[str, Any] | None = None
     continued: bool = False
+    answers: list[dict[str, Any]] = field(default_factory=list)
+    """Every answer `nag` was sent."""
     result: dict[str, Any] | None = None
     error: dict[str, Any] | None = None
     created: str = field(default_factory=_now)
@@ -88,7 +91,10 @@ class FixtureTask:
             "ttlMs": TTL_MS,
             "pollIntervalMs": POLL_MS,
         }
-        if self.status == "input_required":
+        if self.status == "input_required" and self.tool == "nag":
+            form = {"mode": "form", "message": f"Question {self.polls}", "requestedSchema": CLARIFY}
+            task["inputRequests"] = {f"nag-{self.polls}": {"method": "elicitation/create", "params": form}}
+        elif self.status == "input_required":
             message = f"Which {self.arguments.get('topic', 'topic')} do you mean?"
             form = {"mode": "form", "message": message, "requestedSchema": CLARIFY}
             task["inputRequests"] = {"clarify": {"method": "elicitation/create", "params": form}}
@@ -152,13 +158,16 @@ class TasksExtension(Extension):
         task = self._find(ctx, params.task_id)
         if task.tool == "go_quiet":
             await asyncio.Event().wait()  # never answers
-        if task.status == "working":
+        if task.status == "working" or (task.tool == "nag" and task.status == "input_required"):
             task.polls += 1
             _advance(task, self.released)
         return {"resultType": "complete", **task.wire()}
 
     async def _update(self, ctx: ServerRequestContext[Any, Any], params: UpdateParams) -> dict[str, Any]:
         task = self._find(ctx, params.task_id)
+        if task.tool == "nag":
+            task.answers += params.input_responses.values()
+            return {"resultType": "complete"}
         answer = params.input_responses.get("clarify")
         if task.status == "input_required" and isinstance(answer, dict):
             task.answer = answer
@@ -193,6 +202,8 @@ def _advance(task: FixtureTask, released: set[str]) -> None:
         task.message = f"Holding {label}"
         if label in released:
             task.status, task.message, task.result = "completed", "Released", _text(f"released {label}")
+    elif task.tool == "nag":
+        task.status, task.message = "input_required", f"Asking question {task.polls}"
     elif task.tool == "fail":
         task.status, task.message = "failed", "The upstream API refused"
         task.error = {"code": -32603, "message": "the upstream API refused"}
@@ -219,6 +230,10 @@ def build_tasks_server() -> tuple[MCPServer, TasksExtension]:
     @server.tool(description="A task that stops answering", structured_output=False)
     def go_quiet() -> str:
         return "quiet (no task)"
+
+    @server.tool(description="A task that asks a new question on every poll", structured_output=False)
+    def nag() -> str:
+        return "no questions (no task)"
 
     @server.tool(description="A task that fails", structured_output=False)
     def fail() -> str:

@@ -1,8 +1,9 @@
 """One server's side of asking: who asks, through which gate, for which call, and how refusals read.
 
 Every handler (elicitation, sampling) puts its question through `AskContext.ask`, so the rules
-are the same for all: a stopping server, a question after its call was cancelled, a flood, or a
-call that ends while the user thinks all get a clear error for the server and a line in its log.
+are the same for all: a stopping server, a question after its call was cancelled, a flood, a
+source past its budget, or a call that ends while the user thinks all get a clear error for the
+server and a line in its log. A source stopped by its budget is said so once (`on_refusal`).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Final, TypeVar
 from mcp_types import INTERNAL_ERROR, ErrorData
 
 from desktop_app.core.asks.attribution import CallEnded, CallTracker, unless_ended
-from desktop_app.core.asks.question import Question, TooManyQuestions
+from desktop_app.core.asks.question import Question, QuestionsStopped, TooManyQuestions
 from desktop_app.core.asks.service import AskService
 from desktop_app.core.events import Event
 
@@ -46,10 +47,10 @@ class AskContext:
     """False once the server is stopping: late requests are refused."""
     publish: Callable[[Event], None]
 
-    def refuse(self, what: str, reason: str, code: int = NOT_ASKED) -> ErrorData:
-        """An error for the server that says why, noted in its log."""
+    def refuse(self, what: str, reason: str, code: int = NOT_ASKED, *, loud: bool = True) -> ErrorData:
+        """An error for the server that says why, noted in its log (and told to `on_refusal` when `loud`)."""
         self.note("warning", f"refused {what}: {reason}")
-        if self.service.on_refusal is not None:
+        if loud and self.service.on_refusal is not None:
             self.service.on_refusal(self.server, f"refused {what}: {reason}")
         return ErrorData(code=code, message=f"MCP Desk refused {what}: {reason}")
 
@@ -64,6 +65,8 @@ class AskContext:
         try:
             with scope.on_our_side() if scope is not None else contextlib.nullcontext():
                 return await unless_ended(scope, self.service.questions.ask(question))
+        except QuestionsStopped as exc:
+            return self.refuse(what, str(exc), loud=exc.first)
         except TooManyQuestions as exc:
             return self.refuse(what, str(exc))
         except CallEnded:

@@ -1,8 +1,9 @@
 """Elicitation: a server asks the user to fill in a form, or to visit a web page.
 
-Form mode shows the server's schema as a form (see `form_schema`); URL mode shows the full URL
-and its domain as the browser will read them (see `link_check`: look-alike names in their xn--
-form, a misleading `user@` called out, https only) and opens it only when the user agrees. The
+Form mode shows the server's schema as a form (see `form_schema`); URL mode shows the URL and its
+domain as the browser will read them (see `link_check`: look-alike names in their xn-- form, a
+misleading `user@` called out, https only, a long address shortened with the whole one a click
+away, one over 4 KiB refused as not asked) and opens it only when the user agrees. The
 answer is one of the spec's three actions: accept (with the form's content), decline (an
 explicit no), cancel (dismissed). A tool call that fails with "URL elicitation required"
 (-32042) is answered the same way: each URL is put to the user, and once every one is accepted
@@ -22,7 +23,7 @@ from mcp.shared.exceptions import MCPError, UrlElicitationRequiredError
 from mcp_types import INVALID_PARAMS, ElicitRequestParams, ElicitRequestURLParams, ElicitResult, ErrorData
 from pydantic import ValidationError
 
-from desktop_app.core.asks.context import AskContext
+from desktop_app.core.asks.context import NOT_ASKED, AskContext
 from desktop_app.core.asks.form_schema import FormSchema, SchemaError, parse_form_schema
 from desktop_app.core.asks.link_check import LinkCheck, check_link
 from desktop_app.core.asks.question import Question
@@ -137,7 +138,9 @@ class Elicitation:
         completion = UrlCompletion()
         link = check_link(params.url)
         if link.problem is not None:
-            return context.refuse("a link", link.problem, INVALID_PARAMS), completion
+            # Too long is a limit of ours, like a flood: "not asked". Anything else is a malformed address.
+            code = NOT_ASKED if link.oversized else INVALID_PARAMS
+            return context.refuse("a link", link.problem, code), completion
         reply = await context.ask(
             "a link",
             lambda call_id: UrlQuestion(
@@ -152,7 +155,7 @@ class Elicitation:
         )
         if isinstance(reply, ErrorData):
             return reply, completion
-        context.note("info", f"link {link.url} answered: {reply.action}")
+        context.note("info", f"link {link.short} answered: {reply.action}")
         if reply.action == "accept" and params.elicitation_id:
             if params.elicitation_id in self._finished:
                 del self._finished[params.elicitation_id]

@@ -8,6 +8,10 @@ and addresses that browsers and Python's parser read differently (backslashes, c
 invisible characters, percent-encoded or numeric hosts) are refused, as is anything but https
 (plain http only to this computer, where nothing crosses the network).
 
+Links have a size. An address longer than `MAX_URL_CHARS` is refused before anything else is read
+of it; a shorter one that is still long is shown as `short` (scheme, host and port whole, the rest
+cut in the middle), the whole address one action away, and the whole address is what is opened.
+
 Qt-free: the window's link card and `mcp-desk run` both show its findings.
 """
 
@@ -25,6 +29,15 @@ import idna
 LOOPBACK_NAMES: Final = ("localhost",)
 _NUMERIC_LABEL: Final = re.compile(r"^(0x[0-9a-f]*|[0-9]+)$")
 """A last label browsers take as (part of) an IPv4 address: `2130706433`, `0x7f.1`, `127.1`."""
+MAX_URL_CHARS: Final = 4096
+"""The longest address offered to the user. Real sign-in and payment links (an OAuth request with its
+PKCE challenge, state, scopes and redirect) stay under 2,000 characters, the length every browser
+and web server has long accepted; 4 KiB is twice that. A longer address carries a payload, not a
+place: nobody can read it in a card or a terminal, and it is a way to push kilobytes at the user."""
+SHORT_URL_CHARS: Final = 100
+"""An address up to this long is shown whole; a longer one as its short form, of this length."""
+_TAIL_CHARS: Final = 16
+"""The end of a long address kept in its short form (where a path's last part or a query's value shows)."""
 MISREAD: Final = "it has a backslash, a space, or a control or invisible character, which browsers read differently"
 
 
@@ -45,9 +58,36 @@ class LinkCheck:
         """The page is on this computer."""
         return _is_loopback(self.host)
 
+    @property
+    def oversized(self) -> bool:
+        """Refused for its length alone: nothing else of it was read."""
+        return len(self.url) > MAX_URL_CHARS
+
+    @property
+    def short(self) -> str:
+        """The address as a line can show it: whole up to `SHORT_URL_CHARS`; else the scheme, host and port
+        whole (never a `user@` part) and the rest cut in the middle, so where it goes is always read in full."""
+        if len(self.url) <= SHORT_URL_CHARS:
+            return self.url
+        parts = urlsplit(self.url)
+        netloc = parts.netloc.rpartition("@")[2]
+        head = f"{parts.scheme}://{netloc}"
+        rest = self.url.split("//", 1)[1][len(parts.netloc) :]
+        room = max(SHORT_URL_CHARS - len(head) - 1, _TAIL_CHARS + 1)
+        if len(rest) <= room:
+            return head + rest
+        return f"{head}{rest[: room - _TAIL_CHARS]}…{rest[-_TAIL_CHARS:]}"
+
 
 def check_link(url: str) -> LinkCheck:
     """What `url` really points at, with warnings for what could mislead, or the reason it is refused."""
+    if len(url) > MAX_URL_CHARS:
+        return LinkCheck(
+            url,
+            "",
+            problem=f"its address is {len(url):,} characters long; links longer than {MAX_URL_CHARS:,} characters"
+            " are not shown",
+        )
     if any(_misreadable(ch) for ch in url):
         return LinkCheck(url, "", problem=MISREAD)
     try:

@@ -21,6 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final, Generic, Protocol, TypeVar
 
+from desktop_app.core.asks.budget import QuestionBudget
+
 log = logging.getLogger(__name__)
 
 R = TypeVar("R")
@@ -56,6 +58,27 @@ class TooManyQuestions(RuntimeError):
 
     An asker that cannot answer a question in full answers with the question's own refusal (a
     form is cancelled, a sampling request denied) and says why; only a flood is an error."""
+
+
+class QuestionsStopped(TooManyQuestions):
+    """The source (a tool call, a task, a server) used up its questions (`budget`); it is told so, not asked.
+
+    `first` marks the refusal that stopped it: the one said out loud (a line, a card); the rest are
+    refused quietly."""
+
+    def __init__(self, reason: str, *, first: bool) -> None:
+        super().__init__(f"too many questions ({reason}); the user was not asked")
+        self.first = first
+
+
+@dataclass(frozen=True, kw_only=True)
+class AskingStopped(Question[None]):
+    """Not a question: the one notice that a source was stopped from asking (instead of a card per question)."""
+
+    reason: str
+
+    def fallback(self) -> None:
+        return None
 
 
 async def ask_user(asker: Asker, question: Question[R]) -> R:
@@ -99,18 +122,24 @@ class ScriptedAsker:
 
 
 class QuestionGate:
-    """One open question per server, a few waiting behind it, and a flood refused.
+    """One open question per server, a few waiting behind it, a flood refused, and a budget per source.
 
     A server cannot bury the user in cards: its questions are shown one at a time, and once
     `max_waiting` are queued behind the open one, further questions raise `TooManyQuestions`
-    at once (the caller turns that into an error for the server and a line in its log).
+    at once (the caller turns that into an error for the server and a line in its log). One that
+    asks again as soon as it is answered is held to its `budget` (per tool call or task, per
+    server): past it, `QuestionsStopped`, and the user gets one `AskingStopped` notice instead.
     """
 
-    def __init__(self, asker: Asker, *, max_waiting: int = MAX_WAITING_PER_SERVER) -> None:
+    def __init__(
+        self, asker: Asker, *, max_waiting: int = MAX_WAITING_PER_SERVER, budget: QuestionBudget | None = None
+    ) -> None:
         self.asker = asker
+        self.budget = budget or QuestionBudget()
         self._max_waiting = max_waiting
         self._locks: dict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
         self._waiting: dict[str, int] = defaultdict(int)
+        self._notices: set[asyncio.Future[None]] = set()
 
     def waiting(self, server: str) -> int:
         """Questions from `server` open or queued right now."""
@@ -123,9 +152,29 @@ class QuestionGate:
                 f"too many questions ('{server}' already has {self._waiting[server]} questions waiting"
                 " for the user); the user was not asked"
             )
+        stop = self.budget.spend(server, question.call_id)
+        if stop is not None:
+            if stop.first:
+                self._notify(AskingStopped(server=server, call_id=question.call_id, reason=stop.reason))
+            raise QuestionsStopped(stop.reason, first=stop.first)
         self._waiting[server] += 1
         try:
             async with self._locks[server]:
                 return await ask_user(self.asker, question)
         finally:
             self._waiting[server] -= 1
+
+    def stopped(self, server: str, call_id: str | None) -> str | None:
+        """Why `call_id`'s (or, without one, `server`'s) questions are refused now; None while they are not."""
+        return self.budget.stopped(server, call_id)
+
+    def _notify(self, notice: AskingStopped) -> None:
+        """Show the notice without waiting for it: the refusal goes back to the server at once."""
+        shown = asyncio.ensure_future(ask_user(self.asker, notice))
+        self._notices.add(shown)
+        shown.add_done_callback(self._shown)
+
+    def _shown(self, shown: asyncio.Future[None]) -> None:
+        self._notices.discard(shown)
+        if not shown.cancelled() and shown.exception() is not None:
+            log.warning("the notice that questions were stopped could not be shown: %s", shown.exception())

@@ -6,7 +6,10 @@ Plain http is used only on this computer, as for sign-in: anywhere else, whoever
 swap the cards. Hosts are shown in their ASCII (xn--) form with a look-alike warning (`asks/link_check`).
 A domain on the network may not point MCP Desk at this computer or the local network (a card or a
 remote on 127.0.0.1 or 192.168.x.x): any web site could otherwise make the app call services that
-only this machine can reach. A `user@` part in an address a domain wrote is refused, not shown.
+only this machine can reach. Addresses are compared as written (`check_url`) and, for a domain on
+the network, as resolved (`check_resolved`, `core/network_guard`): a name is believed only once every
+address it resolves to is public, at install and again on every connection. A `user@` part in an
+address a domain wrote is refused, not shown.
 """
 
 from __future__ import annotations
@@ -17,6 +20,13 @@ from typing import Final
 from urllib.parse import urlsplit
 
 from desktop_app.core.asks.link_check import check_link
+from desktop_app.core.network_guard import (
+    InternalAddressError,
+    Resolver,
+    is_loopback_host,
+    public_addresses,
+    system_resolver,
+)
 
 CATALOG_PATHS: Final = ("/.well-known/mcp/catalog.json", "/.well-known/ai-catalog.json")
 
@@ -40,7 +50,7 @@ class DomainAddress:
     @property
     def local(self) -> bool:
         """The domain is this computer (loopback): plain http and local addresses are allowed."""
-        return _loopback(_hostname(self.origin))
+        return is_loopback_host(_hostname(self.origin))
 
     def catalog_urls(self) -> tuple[str, ...]:
         return tuple(self.origin + path for path in CATALOG_PATHS)
@@ -65,7 +75,7 @@ def parse_address(text: str) -> DomainAddress:
         raise DiscoveryError("type a domain, such as example.com")
     if "://" not in text:
         bare = urlsplit(f"//{text}")
-        scheme = "http" if bare.hostname and _loopback(bare.hostname) else "https"
+        scheme = "http" if bare.hostname and is_loopback_host(bare.hostname) else "https"
         text = f"{scheme}://{text}"
     check = check_link(text)
     if check.problem is not None:
@@ -110,23 +120,34 @@ def check_url(url: str, domain: DomainAddress, what: str = "it") -> UrlFindings:
     return UrlFindings(host, None, tuple(warnings))
 
 
+async def check_resolved(
+    url: str, domain: DomainAddress, what: str = "it", resolve: Resolver = system_resolver
+) -> str | None:
+    """Why `domain` may not send MCP Desk to `url`, with its host resolved (`check_url`'s reasons first).
+
+    A domain on this computer may name anything; for any other, every address the host resolves to
+    must be public. A name that does not resolve now is not refused here: connecting checks again."""
+    problem = check_url(url, domain, what).problem
+    if problem is not None or domain.local:
+        return problem
+    parts = urlsplit(check_link(url).url)
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    try:
+        await public_addresses(parts.hostname or "", port, resolve)
+    except InternalAddressError as exc:
+        return f"{what} is refused: {domain.host} may not point at this computer or your network ({exc})"
+    except OSError:
+        return None
+    return None
+
+
 def _hostname(origin: str) -> str:
     return urlsplit(origin).hostname or ""
 
 
-def _loopback(host: str) -> bool:
-    name = host.rstrip(".").strip("[]").lower()
-    if name == "localhost" or name.endswith(".localhost"):
-        return True
-    try:
-        return ipaddress.ip_address(name).is_loopback
-    except ValueError:
-        return False
-
-
 def _internal(host: str) -> bool:
     """This computer or a private, link-local or otherwise non-public address (named hosts are not resolved)."""
-    if _loopback(host):
+    if is_loopback_host(host):
         return True
     try:
         address = ipaddress.ip_address(host.strip("[]"))

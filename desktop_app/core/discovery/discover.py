@@ -5,6 +5,9 @@ for a URL with a path and no catalog, at `{url}/server-card` (the location SEP-2
 are fetched side by side (`Accept: application/mcp-server-card+json`); one that cannot be fetched
 or read is listed with its problem, so the rest still show. Every address a document gives is
 checked first (`address.check_url`): nothing is fetched from where the domain may not send MCP Desk.
+For a domain that is not this computer, every connection resolves its host and reaches public
+addresses only (`core/network_guard`): a name that points into this computer or the local network,
+when checked or a moment later, is not read.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from desktop_app.core.discovery.cache import DocumentCache
 from desktop_app.core.discovery.card import ServerCard, parse_card
 from desktop_app.core.discovery.catalog import CARD_TYPE, CatalogEntry, parse_catalog, parse_json
 from desktop_app.core.discovery.fetch import Fetcher, http_client
+from desktop_app.core.network_guard import GuardedTransport, Resolver, system_resolver
 from desktop_app.core.publisher_document import DocumentError
 
 CATALOG_ACCEPT: Final = "application/json, application/ai-catalog+json"
@@ -53,9 +57,13 @@ async def discover(
     *,
     cache: DocumentCache | None = None,
     transport: httpx2.AsyncBaseTransport | None = None,
+    resolve: Resolver = system_resolver,
 ) -> DomainListing:
-    """Every server `address` lists; `DiscoveryError` when the domain has no catalog or it is unreadable."""
+    """Every server `address` lists; `DiscoveryError` when the domain has no catalog or it is unreadable.
+    Names are resolved with `resolve` (a domain on this computer, or a given `transport`, is not guarded)."""
     domain = parse_address(address) if isinstance(address, str) else address
+    if transport is None and not domain.local:
+        transport = GuardedTransport(resolve)
     async with http_client(transport) as client:
         fetcher = Fetcher(client, cache)
         for url in domain.catalog_urls():

@@ -5,7 +5,8 @@ it: a `tasks/get` the server does not answer within the server's timeout ends th
 Desk ("stopped reporting"), and so does outliving the time to live the server gave it. Between
 polls the follower waits the interval the server suggests, and wakes at once when the user
 cancels. A task that needs input asks the user through the usual questions; the time they take
-counts for nothing.
+counts for nothing. A task that asks more than its share (`asks/budget`) is cancelled on its server
+like one the user cancels, with the reason as its message.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from desktop_app.core.server_errors import ServerRequestTimeout
 from desktop_app.core.tasks.model import TaskRecord, TaskStatus, poll_seconds
 
 USER_CANCELLED = "The user cancelled this task before it finished; it has no result."
+STOPPED_ASKING = "MCP Desk cancelled this task: {why}. It has no result."
 
 
 @dataclass(frozen=True)
@@ -69,8 +71,10 @@ async def follow(
     timeout: float,
     publish: Callable[[TaskRecord], None],
     cancelled: asyncio.Event,
+    stopped: Callable[[], str | None] = lambda: None,
 ) -> CallToolResult:
     """Poll until the task ends; publish each change; return the tool's result (or why there is none).
+    `stopped` says why the task may no longer ask the user (it is then cancelled), None while it may.
 
     Raises `MCPError` when the task failed with a JSON-RPC error, and whatever the connection
     raises when it is lost (the task then waits for its server).
@@ -78,6 +82,8 @@ async def follow(
     while True:
         if cancelled.is_set():
             return await _cancel(record, channel, timeout, publish)
+        if (why := stopped()) is not None:
+            return await _cancel(record, channel, timeout, publish, STOPPED_ASKING.format(why=why))
         finished = channel.finished()
         if finished is not None and finished.done():
             return _early(record, finished, publish)
@@ -162,15 +168,19 @@ def _expired(record: TaskRecord) -> bool:
 
 
 async def _cancel(
-    record: TaskRecord, channel: Channel, timeout: float, publish: Callable[[TaskRecord], None]
+    record: TaskRecord,
+    channel: Channel,
+    timeout: float,
+    publish: Callable[[TaskRecord], None],
+    reason: str = USER_CANCELLED,
 ) -> CallToolResult:
     """Tell the server (cancellation is cooperative: its acknowledgement is all we wait for)."""
-    message = USER_CANCELLED
+    message = reason
     try:
         await asyncio.wait_for(channel.cancel(), timeout)
     except (MCPError, ServerRequestTimeout, TimeoutError) as exc:
         why = exc.message if isinstance(exc, MCPError) else str(exc) or "no answer"
-        message = f"{USER_CANCELLED} (The server did not confirm: {why}.)"
+        message = f"{reason} (The server did not confirm: {why}.)"
     publish(record.with_status(TaskStatus.CANCELLED, message))
     return error_result(message)
 

@@ -8,7 +8,8 @@ client timeout: the follower bounds each poll instead (`follow`).
 
 When the call stops waiting while the task runs on (the user stopped the turn, the app quits, the
 connection drops), the task stays on the board and is followed again as soon as its server is
-ready; its result then arrives as a late result for its conversation.
+ready; its result then arrives as a late result for its conversation. A task whose questions were
+stopped (`asks/budget`: too many for one call) is cancelled on its server.
 """
 
 from __future__ import annotations
@@ -181,8 +182,16 @@ class TaskRunner:
             if record.era == tasks_2025.PROTOCOL_VERSION
             else Channel2026(self._request, record.task_id, self._timeout, self._asks.context.note)
         )
+        questions = self._asks.context.service.questions
         try:
-            return await follow(record, channel, timeout=self._timeout(), publish=board.changed, cancelled=cancelled)
+            return await follow(
+                record,
+                channel,
+                timeout=self._timeout(),
+                publish=board.changed,
+                cancelled=cancelled,
+                stopped=lambda: questions.stopped(record.server, record.call_id),
+            )
         except asyncio.CancelledError:
             board.stopped_following(key, follow_now=not late)
             raise

@@ -1,5 +1,6 @@
-"""A web page a server asks the user to open (elicitation, URL mode): the full URL, its domain,
-and the browser only when the user agrees.
+"""A web page a server asks the user to open (elicitation, URL mode): the URL, its domain, and the
+browser only when the user agrees. A long URL is shown in its short form (the host whole, the
+path cut in the middle) with "Show full address" beside it; the whole URL is what is copied and opened.
 
 Both are shown as the browser will read them (`core.asks.link_check`): a look-alike name in its
 xn-- form and a `user@` part before the host each get a warning in red, and the page opened is
@@ -61,19 +62,24 @@ class UrlCard(AskCard[ElicitReply]):
         self.warnings.setWordWrap(True)
         self.warnings.setStyleSheet(ERROR_STYLE)
         self.warnings.setVisible(bool(link.warnings))
-        self.url = QLabel(link.url)
+        self.url = QLabel(link.short)
         self.url.setObjectName("elicitationUrl")
         self.url.setTextFormat(Qt.TextFormat.PlainText)  # the address as it is: no "&amp;" where it has "&"
         self.url.setWordWrap(True)
         self.url.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.url.setStyleSheet(MUTED)
-        self.url.setToolTip("The full address; nothing is opened until you choose Open in browser.")
+        self.url.setToolTip("The address; nothing is opened until you choose Open in browser.")
+        self.show_full = QPushButton(f"Show full address ({len(link.url):,} characters)")
+        self.show_full.setFlat(True)
+        self.show_full.setToolTip("The address above is shortened in the middle; its host is shown whole.")
+        self.show_full.clicked.connect(self._show_full)
+        self.show_full.setVisible(link.short != link.url)
         self.failed = QLabel(NO_BROWSER)
         self.failed.setObjectName("noBrowser")
         self.failed.setWordWrap(True)
         self.failed.setStyleSheet(ERROR_STYLE)
         self.failed.hide()
-        for widget in (self.message, self.domain, self.warnings, self.url, self.failed):
+        for widget in (self.message, self.domain, self.warnings, self.url, self.show_full, self.failed):
             self.body.addWidget(widget)
         wary = bool(link.warnings)  # Enter must not open a page the card warns about
         self.open_page = self.add_button("&Open in browser", default=not wary)
@@ -96,6 +102,10 @@ class UrlCard(AskCard[ElicitReply]):
         self._by_user = False
         """The user opened the page themselves (no browser here, or by choice)."""
         self._said_done = False
+
+    def _show_full(self) -> None:
+        self.url.setText(self.question.link.url)
+        self.show_full.hide()
 
     def _open(self) -> None:
         if type(self).open_url(QUrl(self.question.link.url)):
@@ -149,4 +159,5 @@ class UrlCard(AskCard[ElicitReply]):
         self.message.hide()
         self.domain.hide()
         self.warnings.hide()
+        self.show_full.hide()
         self.failed.hide()

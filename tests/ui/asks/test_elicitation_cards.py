@@ -272,3 +272,46 @@ def test_a_misleading_link_from_a_real_server_is_shown_as_the_browser_reads_it(
             assert opened == [shown]  # the page opened is the address shown
 
     run_in_qt(qapp, scenario())
+
+
+def test_a_long_link_is_shown_short_with_the_whole_address_one_click_away(
+    qapp: QApplication, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    host_widget, cards = window_with_asker()
+    opened: list[str] = []
+    monkeypatch.setattr(UrlCard, "open_url", lambda u: opened.append(u.toString(QUrl.FullyEncoded)) or True)
+    url = "https://login.example.com/authorize?state=" + "s" * 247 + "&scope=read"  # 300 characters
+
+    async def scenario() -> None:
+        async with asking_host(cards.ask, asking_config("legacy")) as (host, _asker):
+            call = asyncio.ensure_future(host.connection("asking").call_tool("ask_link", {"url": url}))
+            await eventually(lambda: len(cards.pending) == 1, what="the link card")
+            card = cards.pending[0]
+            assert isinstance(card, UrlCard)
+            host_widget.show()
+            assert card.url.text() == card.question.link.short != url
+            assert card.url.text().startswith("https://login.example.com/authorize?state=sss")
+            assert card.url.text().endswith("…" + url[-16:])
+            assert card.show_full.isVisibleTo(host_widget) and "300 characters" in card.show_full.text()
+            card.show_full.click()
+            assert card.url.text() == url and not card.show_full.isVisibleTo(host_widget)
+            card.copy.click()
+            assert QApplication.clipboard().text() == url
+            card.open_page.click()
+            result: Any = await call
+            assert json.loads(result.content[0].text) == {"action": "accept"}
+            assert opened == [url]
+
+    run_in_qt(qapp, scenario())
+
+
+def test_a_short_link_has_no_show_full_button(qapp: QApplication) -> None:
+    _host, asker = window_with_asker()
+
+    async def scenario() -> None:
+        reply, card = await open_card(asker, UrlQuestion(server="s", message="m", url="https://example.com/a"))
+        assert card.url.text() == "https://example.com/a" and not card.show_full.isVisibleTo(card)
+        card.cancel.click()
+        assert await reply == ElicitReply("cancel")
+
+    run_in_qt(qapp, scenario())
