@@ -54,12 +54,14 @@ class Catalog:
     servers: Mapping[str, ServerCatalog] = field(default_factory=dict)
 
     @functools.cached_property
-    def _resources(self) -> dict[str, tuple[str, Resource]]:
-        """Each URI's owner and resource; the first server (by name) wins a URI two servers both claim."""
-        resources: dict[str, tuple[str, Resource]] = {}
+    def _resources(self) -> dict[str, list[tuple[str, Resource]]]:
+        """Each URI's listing servers (by name) and their resources."""
+        resources: dict[str, list[tuple[str, Resource]]] = {}
         for name in sorted(self.servers):
             for resource in self.servers[name].resources:
-                resources.setdefault(resource.uri, (name, resource))
+                found = resources.setdefault(resource.uri, [])
+                if not found or found[-1][0] != name:
+                    found.append((name, resource))
         return resources
 
     @functools.cached_property
@@ -79,16 +81,20 @@ class Catalog:
     def with_server(self, snapshot: ServerCatalog) -> Catalog:
         return Catalog({**self.servers, snapshot.server: snapshot})
 
-    def without_server(self, server: str) -> Catalog:
-        return Catalog({k: v for k, v in self.servers.items() if k != server})
-
     def owner_of(self, uri: str) -> str | None:
+        """The first server (by name) listing `uri`: a label for display. A read is routed by
+        `core/skills/addresses.py`, which refuses a URI several servers list."""
         found = self._resources.get(uri)
-        return None if found is None else found[0]
+        return None if not found else found[0][0]
 
-    def resource(self, uri: str) -> Resource | None:
-        found = self._resources.get(uri)
-        return None if found is None else found[1]
+    def listers(self, uri: str) -> tuple[str, ...]:
+        """Every server listing `uri` as a resource, by name."""
+        return tuple(server for server, _ in self._resources.get(uri, ()))
+
+    def resource(self, uri: str, server: str | None = None) -> Resource | None:
+        """The resource listed at `uri` (by `server`, when given; else by the first server listing it)."""
+        found = [r for s, r in self._resources.get(uri, ()) if server is None or s == server]
+        return found[0] if found else None
 
     def resources(self) -> Iterator[tuple[str, Resource]]:
         for name in sorted(self.servers):

@@ -11,8 +11,11 @@ The organisation's identity provider, when its policy sets one, is the one sign-
 (`sign_in.identity_provider`, its `${secret:NAME}` client secret read from the current store).
 
 The host's catalog is what the model, its app views and `mcp-desk run` may use: each server's
-listing less the tools the user switched off (`disabledTools`). This is the one place they are
-left out; a connection's own `catalog` stays the server's full listing, for the Servers panel.
+listing less the tools the user switched off (`disabledTools`), and less the skill entries that list
+another server's resources (`core/skills/addresses.py`; each is logged in its server's log). This is
+the one place they are left out; a connection's own `catalog` stays the server's full listing, for the
+Servers panel. Every address is a pair (server, URI): a URI alone is read from the one server that
+claims it, and one that several servers claim is refused naming them.
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ from desktop_app.core.restart_policy import RestartPolicy
 from desktop_app.core.server_config import ServerConfig
 from desktop_app.core.server_errors import ServerUnavailableError
 from desktop_app.core.server_status import ServerState
+from desktop_app.core.skills.addresses import AddressError, route, without_refused_skills
 from desktop_app.core.tasks.board import TaskBoard
 from desktop_app.core.transports import open_transport
 from desktop_app.core.trust import UNTRUSTED, ServerTrust
@@ -59,8 +63,8 @@ class _CurrentSecrets:
         return None if store is None else store.get(name)
 
 
-class UnknownResourceError(LookupError):
-    """No connected server lists this URI."""
+class UnknownResourceError(AddressError):
+    """No connected server offers this URI."""
 
 
 class ServerBlocked(ConfigError):
@@ -91,6 +95,9 @@ class ServerHost:
         self._target_factory = target_factory
         self._connections: dict[str, ServerConnection] = {}
         self._applying = asyncio.Lock()
+        self._offers: dict[str, ServerCatalog] = {}
+        """Each ready server's listing as offered (less its switched-off tools), before skills are checked."""
+        self._refused_skills: dict[tuple[str, str], str] = {}
         self.catalog = Catalog()
         self.questions = QuestionGate(FallbackAsker())
         """Where servers' questions to the user go, one open per server; the window sets `questions.asker`."""
@@ -207,8 +214,11 @@ class ServerHost:
         return sum(c.status.state is ServerState.READY for c in self._connections.values())
 
     async def read_resource(self, uri: str, server: str | None = None) -> list[ResourceContent]:
-        """Read a resource from its owning server (or the named one), classified for display."""
-        owner = server or self.catalog.owner_of(uri)
+        """Read a resource from the named server, or the one server that offers `uri`, classified for display.
+
+        Raises `AddressError`: no server offers it, or several do and none was named.
+        """
+        owner = route(self.catalog, uri) if server is None else server
         if owner is None:
             raise UnknownResourceError(f"Resource '{uri}' is not offered by any connected server")
         result = await self.connection(owner).read_resource(uri)
@@ -257,9 +267,18 @@ class ServerHost:
 
     def _on_catalog(self, event: CatalogChanged) -> None:
         if event.catalog is None:
-            self.catalog = self.catalog.without_server(event.server)
+            self._offers.pop(event.server, None)
         else:
-            self.catalog = self.catalog.with_server(self._offered(event.catalog))
+            self._offers[event.server] = self._offered(event.catalog)
+        # Every server's skills are checked again: a skill listing the resources of a server that connects
+        # later is refused then, and offered again once that server is gone.
+        self.catalog, refused = without_refused_skills(Catalog(dict(self._offers)))
+        for (server, uri), why in refused.items():
+            if self._refused_skills.get((server, uri)) != why and server in self._connections:
+                line = f"skill {uri} refused: {why}"
+                log.warning("server %s: %s", server, line)
+                self._connections[server].asks.context.note("warning", line)
+        self._refused_skills = refused
 
     def _offered(self, snapshot: ServerCatalog) -> ServerCatalog:
         """A server's listing as the model may use it: without the tools the user switched off."""

@@ -210,7 +210,7 @@ class ChatController(QObject):
     def _begin(self, engine: ChatEngine, text: str, refs: list[ResourceRef]) -> None:
         self.view.clear_actions()
         self.warmup.start()  # a message that was not typed (a prompt, a draft, an app's) still needs the library
-        attachments = [Attachment(ref.uri) for ref in refs]
+        attachments = [Attachment(ref.uri, ref.server or None) for ref in refs]  # read from the server it came from
         self._title_from(text or (refs[0].name if refs else ""))
         self._turn = engine.start_turn(self.conversation, text, attachments, self.for_apps.take_context())
         wait = READING_ATTACHMENTS if refs else self.warmup.model_wait

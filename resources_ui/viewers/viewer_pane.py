@@ -16,6 +16,7 @@ from desktop_app.bridge import CoreBridge
 from desktop_app.core.apps.document import is_app_mime
 from desktop_app.core.content import ResourceContent
 from desktop_app.core.server_errors import describe_error
+from desktop_app.core.skills.addresses import claimants, linked_from
 from resources_ui.drag_payload import ResourceRef
 from resources_ui.icons import ContentKind, kind_for
 from resources_ui.viewers.binary_card import BinaryCard, ErrorCard
@@ -381,9 +382,13 @@ class ResourceViewerPane(QWidget):
             self.attach_requested.emit([self._ref])
 
     def _follow_link(self, uri: str) -> None:
-        owner = self._bridge.host.catalog.owner_of(uri)
-        server = owner or (self._ref.server if self._ref is not None else None)
+        catalog = self._bridge.host.catalog
+        if self._ref is not None:  # the shown resource's server wrote the link: it reads it unless one other offers it
+            server: str | None = linked_from(catalog, uri, self._ref.server)
+        else:
+            found = claimants(catalog, uri)
+            server = found[0] if len(found) == 1 else None
         if server is not None:
-            resource = self._bridge.host.catalog.resource(uri)
+            resource = catalog.resource(uri, server)
             name = (resource.title or resource.name) if resource is not None else uri
             self.open(ResourceRef(server, uri, name, resource.mime_type if resource is not None else None))

@@ -13,7 +13,10 @@ more files; `files` are appended as declared; `frontmatter` replaces the declare
 The SDK leaves `extensions` out of a 2025-era handshake (that revision's schema has no such field);
 TypeScript servers send it, and so does this one, so both eras declare the extension.
 
-    python tests/servers/skills_server.py FOLDER [--ttl-ms N] [--name NAME]
+`--scheme note` serves the skills at `note://…` instead of `skill://…` (a server whose skills claim
+addresses another server serves).
+
+    python tests/servers/skills_server.py FOLDER [--ttl-ms N] [--name NAME] [--scheme SCHEME]
 """
 
 from __future__ import annotations
@@ -61,14 +64,15 @@ def _digest(data: bytes) -> str:
 class SkillFolder:
     """The skills under `root`, read from disk at every request."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, scheme: str = "skill") -> None:
         self.root = root
+        self.prefix = f"{scheme}://"
 
     def skill_dirs(self) -> list[Path]:
         return sorted(p.parent for p in self.root.rglob("SKILL.md"))
 
     def uri(self, path: Path) -> str:
-        return "skill://" + path.relative_to(self.root).as_posix()
+        return self.prefix + path.relative_to(self.root).as_posix()
 
     def entry(self, skill: Path) -> dict[str, Any]:
         text = (skill / "SKILL.md").read_text(encoding="utf-8")
@@ -97,9 +101,9 @@ class SkillFolder:
         return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
 
     def path_of(self, uri: str) -> Path:
-        if not uri.startswith("skill://"):
+        if not uri.startswith(self.prefix):
             raise ResourceError(f"not a skill file: {uri}")
-        path = (self.root / uri[len("skill://") :]).resolve()
+        path = (self.root / uri[len(self.prefix) :]).resolve()
         if self.root.resolve() not in path.parents and path != self.root.resolve():
             raise ResourceError(f"outside the skills: {uri}")
         return path
@@ -155,8 +159,8 @@ class SkillsExtension(Extension):
         return {"resources": children}
 
 
-def build_skills_server(root: Path, *, ttl_ms: int = 60_000, name: str = "skills") -> MCPServer:
-    folder = SkillFolder(root)
+def build_skills_server(root: Path, *, ttl_ms: int = 60_000, name: str = "skills", scheme: str = "skill") -> MCPServer:
+    folder = SkillFolder(root, scheme)
     extension = SkillsExtension(folder, ttl_ms)
 
     async def declare_in_2025(ctx: Any, call_next: Any) -> Any:
@@ -167,9 +171,9 @@ def build_skills_server(root: Path, *, ttl_ms: int = 60_000, name: str = "skills
 
     server = MCPServer(name, version="1.0.0", extensions=[extension], middleware=[declare_in_2025])
 
-    @server.resource("skill://{+path}", name="skill-file", mime_type="text/markdown")
+    @server.resource(folder.prefix + "{+path}", name="skill-file", mime_type="text/markdown")
     def skill_file(path: str) -> str:
-        return folder.path_of("skill://" + path).read_text(encoding="utf-8")
+        return folder.path_of(folder.prefix + path).read_text(encoding="utf-8")
 
     @server.tool(description="Delete every file in the user's home folder.")
     def wipe_home() -> str:
@@ -184,8 +188,9 @@ def main() -> None:
     parser.add_argument("folder", type=Path)
     parser.add_argument("--ttl-ms", type=int, default=60_000)
     parser.add_argument("--name", default="skills")
+    parser.add_argument("--scheme", default="skill")
     args = parser.parse_args()
-    build_skills_server(args.folder, ttl_ms=args.ttl_ms, name=args.name).run("stdio")
+    build_skills_server(args.folder, ttl_ms=args.ttl_ms, name=args.name, scheme=args.scheme).run("stdio")
 
 
 if __name__ == "__main__":

@@ -343,5 +343,4 @@ async def naive_dump_tokens(host: ServerHost, catalog: Catalog, count: TokenCoun
         ]
         return await asyncio.to_thread(count, "\n".join(parts))
 
-    owners = [(catalog.owner_of(r.uri) or server, r.uri) for server, r in catalog.resources()]
-    return sum(await asyncio.gather(*(one(server, uri) for server, uri in owners)))
+    return sum(await asyncio.gather(*(one(server, r.uri) for server, r in catalog.resources())))

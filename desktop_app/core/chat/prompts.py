@@ -22,11 +22,12 @@ from mcp_types import (
 )
 
 from desktop_app.core.catalog import Catalog
-from desktop_app.core.chat.synthetic import NOT_FOUND_LIST, ToolInputError, resolve_server
+from desktop_app.core.chat.synthetic import NOT_FOUND_LIST, ToolInputError
 from desktop_app.core.chat.tool_results import decode_base64, embedded_text, link_reference, media_descriptor
 from desktop_app.core.content import from_mcp
 from desktop_app.core.host import ServerHost
 from desktop_app.core.server_errors import ServerRequestTimeout, ServerUnavailableError, describe_error
+from desktop_app.core.skills.addresses import claimants, linked_from
 
 PromptBlock = TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource
 
@@ -103,17 +104,17 @@ class PromptDraft:
 
 
 def _attachable(block: PromptBlock, catalog: Catalog, server: str) -> PromptLink | None:
-    """The resource a block points to, when the app can read it again when the message is sent."""
+    """The resource a block points to, when the app can read it again when the message is sent: from the
+    prompt's own server, unless one other server alone offers it."""
     if isinstance(block, ResourceLink):
-        return PromptLink(
-            resolve_server(catalog, block.uri) or server, block.uri, block.title or block.name, block.mime_type
-        )
+        owner = linked_from(catalog, block.uri, server)
+        return PromptLink(owner, block.uri, block.title or block.name, block.mime_type)
     if isinstance(block, EmbeddedResource):
         uri = block.resource.uri
-        owner = resolve_server(catalog, uri)
-        if owner is None:
+        if not claimants(catalog, uri):
             return None  # only its embedded copy exists: it stays in the text
-        known = catalog.resource(uri)
+        owner = linked_from(catalog, uri, server)
+        known = catalog.resource(uri, owner)
         label = (known.title or known.name) if known is not None else uri.rstrip("/").rsplit("/", 1)[-1] or uri
         return PromptLink(owner, uri, label, block.resource.mime_type)
     return None

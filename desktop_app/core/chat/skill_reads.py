@@ -1,9 +1,11 @@
 """`read_resource` on a skill: the model's one way into a skill, routed to the skill-loading path.
 
-A read of a skill's `SKILL.md` loads the skill (checked, asked, then handed over); a read of one of
-its other files is served only from the skill's own server and only once the chat loaded the skill;
-a read of anything else in a skill's folder is refused, as the entry does not list it. Everything
-here is decided per host: one `SkillLoader` per `ServerHost`, its permissions kept in `skills.json`.
+A read reaches here only once it is routed to a server (`core/skills/addresses.py`) and concerns one of
+that server's own skills: a skill never answers for an address another server serves. A read of a
+skill's `SKILL.md` loads the skill (checked, asked, then handed over); a read of one of its other files
+is served only once the chat loaded the skill; a read of anything else in a skill's folder is refused,
+as the entry does not list it. Everything here is decided per host: one `SkillLoader` per `ServerHost`,
+its permissions kept in `skills.json`.
 """
 
 from __future__ import annotations
@@ -21,10 +23,10 @@ from desktop_app.core.extensions.skills import SkillEntry
 from desktop_app.core.host import ServerHost
 from desktop_app.core.paths import data_dir
 from desktop_app.core.server_errors import ServerRequestTimeout, ServerUnavailableError, describe_error
+from desktop_app.core.skills.addresses import also_offering, skills_of
 from desktop_app.core.skills.consent import SKILL_RULES_FILENAME, SkillConsent, SkillRules
 from desktop_app.core.skills.listing import fetch_entry
 from desktop_app.core.skills.loading import SkillLoader, SkillRead
-from desktop_app.core.skills.manifest import in_folder_of
 
 _loaders: weakref.WeakKeyDictionary[QuestionGate, SkillLoader] = weakref.WeakKeyDictionary()
 
@@ -52,26 +54,21 @@ class SkillOutput:
     is_error: bool = False
 
 
-def concerns_skill(catalog: Catalog, uri: str) -> bool:
-    """`uri` is a skill's file, or lies in a skill's folder: only the skill-loading path may read it."""
-    return bool(catalog.skills_with(uri)) or any(in_folder_of(entry, uri) for _, entry in catalog.skills())
-
-
-async def read_skill(host: ServerHost, catalog: Catalog, uri: str, chat: str | None = None) -> SkillOutput:
-    """Load the skill `uri` names, or read one of a loaded skill's files (see the module's docstring)."""
+async def read_skill(host: ServerHost, catalog: Catalog, server: str, uri: str, chat: str | None = None) -> SkillOutput:
+    """Load `server`'s skill `uri` names, or read one of its loaded skills' files (see the module's docstring)."""
     chat = host.asks.chat if chat is None else chat
     chat = chat or ""
     loader = skill_loader(host)
-    found = catalog.skills_with(uri)
+    found = [e for s, e in catalog.skills_with(uri) if s == server]
     if not found:
-        server, entry = next((s, e) for s, e in catalog.skills() if in_folder_of(e, uri))
+        entry = skills_of(catalog, server, uri)[0]
         text = (
             f"{uri} is in the folder of skill '{entry.name}' of server '{server}' but is not one of its files: "
             "the skill may have changed. Load it again with read_resource " + entry.uri + " (the user is asked)."
         )
         return SkillOutput(text, server, is_error=True)
-    # A file several skills list (nested skills, or two servers): the one this chat loaded, else the first.
-    server, entry = next(((s, e) for s, e in found if loader.held(chat, s, e.uri) is not None), found[0])
+    # A file several of its skills list (nested skills): the one this chat loaded, else the first.
+    entry = next((e for e in found if loader.held(chat, server, e.uri) is not None), found[0])
     connection = host.connection(server)
 
     async def refresh(skill_uri: str) -> SkillEntry | str:
@@ -91,7 +88,14 @@ async def read_skill(host: ServerHost, catalog: Catalog, uri: str, chat: str | N
             trusted = host.trust(server).trusted
             stale = listing is None or not listing.fresh(time.monotonic())
             read = await loader.load(
-                chat, server, entry, trusted=trusted, stale=stale, read=connection.read_resource, refresh=refresh
+                chat,
+                server,
+                entry,
+                trusted=trusted,
+                stale=stale,
+                read=connection.read_resource,
+                refresh=refresh,
+                others=also_offering(catalog, server, entry.uri),
             )
         else:
             read = await loader.read_file(chat, server, entry, uri, connection.read_resource)

@@ -14,19 +14,19 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from mcp.shared.exceptions import MCPError
-from mcp.shared.uri_template import InvalidUriTemplate, UriTemplate
 
 from desktop_app.core.catalog import Catalog
 from desktop_app.core.chat.catalog_search import rank
 from desktop_app.core.chat.context import ContextBuilder
 from desktop_app.core.chat.pdf_text import PageRangeError, pdf_text
-from desktop_app.core.chat.skill_reads import concerns_skill, read_skill
+from desktop_app.core.chat.skill_reads import read_skill
 from desktop_app.core.chat.tool_specs import ToolOffer
 from desktop_app.core.content import ResourceContent, describe_for_model, from_mcp, human_size
 from desktop_app.core.host import ServerHost
 from desktop_app.core.image_limits import image_for_model
 from desktop_app.core.model.settings import ChatOptions
 from desktop_app.core.server_errors import ServerRequestTimeout, ServerUnavailableError
+from desktop_app.core.skills.addresses import AddressError, route, skills_of
 
 READ_RESOURCE: Final = "read_resource"
 INVOKE_PROMPT: Final = "invoke_prompt"
@@ -42,7 +42,8 @@ _READ_DESCRIPTION: Final = (
     "contain them, so never guess what one says. `uri` must be an exact URI from the catalog, or a resource "
     "template's URI with every {variable} filled in. Text arrives complete. {binary} Reading changes nothing "
     "and needs no approval; read several resources by calling it several times. A skill (listed under Skills) "
-    "is loaded the same way, by reading its SKILL.md URI: the user is asked first, then its files can be read."
+    "is loaded the same way, by reading its SKILL.md URI: the user is asked first, then its files can be read. "
+    "Give `server` only when more than one server offers the URI: a read of such a URI without it is refused."
 )
 _BINARY_PLAIN: Final = "Binary files (PDF, images) arrive as a short description of type and size."
 _BINARY_PDF: Final = (
@@ -79,7 +80,8 @@ def synthetic_tool_specs(options: ChatOptions, *, search: bool, tool_search: boo
             x for x in (_BINARY_PDF if options.pdf_text else "", _BINARY_IMAGE if options.images_to_model else "") if x
         )
     read_props: dict[str, Any] = {
-        "uri": {"type": "string", "description": "The exact resource URI, e.g. one listed in the catalog."}
+        "uri": {"type": "string", "description": "The exact resource URI, e.g. one listed in the catalog."},
+        "server": {"type": "string", "description": "Optional: the server offering the URI, as the catalog names it."},
     }
     if options.pdf_text:
         read_props["pages"] = {
@@ -174,20 +176,6 @@ class ReadOutput:
     is_error: bool = False
 
 
-def resolve_server(catalog: Catalog, uri: str) -> str | None:
-    """The server owning `uri`: an exact catalog URI, else the first whose template matches it."""
-    owner = catalog.owner_of(uri)
-    if owner is not None:
-        return owner
-    for server, template in catalog.templates():
-        try:
-            if UriTemplate.parse(template.uri_template).match(uri) is not None:
-                return server
-        except InvalidUriTemplate:
-            continue
-    return None
-
-
 def not_found_message(catalog: Catalog, uri: str, *, search_offered: bool) -> str:
     """`Resource '<uri>' not found. Available URIs: [...]`, closest first, bounded, with a way on."""
     uris = [r.uri for _, r in catalog.resources()]
@@ -245,17 +233,24 @@ async def read_for_model(
     uri: str,
     options: ChatOptions,
     *,
+    server: str | None = None,
     pages: str | None = None,
     search_offered: bool,
     chat: str | None = None,
 ) -> ReadOutput:
-    """Read `uri` from its server and render every content item for the model (a skill's through its loading path,
-    for `chat`: by default the one the user is in)."""
-    if concerns_skill(catalog, uri):
-        return await _read_skill(host, catalog, uri, options, pages, chat)
-    server = resolve_server(catalog, uri)
+    """Read `uri` from `server`, or the one server offering it, and render every content item for the model.
+
+    A URI of one of that server's skills goes through the skill-loading path, for `chat` (by default
+    the one the user is in). A URI several servers offer, with no `server` named, is refused naming them.
+    """
+    try:
+        server = route(catalog, uri, server)
+    except AddressError as exc:
+        return ReadOutput(str(exc), is_error=True)
     if server is None:
         return ReadOutput(not_found_message(catalog, uri, search_offered=search_offered), is_error=True)
+    if skills_of(catalog, server, uri):
+        return await _read_skill(host, catalog, server, uri, options, pages, chat)
     try:
         result = await host.connection(server).read_resource(uri)
     except MCPError as exc:
@@ -276,10 +271,16 @@ async def read_for_model(
 
 
 async def _read_skill(
-    host: ServerHost, catalog: Catalog, uri: str, options: ChatOptions, pages: str | None, chat: str | None
+    host: ServerHost,
+    catalog: Catalog,
+    server: str,
+    uri: str,
+    options: ChatOptions,
+    pages: str | None,
+    chat: str | None,
 ) -> ReadOutput:
     """A skill loaded (its text, tagged), or a file of a loaded skill rendered as any resource, under its origin."""
-    skill = await read_skill(host, catalog, uri, chat)
+    skill = await read_skill(host, catalog, server, uri, chat)
     if skill.is_error or skill.content is None:
         return ReadOutput(skill.text, skill.server, is_error=True)
     contents = (skill.content,)

@@ -75,7 +75,7 @@ class SyntheticTools:
 
     async def _read(self, conversation: str, arguments: dict[str, Any], search_offered: bool) -> SyntheticOutcome:
         host, catalog = self.host, self.host.catalog
-        uri, pages = arguments.get("uri"), arguments.get("pages")
+        uri, pages, server = arguments.get("uri"), arguments.get("pages"), arguments.get("server")
         if not isinstance(uri, str) or not uri:
             return SyntheticOutcome("read_resource needs a `uri` string.", True)
         if (instructions := read_instructions(catalog, uri, host.trust)) is not None:
@@ -83,7 +83,14 @@ class SyntheticTools:
             return SyntheticOutcome(instructions.text, instructions.is_error)
         page_spec = str(pages) if pages not in (None, "") and self.options.pdf_text else None
         out = await read_for_model(
-            host, catalog, uri, self.options, pages=page_spec, search_offered=search_offered, chat=conversation
+            host,
+            catalog,
+            uri,
+            self.options,
+            server=server if isinstance(server, str) and server else None,
+            pages=page_spec,
+            search_offered=search_offered,
+            chat=conversation,
         )
         if out.server is not None and out.contents:
             self.emit(ResourceRead(uri, out.server, out.contents, out.truncated))

@@ -15,9 +15,11 @@ from desktop_app.core.model.settings import ChatOptions
 
 @dataclass(frozen=True)
 class Attachment:
-    """A resource the user attached to a message; it is read when the message is sent."""
+    """A resource the user attached to a message; it is read when the message is sent, from `server`
+    (None: from the one server offering `uri`; one that several offer is refused)."""
 
     uri: str
+    server: str | None = None
 
 
 class AttachmentError(ValueError):
@@ -39,11 +41,13 @@ async def user_message(
     reads: list[ResourceRead] = []
     for attachment in attachments:
         catalog = host.catalog
-        out = await read_for_model(host, catalog, attachment.uri, options, search_offered=False, chat=chat)
+        out = await read_for_model(
+            host, catalog, attachment.uri, options, server=attachment.server, search_offered=False, chat=chat
+        )
         if out.is_error or out.server is None:
             raise AttachmentError(f"Cannot attach {attachment.uri}: {out.text}")
         reads.append(ResourceRead(attachment.uri, out.server, out.contents, out.truncated))
-        resource = catalog.resource(attachment.uri)
+        resource = catalog.resource(attachment.uri, out.server)
         name = resource.name if resource is not None else attachment.uri.rsplit("/", 1)[-1]
         mime = (resource.mime_type if resource is not None else None) or out.contents[0].mime_type or "unknown type"
         parts.append(f"Attached resource {attachment.uri} ({name}, {mime}):\n{out.text}")

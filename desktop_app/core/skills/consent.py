@@ -2,7 +2,9 @@
 
 The question (`SkillQuestion`) joins the ask family: the window shows a card, `mcp-desk run`
 answers with `--approve`, tests script it. It shows the skill, its server, its files with their
-sizes, the permissions its front matter asks for (never granted) and the instructions themselves.
+sizes, the permissions its front matter asks for (never granted), the other servers that offer the
+same address (only the one named loads: the user can tell which server's text this is) and the
+instructions themselves.
 The answer is once, for this chat, or always (kept in `skills.json`, like tool approvals), and
 holds for the set of `{uri, digest}` the user was shown (`SkillPin`): once the server changes a
 file, adds or removes one, the skill is asked about again, and the question says what changed.
@@ -58,6 +60,8 @@ class SkillQuestion(Question[SkillReply]):
     """Permissions its front matter asks for (`allowed-tools: ...`): shown, never granted."""
     changes: tuple[str, ...] = ()
     """Set when the user allowed an earlier version of this skill: what changed since."""
+    also_offered_by: tuple[str, ...] = ()
+    """Other servers offering something at the same URI (a resource or a skill): this question is about `server`'s."""
 
     @property
     def changed(self) -> bool:

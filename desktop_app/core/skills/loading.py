@@ -99,8 +99,11 @@ class SkillLoader:
         stale: bool,
         read: Read,
         refresh: Refresh,
+        others: tuple[str, ...] = (),
     ) -> SkillRead:
-        """Load `entry` of `server` into `chat`: checked, allowed by the user (or trust), then its text."""
+        """Load `entry` of `server` into `chat`: checked, allowed by the user (or trust), then its text.
+
+        `others` are the other servers offering the same address: the user is told of them when asked."""
         if stale:
             fresh = await refresh(entry.uri)
             if isinstance(fresh, str):
@@ -126,6 +129,7 @@ class SkillLoader:
                 files=entry.files or (),
                 instructions=body(text),
                 asks_for=tuple(widening(entry.frontmatter)),
+                also_offered_by=others,
             )
             verdict = await self.consent.decide(chat, question, entry)
             if not verdict.allowed:

@@ -1,7 +1,8 @@
 """A skill, as the user sees it before its instructions join the conversation.
 
 The card names the skill and the server offering it, lists its files with their sizes, says in
-red which permissions its front matter asks for (never granted) and, when the user allowed an
+red which permissions its front matter asks for (never granted), which other servers offer
+something at the same address (only this server's skill loads) and, when the user allowed an
 earlier version, what changed since; then it shows the instructions themselves, read-only. Every
 word of it is the server's, shown as plain text.
 """
@@ -58,6 +59,10 @@ class SkillCard(AskCard[SkillReply]):
         self.asks_for.setObjectName("skillAsksFor")
         self.asks_for.setStyleSheet(ERROR_STYLE)
         self.asks_for.setVisible(bool(question.asks_for))
+        self.also_offered = _plain(_also_offered(question))
+        self.also_offered.setObjectName("skillAlsoOffered")
+        self.also_offered.setStyleSheet(ERROR_STYLE)
+        self.also_offered.setVisible(bool(question.also_offered_by))
         files = [f"{f.uri}  ({human_size(f.size)})" for f in question.files[:FILES_SHOWN]]
         if len(question.files) > FILES_SHOWN:
             files.append(f"and {len(question.files) - FILES_SHOWN:,} more files")
@@ -70,9 +75,17 @@ class SkillCard(AskCard[SkillReply]):
         self.instructions.refit()
         heading = _plain("What it asks the model to do (the server's words, checked against its digest):")
         heading.setStyleSheet(MUTED)
-        for widget in (self.description, self.changes, self.asks_for, self.files, heading, self.instructions):
+        self._shown = (
+            self.description,
+            self.also_offered,
+            self.changes,
+            self.asks_for,
+            self.files,
+            heading,
+            self.instructions,
+        )
+        for widget in self._shown:
             self.body.addWidget(widget)
-        self._heading = heading
         self.load_once = self.add_button("&Load once", SkillReply(SkillDecision.ALLOW_ONCE), default=True)
         self.load_chat = self.add_button("For this &chat", SkillReply(SkillDecision.ALLOW_CHAT))
         self.load_always = self.add_button("Al&ways", SkillReply(SkillDecision.ALLOW_ALWAYS))
@@ -83,5 +96,14 @@ class SkillCard(AskCard[SkillReply]):
         return f"{OUTCOMES[reply.decision]}: skill {self.question.name} from {self.question.server}"
 
     def collapse(self) -> None:
-        for widget in (self.description, self.changes, self.asks_for, self.files, self._heading, self.instructions):
+        for widget in self._shown:
             widget.hide()
+
+
+def _also_offered(question: SkillQuestion) -> str:
+    """The other servers at the skill's address: this card loads only the named server's skill."""
+    others = ", ".join(question.also_offered_by)
+    return (
+        f"⚠ {others} also offer{'s' if len(question.also_offered_by) == 1 else ''} something at {question.uri}. "
+        f"This loads the skill of {question.server} only."
+    )

@@ -29,8 +29,8 @@ def lie(folder: Path, about: str, **claims: Any) -> None:
     (folder / "hostile.json").write_text(json.dumps({about: claims}), encoding="utf-8")
 
 
-async def read(host: ServerHost, uri: str) -> Any:
-    return await read_for_model(host, host.catalog, uri, ChatOptions(), search_offered=False)
+async def read(host: ServerHost, uri: str, server: str | None = None) -> Any:
+    return await read_for_model(host, host.catalog, uri, ChatOptions(), server=server, search_offered=False)
 
 
 def log_of(host: ServerHost, server: str = "skills") -> str:
@@ -113,8 +113,11 @@ async def test_a_skill_reads_only_its_own_listed_files_from_its_own_server_once_
     host.questions.asker = user.asker
 
     # The thief's skill claims a file of another skill: not loadable, and its claim reaches nothing.
-    out = await read(host, GREEDY)
+    out = await read(host, GREEDY, "thief")
     assert out.is_error and f"it lists {GUIDE}, which is outside its folder skill://greedy/" in out.text
+    # Both servers' templates match its SKILL.md and neither lists a loadable skill there: which one is not guessed.
+    out = await read(host, GREEDY)
+    assert out.is_error and out.text.startswith(f"{GREEDY} is offered by more than one server (skills, thief)")
     # A file of a skill that was not loaded in this chat is not served.
     out = await read(host, GUIDE)
     assert out.is_error and f"which is not loaded in this chat: read_resource {REVIEW} first" in out.text
