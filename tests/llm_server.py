@@ -287,12 +287,12 @@ class RecordingApprover:
     requests: list[Any] = field(default_factory=list)
 
     async def ask(self, question: Any) -> Any:
-        from desktop_app.core.chat.approval import ApprovalReply, ApprovalRequest, Decision
+        from desktop_app.core.chat.approval import ApprovalReply, ApprovalRequest, DecidedBy, Decision
 
         if not isinstance(question, ApprovalRequest):
             return question.fallback()
         self.requests.append(question)
-        return self.replies.popleft() if self.replies else ApprovalReply(Decision.ALLOW_ONCE)
+        return self.replies.popleft() if self.replies else ApprovalReply(Decision.ALLOW_ONCE, by=DecidedBy.USER)
 
 
 def _unanswered_calls(messages: list[dict[str, Any]]) -> list[str]:

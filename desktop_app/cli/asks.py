@@ -1,5 +1,5 @@
-"""What `mcp-desk run` answers when a server asks: `--elicit` and `--sampling`, or the terminal; and
-whether a skill may join the conversation: `--approve`, like a tool call.
+"""What `mcp-desk run` and `replay` answer when a server asks: `--elicit` and `--sampling`, or the terminal;
+and whether a skill may join the conversation: `--approve`, like a tool call.
 
 Every request refused by a flag (or that cannot be answered) prints one line on stderr, so a
 script sees what the server wanted. `ask` prompts on the terminal (stderr, then a line of stdin;
@@ -9,6 +9,7 @@ a closed stdin declines). What a server wrote is printed with its control charac
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import json
 import sys
@@ -17,7 +18,7 @@ from typing import Any, Final, TypeVar
 
 from desktop_app.core.asks.elicitation import ElicitReply, FormQuestion, UrlQuestion
 from desktop_app.core.asks.form_schema import FieldKind, FormField, number_from_text
-from desktop_app.core.asks.question import Question
+from desktop_app.core.asks.question import AskingStopped, Question
 from desktop_app.core.asks.sampling import (
     ReviewQuestion,
     ReviewReply,
@@ -35,6 +36,17 @@ SAMPLING_CHOICES: Final = ("deny", "allow", "ask")
 FIELD_ATTEMPTS: Final = 3
 PAST: Final = {"decline": "declined", "cancel": "cancelled"}
 NO_SECRETS: Final = "Servers must not ask for passwords or API keys here: don't enter them."
+
+
+def add_elicit_flag(parser: argparse.ArgumentParser, *, default: str | None, said: str) -> None:
+    """`--elicit`, as `run` and `replay` take it; `said` words the default in the help."""
+    parser.add_argument(
+        "--elicit",
+        choices=ELICIT_CHOICES,
+        default=default,
+        help=f"what to do when a server asks the user to fill in a form or open a link (default: {said};"
+        " defaults: accept the form's defaults, failing when a required field has none)",
+    )
 
 
 def ask_line(question: str) -> str:
@@ -77,6 +89,8 @@ class CliAsker:
             reply = await self._review(question)
         elif isinstance(question, SkillQuestion):
             reply = await self._skill(question)
+        elif isinstance(question, AskingStopped):
+            reply = None  # a notice, not a question: its one line was printed with the refusal
         else:
             self._report(f"{question.server} asked something this command cannot answer; refused")
             reply = question.fallback()
@@ -132,13 +146,15 @@ class CliAsker:
 
     async def _url(self, question: UrlQuestion) -> ElicitReply:
         link = question.link
-        where = f"a link from {question.server} ({link.url})" + "".join(f" [{w}]" for w in link.warnings)
+        where = f"a link from {question.server} ({link.short})" + "".join(f" [{w}]" for w in link.warnings)
         if self._elicit != "ask":
             action = "cancel" if self._elicit == "cancel" else "decline"
             self._report(f"{PAST[action]} {where} (--elicit {self._elicit}: links are opened only when asked)")
             return ElicitReply(action)  # type: ignore[arg-type]
         _say(f"\n{question.server} asks you to open a web page: {question.message}\n")
-        _say(f"  {link.url}\n  (domain: {link.host})\n")
+        _say(f"  {link.short}\n  (domain: {link.host})\n")
+        if link.short != link.url:
+            _say(f"  full address: {link.url}\n")
         _say("".join(f"  warning: {warning}\n" for warning in link.warnings))
         if _yes(await prompt("Open it yourself and continue? [y/N] ")):
             if question.then_retry:  # the server refused the call until this is done: wait for the user
@@ -193,6 +209,10 @@ def skill_lines(question: SkillQuestion) -> list[str]:
     if question.changed:
         lines.append("  It changed since you allowed it:")
         lines += [f"    {change}" for change in question.changes]
+    if question.also_offered_by:
+        others = ", ".join(question.also_offered_by)
+        lines.append(f"  warning: {others} also offer(s) something at {question.uri};")
+        lines.append(f"    this loads the skill of {question.server} only")
     lines += [f"  file: {f.uri} ({human_size(f.size)})" for f in question.files]
     lines += [f"  warning: it asks for {asked}; that is never granted" for asked in question.asks_for]
     lines.append("  What it asks the model to do:")

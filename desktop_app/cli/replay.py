@@ -1,37 +1,46 @@
 """`mcp-desk replay`: play a trace again against live servers, a regression test for a server's author.
 
 The recorded model answers drive the same tool loop the app runs (no provider is called), so the
-same tool calls reach today's servers; approvals and answers to servers' forms follow the recording
-unless `--approve` says otherwise. It prints the last answer and exits 0 when every tool result is
-the recorded one, else prints a diff of each result that changed and exits 1. What servers wrote is
-scrubbed of secrets and printed with its control characters written out.
+same tool calls reach today's servers. A trace is someone else's words: nothing in it answers for
+the user. Every server tool call is asked on the terminal, or refused without one, or answered by
+`--approve`, which counts as a flag (`core/chat/approval.py` weighs each answer by who gave it);
+servers' forms are asked, declined, or answered by `--elicit`, and sign-in is refused, as in
+`mcp-desk run`. Before anything runs it says which tools on which servers the trace calls. It prints
+the last answer and exits 0 when every tool result is the recorded one, else prints a diff of each
+result that changed (a refused call is one) and exits 1. What servers wrote is scrubbed of secrets and
+printed with its control characters written out.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import sys
+from collections import Counter
 from pathlib import Path
-from typing import Any, Final, TypeVar, cast
+from typing import Any, Final
 
+from desktop_app.cli.asks import CliAsker, add_elicit_flag
 from desktop_app.cli.entry import EXIT_FAILED, EXIT_OK, UsageError, error_line, run_main
 from desktop_app.cli.servers_up import APPROVE_CHOICES, NO_RESTARTS, approver, configured_servers, open_secrets, settle
-from desktop_app.core.asks.elicitation import ElicitReply, FormQuestion, UrlQuestion
-from desktop_app.core.asks.question import Asker, Question
-from desktop_app.core.auth.question import SignInQuestion
-from desktop_app.core.chat.approval import ApprovalPolicy, ApprovalReply, ApprovalRequest, DecidedBy, Decision
+from desktop_app.core.chat.approval import ApprovalPolicy
 from desktop_app.core.chat.conversations import Conversation
 from desktop_app.core.chat.engine import Attachment, ChatEngine
 from desktop_app.core.chat.events import ChatError, ToolResult, TurnFinished, event_to_dict
 from desktop_app.core.chat.trace_secrets import scrubber_for
 from desktop_app.core.host import ServerHost
-from desktop_app.core.ledger.replay import Difference, RecordedModel, RecordedTurn, compare_results, recorded_turns
+from desktop_app.core.ledger.replay import (
+    Difference,
+    RecordedModel,
+    RecordedTurn,
+    called_tools,
+    compare_results,
+    recorded_turns,
+)
 from desktop_app.core.ledger.scrub import Scrubber
 from desktop_app.core.ledger.trace import load_trace
 from desktop_app.core.model.settings import ModelSettings
 from desktop_app.core.terminal_text import printable
-
-R = TypeVar("R")
 
 EXIT_SAME: Final = EXIT_OK
 EXIT_CHANGED: Final = EXIT_FAILED
@@ -47,10 +56,15 @@ exit codes:
   2  usage error: the trace cannot be read, or the configuration is wrong
   4  no configured server could be reached, or one needs sign-in (mcp-desk login NAME)
 
-The trace comes from mcp-desk run --trace or the window's Export chat. No model provider is called:
-the model's recorded answers are given back in order, and the tool calls they make go to the servers
-in --config (default: your servers). Each call is allowed or refused as it was when recorded, and a
-server's form is answered as it was; --approve deny|allow|ask answers every call instead.
+The trace comes from mcp-desk run --trace or the window's Export chat, perhaps someone else's: nothing
+in it answers for you. No model provider is called: the model's recorded answers are given back in
+order, and the tool calls they make go to the servers in --config (default: your servers). First, one
+line on stderr per tool the trace calls says which tool on which server. Every server tool call is then
+asked on the terminal, or refused without one: what the trace says was allowed or edited is not used.
+--approve deny|allow answers every call instead, as a command-line flag (allow does not count where your
+organisation's policy asks every call); --approve ask asks even without a terminal. A server's form or
+link is asked on the terminal, or declined without one; --elicit answers it instead. Sign-in and
+sampling requests are refused. A refused call is a difference from the recording.
 """
 
 
@@ -64,8 +78,11 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("trace", metavar="FILE", type=Path, help="a trace (JSON Lines)")
     parser.add_argument("--config", type=Path, help="servers.json to use (default: the user's)")
     parser.add_argument(
-        "--approve", choices=APPROVE_CHOICES, help="answer every tool call this way instead of as recorded"
+        "--approve",
+        choices=APPROVE_CHOICES,
+        help="how to answer every server tool call (default: ask on a terminal, else deny)",
     )
+    add_elicit_flag(parser, default=None, said="ask on a terminal, else decline")
     parser.add_argument("--debug", action="store_true", help="log details and show tracebacks")
     return parser
 
@@ -75,48 +92,6 @@ def replay_command(argv: list[str]) -> int:
     return run_main(_parser(), argv, _replay, _error)
 
 
-class RecordedDecisions:
-    """Answers each tool call as it was decided in the recording (a call it does not know is refused)."""
-
-    def __init__(self) -> None:
-        self.turn: RecordedTurn | None = None
-
-    async def ask(self, question: Question[R]) -> R:
-        if not isinstance(question, ApprovalRequest):
-            return question.fallback()
-        decided = (self.turn.decisions if self.turn is not None else {}).get(question.call_id or "")
-        if decided is None:
-            _error(f"{question.server}: the recording has no decision for {question.tool}; refused")
-            return cast(R, ApprovalReply(Decision.DENY, by=DecidedBy.NOBODY))
-        if not decided.get("allowed"):
-            return cast(R, ApprovalReply(Decision.DENY, reason=str(decided.get("reason", ""))))
-        edited = decided.get("arguments") if decided.get("edited") else None
-        return cast(R, ApprovalReply(Decision.ALLOW_ONCE, arguments=edited))
-
-
-class RecordedAnswers:
-    """Answers what servers ask (forms, links, sign-in) as the user did in the recording, in order."""
-
-    def __init__(self) -> None:
-        self._waiting: list[dict[str, Any]] = []
-
-    def follow(self, turn: RecordedTurn) -> None:
-        self._waiting = list(turn.questions)
-
-    async def ask(self, question: Question[R]) -> R:
-        kind = type(question).__name__
-        found = next((q for q in self._waiting if q.get("server") == question.server and q.get("kind") == kind), None)
-        if found is None or not found.get("answered"):
-            return question.fallback()
-        self._waiting.remove(found)
-        answer = found.get("answer")
-        if isinstance(question, FormQuestion | UrlQuestion) and isinstance(answer, dict):
-            return cast(R, ElicitReply(answer.get("action", "cancel"), answer.get("content")))
-        if isinstance(question, SignInQuestion) and isinstance(answer, bool):
-            return cast(R, answer)
-        return question.fallback()
-
-
 async def _replay(args: argparse.Namespace) -> int:
     try:
         turns = recorded_turns(load_trace(args.trace))
@@ -124,27 +99,26 @@ async def _replay(args: argparse.Namespace) -> int:
         raise UsageError(f"cannot read the trace: {exc}") from None
     if not turns:
         raise UsageError(f"{args.trace} records no turn to replay")
+    terminal = sys.stdin.isatty()
+    approve = args.approve or ("ask" if terminal else "deny")
+    elicit = args.elicit or ("ask" if terminal else "decline")
     servers = configured_servers(args.config)
     secrets = open_secrets()
     host = ServerHost(secrets=secrets, policy=NO_RESTARTS)
-    answers = RecordedAnswers()
-    host.questions.asker = answers
+    host.questions.asker = CliAsker(elicit, "deny", _error, approve)  # no model here to sample with
     host.asks.on_refusal = lambda server, text: _error(f"{server}: {text}")
     host.start(servers)
     try:
         if (unusable := await settle(host, servers, _error)) is not None:
             return unusable
-        decisions = RecordedDecisions()
-        asker: Asker = decisions if args.approve is None else approver(args.approve, _error)
+        _announce(host, called_tools(turns))
         settings = ModelSettings(turns[0].model or REPLAY_MODEL)
-        engine = ChatEngine(host, settings, ApprovalPolicy(asker), secrets=secrets)
+        engine = ChatEngine(host, settings, ApprovalPolicy(approver(approve, _error)), secrets=secrets)
         scrubber = await asyncio.to_thread(scrubber_for, host, None)
         conversation = Conversation()
         differences: list[Difference] = []
         final: TurnFinished | None = None
         for turn in turns:
-            decisions.turn = turn
-            answers.follow(turn)
             engine.model = RecordedModel(turn)
             engine.settings = ModelSettings(turn.model or REPLAY_MODEL)
             final, results = await _play(engine, conversation, turn, scrubber)
@@ -152,6 +126,20 @@ async def _replay(args: argparse.Namespace) -> int:
         return _report(final, differences)
     finally:
         await host.stop_all()
+
+
+def _announce(host: ServerHost, called: Counter[str]) -> None:
+    """Before anything runs: one line per tool the trace calls, with the server that offers it here."""
+    if not called:
+        _error("the trace calls no tool")
+    for name, count in called.items():
+        target = host.catalog.tool(name)
+        what = (
+            f"{name}, not a tool of these servers"
+            if target is None
+            else f"{target.tool.name} on server {target.server}"
+        )
+        _error(f"the trace calls {what} ({count} call{'' if count == 1 else 's'})")
 
 
 async def _play(

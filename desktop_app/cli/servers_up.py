@@ -110,7 +110,9 @@ def _shorten(text: str, limit: int) -> str:
 
 
 class TerminalApprover:
-    """Asks on the terminal for each server tool call (`--approve ask`): y allows, anything else declines."""
+    """Asks on the terminal for each server tool call (`--approve ask`): y allows, anything else declines.
+
+    The one asker of the command line whose answers are the live user's (a key, now)."""
 
     async def ask(self, question: Question[R]) -> R:
         if not isinstance(question, ApprovalRequest):
@@ -121,9 +123,9 @@ class TerminalApprover:
         question = printable(approval_question(request))
         answer = (await asyncio.to_thread(ask_line, question)).strip()  # "" at end of input declines
         if answer.lower() in ("y", "yes"):
-            return ApprovalReply(Decision.ALLOW_ONCE)
+            return ApprovalReply(Decision.ALLOW_ONCE, by=DecidedBy.USER)
         reason = "" if answer.lower() in ("", "n", "no") else answer
-        return ApprovalReply(Decision.DENY, reason=reason)
+        return ApprovalReply(Decision.DENY, reason=reason, by=DecidedBy.USER)
 
 
 def approver(choice: str, report: Report) -> Asker:

@@ -18,10 +18,19 @@ Which calls are asked (see `ApprovalPolicy.assess`):
 Callers other than the model (an MCP App view calling its server's tools) use the same gate
 with `requester=Requester.APP`; the rules are the same, the card says who asks.
 
-The organisation's policy (`core/policy`) comes first: with `approvals.everyCall` every call is put
-to the user (no rule, allowance or `--approve allow` answers it); with `features.alwaysAllow` off no
-standing permission applies (saved rules, a trusted server's read-only tools) and none is offered.
-The request says which answers the policy takes away (`refused`), so the card greys them with why.
+Every decision has a provenance (`DecidedBy`): the live user (a click or a key, now), one of their
+rules, this chat's allowance, a command-line flag, or nobody. The asker that answers says who it is
+(`ApprovalReply.by` has no default): the window's card and the terminal prompt are the live user,
+`--approve allow|deny` is a flag, a fallback is nobody. Nothing read from a file is ever the user.
+What an answer counts for, by who gave it, is decided in `ApprovalPolicy._weighed` and nowhere else:
+only the live user edits the arguments or allows for longer than this call; a flag allows this call
+with the model's own arguments; any other answer is nobody's and denies.
+
+The organisation's policy (`core/policy`) comes first and binds every provenance but the live user:
+with `approvals.everyCall` every call is put to the live user (no rule, allowance, flag or anything
+else answers it); with `features.alwaysAllow` off no standing permission applies (saved rules, a
+trusted server's read-only tools) and none is offered. The request says which answers the policy
+takes away (`refused`), so the card greys them with why.
 """
 
 from __future__ import annotations
@@ -58,9 +67,10 @@ class Decision(StrEnum):
 
 
 class DecidedBy(StrEnum):
-    """Who settled a call: the user, one of their rules, a command-line flag, or nobody (no answer)."""
+    """Who settled a call: the live user, one of their rules, a command-line flag, or nobody (no answer)."""
 
     USER = "user"
+    """The live user, now: a click on the card in the window, a key at the terminal prompt."""
     RULE = "rule"
     """The user's "always allow" rule for this tool."""
     SERVER_RULE = "server_rule"
@@ -68,9 +78,9 @@ class DecidedBy(StrEnum):
     CHAT = "chat"
     """The user allowed this tool for this chat earlier."""
     FLAG = "flag"
-    """`mcp-desk run --approve allow|deny`."""
+    """`mcp-desk run|replay --approve allow|deny`: answers this call only, with the model's arguments."""
     NOBODY = "nobody"
-    """The question timed out or could not be asked: the call is denied."""
+    """The question timed out or could not be asked, or whoever answered may not: the call is denied."""
 
 
 class Requester(StrEnum):
@@ -82,12 +92,16 @@ class Requester(StrEnum):
 
 @dataclass(frozen=True)
 class ApprovalReply:
-    """The answer: `arguments` replaces the proposed ones when edited; `reason` goes to the model on a denial."""
+    """The answer: `arguments` replaces the proposed ones when edited; `reason` goes to the model on a denial.
+
+    `by` is who answers, said by the asker that gives the reply (there is no default, so no asker can
+    claim to be the user by forgetting it); the gate weighs the reply by it (`ApprovalPolicy.decide`).
+    """
 
     decision: Decision
     arguments: dict[str, Any] | None = None
     reason: str = ""
-    by: DecidedBy = DecidedBy.USER
+    by: DecidedBy = field(kw_only=True)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -296,13 +310,9 @@ class ApprovalPolicy:
             return Verdict(True, request.arguments, assessment.allowed_by, taint=taint)
         paused = assessment.rule_paused
         refused = self.refused_answers()
-        every_call = self.managed.every_call()
         pending = replace(request, rule_paused=paused, change=assessment.changed, refused=refused)
         for _ in range(MAX_EDIT_ATTEMPTS):
-            reply = await ask_user(self.asker, pending)
-            if every_call is not None and reply.by is DecidedBy.FLAG and reply.decision is not Decision.DENY:
-                # `--approve allow` answers before anything is shown: under this rule it is not an approval.
-                return Verdict(False, request.arguments, reply.by, Decision.DENY, str(every_call), False, paused)
+            reply = self._weighed(await ask_user(self.asker, pending))
             if reply.decision in refused:
                 reply = replace(reply, decision=Decision.ALLOW_ONCE)  # what is left of it: this call only
             if reply.decision is Decision.DENY:
@@ -321,6 +331,23 @@ class ApprovalPolicy:
         return Verdict(
             False, request.arguments, DecidedBy.USER, Decision.DENY, "", False, paused, taint, invalid_edits=True
         )
+
+    def _weighed(self, reply: ApprovalReply) -> ApprovalReply:
+        """The answer as far as who gave it may decide: the one place provenance counts.
+
+        The live user's stands as given. A flag's yes allows this call only, with the model's own
+        arguments, and not under `approvals.everyCall` (`--approve allow` answers before anything is
+        shown). Anyone else's answer (nobody's, or one claiming to be a rule) is nobody's: a denial.
+        """
+        if reply.by is DecidedBy.USER:
+            return reply
+        if reply.by is not DecidedBy.FLAG:
+            return ApprovalReply(Decision.DENY, by=DecidedBy.NOBODY)
+        if reply.decision is Decision.DENY:
+            return ApprovalReply(Decision.DENY, by=DecidedBy.FLAG)
+        if (every_call := self.managed.every_call()) is not None:
+            return ApprovalReply(Decision.DENY, reason=str(every_call), by=DecidedBy.FLAG)
+        return ApprovalReply(Decision.ALLOW_ONCE, by=DecidedBy.FLAG)
 
     def _remember(self, chat: str, request: ApprovalRequest, decision: Decision) -> None:
         """Keep an allowance for the tool as the user saw it (a changed tool's allowance is re-pinned)."""

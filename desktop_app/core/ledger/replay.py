@@ -3,12 +3,14 @@
 A trace holds, per turn, the user's message, every model answer in order, who decided each tool
 call and how, and what each tool returned. Replaying feeds the same answers back (no provider is
 called), so the same tool calls reach today's servers; comparing what they return with the
-recording tells a server's author whether anything changed.
+recording tells a server's author whether anything changed. What the trace says was decided, or
+answered to a server's question, is not read: a trace is someone else's words, never the user's yes.
 """
 
 from __future__ import annotations
 
 import difflib
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -30,9 +32,6 @@ class RecordedTurn:
     attachments: list[str] = field(default_factory=list)
     context: list[str] = field(default_factory=list)
     responses: list[dict[str, Any]] = field(default_factory=list)
-    decisions: dict[str, dict[str, Any]] = field(default_factory=dict)
-    """By tool call id: the `ToolDecision` recorded for it."""
-    questions: list[dict[str, Any]] = field(default_factory=list)
     results: list[dict[str, Any]] = field(default_factory=list)
     """The `ToolResult` events: the text each tool call gave the model."""
 
@@ -56,13 +55,22 @@ def recorded_turns(records: Iterable[dict[str, Any]]) -> list[RecordedTurn]:
             continue
         if kind == "model_response":
             turn.responses.append(record)
-        elif kind == "ToolDecision":
-            turn.decisions[str(record.get("call_id"))] = record
-        elif kind == "question":
-            turn.questions.append(record)
         elif kind == "ToolResult":
             turn.results.append(record)
     return list(turns.values())
+
+
+def called_tools(turns: Iterable[RecordedTurn]) -> Counter[str]:
+    """How often the recorded model answers call each tool, by the name the model gave it, in order."""
+    called: Counter[str] = Counter()
+    for response in (response for turn in turns for response in turn.responses):
+        message = response.get("message")
+        calls = message.get("tool_calls") if isinstance(message, dict) else None
+        for call in calls if isinstance(calls, list) else []:
+            function = call.get("function") if isinstance(call, dict) else None
+            if isinstance(function, dict):
+                called[str(function.get("name", ""))] += 1
+    return called
 
 
 class RecordedModel:

@@ -6,7 +6,7 @@ per call: the arguments appear once, editable in place). Standing alone (an app 
 which has no tool card) it shows the tool's title, description and claims itself. When the user
 allowed the tool before but it has changed since, the panel says so and shows what changed.
 Answers the organisation's policy takes away ("for this chat", "always") are greyed, and a line
-says which rule took them.
+says which rule took them. Its answers are the live user's (`DecidedBy.USER`): a click or a key, now.
 
 Keyboard: the panel takes the focus when it appears; Enter allows once (after a short delay, so
 a keystroke meant for the composer cannot approve anything), Esc denies, Enter in the reason
@@ -25,6 +25,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QLineEdit, QPushButto
 from desktop_app.core.chat.approval import (
     ApprovalReply,
     ApprovalRequest,
+    DecidedBy,
     Decision,
     Requester,
     validate_arguments,
@@ -254,11 +255,14 @@ class ApprovalPanel(AskCard[ApprovalReply]):
             self.confirm_no.setFocus(Qt.FocusReason.OtherFocusReason)
             return
         summary = _SUMMARIES[decision] + (", with your edits" if changed else "")
-        self.answer(ApprovalReply(decision, edited if changed else None), summary)
+        self.answer(ApprovalReply(decision, edited if changed else None, by=DecidedBy.USER), summary)
 
     def _deny(self) -> None:
         reason = " ".join(self.reason.text().split())
-        self.answer(ApprovalReply(Decision.DENY, reason=reason), f"Denied: “{reason}”" if reason else "Denied")
+        self.answer(
+            ApprovalReply(Decision.DENY, reason=reason, by=DecidedBy.USER),
+            f"Denied: “{reason}”" if reason else "Denied",
+        )
 
     def _cancel_confirm(self) -> None:
         self.confirm.hide()

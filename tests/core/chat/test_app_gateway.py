@@ -11,7 +11,7 @@ from desktop_app.core.apps.questions import OpenLinkQuestion
 from desktop_app.core.apps.session import AppRefusal
 from desktop_app.core.asks.question import Question, ScriptedAsker
 from desktop_app.core.chat.app_gateway import AppGateway
-from desktop_app.core.chat.approval import ApprovalPolicy, ApprovalReply, Decision, Requester
+from desktop_app.core.chat.approval import ApprovalPolicy, ApprovalReply, DecidedBy, Decision, Requester
 from desktop_app.core.extensions.apps_meta import ViewOrigin
 from desktop_app.core.host import ServerHost
 from desktop_app.core.server_config import ServerConfig, TransportKind
@@ -93,7 +93,7 @@ async def test_a_views_tool_call_passes_the_same_approval_and_says_the_app_asks(
 
 async def test_a_tainted_chat_pauses_the_views_allowance_for_tools_that_are_not_read_only(host: ServerHost) -> None:
     approver = RecordingApprover()
-    approver.replies.append(ApprovalReply(Decision.ALLOW_CHAT))
+    approver.replies.append(ApprovalReply(Decision.ALLOW_CHAT, by=DecidedBy.USER))
     chat = Chat()
     view = gateway(host, approver, chat)
     await view.call_tool("bump", {})
@@ -105,7 +105,7 @@ async def test_a_tainted_chat_pauses_the_views_allowance_for_tools_that_are_not_
 
 async def test_allow_for_this_chat_covers_later_calls_from_the_view(host: ServerHost) -> None:
     approver = RecordingApprover()
-    approver.replies.append(ApprovalReply(Decision.ALLOW_CHAT))
+    approver.replies.append(ApprovalReply(Decision.ALLOW_CHAT, by=DecidedBy.USER))
     view = gateway(host, approver)
     await view.call_tool("bump", {})
     await view.call_tool("bump", {})
@@ -114,7 +114,7 @@ async def test_allow_for_this_chat_covers_later_calls_from_the_view(host: Server
 
 async def test_declined_and_out_of_scope_calls_are_refused(host: ServerHost) -> None:
     approver = RecordingApprover()
-    approver.replies.append(ApprovalReply(Decision.DENY))
+    approver.replies.append(ApprovalReply(Decision.DENY, by=DecidedBy.USER))
     chat = Chat()
     view = gateway(host, approver, chat)
     with pytest.raises(AppRefusal, match="declined to run 'bump'"):

@@ -167,7 +167,10 @@ def test_rule_invariants(tmp_path: Path, trust: ServerTrust, hints: ToolHints, r
 async def test_edited_arguments_are_checked_and_the_edit_is_reported() -> None:
     approver = RecordingApprover()
     approver.replies.extend(
-        [ApprovalReply(Decision.ALLOW_ONCE, {"text": 3}), ApprovalReply(Decision.ALLOW_ONCE, {"text": "edited"})]
+        [
+            ApprovalReply(Decision.ALLOW_ONCE, {"text": 3}, by=DecidedBy.USER),
+            ApprovalReply(Decision.ALLOW_ONCE, {"text": "edited"}, by=DecidedBy.USER),
+        ]
     )
     verdict = await ApprovalPolicy(approver).decide("c", request())
     assert verdict.allowed and verdict.edited and verdict.arguments == {"text": "edited"}
@@ -175,14 +178,16 @@ async def test_edited_arguments_are_checked_and_the_edit_is_reported() -> None:
     assert first.problem is None
     assert second.problem == "The edited arguments do not match the tool's schema: text: 3 is not of type 'string'"
     assert second.arguments == {"text": 3}  # the user sees their own edit again, not the model's
-    unchanged = ApprovalReply(Decision.ALLOW_ONCE, {"text": "x"})
+    unchanged = ApprovalReply(Decision.ALLOW_ONCE, {"text": "x"}, by=DecidedBy.USER)
     approver.replies.append(unchanged)
     assert not (await ApprovalPolicy(approver).decide("c", request())).edited
 
 
 async def test_policy_gives_up_after_repeated_bad_edits() -> None:
     approver = RecordingApprover()
-    approver.replies.extend(ApprovalReply(Decision.ALLOW_ONCE, {"count": 3}) for _ in range(MAX_EDIT_ATTEMPTS))
+    approver.replies.extend(
+        ApprovalReply(Decision.ALLOW_ONCE, {"count": 3}, by=DecidedBy.USER) for _ in range(MAX_EDIT_ATTEMPTS)
+    )
     verdict = await ApprovalPolicy(approver).decide("chat", request())
     assert not verdict.allowed and verdict.invalid_edits
     assert len(approver.requests) == MAX_EDIT_ATTEMPTS
@@ -197,7 +202,10 @@ async def test_policy_gives_up_after_repeated_bad_edits() -> None:
 async def test_denial_with_and_without_a_reason() -> None:
     approver = RecordingApprover()
     approver.replies.extend(
-        [ApprovalReply(Decision.DENY, reason="  use the staging server instead  "), ApprovalReply(Decision.DENY)]
+        [
+            ApprovalReply(Decision.DENY, reason="  use the staging server instead  ", by=DecidedBy.USER),
+            ApprovalReply(Decision.DENY, by=DecidedBy.USER),
+        ]
     )
     policy = ApprovalPolicy(approver)
     with_reason = await policy.decide("c", request())
@@ -230,7 +238,9 @@ async def test_no_answer_in_time_denies() -> None:
 
 async def test_allow_for_this_chat_and_always(tmp_path: Path) -> None:
     approver = RecordingApprover()
-    approver.replies.extend([ApprovalReply(Decision.ALLOW_CHAT), ApprovalReply(Decision.ALLOW_ALWAYS)])
+    approver.replies.extend(
+        [ApprovalReply(Decision.ALLOW_CHAT, by=DecidedBy.USER), ApprovalReply(Decision.ALLOW_ALWAYS, by=DecidedBy.USER)]
+    )
     rules = AlwaysAllowRules(tmp_path / "approvals.json")
     policy = ApprovalPolicy(approver, rules)
     await policy.decide("a", request())
@@ -249,7 +259,7 @@ async def test_allow_for_this_chat_and_always(tmp_path: Path) -> None:
 
 async def test_allow_always_without_rules_lasts_for_the_chat() -> None:
     approver = RecordingApprover()
-    approver.replies.append(ApprovalReply(Decision.ALLOW_ALWAYS))
+    approver.replies.append(ApprovalReply(Decision.ALLOW_ALWAYS, by=DecidedBy.USER))
     policy = ApprovalPolicy(approver)
     assert (await policy.decide("a", request())).decision is Decision.ALLOW_ALWAYS
     second = await policy.decide("a", request({"text": "again"}))
@@ -347,6 +357,6 @@ def test_unreadable_rules_allow_nothing(tmp_path: Path, caplog: pytest.LogCaptur
     path = tmp_path / "approvals.json"
     path.write_text("{not json")
     assert AlwaysAllowRules(path).rules() == []
-    assert "ignoring unreadable approval rules" in caplog.text
+    assert "approvals.json could not be read" in caplog.text and "is kept as" in caplog.text
     path.write_text(json.dumps({"always_allow": [{"server": "fx"}, {"server": "fx", "tool": "echo"}, "junk"]}))
     assert AlwaysAllowRules(path).rules() == [("fx", "echo")]

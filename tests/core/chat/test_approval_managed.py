@@ -41,7 +41,9 @@ async def test_every_call_is_asked_whatever_was_allowed_before(tmp_path: Path, m
     rules = AlwaysAllowRules(tmp_path / "approvals.json")
     approver = RecordingApprover()
     before = ApprovalPolicy(approver, rules)  # no policy yet: the user allows, for the chat and always
-    approver.replies.extend([ApprovalReply(Decision.ALLOW_ALWAYS), ApprovalReply(Decision.ALLOW_CHAT)])
+    approver.replies.extend(
+        [ApprovalReply(Decision.ALLOW_ALWAYS, by=DecidedBy.USER), ApprovalReply(Decision.ALLOW_CHAT, by=DecidedBy.USER)]
+    )
     await before.decide("c", request("echo"))
     await before.decide("c", request("add"))
     assert rules.allows("fx", "echo")
@@ -57,7 +59,7 @@ async def test_every_call_is_asked_whatever_was_allowed_before(tmp_path: Path, m
     assert approver.requests[0].refused == {Decision.ALLOW_CHAT: EVERY_CALL, Decision.ALLOW_ALWAYS: EVERY_CALL}
 
     # "Always" or "this chat" from a card that offered them anyway counts for this call only.
-    approver.replies.append(ApprovalReply(Decision.ALLOW_ALWAYS))
+    approver.replies.append(ApprovalReply(Decision.ALLOW_ALWAYS, by=DecidedBy.USER))
     assert (await policy.decide("c", request("new"))).allowed
     assert not rules.allows("fx", "new")
     approver.requests.clear()
@@ -83,12 +85,12 @@ async def test_without_always_allow_no_standing_permission_applies(
     policy = ApprovalPolicy(approver, rules)
     assert policy.assess("c", request("echo")).allowed_by is None  # the saved rule is kept, not applied
     assert policy.assess("c", request("list", **READ_ONLY)).allowed_by is None
-    approver.replies.append(ApprovalReply(Decision.ALLOW_ALWAYS))
+    approver.replies.append(ApprovalReply(Decision.ALLOW_ALWAYS, by=DecidedBy.USER))
     assert (await policy.decide("c", request("add"))).allowed
     assert approver.requests[0].refused == {Decision.ALLOW_ALWAYS: NO_STANDING}
     assert not rules.allows("fx", "add") and rules.rules() == [("fx", "echo")]
     # Allowing for this chat stays: it is not a standing permission.
-    approver.replies.append(ApprovalReply(Decision.ALLOW_CHAT))
+    approver.replies.append(ApprovalReply(Decision.ALLOW_CHAT, by=DecidedBy.USER))
     await policy.decide("c", request("add"))
     assert policy.assess("c", request("add")).allowed_by is DecidedBy.CHAT
     assert (await ApprovalPolicy(StaticApprover(Decision.ALLOW_ONCE), rules).decide("c", request("x"))).allowed

@@ -59,7 +59,9 @@ def saved(path: Path) -> list[dict[str, Any]]:
 async def test_an_always_rule_holds_for_the_definition_it_was_given_for(tmp_path: Path) -> None:
     path = tmp_path / "approvals.json"
     approver = RecordingApprover()
-    approver.replies.extend([ApprovalReply(Decision.ALLOW_ALWAYS), ApprovalReply(Decision.DENY)])
+    approver.replies.extend(
+        [ApprovalReply(Decision.ALLOW_ALWAYS, by=DecidedBy.USER), ApprovalReply(Decision.DENY, by=DecidedBy.USER)]
+    )
     await ApprovalPolicy(approver, AlwaysAllowRules(path)).decide("a", asking(BENIGN))
     [rule] = saved(path)
     assert rule["digest"] == ToolDefinition.of(BENIGN).digest
@@ -84,7 +86,9 @@ async def test_always_allowing_the_changed_tool_pins_the_rule_to_it(tmp_path: Pa
     rules = AlwaysAllowRules(path)
     rules.add("notes", "save_note", ToolDefinition.of(BENIGN))
     approver = RecordingApprover()
-    approver.replies.extend([ApprovalReply(Decision.ALLOW_ONCE), ApprovalReply(Decision.ALLOW_ALWAYS)])
+    approver.replies.extend(
+        [ApprovalReply(Decision.ALLOW_ONCE, by=DecidedBy.USER), ApprovalReply(Decision.ALLOW_ALWAYS, by=DecidedBy.USER)]
+    )
     policy = ApprovalPolicy(approver, rules)
     once = await policy.decide("a", asking(HOSTILE))
     assert once.allowed and approver.requests[-1].change is not None
@@ -99,7 +103,9 @@ async def test_always_allowing_the_changed_tool_pins_the_rule_to_it(tmp_path: Pa
 
 async def test_a_chat_allowance_holds_for_one_definition_too() -> None:
     approver = RecordingApprover()
-    approver.replies.extend([ApprovalReply(Decision.ALLOW_CHAT), ApprovalReply(Decision.ALLOW_CHAT)])
+    approver.replies.extend(
+        [ApprovalReply(Decision.ALLOW_CHAT, by=DecidedBy.USER), ApprovalReply(Decision.ALLOW_CHAT, by=DecidedBy.USER)]
+    )
     policy = ApprovalPolicy(approver)
     await policy.decide("a", asking(BENIGN))
     assert policy.assess("a", asking(BENIGN)).allowed_by is DecidedBy.CHAT
@@ -116,7 +122,7 @@ async def test_a_chat_allowance_for_the_new_definition_covers_it_while_the_rule_
     rules = AlwaysAllowRules(tmp_path / "approvals.json")
     rules.add("notes", "save_note", ToolDefinition.of(BENIGN))
     approver = RecordingApprover()
-    approver.replies.append(ApprovalReply(Decision.ALLOW_CHAT))
+    approver.replies.append(ApprovalReply(Decision.ALLOW_CHAT, by=DecidedBy.USER))
     policy = ApprovalPolicy(approver, rules)
     await policy.decide("a", asking(HOSTILE))
     assert policy.assess("a", asking(HOSTILE)).allowed_by is DecidedBy.CHAT
@@ -128,7 +134,7 @@ async def test_a_rule_saved_before_pinning_is_pinned_at_its_first_use(tmp_path: 
     path = tmp_path / "approvals.json"
     path.write_text(json.dumps({"always_allow": [{"server": "notes", "tool": "save_note"}]}))
     approver = RecordingApprover()
-    approver.replies.append(ApprovalReply(Decision.DENY))
+    approver.replies.append(ApprovalReply(Decision.DENY, by=DecidedBy.USER))
     policy = ApprovalPolicy(approver, AlwaysAllowRules(path))
     assert policy.assess("a", asking(BENIGN)).allowed_by is DecidedBy.RULE
     assert "digest" not in saved(path)[0]  # looking is not using
@@ -143,7 +149,9 @@ async def test_a_rule_saved_before_pinning_is_pinned_at_its_first_use(tmp_path: 
 
 async def test_a_changed_tool_under_taint_says_both() -> None:
     approver = RecordingApprover()
-    approver.replies.extend([ApprovalReply(Decision.ALLOW_CHAT), ApprovalReply(Decision.DENY)])
+    approver.replies.extend(
+        [ApprovalReply(Decision.ALLOW_CHAT, by=DecidedBy.USER), ApprovalReply(Decision.DENY, by=DecidedBy.USER)]
+    )
     policy = ApprovalPolicy(approver)
     await policy.decide("a", asking(BENIGN))
     await policy.decide("a", asking(HOSTILE, taint=TAINT, trust=ServerTrust(trusted=True)))

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from desktop_app.core.chat.approval import AlwaysAllowRules, ApprovalPolicy, ApprovalReply, Decision
+from desktop_app.core.chat.approval import AlwaysAllowRules, ApprovalPolicy, ApprovalReply, DecidedBy, Decision
 from desktop_app.core.chat.conversations import Conversation
 from desktop_app.core.chat.engine import ChatEngine
 from desktop_app.core.chat.events import ChatEvent, ToolDecision
@@ -86,7 +86,9 @@ async def test_an_always_allowed_tool_that_changes_between_runs_is_asked_again(
     journal, flag, rules_path = tmp_path / "journal.jsonl", tmp_path / "hostile", tmp_path / "approvals.json"
     config = notes_config("--journal", str(journal), "--hostile-if", str(flag))
     approver = RecordingApprover()
-    approver.replies.extend([ApprovalReply(Decision.ALLOW_ALWAYS), ApprovalReply(Decision.DENY)])
+    approver.replies.extend(
+        [ApprovalReply(Decision.ALLOW_ALWAYS, by=DecidedBy.USER), ApprovalReply(Decision.DENY, by=DecidedBy.USER)]
+    )
     async with running(config) as host:
         engine = engine_for(host, llm, approver, AlwaysAllowRules(rules_path))
         await turn(engine, Conversation(), BENIGN_CALL, llm)
@@ -115,7 +117,13 @@ async def test_a_tool_that_changes_mid_session_is_asked_again(
 ) -> None:
     journal = tmp_path / "journal.jsonl"
     approver = RecordingApprover()
-    approver.replies.extend([ApprovalReply(allowance), ApprovalReply(Decision.DENY), ApprovalReply(allowance)])
+    approver.replies.extend(
+        [
+            ApprovalReply(allowance, by=DecidedBy.USER),
+            ApprovalReply(Decision.DENY, by=DecidedBy.USER),
+            ApprovalReply(allowance, by=DecidedBy.USER),
+        ]
+    )
     async with running(notes_config("--journal", str(journal), "--swap-after-call")) as host:
         engine = engine_for(host, llm, approver, AlwaysAllowRules(tmp_path / "approvals.json"))
         chat = Conversation()

@@ -184,7 +184,7 @@ _KILLED_AT_APPROVAL = textwrap.dedent(
     import asyncio, sys
     from pathlib import Path
     from desktop_app.core.asks.question import ScriptedAsker
-    from desktop_app.core.chat.approval import ApprovalPolicy, ApprovalReply, Decision
+    from desktop_app.core.chat.approval import ApprovalPolicy, ApprovalReply, DecidedBy, Decision
     from desktop_app.core.chat.conversations import Conversation, ConversationStore
     from desktop_app.core.chat.engine import ChatEngine
     from desktop_app.core.model.settings import ModelSettings
@@ -194,7 +194,7 @@ _KILLED_AT_APPROVAL = textwrap.dedent(
 
     async def allow_echo_then_wait(request):
         if request.tool == "echo":
-            return ApprovalReply(Decision.ALLOW_ONCE)
+            return ApprovalReply(Decision.ALLOW_ONCE, by=DecidedBy.USER)
         print("approval open", flush=True)  # the card stays open until the app is killed
         await asyncio.Event().wait()
 

@@ -16,6 +16,7 @@ from desktop_app.core.chat.approval import (
     AlwaysAllowRules,
     ApprovalPolicy,
     ApprovalReply,
+    DecidedBy,
     Decision,
 )
 from desktop_app.core.chat.conversations import Conversation
@@ -296,7 +297,9 @@ async def test_invoke_prompt_reports_missing_arguments_and_unknown_names(host: S
 
 async def test_allow_and_deny(host: ServerHost, llm: ScriptedLLM) -> None:
     approver = RecordingApprover()
-    approver.replies.extend([ApprovalReply(Decision.ALLOW_ONCE), ApprovalReply(Decision.DENY)])
+    approver.replies.extend(
+        [ApprovalReply(Decision.ALLOW_ONCE, by=DecidedBy.USER), ApprovalReply(Decision.DENY, by=DecidedBy.USER)]
+    )
     llm.queue(
         calls(ToolCall("fx__add", {"a": 2, "b": 3}), ToolCall("fx__echo", {"text": "secret"})),
         text("2 + 3 = 5"),
@@ -322,8 +325,8 @@ async def test_edited_arguments_are_validated_then_used(host: ServerHost, llm: S
     approver = RecordingApprover()
     approver.replies.extend(
         [
-            ApprovalReply(Decision.ALLOW_ONCE, {"text": 42}),  # not a string: refused, asked again
-            ApprovalReply(Decision.ALLOW_ONCE, {"text": "edited by the user"}),
+            ApprovalReply(Decision.ALLOW_ONCE, {"text": 42}, by=DecidedBy.USER),  # not a string: refused, asked again
+            ApprovalReply(Decision.ALLOW_ONCE, {"text": "edited by the user"}, by=DecidedBy.USER),
         ]
     )
     llm.queue(calls(ToolCall("fx__echo", {"text": "from the model"})), text("done"))
@@ -340,7 +343,11 @@ async def test_allow_for_chat_and_always_persisted(host: ServerHost, llm: Script
     rules_path = tmp_path / "approvals.json"
     approver = RecordingApprover()
     approver.replies.extend(
-        [ApprovalReply(Decision.ALLOW_CHAT), ApprovalReply(Decision.ALLOW_ONCE), ApprovalReply(Decision.ALLOW_ALWAYS)]
+        [
+            ApprovalReply(Decision.ALLOW_CHAT, by=DecidedBy.USER),
+            ApprovalReply(Decision.ALLOW_ONCE, by=DecidedBy.USER),
+            ApprovalReply(Decision.ALLOW_ALWAYS, by=DecidedBy.USER),
+        ]
     )
     # Trusted, so its (closed-world) results do not taint the chat and pause the allowance.
     host.connection("fx").config = replace(host.connection("fx").config, trusted=True)
@@ -611,7 +618,7 @@ async def test_a_stalled_provider_times_out_clearly(host: ServerHost, llm: Scrip
 
 async def test_server_progress_reaches_the_ui_as_events(host: ServerHost, llm: ScriptedLLM) -> None:
     approver = RecordingApprover()
-    approver.replies.append(ApprovalReply(Decision.ALLOW_ONCE))
+    approver.replies.append(ApprovalReply(Decision.ALLOW_ONCE, by=DecidedBy.USER))
     llm.queue(calls(ToolCall("fx__slow", {"seconds": 0.2})), text("Slept."))
     events = await run(make_engine(host, llm, approver), "sleep a little")
     progress = of_type(events, ToolProgress)
@@ -631,7 +638,7 @@ async def test_many_tools_are_offered_within_a_budget_and_found_by_search(llm: S
     try:
         assert len(list(host.catalog.tools())) == 150
         approver = RecordingApprover()
-        approver.replies.append(ApprovalReply(Decision.ALLOW_ONCE))
+        approver.replies.append(ApprovalReply(Decision.ALLOW_ONCE, by=DecidedBy.USER))
         llm.queue(
             calls(ToolCall("search_tools", {"query": "generated tool 149"})),
             calls(ToolCall("paged__tool_0149", {})),

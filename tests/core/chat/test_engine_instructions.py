@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from desktop_app.core.chat.approval import AlwaysAllowRules, ApprovalPolicy, ApprovalReply, Decision
+from desktop_app.core.chat.approval import AlwaysAllowRules, ApprovalPolicy, ApprovalReply, DecidedBy, Decision
 from desktop_app.core.chat.conversations import Conversation
 from desktop_app.core.chat.engine import ChatEngine
 from desktop_app.core.chat.events import ApprovalNeeded, ChatEvent, ConversationTainted, ToolDecision
@@ -94,7 +94,7 @@ async def test_untrusted_instructions_read_by_the_model_pause_the_always_allow_r
     host: ServerHost, llm: ScriptedLLM, outbox: Path, tmp_path: Path
 ) -> None:
     approver = RecordingApprover()
-    approver.replies.append(ApprovalReply(Decision.DENY, reason="I never asked for that"))
+    approver.replies.append(ApprovalReply(Decision.DENY, reason="I never asked for that", by=DecidedBy.USER))
     chat = Conversation()
     llm.queue(calls(ToolCall("read_resource", {"uri": NEWS_INSTRUCTIONS})), calls(EXFILTRATE), text("Done."))
     events = await run(engine_for(host, llm, approver, tmp_path), chat, "What's new today?")

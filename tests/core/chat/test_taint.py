@@ -88,7 +88,10 @@ async def test_injected_resource_cannot_drive_a_destructive_tool_under_a_chat_ru
 ) -> None:
     approver = RecordingApprover()
     approver.replies.extend(
-        [ApprovalReply(Decision.ALLOW_CHAT), ApprovalReply(Decision.DENY, reason="I never asked for that")]
+        [
+            ApprovalReply(Decision.ALLOW_CHAT, by=DecidedBy.USER),
+            ApprovalReply(Decision.DENY, reason="I never asked for that", by=DecidedBy.USER),
+        ]
     )
     engine = engine_for(host, llm, approver)
     store = ConversationStore(tmp_path / "chats.sqlite3")
@@ -178,7 +181,7 @@ async def test_which_tool_results_taint(
 
 async def test_trusted_content_and_denied_calls_do_not_taint(host: ServerHost, llm: ScriptedLLM) -> None:
     approver = RecordingApprover()
-    approver.replies.append(ApprovalReply(Decision.DENY))
+    approver.replies.append(ApprovalReply(Decision.DENY, by=DecidedBy.USER))
     chat = Conversation()
     llm.queue(
         calls(ToolCall("read_resource", {"uri": "desk://injected"}), ToolCall("web__delete_item", {"item_id": "x"})),
@@ -192,7 +195,7 @@ async def test_trusted_content_and_denied_calls_do_not_taint(host: ServerHost, l
 
 async def test_the_history_keeps_what_ran_and_who_decided(host: ServerHost, llm: ScriptedLLM, tmp_path: Path) -> None:
     approver = RecordingApprover()
-    approver.replies.append(ApprovalReply(Decision.ALLOW_ONCE, {"item_id": "plum"}))
+    approver.replies.append(ApprovalReply(Decision.ALLOW_ONCE, {"item_id": "plum"}, by=DecidedBy.USER))
     store = ConversationStore(tmp_path / "chats.sqlite3")
     chat = Conversation.start(store)
     llm.queue(

@@ -53,7 +53,7 @@ class Heard:
 async def test_recorded_answers_are_given_back_in_order_then_their_end() -> None:
     [turn] = recorded_turns(RECORDS)
     assert (turn.message, turn.model, turn.attachments) == ("hi", "openai/m", ["x://1"])
-    assert list(turn.decisions) == ["c1"] and len(turn.questions) == 1 and len(turn.results) == 1
+    assert len(turn.responses) == 2 and len(turn.results) == 1
     model, heard, settings = RecordedModel(turn), Heard(), ModelSettings("openai/m")
     reply = await model.complete(settings, [], [], None, heard)
     assert reply.message == {"role": "assistant", "content": "Hello."} and heard.texts == ["Hello."]

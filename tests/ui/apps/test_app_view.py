@@ -6,7 +6,7 @@ from PySide6.QtWidgets import QApplication
 
 from desktop_app.core.apps.questions import AppPermissionQuestion, OpenLinkQuestion
 from desktop_app.core.apps.session import SessionState
-from desktop_app.core.chat.approval import ApprovalReply, Decision, Requester
+from desktop_app.core.chat.approval import ApprovalReply, DecidedBy, Decision, Requester
 from tests.hosting import eventually, run_in_qt
 from tests.servers.app_server import HUGE_URI, NOTE_TEXT, NOTE_URI, PROBE_URI, SILENT_URI
 from tests.ui.apps.harness import Env, Scenario, make_env, widget_text
@@ -60,7 +60,7 @@ def test_a_view_calls_a_tool_reads_a_resource_opens_a_link_and_sends_a_message(q
 
 def test_the_approval_gate_holds_a_views_tool_call(qapp: QApplication) -> None:
     async def scenario(env: Env) -> None:
-        env.approver.replies.append(ApprovalReply(Decision.DENY))
+        env.approver.replies.append(ApprovalReply(Decision.DENY, by=DecidedBy.USER))
         view = env.view()
         view.tool_input({"steps": ["call:bump", "call:model_only", "call:plain"]})
         await env.wait_report("done")

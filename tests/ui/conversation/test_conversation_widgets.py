@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QApplication, QLabel, QPlainTextEdit, QWidget
 from pytestqt.qtbot import QtBot
 
 from desktop_app.core.asks.question import ask_user
-from desktop_app.core.chat.approval import ApprovalReply, ApprovalRequest, Decision, Requester
+from desktop_app.core.chat.approval import ApprovalReply, ApprovalRequest, DecidedBy, Decision, Requester
 from desktop_app.core.chat.conversations import Conversation, ConversationStore
 from desktop_app.core.chat.events import (
     ChatError,
@@ -214,7 +214,7 @@ def test_one_card_per_call_with_keyboard_answers(qapp: QApplication, qtbot: QtBo
         await eventually(lambda: panel.armed, timeout=5, what="the panel to take Enter")
         qtbot.keyClick(panel, Qt.Key.Key_Return)
         reply = await answer
-        assert reply == ApprovalReply(Decision.ALLOW_ONCE)
+        assert reply == ApprovalReply(Decision.ALLOW_ONCE, by=DecidedBy.USER)
         assert card.panel is None and card.arguments.isVisibleTo(card) and card.state is CallState.RUNNING
         view.apply(ToolDecision("c1", "demo", "add_note", True, "user", "allow_once", {"title": "a", "text": "b"}))
         view.apply(ToolResult("c1", "demo__add_note", "Added"))
@@ -264,7 +264,7 @@ def test_edit_in_place_then_deny_with_a_reason(qapp: QApplication, qtbot: QtBot)
         qtbot.keyClicks(panel.reason, "  use the   staging notes ")
         qtbot.keyClick(panel.reason, Qt.Key.Key_Return)  # Enter in the reason denies, never allows
         reply = await answer
-        assert reply == ApprovalReply(Decision.DENY, reason="use the staging notes")
+        assert reply == ApprovalReply(Decision.DENY, reason="use the staging notes", by=DecidedBy.USER)
         second = view.card("c2")
         assert second is not None
         proposed = {"title": "a", "text": "b"}
