@@ -17,7 +17,7 @@ from desktop_app.bridge import CoreBridge
 from desktop_app.core.app_settings import default_settings_path, load_settings
 from desktop_app.core.asks.service import SAMPLING_GRANTS_FILENAME, SamplingGrants
 from desktop_app.core.chat.approval import RULES_FILENAME, AlwaysAllowRules
-from desktop_app.core.chat.conversations import ConversationStore
+from desktop_app.core.chat.history_open import open_history
 from desktop_app.core.chat.tokens import release_encodings
 from desktop_app.core.config_store import ConfigStore
 from desktop_app.core.host import ServerHost
@@ -71,7 +71,8 @@ class Session:
             apply_theme(app, loaded_settings.settings.theme)  # the first paint had the default file's
         host.asks.grants = SamplingGrants(data_dir() / SAMPLING_GRANTS_FILENAME)
         host.asks.default_roots = loaded_settings.settings.roots
-        self.conversations = ConversationStore(history_path(config_path))
+        history = open_history(history_path(config_path))  # a damaged or held file: a notice, never a stop
+        self.conversations = history.store
         self.window = window
         fill_window(
             window,
@@ -83,7 +84,7 @@ class Session:
         )
         # The model library loads as the user types.
         window.composer.editor.textChanged.connect(lambda *_: window.chat.warmup.start())
-        for notice in (config_notice(store), loaded_settings.error, policy_notice(host.managed)):
+        for notice in (config_notice(store), loaded_settings.error, policy_notice(host.managed), history.notice):
             if notice:
                 show_notice(window, notice)
         self._starting = asyncio.ensure_future(self._connect())

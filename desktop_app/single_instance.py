@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Final
 
 from PySide6.QtCore import QCryptographicHash, QLockFile, QObject, QThread, Signal
 
-from desktop_app.core.paths import data_dir
+from desktop_app.core.paths import data_dir, private_dir
 
 SHOW: Final = b"show\n"
 SHOWN: Final = b"shown\n"
@@ -83,8 +83,8 @@ def claim(config_path: Path) -> PrimaryInstance | None:
     one starts anyway rather than leave the user with nothing.
     """
     key = instance_key(config_path)
-    folder = data_dir() / "instances"
-    folder.mkdir(parents=True, exist_ok=True)
+    private_dir(data_dir())  # the app's own folder holds chats: 0700, even if another tool made it wider
+    folder = private_dir(data_dir() / "instances")
     lock = QLockFile(str(folder / f"{key}.lock"))
     lock.setStaleLockTime(0)  # held for the app's lifetime; only a dead owner makes it stale
     if lock.tryLock(0) or not _ask_to_show(key):

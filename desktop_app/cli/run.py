@@ -19,13 +19,14 @@ from typing import Final
 
 from desktop_app import __version__
 from desktop_app.cli import entry, servers_up
-from desktop_app.cli.asks import ELICIT_CHOICES, SAMPLING_CHOICES, CliAsker
+from desktop_app.cli.asks import SAMPLING_CHOICES, CliAsker, add_elicit_flag
 from desktop_app.cli.entry import UsageError, error_line, run_main
 from desktop_app.cli.servers_up import APPROVE_CHOICES, NO_RESTARTS, approver, configured_servers, settle
 from desktop_app.cli.servers_up import open_secrets as _secrets
 from desktop_app.cli.task_progress import reporting_tasks
 from desktop_app.core.app_settings import AppSettings, default_settings_path, load_settings
 from desktop_app.core.asks.service import SamplingModel
+from desktop_app.core.atomic_file import write_private
 from desktop_app.core.chat.approval import (
     RULES_FILENAME,
     AlwaysAllowRules,
@@ -98,13 +99,7 @@ def _parser() -> argparse.ArgumentParser:
         default="deny",
         help="how to answer server tool calls and skills your saved rules do not cover (default: deny)",
     )
-    parser.add_argument(
-        "--elicit",
-        choices=ELICIT_CHOICES,
-        default="decline",
-        help="what to do when a server asks the user to fill in a form or open a link (default: decline;"
-        " defaults: accept the form's defaults, failing when a required field has none)",
-    )
+    add_elicit_flag(parser, default="decline", said="decline")
     parser.add_argument(
         "--sampling",
         choices=SAMPLING_CHOICES,
@@ -202,7 +197,7 @@ def _trace_path(args: argparse.Namespace, scratch: contextlib.ExitStack) -> Path
     """Where the turn is traced: `--trace`, else a scratch file the `--transcript` view is made from."""
     if args.trace is not None:
         try:
-            args.trace.write_text("", encoding="utf-8")  # a trace of this run only
+            write_private(args.trace, "")  # a trace of this run only
         except OSError as exc:
             raise UsageError(f"cannot write the trace: {exc}") from None
         return Path(args.trace)
@@ -231,7 +226,7 @@ def _write_transcript(path: Path, trace: Path) -> None:
     """The trace's view as one JSON document: the model, the taint, the messages as last sent, the events."""
     try:
         document = transcript_document(load_trace(trace))
-        path.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        write_private(path, json.dumps(document, indent=2, ensure_ascii=False) + "\n")
     except (OSError, ValueError) as exc:
         _error(f"cannot write the transcript: {exc}")
 

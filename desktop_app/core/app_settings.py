@@ -121,7 +121,6 @@ def save_settings(path: Path, settings: AppSettings) -> None:
     }
     if (idp := checked_identity_provider(settings.identity_provider)) is not None:
         document[SETTINGS_KEY] = idp.to_mapping()
-    path.parent.mkdir(parents=True, exist_ok=True)
     if path.exists():
         atomic_write(path.with_name(path.name + ".bak"), path.read_text(encoding="utf-8", errors="replace"))
     atomic_write(path, json.dumps(document, indent=2) + "\n")

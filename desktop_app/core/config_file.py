@@ -142,7 +142,6 @@ def save_config(path: Path, servers: Mapping[str, ServerConfig], *, raw: Mapping
             ) from exc
         raw = current_raw if raw is None else raw
     text = json.dumps(build_document(servers, raw), indent=2, ensure_ascii=False) + "\n"
-    path.parent.mkdir(parents=True, exist_ok=True)
     if previous is not None and previous.strip():
         atomic_write(path.with_name(path.name + ".bak"), previous)
     atomic_write(path, text)

@@ -86,5 +86,4 @@ class InstallRecords:
         return servers
 
     def _write(self, records: dict[str, Any]) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         atomic_write(self.path, json.dumps({"servers": records}, indent=2, ensure_ascii=False) + "\n")

@@ -1,8 +1,11 @@
-"""Where MCP Desk keeps its files, per the platform's conventions."""
+"""Where MCP Desk keeps its files, per the platform's conventions, in folders only their owner enters."""
 
 from __future__ import annotations
 
+import contextlib
+import os
 from pathlib import Path
+from typing import Final
 
 import platformdirs
 
@@ -10,6 +13,7 @@ APP_NAME = "mcp-desk"
 CONFIG_FILENAME = "servers.json"
 SETTINGS_FILENAME = "settings.json"
 HISTORY_FILENAME = "conversations.sqlite3"
+PRIVATE_DIR: Final = 0o700
 
 
 def config_dir() -> Path:
@@ -43,3 +47,24 @@ def history_path(config_path: Path) -> Path:
 
     digest = hashlib.sha256(str(resolved).encode()).hexdigest()[:16]
     return data_dir() / "histories" / digest / HISTORY_FILENAME
+
+
+def private_dir(path: Path) -> Path:
+    """`path` as a folder only its owner can enter: created 0700 (with any missing parents), or tightened
+    to 0700 when it already exists wider (another tool may have made it 0755). Only for the app's own
+    folders: never a folder the user chose."""
+    missing = [folder for folder in (path, *path.parents) if not folder.exists()]
+    for folder in reversed(missing):
+        with contextlib.suppress(FileExistsError):
+            folder.mkdir(mode=PRIVATE_DIR)
+    for folder in {path, *missing}:  # mkdir's mode passes through the umask: say it again
+        _tighten(folder)
+    return path
+
+
+def _tighten(folder: Path) -> None:
+    if os.name != "posix":
+        return
+    with contextlib.suppress(OSError):  # not ours to change (another owner): used as it is
+        if folder.stat().st_mode & 0o777 != PRIVATE_DIR:
+            folder.chmod(PRIVATE_DIR)

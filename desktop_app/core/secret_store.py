@@ -8,11 +8,11 @@ plaintext file the UI marks as unencrypted.
 
 from __future__ import annotations
 
+import configparser
 import contextlib
 import importlib
 import importlib.util
 import json
-import os
 import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -26,7 +26,10 @@ from keyring.backend import KeyringBackend
 # Imported explicitly: frozen apps do not see keyrings.alt's entry points.
 from keyrings.alt.file import EncryptedKeyring, PlaintextKeyring
 
+from desktop_app.core.atomic_file import private_file
 from desktop_app.core.expansion import is_secret_name
+from desktop_app.core.paths import private_dir
+from desktop_app.core.state_file import DamagedStateFile, read_state_text
 
 SERVICE: Final = "mcp-desk"
 # The list of stored names lives beside the secrets (keyrings cannot enumerate); never values.
@@ -185,6 +188,8 @@ class SecretStore:
                 f"could not {action} secret {name!r} in {self.backend.label}"
                 + (" (it is locked)" if isinstance(exc, keyring.errors.KeyringLocked) else "")
             ) from exc
+        except (OSError, ValueError, configparser.Error) as exc:  # a secrets file damaged since it was opened
+            raise SecretStoreError(f"could not {action} secret {name!r}: {self.backend.label} is damaged") from exc
 
 
 def find_os_keyring(candidates: Iterable[KeyringBackend] | None = None) -> KeyringBackend | None:
@@ -229,7 +234,7 @@ def open_secret_store(
             return SecretStore(ring, SecretBackend("os-keyring", label, encrypted=True))
         if prefer == "os-keyring":
             raise SecretStoreError("no system keyring is available")
-    data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    private_dir(data_dir)
     if prefer == "plaintext-file":
         return _open_plaintext(data_dir / PLAINTEXT_FILENAME)
     encrypted_path = data_dir / ENCRYPTED_FILENAME
@@ -245,11 +250,19 @@ def _backend_label(ring: KeyringBackend) -> str:
     return type(ring).__module__.rpartition(".")[2]
 
 
-def _create_private(path: Path) -> None:
-    """Create `path` as 0600 before any backend writes it, and tighten an existing one."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o600)
-    os.close(fd)
-    os.chmod(path, 0o600)
+def _check_secrets_file(path: Path) -> None:
+    """`SecretStoreError` for a secrets file that cannot be read (garbage, a folder in its place): it is
+    left untouched, since it may still hold the user's secrets, and the app goes on without a store."""
+    try:
+        text = read_state_text(path)
+        if text is not None:
+            configparser.RawConfigParser().read_string(text, source=str(path))
+    except DamagedStateFile as exc:
+        raise SecretStoreError(f"{exc}; it was left untouched") from None
+    except configparser.Error as exc:
+        raise SecretStoreError(
+            f"{path} is not a secrets file this app can read ({exc}); it was left untouched"
+        ) from None
 
 
 def _no_prompt(*_args: object) -> NoReturn:
@@ -259,6 +272,7 @@ def _no_prompt(*_args: object) -> NoReturn:
 def _open_encrypted(path: Path, password: str) -> SecretStore:
     if not password:
         raise SecretStoreError("the master password cannot be empty")
+    _check_secrets_file(path)
     try:
         ring = EncryptedKeyring()
     except ImportError as exc:  # pycryptodomex missing
@@ -282,15 +296,16 @@ def _open_encrypted(path: Path, password: str) -> SecretStore:
         if not ok:
             raise WrongPasswordError("wrong password for the encrypted secrets file")
     else:
-        _create_private(path)
+        private_file(path)  # 0600 before any backend writes it
         ring._get_new_password = lambda: password
         ring._init_file()  # writes the reference entry keyed by this password
-    os.chmod(path, 0o600)
+    private_file(path)
     return SecretStore(ring, SecretBackend("encrypted-file", f"Encrypted file ({path})", encrypted=True, path=path))
 
 
 def _open_plaintext(path: Path) -> SecretStore:
-    _create_private(path)
+    _check_secrets_file(path)
+    private_file(path)  # 0600 before any backend writes it
     ring = PlaintextKeyring()
     ring.file_path = str(path)
     label = f"Plaintext file — NOT encrypted ({path})"

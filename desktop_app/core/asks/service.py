@@ -19,6 +19,7 @@ from desktop_app.core.asks.question import QuestionGate
 from desktop_app.core.atomic_file import atomic_write
 from desktop_app.core.expansion import SecretLookup
 from desktop_app.core.model.settings import ModelSettings
+from desktop_app.core.state_file import items_of, load_or_set_aside
 
 log = logging.getLogger(__name__)
 
@@ -47,15 +48,8 @@ class SamplingGrants:
     def _load(self) -> set[str]:
         if self.path is None:
             return set()
-        try:
-            doc = json.loads(self.path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            return set()
-        except (OSError, ValueError) as exc:
-            log.warning("ignoring unreadable sampling permissions in %s: %s", self.path, exc)
-            return set()  # nothing allowed: every request is asked about, which is safe
-        servers = doc.get("always_allow", []) if isinstance(doc, dict) else []
-        return {s for s in servers if isinstance(s, str)}
+        document = load_or_set_aside(self.path)  # damaged: nothing allowed, every request is asked
+        return {s for s in items_of(document or {}, "always_allow") if isinstance(s, str)}
 
     def allows(self, server: str, chat: str | None) -> bool:
         return server in self._always or (chat is not None and (chat, server) in self._chat)
@@ -81,7 +75,6 @@ class SamplingGrants:
     def _save(self) -> None:
         if self.path is None:
             return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(self.path, json.dumps({"always_allow": sorted(self._always)}, indent=2) + "\n")
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from desktop_app.core.atomic_file import atomic_write
+from desktop_app.core.state_file import items_of, load_or_set_aside
 from desktop_app.core.tool_changes import ToolChange
 from desktop_app.core.tool_definition import ToolDefinition
 
@@ -51,17 +52,10 @@ class AlwaysAllowRules:
         self._rules = self._load()
 
     def _load(self) -> dict[tuple[str, str], Pin]:
-        try:
-            doc = json.loads(self.path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            return {}
-        except (OSError, ValueError) as exc:
-            # Unreadable rules allow nothing: every call is asked about again, which is safe.
-            log.warning("ignoring unreadable approval rules in %s: %s", self.path, exc)
-            return {}
-        items = doc.get("always_allow", []) if isinstance(doc, dict) else []
+        # Unreadable rules allow nothing: every call is asked about again, which is safe.
+        document = load_or_set_aside(self.path)
         rules: dict[tuple[str, str], Pin] = {}
-        for item in items:
+        for item in items_of(document or {}, "always_allow"):
             if isinstance(item, dict) and isinstance(item.get("server"), str) and isinstance(item.get("tool"), str):
                 pin = _pin_from(item)
                 if pin is not None:
@@ -107,7 +101,6 @@ class AlwaysAllowRules:
             if pin.definition is not None:
                 item["definition"] = pin.definition.to_json()
             items.append(item)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(self.path, json.dumps({"always_allow": items}, indent=2, ensure_ascii=False) + "\n")
 
 

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from desktop_app.core.chat.events import Replaced, record_to_dict
+from desktop_app.core.chat.history_file import BUSY_TIMEOUT, prepare_history_file
 from desktop_app.core.chat.history_repair import Message, missing_results
 from desktop_app.core.chat.history_search import INDEX, find_in_history, message_text
 from desktop_app.core.trust import MAX_TAINT_REASONS
@@ -82,12 +83,30 @@ class SearchHit:
 
 
 class ConversationStore:
-    """The conversations database. Calls are short local transactions, safe on the event loop."""
+    """The conversations database. Calls are short local transactions, safe on the event loop.
 
-    def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
+    The file and its `-wal`/`-shm` are private (0600, in a 0700 folder). Another program holding
+    the database waits at most `busy_timeout` seconds, then raises `sqlite3.OperationalError`:
+    `history_open.open_history` turns that, and a file that is not a database, into a notice.
+    """
+
+    def __init__(self, path: Path, *, busy_timeout: float = BUSY_TIMEOUT, unsaved: bool = False) -> None:
+        """`unsaved`: keep this run's chats in memory only (the file at `path` is not touched)."""
         self.path = path
-        self._db = sqlite3.connect(path, isolation_level=None)
+        self.unsaved = unsaved
+        if unsaved:
+            self._reader = f"file:unsaved-history-{uuid.uuid4().hex}?mode=memory&cache=shared"
+            self._db = sqlite3.connect(self._reader, uri=True, isolation_level=None)
+        else:
+            self._reader = prepare_history_file(path)
+            self._db = sqlite3.connect(path, timeout=busy_timeout, isolation_level=None)
+        try:
+            self._prepare()
+        except BaseException:
+            self._db.close()
+            raise
+
+    def _prepare(self) -> None:
         self._db.execute("PRAGMA journal_mode=WAL")
         # NORMAL is durable against a killed process (not against power loss) and much faster.
         self._db.execute("PRAGMA synchronous=NORMAL")
@@ -146,7 +165,8 @@ class ConversationStore:
         the most recently updated first; each with the newest matching bit of text (`history_search`).
 
         It reads through a connection of its own, so it may run in a worker thread."""
-        return [SearchHit(ConversationInfo(*row), snippet) for row, snippet in find_in_history(self.path, query, _LIST)]
+        found = find_in_history(self._reader, query, _LIST)
+        return [SearchHit(ConversationInfo(*row), snippet) for row, snippet in found]
 
     def info(self, conversation_id: str) -> ConversationInfo:
         row = self._db.execute(

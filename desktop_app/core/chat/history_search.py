@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from pathlib import Path
 from typing import Any, Final
 
 INDEX: Final = "CREATE VIRTUAL TABLE message_text USING fts5(conversation_id UNINDEXED, text, tokenize='trigram')"
@@ -49,13 +48,13 @@ def snippet(text: str, query: str) -> str:
     return ("…" if start > 0 else "") + text[start:end] + ("…" if end < len(text) else "")
 
 
-def find_in_history(path: Path, query: str, listing: str) -> list[tuple[tuple[Any, ...], str]]:
+def find_in_history(reader: str, query: str, listing: str) -> list[tuple[tuple[Any, ...], str]]:
     """(the row `listing` gives of a chat, what matched: "" when its title did) for each chat of the history
-    at `path` that contains `query`, the most recently updated first."""
+    opened by the URI `reader` (read-only) that contains `query`, the most recently updated first."""
     query = query.strip()
     if not query:
         return []
-    db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    db = sqlite3.connect(reader, uri=True)
     try:
         if len(query) >= 3:  # the trigram index: a phrase of trigrams matches any part of the text
             where, argument = "message_text MATCH ?", '"' + query.replace('"', '""') + '"'

@@ -99,7 +99,6 @@ class DocumentCache:
             "body": text,
         }
         with contextlib.suppress(OSError):
-            self.directory.mkdir(parents=True, exist_ok=True)
             atomic_write(self._file(url), json.dumps(document, ensure_ascii=False))
 
     def revalidated(self, url: str, cached: CachedDocument, cache_control: str | None) -> None:

@@ -1,5 +1,5 @@
 """Export a conversation: its trace (the same JSON Lines `mcp-desk run --trace` writes, for `mcp-desk
-replay`) and a readable Markdown transcript, side by side, both scrubbed of secrets again."""
+replay`) and a readable Markdown transcript, side by side, both scrubbed of secrets again, both 0600."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from desktop_app import __version__
+from desktop_app.core.atomic_file import write_private
+from desktop_app.core.ledger.inert import code
 from desktop_app.core.ledger.markdown import MarkdownTranscript
 from desktop_app.core.ledger.scrub import Scrubber
 from desktop_app.core.ledger.store import LedgerStore
@@ -48,8 +50,8 @@ def export_chat(chat: ChatToExport, store: LedgerStore, scrubber: Scrubber, chos
     write_records(trace_path, records, scrubber)
     turns = len(view.turns())
     stamp = time.strftime("%Y-%m-%d %H:%M")
-    note = f"Exported from MCP Desk {__version__} on {stamp}. The trace beside this file is `{trace_path.name}`"
+    note = f"Exported from MCP Desk {__version__} on {stamp}. The trace beside this file is {code(trace_path.name)}"
     note += "." if turns else " (this chat is from before traces were kept: it holds no requests)."
     transcript = MarkdownTranscript(chat.title, chat.messages, chat.events, view, scrubber, note).render()
-    markdown_path.write_text(transcript, encoding="utf-8")
+    write_private(markdown_path, transcript)
     return Exported(trace_path, markdown_path, turns)

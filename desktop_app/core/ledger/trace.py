@@ -4,6 +4,7 @@ Record types (each line has `type`; records of a turn carry its `turn` id and `t
 since the turn began):
 
 - `trace`: the first line: format, version, the conversation's id;
+- `masked`: before a turn, the names (never the values) of the secrets its records have masked;
 - `turn`: the user's message, its attachments, the model;
 - `model_request`: the body the provider received (`payload`, secrets scrubbed) and where it went;
 - `model_response`: the assistant message, the provider's usage, timing, or the error;
@@ -32,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from desktop_app.core.atomic_file import open_private, write_private
 from desktop_app.core.ledger.scrub import Scrubber
 
 log = logging.getLogger(__name__)
@@ -77,7 +79,8 @@ class _Shared:
 
 
 class TraceWriter:
-    """Appends records to a JSON Lines file; `add` is cheap (the event loop), `flush` does the work."""
+    """Appends records to a JSON Lines file (0600: it holds the whole conversation); `add` is cheap
+    (the event loop), `flush` does the work."""
 
     def __init__(self, path: Path, scrubber: Callable[[], Scrubber], *, first: dict[str, Any] | None = None) -> None:
         """`first` is written before anything else when the file is new or empty (a `header`)."""
@@ -110,8 +113,7 @@ class TraceWriter:
             # requests repeat thousands of messages).
             lines = [json.dumps(scrubber.value(self._shrink(r)), ensure_ascii=False) for r in records]
             try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                with self.path.open("a", encoding="utf-8") as out:
+                with open_private(self.path, "a") as out:
                     if self._first is not None and out.tell() == 0:
                         out.write(json.dumps(scrubber.value(self._first), ensure_ascii=False) + "\n")
                     self._first = None
@@ -213,8 +215,7 @@ def write_records(path: Path, records: Iterable[dict[str, Any]], scrubber: Scrub
     writer = TraceWriter(path, lambda: scrubber)
     for record in records:
         writer.add(record)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("", encoding="utf-8")
+    write_private(path, "")
     writer.flush()
     if writer.failed is not None:
         raise OSError(writer.failed)

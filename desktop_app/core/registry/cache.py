@@ -62,6 +62,5 @@ class RegistryCache:
         while len(pages) > MAX_PAGES_PER_REGISTRY:
             pages.pop(next(iter(pages)))
         with contextlib.suppress(OSError):  # a read-only cache folder costs only the offline view
-            self.directory.mkdir(parents=True, exist_ok=True)
             document = {"registry": registry_url, "pages": pages}
             atomic_write(self._file(registry_url), json.dumps(document, ensure_ascii=False))

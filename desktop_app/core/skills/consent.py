@@ -25,6 +25,7 @@ from desktop_app.core.asks.question import Asker, Question
 from desktop_app.core.atomic_file import atomic_write
 from desktop_app.core.extensions.skills import SkillEntry, SkillFile
 from desktop_app.core.skills.manifest import SkillPin
+from desktop_app.core.state_file import items_of, load_or_set_aside
 
 log = logging.getLogger(__name__)
 
@@ -87,15 +88,9 @@ class SkillRules:
     def _load(self) -> dict[tuple[str, str], SkillPin]:
         if self.path is None:
             return {}
-        try:
-            doc = json.loads(self.path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            return {}
-        except (OSError, ValueError) as exc:
-            log.warning("ignoring unreadable skill permissions in %s: %s", self.path, exc)
-            return {}  # nothing allowed: every skill is asked about, which is safe
+        document = load_or_set_aside(self.path)  # damaged: nothing allowed, every request is asked
         rules: dict[tuple[str, str], SkillPin] = {}
-        for item in doc.get("always_allow", []) if isinstance(doc, dict) else []:
+        for item in items_of(document or {}, "always_allow"):
             pin = _pin_from(item)
             if pin is not None:
                 rules[(item["server"], item["uri"])] = pin
@@ -124,7 +119,6 @@ class SkillRules:
             {"server": server, "uri": uri, "digest": pin.digest, "files": [list(f) for f in pin.files]}
             for (server, uri), pin in sorted(self._rules.items())
         ]
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(self.path, json.dumps({"always_allow": items}, indent=2, ensure_ascii=False) + "\n")
 
 

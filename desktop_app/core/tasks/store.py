@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from desktop_app.core.atomic_file import atomic_write
+from desktop_app.core.state_file import items_of, load_or_set_aside
 from desktop_app.core.tasks.events import LateResult
 from desktop_app.core.tasks.model import TaskRecord, TaskStatus
 
@@ -63,25 +64,17 @@ class TaskStore:
             self._write()
 
     def _load(self) -> None:
-        if self.path is None:
+        document = None if self.path is None else load_or_set_aside(self.path)
+        if document is None:
             return
-        try:
-            document = json.loads(self.path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            return
-        except (OSError, ValueError) as exc:
-            log.warning("ignoring unreadable tasks in %s: %s", self.path, exc)
-            return
-        if not isinstance(document, dict):
-            return
-        for data in document.get("running", []):
+        for data in items_of(document, "running"):
             try:
                 record = TaskRecord.from_json(data)
             except (TypeError, ValueError, KeyError) as exc:
                 log.warning("ignoring an unreadable task in %s: %s", self.path, exc)
                 continue
             self._running[record.key] = record
-        for data in document.get("results", []):
+        for data in items_of(document, "results"):
             try:
                 late = LateResult(TaskRecord.from_json(data["task"]), dict(data["result"]))
             except (TypeError, ValueError, KeyError) as exc:
@@ -97,7 +90,6 @@ class TaskStore:
             "results": [{"task": late.record.to_json(), "result": late.result} for late in self._results.values()],
         }
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
             atomic_write(self.path, json.dumps(document, ensure_ascii=False, indent=1) + "\n")
         except OSError as exc:
             log.warning("could not keep the running tasks in %s: %s", self.path, exc)
