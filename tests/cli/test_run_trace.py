@@ -41,7 +41,7 @@ def test_the_trace_has_the_exact_requests_and_every_exchange(
     assert traced_run(home, llm, trace, "--transcript", str(transcript)) == 0
     assert capsys.readouterr().out == "Nine words, and hello Ada.\n"
     records = load_trace(trace)
-    assert records[0]["type"] == "trace" and records[1]["type"] == "turn" and records[1]["message"] == "Plan my day"
+    assert [r["type"] for r in records[:3]] == ["trace", "masked", "turn"] and records[2]["message"] == "Plan my day"
 
     # Each request exactly as the provider received it: the same messages, byte for byte.
     view = TraceView(records)

@@ -16,7 +16,8 @@ from tests.servers.ledger_server import TODAY
 NOTES_SCRIPT = Path(__file__).resolve().parents[1] / "servers" / "ledger_server.py"
 API_KEY = "sk-trace-test-5f4e3d2c1b0a99887766"
 STORED_TOKEN = "notes-token-from-the-keyring-7431"
-LITERAL = "literal-env-value-9876"
+LITERAL = "literal-env-value-9f8e7d6c5b4a"
+"""Written into servers.json under an ordinary name: masked for its shape (a random-looking part)."""
 NAME_FORM = json.dumps({"type": "object", "properties": {"name": {"type": "string", "default": "Ada"}}})
 
 

@@ -1,5 +1,8 @@
 """What a chat engine keeps between turns for their traces: token counts per model, the turns the last
-ledger counted, the stored chat's trace writer, and the secrets every trace is scrubbed of."""
+ledger counted, the stored chat's trace writer, and the secrets every trace is scrubbed of.
+
+A turn's traces begin with a `masked` record: the names of what they mask (never a value), so a
+reader knows what each `***` may stand for and that nothing else was hidden."""
 
 from __future__ import annotations
 
@@ -23,16 +26,29 @@ class TraceKeeping:
         self._counters: dict[str, CachedCounter] = {}
         self._memo: tuple[str, PartsMemo] | None = None
         self._stored: tuple[str, TraceWriter] | None = None
-        self.secrets_in_use: SecretsInUse | None = None
+        self._secrets: SecretsInUse | None = None
+        self._turn: TurnTrace | None = None
+
+    @property
+    def secrets_in_use(self) -> SecretsInUse | None:
         """The secrets a turn's servers and model use, as of the last traced turn."""
+        return self._secrets
+
+    @secrets_in_use.setter
+    def secrets_in_use(self, secrets: SecretsInUse) -> None:
+        """Set as a traced turn begins: its traces are told the names of what they mask, first."""
+        self._secrets = secrets
+        if self._turn is not None:
+            self._turn.record({"type": "masked", "names": secrets.names()})
 
     def scrubber(self) -> Scrubber:
         """What every trace is scrubbed with: the secrets in use as of the last turn."""
-        return Scrubber() if self.secrets_in_use is None else self.secrets_in_use()
+        return Scrubber() if self._secrets is None else self._secrets()
 
     def for_turn(self, conversation: Conversation, model: str, extra: TraceWriter | None) -> TurnTrace:
         """A turn's trace: beside the stored conversation, and to `extra` (`--trace`)."""
-        return TurnTrace(self._writers(conversation, extra), self._counter(model), self._parts(conversation.id))
+        self._turn = TurnTrace(self._writers(conversation, extra), self._counter(model), self._parts(conversation.id))
+        return self._turn
 
     def _counter(self, model: str) -> CachedCounter:
         """Token counts for `model`, remembered across the requests of its ledgers."""

@@ -3,36 +3,26 @@ and what it returned, each resource read, and what each answer cost.
 
 Written from what the conversation keeps (its messages and the events beside them) and its trace
 (the ledgers); every string is scrubbed of secrets first. What a server wrote goes in fenced code
-blocks whose fence is longer than any run of backticks inside, and each message's text is quoted
-under its heading, so neither can end its block and pass for the transcript's own words (a
-heading of its own stays inside the quote).
+blocks whose fence is longer than any run of backticks inside, or in a line as escaped text, and
+each message's text is quoted under its heading, so neither can end its block and pass for the
+transcript's own words (a heading of its own stays inside the quote). The transcript is inert
+(`inert`): no viewer finds HTML in it, nor a link anywhere but to the web or a mail address.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
 from typing import Any, Final
 
+from desktop_app.core.ledger.inert import code, fenced, inline, quoted_markdown
 from desktop_app.core.ledger.scrub import Scrubber
 from desktop_app.core.ledger.trace_view import TraceView
 
+__all__ = ["RESULT_CHARS", "MarkdownTranscript", "fenced"]
+
 RESULT_CHARS: Final = 4000
 """A tool result or resource longer than this is cut in the transcript (the trace has it whole)."""
-_TICKS: Final = re.compile(r"`+")
-
-
-def fenced(text: str, info: str = "") -> str:
-    """`text` in a code block no backtick run inside can close."""
-    longest = max((len(run) for run in _TICKS.findall(text)), default=0)
-    fence = "`" * max(3, longest + 1)
-    return f"{fence}{info}\n{text}\n{fence}"
-
-
-def quoted(text: str) -> str:
-    """`text` as a block quote, every line of it."""
-    return "\n".join(f"> {line}" if line else ">" for line in text.splitlines())
 
 
 def _cut(text: str) -> str:
@@ -81,7 +71,7 @@ class MarkdownTranscript:
         self._answers: dict[str, int] = {}
 
     def render(self) -> str:
-        out = [f"# {self.scrub(' '.join(self.title.split()) or 'Conversation')}", ""]
+        out = [f"# {inline(self.scrub(self.title)) or 'Conversation'}", ""]
         if self.header:
             out += [self.header, ""]
         for position, message in enumerate(self.messages):
@@ -93,12 +83,12 @@ class MarkdownTranscript:
         text = self.scrub(_text(content))
         lines: list[str] = []
         if role == "user":
-            lines += ["## You", "", quoted(text) if text else "*(no text)*", ""]
+            lines += ["## You", "", quoted_markdown(text) if text else "*(no text)*", ""]
             if images := _images(content):
                 lines += [f"*({images} image(s) sent to the model)*", ""]
         elif role == "assistant":
             if text:
-                lines += ["## Assistant", "", quoted(text), ""]
+                lines += ["## Assistant", "", quoted_markdown(text), ""]
                 lines += self._cost(text)
             for call in message.get("tool_calls") or []:
                 lines += self._call(call)
@@ -110,26 +100,27 @@ class MarkdownTranscript:
         for read in self.reads.get(shown, []) if shown is not None else []:
             size = sum(int(c.get("size") or 0) for c in read.get("contents") or [])
             cut = ", cut at the read cap" if read.get("truncated") else ""
-            uri = self.scrub(str(read.get("uri")))
-            lines += [f"*Resource {uri} from {read.get('server')} ({size:,} bytes{cut})*", ""]
+            uri, server = inline(self.scrub(str(read.get("uri")))), inline(self.scrub(str(read.get("server"))))
+            lines += [f"*Resource {uri} from {server} ({size:,} bytes{cut})*", ""]
         return lines
 
     def _call(self, call: dict[str, Any]) -> list[str]:
         function = call.get("function") or {}
-        name = self.scrub(str(function.get("name", "tool")))
+        name = code(self.scrub(str(function.get("name", "tool"))))
         call_id = str(call.get("id", ""))
-        self.calls[call_id] = f"`{name}`"
+        self.calls[call_id] = name
         try:
             arguments = json.dumps(json.loads(function.get("arguments") or "{}"), indent=2, ensure_ascii=False)
         except ValueError:
             arguments = str(function.get("arguments", ""))
-        lines = [f"### Tool call `{name}`", ""]
+        lines = [f"### Tool call {name}", ""]
         decided = self.decisions.get(call_id)
         if decided is not None:
             verdict = "allowed" if decided.get("allowed") else "denied"
-            reason = f": {self.scrub(str(decided['reason']))}" if decided.get("reason") else ""
+            reason = f": {inline(self.scrub(str(decided['reason'])))}" if decided.get("reason") else ""
             edited = ", with arguments the user edited" if decided.get("edited") else ""
-            lines += [f"*{verdict.capitalize()} ({decided.get('decided_by', 'unknown')}){edited}{reason}*", ""]
+            by = inline(str(decided.get("decided_by", "unknown")))
+            lines += [f"*{verdict.capitalize()} ({by}){edited}{reason}*", ""]
         return [*lines, fenced(self.scrub(arguments), "json"), ""]
 
     def _cost(self, text: str) -> list[str]:

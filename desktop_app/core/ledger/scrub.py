@@ -5,10 +5,10 @@ prints its environment, a provider that echoes a header, a URL with its key in t
 every string is scrubbed before it is written, three ways:
 
 - known values: the app's API keys and resolved `${secret:…}` values (`log_redaction` remembers
-  each one the moment it is resolved), plus the values this scrubber is given (every value of a
-  server's environment, OAuth tokens);
+  each one the moment it is resolved), plus the values this scrubber is given (what of a server's
+  environment and headers is a credential, OAuth tokens: `chat.trace_secrets` decides);
 - shapes: `Bearer …`, JWTs, provider key formats (`sk-…`, `AIza…`, `ghp_…`), credential query
-  parameters (`?key=`, `&access_token=`);
+  parameters (`?key=`, `&access_token=`), a URL's password;
 - names: a string under a key named like a credential (`api_key`, `authorization`, …).
 """
 
@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from typing import Any, Final
 from urllib.parse import quote, quote_plus
 
-from desktop_app.core.log_redaction import MIN_SECRET_LENGTH, REDACTED, redact_secrets
+from desktop_app.core.log_redaction import CREDENTIAL_SHAPES, MIN_SECRET_LENGTH, REDACTED, redact_secrets
 
 SECRET_KEYS: Final = frozenset(
     {
@@ -42,15 +42,8 @@ MEMO_TEXT_CHARS: Final = 20_000
 """Texts up to this long are remembered once scrubbed…"""
 MEMO_CHARS: Final = 4_000_000
 """…up to about this much text in all."""
-_SHAPES: Final = re.compile(
-    r"\b(?:Bearer|Basic|DPoP)\s+[\w\-.~+/]+=*"
-    r"|\beyJ[\w-]{4,}\.[\w-]{4,}\.[\w-]*"
-    r"|\bsk-[A-Za-z0-9_\-]{16,}"
-    r"|\bAIza[0-9A-Za-z_\-]{30,}"
-    r"|\bgh[pousr]_[A-Za-z0-9]{30,}"
-    r"|\bxox[abposr]-[A-Za-z0-9\-]{10,}",
-    re.IGNORECASE,
-)
+_USERINFO: Final = re.compile(r"(://[^/\s:@]*:)[^/\s@]+(?=@)")
+"""A URL's password: `https://ada:***@host`."""
 _QUERY: Final = re.compile(
     r"([?&#](?:key|api_key|apikey|token|access_token|refresh_token|client_secret|password|sig|signature|code)=)"
     r"[^&#\s\"']+",
@@ -81,7 +74,8 @@ class Scrubber:
         if self._known is not None:
             scrubbed = self._known.sub(REDACTED, scrubbed)
         scrubbed = redact_secrets(scrubbed)
-        scrubbed = _SHAPES.sub(_keep_scheme, scrubbed)
+        scrubbed = CREDENTIAL_SHAPES.sub(_keep_scheme, scrubbed)
+        scrubbed = _USERINFO.sub(lambda m: m.group(1) + REDACTED, scrubbed)
         scrubbed = _QUERY.sub(lambda m: m.group(1) + REDACTED, scrubbed)
         if len(text) <= MEMO_TEXT_CHARS:
             if self._held > MEMO_CHARS:  # forgotten all at once: simple, and safe across threads

@@ -52,3 +52,8 @@ def test_fields_named_like_credentials_are_hidden_and_the_rest_kept() -> None:
 def test_ordinary_words_that_contain_key_like_letters_stay() -> None:
     text = "a task-management-toolkit-for-everyone and a risk-assessment-of-the-whole-thing"
     assert Scrubber().text(text) == text
+
+
+def test_a_urls_password_is_hidden_and_its_user_and_host_kept() -> None:
+    text = "connecting to postgres://ada:s3cret-pw@db.internal:5432/notes"
+    assert Scrubber().text(text) == "connecting to postgres://ada:***@db.internal:5432/notes"
