@@ -92,6 +92,14 @@ def expected_texts() -> list[str]:
     return expected
 
 
+def first_widget_below(column: QWidget, y: int) -> QWidget:
+    """The first widget at or below `y` (a point may fall in the spacing between two turns' widgets)."""
+    for below in range(y, y + 200):
+        if (widget := column.childAt(QPoint(40, below))) is not None:
+            return widget
+    raise AssertionError(f"no widget within 200 px below y={y}")
+
+
 def test_a_long_chat_shows_its_last_screen_first_then_draws_older_turns_as_it_is_scrolled_up(qtbot: QtBot) -> None:
     view = ConversationView()
     qtbot.addWidget(view)
@@ -116,7 +124,7 @@ def test_a_long_chat_shows_its_last_screen_first_then_draws_older_turns_as_it_is
     # little meanwhile, keeps reading the same lines.
     bar.setValue(bar.maximum() - 200)
     QApplication.processEvents()  # laid out at that place
-    reading = view.widget().childAt(QPoint(40, bar.value() + 20))  # what the user reads at the top
+    reading = first_widget_below(view.widget(), bar.value() + 20)  # what the user reads at the top
     on_screen = reading.mapTo(view.viewport(), QPoint(0, 0))
     qtbot.waitUntil(lambda: bool(drawn), timeout=60_000)
     drawn_turns = len(view.older.turns)
