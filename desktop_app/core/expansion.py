@@ -193,6 +193,7 @@ def _map_fields(cfg: ServerConfig, fn: Callable[[str, str], str]) -> ServerConfi
         url=None if cfg.url is None else fn("url", cfg.url),
         headers={k: fn(f"headers.{k}", v) for k, v in cfg.headers.items()},
         oauth=oauth,
+        sandbox=None if cfg.sandbox is None else cfg.sandbox.map_paths(fn),
     )
 
 

@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Final
 
+from desktop_app.core.sandbox.settings import SandboxSettings
+
 DEFAULT_TIMEOUT_S: Final = 30.0
 PROTOCOL_MODES: Final = ("auto", "legacy", "2026-07-28")
 OAUTH_GRANTS: Final = ("authorization_code", "client_credentials", "enterprise")
@@ -89,6 +91,10 @@ class ServerConfig:
     """The least severe log message the server should send (`LOG_LEVELS`); None is the app's default."""
     disabled_tools: tuple[str, ...] = ()
     """Tools the user switched off: never offered to the model nor callable by its app views."""
+    sandbox_enabled: bool = False
+    """A local server runs confined (`core/sandbox`); it never starts unconfined instead."""
+    sandbox: SandboxSettings | None = None
+    """The entry's `sandbox` object (kept even while `sandbox_enabled` is off, as VS Code keeps it)."""
 
     @property
     def is_stdio(self) -> bool:

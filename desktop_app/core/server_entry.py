@@ -13,6 +13,7 @@ from typing import Any, Final
 
 from desktop_app.core.config_error import ConfigError, KeyPath, schema_error
 from desktop_app.core.root_paths import root_problem
+from desktop_app.core.sandbox.settings import sandbox_from_dict, sandbox_to_dict
 from desktop_app.core.server_config import (
     DEFAULT_TIMEOUT_S,
     JWT_SIGNING_ALGORITHMS,
@@ -37,6 +38,8 @@ _TYPE_ALIASES: Final[Mapping[str, TransportKind]] = {
     "sse": TransportKind.SSE,
 }
 _STDIO_KEYS: Final = ("command", "args", "env", "cwd")
+_SANDBOX_KEYS: Final = ("sandboxEnabled", "sandbox")
+"""VS Code's keys: they only narrow a local server's rights, so an import keeps them."""
 _REMOTE_KEYS: Final = ("url", "headers", "oauth")
 # Everything we read; other per-server keys are kept verbatim when the file is rewritten.
 KNOWN_SERVER_KEYS: Final = frozenset(
@@ -45,6 +48,7 @@ KNOWN_SERVER_KEYS: Final = frozenset(
         *_REMOTE_KEYS,
         *("type", "disabled", "protocol", "timeout", "origin", "trusted", "autoApproveReadOnly", "roots", "logLevel"),
         "disabledTools",
+        *_SANDBOX_KEYS,
     }
 )
 TRUST_KEYS: Final = ("trusted", "autoApproveReadOnly", "origin", "roots")
@@ -148,6 +152,11 @@ def _server_from_dict(name: str, data: object, at: KeyPath) -> ServerConfig:
     for key in foreign:
         if data.get(key) not in (None, [], {}, ""):
             raise schema_error((*at, key), f"does not apply to a {transport.value} server")
+    if transport is not TransportKind.STDIO and (data.get("sandboxEnabled") is True or data.get("sandbox")):
+        key = "sandboxEnabled" if data.get("sandboxEnabled") is True else "sandbox"
+        raise schema_error(
+            (*at, key), f"does not apply to a {transport.value} server (only local servers are sandboxed)"
+        )
 
     protocol = data.get("protocol", "auto")
     if protocol not in PROTOCOL_MODES:
@@ -157,7 +166,7 @@ def _server_from_dict(name: str, data: object, at: KeyPath) -> ServerConfig:
     if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not math.isfinite(timeout) or timeout <= 0:
         raise schema_error((*at, "timeout"), "must be a number of seconds greater than 0")
     flags = {}
-    for key in ("disabled", "trusted", "autoApproveReadOnly"):
+    for key in ("disabled", "trusted", "autoApproveReadOnly", "sandboxEnabled"):
         flags[key] = data.get(key, False)
         if not isinstance(flags[key], bool):
             raise schema_error((*at, key), "must be true or false")
@@ -181,11 +190,14 @@ def _server_from_dict(name: str, data: object, at: KeyPath) -> ServerConfig:
     }
     if transport is TransportKind.STDIO:
         cwd = data.get("cwd")
+        sandbox = data.get("sandbox")
         return ServerConfig(
             command=_nonempty_str(data.get("command"), (*at, "command")),
             args=_str_list(data.get("args", []), (*at, "args")),
             env=_str_map(data.get("env", {}), (*at, "env")),
             cwd=None if cwd is None else _nonempty_str(cwd, (*at, "cwd")),
+            sandbox_enabled=flags["sandboxEnabled"],
+            sandbox=None if sandbox is None else sandbox_from_dict(sandbox, (*at, "sandbox")),
             **common,
         )
     oauth = data.get("oauth")
@@ -311,6 +323,10 @@ def server_to_dict(cfg: ServerConfig) -> dict[str, Any]:
             out["env"] = dict(cfg.env)
         if cfg.cwd is not None:
             out["cwd"] = cfg.cwd
+        if cfg.sandbox_enabled:
+            out["sandboxEnabled"] = True
+        if cfg.sandbox is not None:
+            out["sandbox"] = sandbox_to_dict(cfg.sandbox)
     else:
         out["type"] = cfg.transport.value
         out["url"] = cfg.url

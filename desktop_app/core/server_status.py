@@ -5,6 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from desktop_app.core.sandbox.probe import BUBBLEWRAP
+from desktop_app.core.server_config import ServerConfig
+
 
 class ServerState(StrEnum):
     DISABLED = "disabled"
@@ -48,3 +51,12 @@ class ServerStatus:
     def explained(self, lines: int = 5) -> str:
         """The summary, then the last stderr lines: for a tooltip or a details pane."""
         return "\n".join((self.summary, *self.last_stderr(lines)))
+
+
+def protection(config: ServerConfig) -> str | None:
+    """How a local server is confined, in the panel's words; None for a remote server (it runs elsewhere).
+
+    A sandboxed server that cannot be confined here does not run at all: its status says why."""
+    if not config.is_stdio:
+        return None
+    return f"sandboxed: {BUBBLEWRAP}" if config.sandbox_enabled else "not sandboxed"

@@ -5,7 +5,8 @@ the moment the server's stdout (or HTTP stream) ends, and a stdio server's stdou
 leniently (`lenient_utf8`) so one invalid byte cannot end the SDK's reader. A remote entry
 installed from a Server Card of a domain on the network is connected through a guarded client
 (`network_guard`): its host is resolved on every connection and only public addresses are reached,
-so a name that now points into this computer or the local network is refused.
+so a name that now points into this computer or the local network is refused. A stdio entry with
+`sandboxEnabled` runs inside bubblewrap (`sandbox`), or not at all.
 """
 
 from __future__ import annotations
@@ -34,7 +35,11 @@ from desktop_app.core.network_guard import (
     public_addresses,
     system_resolver,
 )
+from desktop_app.core.paths import private_dir
 from desktop_app.core.process_exit import ended_by_us, keeping_processes
+from desktop_app.core.sandbox.bubblewrap import bubblewrap_command, default_layout
+from desktop_app.core.sandbox.probe import SandboxSupport, system_support
+from desktop_app.core.sandbox.settings import SandboxSettings
 from desktop_app.core.server_config import ServerConfig, TransportKind
 from desktop_app.core.watched_streams import TransportHooks, watch
 
@@ -66,13 +71,39 @@ def _pump_stderr(fd: int, loop: asyncio.AbstractEventLoop, on_line: Callable[[st
             loop.call_soon_threadsafe(done.set)
 
 
-@contextlib.asynccontextmanager
-async def _stdio(config: ServerConfig, hooks: TransportHooks) -> AsyncIterator[Any]:
+SandboxProbe = Callable[[], SandboxSupport]
+"""What this system can confine a server with (`sandbox.probe.system_support`: asked once, then kept)."""
+
+
+async def _launch(config: ServerConfig, sandbox: SandboxProbe) -> tuple[str, list[str]]:
+    """The program and arguments that start the server: for a sandboxed entry, inside bubblewrap (or
+    `SandboxUnavailable`, never unconfined)."""
     if not config.command:
         raise ValueError(f"server '{config.name}' has no command")
+    if not config.sandbox_enabled:
+        return config.command, list(config.args)
+    program = (await asyncio.to_thread(sandbox)).require(config.name)
+    layout = default_layout()
+    private_dir(layout.caches)
+    argv = bubblewrap_command(
+        program,
+        config.command,
+        config.args,
+        server=config.name,
+        settings=config.sandbox or SandboxSettings(),
+        roots=config.roots or (),
+        cwd=config.cwd,
+        layout=layout,
+    )
+    return argv[0], argv[1:]
+
+
+@contextlib.asynccontextmanager
+async def _stdio(config: ServerConfig, hooks: TransportHooks, sandbox: SandboxProbe) -> AsyncIterator[Any]:
+    command, args = await _launch(config, sandbox)
     params = StdioServerParameters(
-        command=config.command,
-        args=list(config.args),
+        command=command,
+        args=args,
         env=dict(config.env) or None,
         cwd=config.cwd,
         encoding=LENIENT_UTF8,
@@ -184,11 +215,15 @@ async def _sse(config: ServerConfig, hooks: TransportHooks, resolve: Resolver) -
 
 
 def open_transport(
-    config: ServerConfig, hooks: TransportHooks, resolve: Resolver = system_resolver
+    config: ServerConfig,
+    hooks: TransportHooks,
+    resolve: Resolver = system_resolver,
+    sandbox: SandboxProbe = system_support,
 ) -> contextlib.AbstractAsyncContextManager[Any]:
-    """The transport for a resolved (placeholder-free) server config; `resolve` answers a guarded client's lookups."""
+    """The transport for a resolved (placeholder-free) server config; `resolve` answers a guarded client's lookups,
+    `sandbox` says how a sandboxed entry is confined here."""
     if config.transport is TransportKind.STDIO:
-        return _stdio(config, hooks)
+        return _stdio(config, hooks, sandbox)
     if config.transport is TransportKind.SSE:
         return _sse(config, hooks, resolve)
     return _http(config, hooks, resolve)

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWi
 from desktop_app.core.catalog import ServerCatalog
 from desktop_app.core.connection import ServerConnection
 from desktop_app.core.policy.refusal import Refusal
-from desktop_app.core.server_status import ServerState
+from desktop_app.core.server_status import ServerState, protection
 from desktop_app.core.terminal_text import printable
 from desktop_app.ui.instructions_note import InstructionsNote
 from desktop_app.ui.plain_text import plain_label, set_plain_tooltip
@@ -42,6 +42,14 @@ def counts(catalog: ServerCatalog | None, disabled: tuple[str, ...] | frozenset[
 def blocked_text(refusal: Refusal) -> str:
     text = str(refusal)
     return f"{text[:1].upper()}{text[1:]}. MCP Desk does not start it: ask your administrator if you need it."
+
+
+_PROTECTION_TIPS = {
+    "not sandboxed": "It runs as you: it can read your files and keys, write anywhere and reach any host. "
+    "Set sandboxEnabled in its entry to confine it.",
+    "sandboxed: bubblewrap": "Your files are read-only to it and your keys, browser profiles and MCP Desk's own "
+    "files are hidden; it writes only where its entry allows, and has no network.",
+}
 
 
 def _row(*buttons: QWidget) -> QWidget:
@@ -71,6 +79,8 @@ class ServerDetails(QWidget):
         self.state = plain_label()
         self.state.setWordWrap(True)
         self.state.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.protection = plain_label()
+        self.protection.setObjectName("serverProtection")
         self.offer = QLabel()
         self.offer.setWordWrap(True)
         self.instructions = InstructionsNote()
@@ -109,6 +119,7 @@ class ServerDetails(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.title)
         layout.addWidget(self.state)
+        layout.addWidget(self.protection)
         layout.addWidget(self.offer)
         layout.addWidget(self.instructions)
         layout.addWidget(self.sign_in_bar)
@@ -160,6 +171,7 @@ class ServerDetails(QWidget):
             self.update_row.hide()
             self.title.setText("No server selected")
             self.state.clear()
+            self.protection.hide()
             self.offer.clear()
             self.instructions.show_for(None, False)
             return
@@ -173,6 +185,10 @@ class ServerDetails(QWidget):
         set_plain_tooltip(self.state, blocked_text(blocked) if blocked is not None else "")
         self.restart.setEnabled(blocked is None)
         set_plain_tooltip(self.restart, blocked_text(blocked) if blocked is not None else "")
+        confinement = protection(connection.config)
+        self.protection.setText(f"Protection: {confinement}" if confinement else "")
+        self.protection.setVisible(confinement is not None)
+        set_plain_tooltip(self.protection, _PROTECTION_TIPS.get(confinement or "", ""))
         self.offer.setText(counts(connection.catalog, connection.config.disabled_tools))
         self.instructions.show_for(connection.catalog, trusted)
         self.toggle.setText("Enable" if connection.status.state is ServerState.DISABLED else "Disable")

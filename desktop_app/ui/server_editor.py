@@ -38,6 +38,7 @@ from desktop_app.core.config_error import ConfigError
 from desktop_app.core.config_file import parse_pasted
 from desktop_app.core.expansion import secret_placeholder
 from desktop_app.core.policy.in_force import PolicyInForce, policy_in_force
+from desktop_app.core.sandbox.settings import SandboxSettings
 from desktop_app.core.secret_store import SecretStore, encryption_advice
 from desktop_app.core.server_config import (
     DEFAULT_TIMEOUT_S,
@@ -100,6 +101,7 @@ class ServerEditor(QDialog):
         self._origin = dict(config.origin) if config else {}  # kept: updates and uninstall need it
         self._oauth: OAuthSettings | None = None
         self._disabled_tools: tuple[str, ...] = ()
+        self._sandbox: tuple[bool, SandboxSettings | None] = (False, None)
         screen = self.screen().availableGeometry()
         self.resize(min(660, screen.width() - 40), min(860, screen.height() - 60))
 
@@ -269,6 +271,7 @@ class ServerEditor(QDialog):
     def load(self, config: ServerConfig) -> None:
         self._oauth = config.oauth  # sign-in settings have no fields here; kept as written
         self._disabled_tools = config.disabled_tools  # switched on and off in the Servers panel; kept
+        self._sandbox = (config.sandbox_enabled, config.sandbox)  # no fields here yet; kept as written
         self.name.setText(config.name)
         self.transport.setCurrentIndex(self.transport.findData(config.transport.value))
         self.command.setText(config.command or "")
@@ -340,6 +343,8 @@ class ServerEditor(QDialog):
                 args=args,
                 env=env,
                 cwd=self.cwd.text().strip() or None,
+                sandbox_enabled=self._sandbox[0],
+                sandbox=self._sandbox[1],
                 **common,
             )
         url = self.url.text().strip()

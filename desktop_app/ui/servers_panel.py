@@ -31,7 +31,7 @@ from desktop_app.core.config_error import ConfigError
 from desktop_app.core.events import LogEntry
 from desktop_app.core.policy.refusal import Refusal
 from desktop_app.core.server_config import ServerConfig
-from desktop_app.core.server_status import ServerState, ServerStatus
+from desktop_app.core.server_status import ServerState, ServerStatus, protection
 from desktop_app.ui.asks.card import AskCard
 from desktop_app.ui.confirm import confirm
 from desktop_app.ui.notice_box import show_notice
@@ -209,7 +209,8 @@ class ServersPanel(QWidget):
         asking = self._asking.get(name, 0) > 0
         blocked = self._blocked(name)
         state = "blocked by your organisation" if blocked is not None else status.state.value
-        item.setText(f"{name}  —  {state}{badge}" + ("  ·  asks you something" if asking else ""))
+        confined = f"  ·  {protection(connection.config)}" if connection.config.sandbox_enabled else ""
+        item.setText(f"{name}  —  {state}{confined}{badge}" + ("  ·  asks you something" if asking else ""))
         font = item.font()
         font.setBold(asking)
         font.setItalic(blocked is not None)

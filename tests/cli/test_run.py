@@ -286,3 +286,16 @@ def test_a_local_server_needs_no_key_and_the_apps_key_is_used_when_saved(
 def test_no_model_anywhere_is_a_usage_error(config: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert run_command(["--config", str(config), "hello"]) == 2
     assert "no model: pass --model" in capsys.readouterr().err
+
+
+def test_a_sandboxed_server_is_named_so_on_stderr(
+    tmp_path: Path, llm: ScriptedLLM, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "sandboxed.json"
+    entry = {"command": sys.executable, "args": [str(FIXTURE_SCRIPT)], "sandboxEnabled": True}
+    path.write_text(json.dumps({"mcpServers": {"fx": entry}}))
+    llm.queue(text("Fine."))
+    assert run_command([*base_args(path, llm), "hello"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out == "Fine.\n"
+    assert "mcp-desk run: server fx: sandboxed: bubblewrap\n" in captured.err

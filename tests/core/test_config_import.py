@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from desktop_app.core.config_error import ConfigError
+from desktop_app.core.config_file import load_config, save_config
 from desktop_app.core.config_import import SecretNeeded, import_servers, known_sources, strip_jsonc
 from desktop_app.core.server_config import OAuthSettings, ServerConfig, TransportKind
 
@@ -341,3 +342,22 @@ def test_a_bare_command_is_resolved_as_installs_resolve_it(tmp_path: Path) -> No
     }
     again = import_servers(existing, path, which=lambda name: "/usr/local/bin/npx" if name == "npx" else None)
     assert again.unchanged == ["found"] and "found" not in again.new
+
+
+def test_an_import_keeps_the_sandbox_keys_which_only_narrow_rights(tmp_path: Path, home: Path) -> None:
+    sandbox = {
+        "filesystem": {"allowWrite": ["${userHome}/notes"], "denyRead": ["${userHome}/.ssh"]},
+        "network": {"allowedDomains": ["api.example.com", "*.cdn.example.com"], "deniedDomains": ["evil.example"]},
+    }
+    entry = {"type": "stdio", "command": "/opt/x/server", "sandboxEnabled": True, "sandbox": sandbox}
+    path = _write(tmp_path / ".vscode" / "mcp.json", json.dumps({"servers": {"boxed": entry}}))
+    report = import_servers({}, path)
+    boxed = report.servers["boxed"]
+    assert report.added == ["boxed"] and report.new["boxed"].dropped == ()
+    assert boxed.sandbox_enabled and boxed.sandbox is not None
+    assert boxed.sandbox.allow_write == (f"{home}/notes",) and boxed.sandbox.deny_read == (f"{home}/.ssh",)
+    assert boxed.sandbox.allowed_domains == ("api.example.com", "*.cdn.example.com")
+    assert boxed.sandbox.denied_domains == ("evil.example",)
+    saved = tmp_path / "servers.json"
+    save_config(saved, report.servers)
+    assert load_config(saved).servers["boxed"] == boxed

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,7 @@ from desktop_app.core.expansion import (
     resolve_server,
     secret_placeholder,
 )
+from desktop_app.core.sandbox.settings import SandboxSettings
 from desktop_app.core.secret_store import open_secret_store
 from desktop_app.core.server_config import OAuthSettings, ServerConfig, TransportKind
 
@@ -60,6 +62,21 @@ def test_resolves_env_and_secrets_in_every_field() -> None:
     assert cfg.cwd == "/home/ada/work"
     assert resolved.secret_values == frozenset({TOKEN})
     assert STDIO.env["GITHUB_TOKEN"] == "${secret:GITHUB_TOKEN}"  # the stored config is untouched
+
+
+def test_sandbox_paths_are_resolved_as_the_issue_writes_them() -> None:
+    sandboxed = replace(
+        STDIO,
+        sandbox_enabled=True,
+        sandbox=SandboxSettings(allow_write=("${HOME}/notes",), deny_read=("${HOME}/private", "/srv/x")),
+    )
+    resolved = resolve_server(sandboxed, DictSecrets({"GITHUB_TOKEN": TOKEN}), ENVIRON).config
+    assert resolved.sandbox == SandboxSettings(
+        allow_write=("/home/ada/notes",), deny_read=("/home/ada/private", "/srv/x")
+    )
+    assert sandboxed.sandbox is not None and sandboxed.sandbox.allow_write == (
+        "${HOME}/notes",
+    )  # the entry is untouched
 
 
 def test_resolves_url_and_headers() -> None:

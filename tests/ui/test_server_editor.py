@@ -19,6 +19,7 @@ from desktop_app.core.config_store import ConfigStore
 from desktop_app.core.host import ServerHost
 from desktop_app.core.policy.document import read_policy
 from desktop_app.core.policy.in_force import PolicyInForce
+from desktop_app.core.sandbox.settings import SandboxSettings
 from desktop_app.core.secret_store import SecretStore, encryption_advice, open_secret_store
 from desktop_app.core.server_config import OAuthSettings, ServerConfig, TransportKind
 from desktop_app.core.server_status import ServerState
@@ -66,6 +67,20 @@ def test_editing_keeps_the_sign_in_settings(qapp: QApplication, tmp_path: Path) 
     editor = ServerEditor(_secrets(tmp_path), signed)
     editor.timeout.setValue(45)
     assert editor.build().oauth == signed.oauth
+
+
+def test_editing_keeps_the_sandbox(qapp: QApplication, tmp_path: Path) -> None:
+    confined = ServerConfig(
+        name="files",
+        transport=TransportKind.STDIO,
+        command="/usr/bin/python3",
+        sandbox_enabled=True,
+        sandbox=SandboxSettings(allow_write=("~/notes",), deny_read=("~/private",)),
+    )
+    editor = ServerEditor(_secrets(tmp_path), confined)
+    editor.args.setText("-m server")
+    edited = editor.build()
+    assert (edited.sandbox_enabled, edited.sandbox, edited.args) == (True, confined.sandbox, ("-m", "server"))
 
 
 def test_stdio_form_and_paste(qapp: QApplication, tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from desktop_app.app import run_window
@@ -169,6 +170,38 @@ def test_the_panel_says_whose_instructions_the_model_gets(qapp: QApplication, tm
             assert json.loads(config.read_text())["mcpServers"]["news"]["trusted"] is True
             assert host.connection("news").status.state is ServerState.READY  # trusting needs no reconnect
             assert note.text() == SAYS[InstructionsUse.SENT]
+        finally:
+            await host.stop_all()
+
+    run_in_qt(qapp, scenario())
+
+
+def test_the_panel_shows_each_local_servers_protection(
+    qapp: QApplication, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A sandboxed server says so in its row and details; an unconfined one says it is not; a remote one, nothing."""
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))  # the sandboxed server's own caches go under the app's folder
+
+    async def scenario() -> None:
+        host = ServerHost(policy=RestartPolicy(max_attempts=0))
+        panel = ServersPanel(CoreBridge(host))
+        boxed = replace(fixture_config("boxed"), sandbox_enabled=True)
+        remote = ServerConfig(name="remote", transport=TransportKind.HTTP, url="http://127.0.0.1:9/mcp", disabled=True)
+        host.start([boxed, fixture_config("plain"), remote])
+        try:
+            await until(lambda: host.connection("boxed").status.state is ServerState.READY, what="the sandboxed server")
+            rows = {panel._list.item(i).text().split()[0]: panel._list.item(i) for i in range(panel._list.count())}
+            assert rows["boxed"].text() == "boxed  —  ready  ·  sandboxed: bubblewrap"
+            assert "sandboxed" not in rows["plain"].text()
+            shown = {}
+            for name in ("boxed", "plain", "remote"):
+                panel._list.setCurrentItem(rows[name])
+                shown[name] = None if panel.details.protection.isHidden() else panel.details.protection.text()
+            assert shown == {
+                "boxed": "Protection: sandboxed: bubblewrap",
+                "plain": "Protection: not sandboxed",
+                "remote": None,
+            }
         finally:
             await host.stop_all()
 

@@ -45,6 +45,7 @@ from desktop_app.core.expansion import SecretLookup, resolve_server
 from desktop_app.core.log_routing import server_log_context
 from desktop_app.core.process_exit import describe_exit
 from desktop_app.core.restart_policy import RestartPolicy
+from desktop_app.core.sandbox.bubblewrap import started_notes
 from desktop_app.core.server_config import ServerConfig
 from desktop_app.core.server_errors import ConnectionLost, describe_error, is_connection_loss
 from desktop_app.core.server_status import ServerState, ServerStatus
@@ -362,6 +363,9 @@ class ServerConnection:
         self._session = session
 
         def ready(client: Client) -> None:
+            if config.is_stdio and config.sandbox_enabled:
+                for level, text in started_notes(config.sandbox):
+                    self._log.note(level, text)
             self._set_status(ServerStatus(ServerState.READY, protocol_version=client.protocol_version))
             ready_since.append(time.monotonic())
 

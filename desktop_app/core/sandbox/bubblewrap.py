@@ -1,0 +1,184 @@
+"""The command line that runs a server inside bubblewrap, and the places it hides.
+
+The server sees the whole filesystem read-only, minus the places secrets live (each hidden under an
+empty tmpfs, a file under /dev/null), with its own /tmp, /dev, /proc and /run. It may write only to
+`allowWrite`, its roots and its own package caches, and it has no network. It runs in its own user,
+PID, IPC, UTS and network namespaces with no capabilities: as root, sharing the PID namespace would
+let it reach the host's files through `/proc/<pid>/root`. `denyWrite` and hidden places are mounted
+last, so they win over a writable parent.
+"""
+
+from __future__ import annotations
+
+import glob
+import hashlib
+import os
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+from urllib.parse import unquote, urlsplit
+
+from desktop_app.core import paths
+from desktop_app.core.config_error import ConfigError
+from desktop_app.core.sandbox.settings import SandboxSettings
+
+ISOLATION: Final = (
+    "--unshare-user",
+    "--disable-userns",
+    "--unshare-pid",
+    "--unshare-ipc",
+    "--unshare-uts",
+    "--unshare-net",
+    "--unshare-cgroup-try",
+    "--cap-drop",
+    "ALL",
+    "--die-with-parent",
+    "--new-session",
+)
+"""Namespaces and limits every sandboxed server gets (the probe checks that exactly these work)."""
+
+SECRET_PLACES: Final = (
+    ".ssh",
+    ".gnupg",
+    ".aws",
+    ".azure",
+    ".config/gcloud",
+    ".kube",
+    ".docker",
+    ".netrc",
+    ".git-credentials",
+    ".config/gh",
+    ".pgpass",
+    ".npmrc",
+    ".pypirc",
+    ".password-store",
+    ".local/share/keyrings",
+    ".local/share/python_keyring",
+    ".mozilla",
+    ".thunderbird",
+    ".config/google-chrome",
+    ".config/chromium",
+    ".config/BraveSoftware",
+    ".config/microsoft-edge",
+    ".config/vivaldi",
+    ".config/opera",
+    ".config/Claude",
+    ".cursor",
+)
+"""Under the user's home: keys, tokens, browser profiles, keyrings, other clients' server settings."""
+SYSTEM_SECRETS: Final = ("/etc/shadow", "/etc/gshadow", "/etc/ssh/ssh_host_*_key")
+"""Readable by root's uid even without capabilities."""
+PACKAGE_CACHES: Final = (".npm", ".cache/uv", ".cache/pip")
+"""npx, uvx and pip write here to start a server. Each sandboxed server gets its own copies (kept
+between starts), never the user's: a shared cache it could write would let it plant code that an
+unsandboxed server runs later."""
+_PRIVATE_PLACES: Final = ("/tmp", "/run", "/var/run", "/dev/shm")
+"""Its own empty temporary folders; /run also hides the sockets of the session bus, agents and daemons,
+which a read-only mount would still let it connect to."""
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The host's places a sandbox is built around: the user's home, the app's own folders, and where
+    each server's private package caches are kept."""
+
+    home: Path
+    app_folders: tuple[Path, ...]
+    caches: Path
+
+
+def cache_folder(layout: Layout, server: str) -> Path:
+    """Where server `server`'s private package caches live (its name made safe for a folder)."""
+    slug = re.sub(r"[^A-Za-z0-9_.-]", "_", server)[:40]
+    return layout.caches / f"{slug}-{hashlib.sha256(server.encode()).hexdigest()[:8]}"
+
+
+def _absolute(path: str, home: Path, server: str) -> str:
+    if path == "~" or path.startswith("~/"):
+        path = str(home) + path[1:]
+    if "${" in path or not os.path.isabs(path):
+        raise ConfigError(f"server '{server}': sandbox path {path!r} is not an absolute path once expanded")
+    return os.path.normpath(path)
+
+
+def _root_path(root: str) -> str:
+    parts = urlsplit(root)
+    return unquote(parts.path) if parts.scheme == "file" else root
+
+
+def _hide(path: str) -> list[str]:
+    """An empty tmpfs over a folder, /dev/null over a file (the real path too, when `path` is a link)."""
+    out: list[str] = []
+    for place in dict.fromkeys((path, os.path.realpath(path))):
+        if os.path.isdir(place):
+            out += ["--tmpfs", place]
+        elif os.path.lexists(place):
+            out += ["--ro-bind", "/dev/null", place]
+    return out
+
+
+def _present(paths: Iterable[str]) -> list[str]:
+    return [p for p in dict.fromkeys(paths) if os.path.exists(p)]
+
+
+def bubblewrap_command(
+    program: str,
+    command: str,
+    args: Sequence[str],
+    *,
+    server: str,
+    settings: SandboxSettings,
+    roots: Sequence[str],
+    cwd: str | None,
+    layout: Layout,
+) -> list[str]:
+    """`program <options> -- command args`, for a server whose paths are expanded (placeholders resolved).
+
+    Creates the server's private caches, and their mount points in the home when missing.
+    """
+    home = layout.home
+    writable = [_absolute(p, home, server) for p in (*settings.allow_write, *map(_root_path, roots))]
+    read_only = [_absolute(p, home, server) for p in settings.deny_write]
+    hidden = [str(home / place) for place in SECRET_PLACES]
+    hidden += [str(folder) for folder in layout.app_folders]
+    hidden += [match for pattern in SYSTEM_SECRETS for match in glob.glob(pattern)]
+    hidden += [_absolute(p, home, server) for p in settings.deny_read]
+
+    argv = [program, *ISOLATION, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    for place in _PRIVATE_PLACES:
+        if os.path.isdir(place) and not os.path.islink(place):
+            argv += ["--tmpfs", place]
+    private = cache_folder(layout, server)
+    for cache in PACKAGE_CACHES:
+        own, target = private / cache, home / cache
+        own.mkdir(parents=True, exist_ok=True)
+        target.mkdir(parents=True, exist_ok=True)
+        argv += ["--bind", str(own), str(target)]
+    for path in _present(writable):
+        argv += ["--bind", path, path]
+    for path in _present(read_only):
+        argv += ["--ro-bind", path, path]
+    for path in dict.fromkeys(hidden):
+        argv += _hide(path)
+    if cwd is not None:
+        argv += ["--chdir", cwd]
+    return [*argv, "--", command, *args]
+
+
+def default_layout() -> Layout:
+    """This user's home and MCP Desk's own folders (hidden from every sandboxed server)."""
+    caches = paths.cache_dir() / "sandbox"
+    return Layout(Path.home(), (paths.config_dir(), paths.data_dir(), paths.cache_dir()), caches)
+
+
+def started_notes(settings: SandboxSettings | None) -> list[tuple[str, str]]:
+    """The server log's lines (level, text) when a sandboxed server is up. Listed domains are not reachable in
+    this version: the server starts anyway, with no network, which is less than the entry allows (refusing to
+    start would push the user to switch the sandbox off, which allows everything)."""
+    notes = [("info", "sandboxed: bubblewrap (files read-only, secrets hidden, no network)")]
+    if settings is not None and settings.allowed_domains:
+        domains = ", ".join(settings.allowed_domains)
+        notes.append(("warning", f"sandbox.network.allowedDomains ({domains}) are not reachable yet: no network"))
+    return notes

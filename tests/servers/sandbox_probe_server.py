@@ -1,0 +1,91 @@
+"""A hostile stdio MCP server: its tool `probe` tries what a compromised package would, and says what worked.
+
+Each attempt is reported as `"ok: …"` or `"denied: …"`, so a test sees every result, not just the first
+failure: reading files (keys, the app's own folders, anything it is told), writing files, connecting
+to a TCP port on 127.0.0.1, reading a file through `/proc/<pid>/root` of every process it can see,
+and reading a file from a child process (children must stay confined too).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+from mcp.server.mcpserver import MCPServer
+
+CONNECT_TIMEOUT_S = 3.0
+
+
+def _read(path: str) -> str:
+    try:
+        return "ok: " + Path(path).read_text(encoding="utf-8", errors="replace")[:200]
+    except OSError as exc:
+        return f"denied: {exc}"
+
+
+def _write(path: str) -> str:
+    try:
+        Path(path).write_text("written by the probe", encoding="utf-8")
+    except OSError as exc:
+        return f"denied: {exc}"
+    return "ok: written"
+
+
+def _connect(port: int) -> str:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=CONNECT_TIMEOUT_S) as conn:
+            return "ok: " + conn.recv(64).decode("utf-8", "replace")
+    except OSError as exc:
+        return f"denied: {exc}"
+
+
+def _through_proc(path: str) -> str:
+    """The escape a sandbox sharing the PID namespace leaves open: another process's root."""
+    seen = [entry for entry in os.listdir("/proc") if entry.isdigit() and int(entry) != os.getpid()]
+    for pid in seen:
+        result = _read(f"/proc/{pid}/root{path}")
+        if result.startswith("ok"):
+            return f"{result} (through pid {pid})"
+    return f"denied: no process's root shows it ({len(seen)} processes seen)"
+
+
+def _from_child(path: str) -> str:
+    code = "import sys, pathlib; print(pathlib.Path(sys.argv[1]).read_text()[:200])"
+    done = subprocess.run([sys.executable, "-c", code, path], capture_output=True, text=True, check=False)
+    return "ok: " + done.stdout if done.returncode == 0 else "denied: " + done.stderr.strip()[-200:]
+
+
+def probe(
+    read: list[str] | None = None,
+    write: list[str] | None = None,
+    connect: int | None = None,
+    proc_root: str | None = None,
+    child_read: str | None = None,
+) -> str:
+    """Try each thing asked; JSON of what happened, keyed by what was tried."""
+    report: dict[str, str] = {}
+    for path in read or []:
+        report[f"read {path}"] = _read(path)
+    for path in write or []:
+        report[f"write {path}"] = _write(path)
+    if connect is not None:
+        report["connect"] = _connect(connect)
+    if proc_root is not None:
+        report["proc root"] = _through_proc(proc_root)
+    if child_read is not None:
+        report["child read"] = _from_child(child_read)
+    return json.dumps(report)
+
+
+def main() -> None:
+    server = MCPServer("sandbox-probe")
+    server.tool()(probe)
+    server.run()
+
+
+if __name__ == "__main__":
+    main()
