@@ -9,6 +9,8 @@ not allow, a bundle where bundles are off, or another registry than the one it p
 its words and nothing is asked or written. Everything a publisher wrote is printed with its control characters
 written out (`core/terminal_text`): it cannot rewrite what the terminal shows. Errors are one line
 on stderr with exit code 2; a declined install exits 1; nothing is written unless everything succeeds.
+A remote's host is resolved before the consent: a registry or domain on the internet may not point
+the app at this computer or the local network.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from desktop_app.core.config_error import ConfigError
 from desktop_app.core.config_store import ConfigStore
 from desktop_app.core.discovery.address import DiscoveryError
 from desktop_app.core.log_routing import install_logging
+from desktop_app.core.network_guard import Resolver, system_resolver
 from desktop_app.core.paths import data_dir, default_config_path
 from desktop_app.core.policy.in_force import PolicyInForce, policy_in_force
 from desktop_app.core.registry.bundle import Bundle, open_bundle_file, plan_bundle
@@ -36,7 +39,13 @@ from desktop_app.core.registry.client import RegistryClient, RegistryError
 from desktop_app.core.registry.errors import PlanError
 from desktop_app.core.registry.install import InstallConsent, InstallError, install
 from desktop_app.core.registry.manifest import BundleError
-from desktop_app.core.registry.plan import InstallPlan, entry_name_for, plan_package, plan_remote
+from desktop_app.core.registry.plan import (
+    InstallPlan,
+    check_remote_address,
+    entry_name_for,
+    plan_package,
+    plan_remote,
+)
 from desktop_app.core.registry.updates import find_installed
 from desktop_app.core.secret_store import SecretStore, SecretStoreError, open_secret_store
 from desktop_app.core.server_config import ServerConfig
@@ -113,14 +122,15 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def install_command(argv: list[str]) -> int:
+def install_command(argv: list[str], resolve: Resolver = system_resolver) -> int:
+    """Exit code; `resolve` answers for the host names a remote's address is checked with."""
     try:
         args = _parser().parse_args(argv)
     except SystemExit as exc:
         return EXIT_ERROR if exc.code not in (0, None) else EXIT_OK
     install_logging(logging.WARNING)  # libraries' warnings on stderr, secrets redacted
     try:
-        done = asyncio.run(_install(args))
+        done = asyncio.run(_install(args, resolve))
     except (UsageError, RegistryError, DiscoveryError, PlanError, BundleError, InstallError, ConfigError) as exc:
         print(printable(f"{PROG}: {exc}"), file=sys.stderr)
         return EXIT_ERROR
@@ -153,7 +163,7 @@ def _secrets(needed: bool) -> SecretStore | None:
         return None
 
 
-async def _install(args: argparse.Namespace) -> bool:
+async def _install(args: argparse.Namespace, resolve: Resolver) -> bool:
     store = ConfigStore(args.config or default_config_path())
     if store.error is not None:
         raise UsageError(f"fix servers.json first: {store.error}")
@@ -166,10 +176,10 @@ async def _install(args: argparse.Namespace) -> bool:
         bundle = open_bundle_file(Path(args.target))
         plan, previous = _bundle_plan(store, bundle, answers, args.name, origin={"name": bundle.manifest.name})
     elif is_domain(args.target):
-        from_card = await plan_from_domain(store, args, answers, lambda: _stored_names(True))
+        from_card = await plan_from_domain(store, args, answers, lambda: _stored_names(True), resolve)
         plan, previous = from_card.plan, from_card.previous
     else:
-        plan, previous = await _registry_plan(store, args, answers, policy)
+        plan, previous = await _registry_plan(store, args, answers, policy, resolve)
     if plan.config.name in store.servers and plan.config.name != plan.replaces:
         raise UsageError(f"a server named '{plan.config.name}' already exists: choose another with --name")
     secrets = _secrets(bool(plan.secrets))
@@ -220,7 +230,11 @@ def _bundle_plan(
 
 
 async def _registry_plan(
-    store: ConfigStore, args: argparse.Namespace, answers: dict[str, tuple[str, ...]], policy: PolicyInForce
+    store: ConfigStore,
+    args: argparse.Namespace,
+    answers: dict[str, tuple[str, ...]],
+    policy: PolicyInForce,
+    resolve: Resolver,
 ) -> tuple[InstallPlan, ServerConfig | None]:
     client = RegistryClient(registry_url(args.registry, policy))
     entry = await client.get(args.target, args.version or "latest")
@@ -257,6 +271,7 @@ async def _registry_plan(
             stored=stored,
             replaces=replaces,
         )
+        await check_remote_address(plan.config.url or "", client.base_url, resolve)
     return plan, previous
 
 

@@ -25,6 +25,7 @@ from desktop_app.core.paths import data_dir
 from desktop_app.core.restart_policy import RestartPolicy
 from desktop_app.core.secret_store import open_secret_store
 from desktop_app.core.server_status import ServerState, ServerStatus
+from tests.name_table import SOME_PUBLIC_ADDRESS, NameTable
 from tests.servers.launch_report_server import REPORT_URI
 from tests.servers.redirect_server import recording_server, redirecting_server
 from tests.servers.registry_documents import populate, report_bundle, simple
@@ -236,3 +237,30 @@ def test_a_remote_is_not_followed_to_another_origin(
     assert elsewhere.requests == []  # never followed: the other origin saw neither the key nor the message
     assert state.state is ServerState.FAILED
     assert said.format(elsewhere=elsewhere.url, listed=listed.url) in (state.reason or ""), state.reason
+
+
+def test_a_public_registrys_remote_may_not_resolve_into_this_computer(
+    config: Path, registry: RegistryFixture, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The registry is served on 127.0.0.1 and read as `localhost`, which the resolver (a table, never DNS)
+    places on the internet; its entry names evil.example, which resolves to 127.0.0.1."""
+    with recording_server() as inside:
+        port = inside.url.rsplit(":", 1)[1]
+        remote = {"type": "streamable-http", "url": f"http://evil.example:{port}/mcp"}
+        registry.add(response(simple("io.github.evil/inside", "Inside", remotes=[remote])))
+        public = registry.url.replace("127.0.0.1", "localhost")
+        args = ["io.github.evil/inside", "--registry", public, "--config", str(config), "--yes"]
+        hosts = NameTable(localhost=SOME_PUBLIC_ADDRESS, evil_example="127.0.0.1")
+        assert install_command(args, resolve=hosts) == 2
+        _, err = capsys.readouterr()
+        assert err == (
+            f"mcp-desk install: the server's address is refused: the registry {public.split('//')[1]} may not point"
+            " at this computer or your network (evil.example resolves to 127.0.0.1, which is on this computer or"
+            " your local network; not connected)\n"
+        )
+        assert not config.exists() and inside.requests == [] and hosts.asked == ["localhost", "evil.example"]
+
+        # The same registry on the local network (an organisation's own) may list it.
+        hosts = NameTable(localhost="10.0.0.5", evil_example="127.0.0.1")
+        assert install_command(args, resolve=hosts) == 0, capsys.readouterr().err
+        assert json.loads(config.read_text())["mcpServers"]["inside"]["url"] == remote["url"]

@@ -6,7 +6,9 @@ absent), OCI as `docker run -i --rm -- image`, each runner by the absolute path 
 placeholders and travel separately to the secret store; everything the publisher or the user wrote
 is literal (`entry_text`). Names, versions and runtime options that would run another package are
 refused (`package_checks`), and so are environment names that change what runs. Nothing here runs
-or writes anything: the plan is what the consent step shows, whole, before anything happens.
+or writes anything: the plan is what the consent step shows, whole, before anything happens. A
+remote's host is resolved before it is planned (`check_remote_address`): a registry on the internet
+may not point the app at this computer or the local network.
 """
 
 from __future__ import annotations
@@ -16,8 +18,10 @@ import shutil
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Final, Protocol
+from urllib.parse import urlsplit
 
 from desktop_app.core.launch_env import Which, launch_names, program_path, refusal
+from desktop_app.core.network_guard import InternalAddressError, Resolver, public_addresses, system_resolver
 from desktop_app.core.publisher_document import Input, KeyValue, Transport
 from desktop_app.core.registry.entry_text import SecretSlots
 from desktop_app.core.registry.errors import PlanError
@@ -310,6 +314,36 @@ def plan_remote(
         stored=stored,
         replaces=replaces,
     )
+
+
+async def check_remote_address(url: str, registry_url: str, resolve: Resolver = system_resolver) -> None:
+    """`PlanError` when a registry on the internet lists a remote whose host resolves into this computer
+    or the local network: any publisher could otherwise make the app call services only this machine
+    can reach. A registry that is itself on this computer or the local network (an organisation's
+    sub-registry) may list local servers. A name that does not resolve now is not refused here."""
+    try:
+        await _public(registry_url, resolve)
+    except InternalAddressError:
+        return  # the registry is inside: so may its servers be
+    except (OSError, ValueError):
+        pass
+    try:
+        await _public(url, resolve)
+    except InternalAddressError as exc:
+        registry = urlsplit(registry_url).netloc
+        raise PlanError(
+            f"the server's address is refused: the registry {registry} may not point at this computer or your network"
+            f" ({exc})"
+        ) from None
+    except (OSError, ValueError):
+        return
+
+
+async def _public(url: str, resolve: Resolver) -> None:
+    """`InternalAddressError` when `url`'s host resolves into this computer or the local network."""
+    parts = urlsplit(url)
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    await public_addresses(parts.hostname or "", port, resolve)
 
 
 def plan_url(

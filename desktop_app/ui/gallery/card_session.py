@@ -2,7 +2,9 @@
 
 The same steps as a registry remote (`InstallSession`): the card's addresses are the ways to install,
 its variables and headers the form, the registry's plan keeps everything the domain wrote literal and
-sends secrets to the store, and the same consent card shows the exact URL and headers. Once the
+sends secrets to the store, and the same consent card shows the exact URL and headers. For a
+domain that is not this computer, the address's host is resolved first (`check_resolved`): a name
+that points into this computer or the local network is refused before the consent. Once the
 server is running, the card is compared with what the server says about itself, in the pane.
 """
 
@@ -15,12 +17,13 @@ from PySide6.QtGui import QIcon
 
 from desktop_app.bridge import CoreBridge
 from desktop_app.core.catalog import ServerCatalog
-from desktop_app.core.discovery.address import DiscoveryError, DomainAddress
+from desktop_app.core.discovery.address import DiscoveryError, DomainAddress, check_resolved
 from desktop_app.core.discovery.card import ServerCard
 from desktop_app.core.discovery.compare import compare_card
 from desktop_app.core.discovery.discover import FoundServer
 from desktop_app.core.discovery.endpoints import consent_notes, endpoints
 from desktop_app.core.discovery.origin import card_origin, card_source, find_card_install
+from desktop_app.core.network_guard import Resolver, system_resolver
 from desktop_app.core.publisher_document import Transport
 from desktop_app.core.registry.choices import Choice
 from desktop_app.core.registry.errors import PlanError
@@ -33,8 +36,10 @@ from desktop_app.ui.gallery.install_session import InstallSession
 class CardSession(InstallSession):
     """Drives an `InstallPane` for one server of a domain's catalog."""
 
-    def __init__(self, pane: InstallPane, bridge: CoreBridge, parent: QObject | None = None) -> None:
-        super().__init__(pane, bridge, parent)
+    def __init__(
+        self, pane: InstallPane, bridge: CoreBridge, parent: QObject | None = None, resolve: Resolver = system_resolver
+    ) -> None:
+        super().__init__(pane, bridge, parent, resolve)
         self._domain: DomainAddress | None = None
         self._found: FoundServer | None = None
         self._planned: tuple[ServerCard, Transport] | None = None
@@ -71,7 +76,7 @@ class CardSession(InstallSession):
         self.pane.show_problem(None)
         self._set_fields(choice.fields())
 
-    def _plan(self) -> tuple[InstallPlan, ServerConfig | None]:
+    async def _plan(self) -> tuple[InstallPlan, ServerConfig | None]:
         domain, found = self._domain, self._found
         assert domain is not None and found is not None and found.card is not None
         card = found.card
@@ -92,6 +97,9 @@ class CardSession(InstallSession):
             notes = consent_notes(plan.config.url or "", domain, found.warnings)
         except DiscoveryError as exc:
             raise PlanError(str(exc)) from None
+        problem = await check_resolved(plan.config.url or "", domain, "the server's address", self.resolve)
+        if problem is not None:
+            raise PlanError(problem)
         self._planned = (card, remote)
         return replace(plan, notes=plan.notes + notes), previous
 

@@ -16,6 +16,7 @@ from desktop_app.core.discovery.address import DiscoveryError
 from desktop_app.core.discovery.cache import DocumentCache
 from desktop_app.core.discovery.discover import DomainListing, FoundServer, discover
 from desktop_app.core.discovery.origin import find_card_install
+from desktop_app.core.network_guard import Resolver, system_resolver
 from desktop_app.core.paths import cache_dir
 from desktop_app.ui.gallery.card_session import CardSession
 from desktop_app.ui.gallery.domain_dialog import DomainDialog
@@ -35,13 +36,15 @@ class DomainController(QObject):
         self.session: CardSession | None = None
         self.listing: DomainListing | None = None
         self._looking: asyncio.Task[None] | None = None
+        self.resolve: Resolver = system_resolver
+        """Answers for host names: the domain's, and a server's address before it is saved."""
 
     def open_dialog(self, domain: str = "") -> DomainDialog:
         """Show the window (raised if already open); a given `domain` is looked up at once."""
         if self.dialog is None:
             dialog = DomainDialog(self._window)
             dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-            self.session = CardSession(dialog.pane, self.bridge, dialog)
+            self.session = CardSession(dialog.pane, self.bridge, dialog, self.resolve)
             self.session.sig_installed.connect(lambda _name: self._show_badges())
             dialog.sig_look_up.connect(self.look_up)
             dialog.sig_selected.connect(self._select)
@@ -82,7 +85,7 @@ class DomainController(QObject):
         dialog = self.dialog
         assert dialog is not None
         try:
-            listing = await discover(text, cache=self.cache)
+            listing = await discover(text, cache=self.cache, resolve=self.resolve)
         except DiscoveryError as exc:
             dialog.set_status(str(exc), tone="error")
             return

@@ -20,6 +20,7 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QWidget
 
 from desktop_app.bridge import CoreBridge
+from desktop_app.core.network_guard import Resolver, system_resolver
 from desktop_app.core.paths import cache_dir
 from desktop_app.core.registry.bundle import bundle_icon, open_bundle_file
 from desktop_app.core.registry.cache import RegistryCache
@@ -87,6 +88,8 @@ class GalleryController(QObject):
         self._listing: asyncio.Task[None] | None = None
         self._updates: dict[str, str] = {}
         self.bundle_dialogs: list[BundleDialog] = []
+        self.resolve: Resolver = system_resolver
+        """Answers for host names: a registry remote's address is checked with it before it is saved."""
         self.domains = DomainController(bridge, window)
         """Servers → Add from a domain…: a domain's Server Cards."""
 
@@ -97,7 +100,7 @@ class GalleryController(QObject):
         if self.dialog is None:
             dialog = GalleryDialog(self._window)
             dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-            self.session = InstallSession(dialog.pane, self.bridge, dialog)
+            self.session = InstallSession(dialog.pane, self.bridge, dialog, self.resolve)
             self.session.sig_installed.connect(self._installed)
             dialog.sig_search.connect(self.search)
             dialog.sig_more.connect(self._more)

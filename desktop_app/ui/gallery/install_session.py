@@ -1,9 +1,10 @@
 """One install pane's conversation with the core: what to ask, the plan, the consent, the outcome.
 
 A session shows either a registry entry (with its ways to install) or a bundle opened from disk.
-Reviewing builds the plan from the form; the consent card appears in the pane through a
-`CardAsker`; after a yes the entry is saved through the bridge, the server starts, and the
-pane follows its state until it is ready (with its resources counted) or has failed.
+Reviewing builds the plan from the form, a remote's host resolved and checked first (a registry on
+the internet may not point at this computer or the local network); the consent card appears in the
+pane through a `CardAsker`; after a yes the entry is saved through the bridge, the server starts,
+and the pane follows its state until it is ready (with its resources counted) or has failed.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from PySide6.QtGui import QIcon
 
 from desktop_app.bridge import CoreBridge
 from desktop_app.core.catalog import ServerCatalog
+from desktop_app.core.network_guard import Resolver, system_resolver
 from desktop_app.core.registry.bundle import Bundle, plan_bundle
 from desktop_app.core.registry.choices import Choice, choices, download_bundle
 from desktop_app.core.registry.client import RegistryClient
@@ -28,6 +30,7 @@ from desktop_app.core.registry.manifest import BundleError
 from desktop_app.core.registry.model import ServerEntry
 from desktop_app.core.registry.plan import (
     InstallPlan,
+    check_remote_address,
     entry_name_for,
     plan_package,
     plan_remote,
@@ -58,10 +61,18 @@ class InstallSession(QObject):
     sig_installed = Signal(str)
     """An install (or update) was saved; carries the entry's name."""
 
-    def __init__(self, pane: InstallPane, bridge: CoreBridge, parent: QObject | None = None) -> None:
+    def __init__(
+        self,
+        pane: InstallPane,
+        bridge: CoreBridge,
+        parent: QObject | None = None,
+        resolve: Resolver = system_resolver,
+    ) -> None:
+        """`resolve` answers for the host names a remote's address is checked with before it is saved."""
         super().__init__(parent)
         self.pane = pane
         self.bridge = bridge
+        self.resolve = resolve
         self.asker = CardAsker(pane.show_card, self)
         self.asker.register(InstallConsent, ConsentCard)
         self._task: asyncio.Task[Any] | None = None
@@ -193,7 +204,7 @@ class InstallSession(QObject):
 
     # -- installing ------------------------------------------------------------------------
 
-    def _plan(self) -> tuple[InstallPlan, ServerConfig | None]:
+    async def _plan(self) -> tuple[InstallPlan, ServerConfig | None]:
         previous = self._previous()
         taken = self.bridge.store.servers if self.bridge.store else {}
         answers = self.pane.answers()
@@ -224,12 +235,13 @@ class InstallSession(QObject):
             plan = plan_remote(
                 self._entry, choice.remote, answers, entry_name=name, registry_url=url, stored=stored, replaces=replaces
             )
+            await check_remote_address(plan.config.url or "", url, self.resolve)
         return plan, previous
 
     async def _review(self) -> None:
         self.pane.error.clear()
         try:
-            plan, previous = self._plan()
+            plan, previous = await self._plan()
         except (PlanError, BundleError) as exc:
             self.pane.show_error(str(exc))
             return

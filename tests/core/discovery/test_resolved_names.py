@@ -5,7 +5,7 @@ rebinding). DNS is never used here: each test's resolver is a table, and the hos
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import replace
 
 import httpx2
@@ -19,25 +19,11 @@ from desktop_app.core.server_config import ServerConfig, TransportKind
 from desktop_app.core.server_status import ServerState
 from desktop_app.core.transports import TransportHooks, from_public_domain, open_transport
 from tests.hosting import FAST_RESTARTS
+from tests.name_table import SOME_PUBLIC_ADDRESS, NameTable
 from tests.servers.card_domain import CardDomain, running_domain
 
 pytestmark = pytest.mark.anyio
 PUBLIC = DomainAddress("https://example.com", "example.com")
-SOME_PUBLIC_ADDRESS = "93.184.215.14"
-"""Only ever returned by a resolver for a check; nothing connects to it."""
-
-
-class Resolver:
-    """A table of names, recording each lookup; a name may answer differently on each lookup (rebinding)."""
-
-    def __init__(self, **answers: str | list[str]) -> None:
-        self._answers = {name.replace("_", "."): a if isinstance(a, list) else [a] for name, a in answers.items()}
-        self.asked: list[str] = []
-
-    async def __call__(self, host: str, port: int) -> Sequence[str]:
-        self.asked.append(host)
-        answers = self._answers[host]
-        return [answers[min(self.asked.count(host), len(answers)) - 1]]
 
 
 @pytest.fixture
@@ -52,7 +38,7 @@ def evil(domain: CardDomain, path: str = "") -> str:
 
 
 async def test_a_remote_whose_name_resolves_into_this_computer_is_refused(domain: CardDomain) -> None:
-    hosts = Resolver(evil_example="127.0.0.1", nas_example="192.168.1.20", link_example="169.254.169.254")
+    hosts = NameTable(evil_example="127.0.0.1", nas_example="192.168.1.20", link_example="169.254.169.254")
     url = "https://evil.example/mcp"
     assert check_url(url, PUBLIC).problem is None  # as written, the name looks public
     assert await check_resolved(url, PUBLIC, "the server's address", hosts) == (
@@ -67,7 +53,7 @@ async def test_a_remote_whose_name_resolves_into_this_computer_is_refused(domain
 
 
 async def test_a_public_domain_whose_name_resolves_here_is_not_read(domain: CardDomain) -> None:
-    hosts = Resolver(evil_example="127.0.0.1")
+    hosts = NameTable(evil_example="127.0.0.1")
     hostile = DomainAddress(evil(domain), evil(domain).split("//")[1])
     assert not hostile.local
     with pytest.raises(DiscoveryError, match=r"evil.example resolves to 127.0.0.1, which is on this computer"):
@@ -76,7 +62,7 @@ async def test_a_public_domain_whose_name_resolves_here_is_not_read(domain: Card
 
 
 async def test_a_name_that_rebinds_between_the_check_and_the_connection_is_refused(domain: CardDomain) -> None:
-    hosts = Resolver(evil_example=[SOME_PUBLIC_ADDRESS, "127.0.0.1"])
+    hosts = NameTable(evil_example=[SOME_PUBLIC_ADDRESS, "127.0.0.1"])
     url = evil(domain, "/mcp")
     assert await check_resolved(url.replace("http:", "https:"), PUBLIC, "it", hosts) is None  # public at install
     async with httpx2.AsyncClient(transport=GuardedTransport(hosts)) as client:
@@ -87,7 +73,7 @@ async def test_a_name_that_rebinds_between_the_check_and_the_connection_is_refus
 
 async def test_an_entry_from_a_public_domains_card_is_checked_on_every_connection(domain: CardDomain) -> None:
     # rebinding.example is public when first looked up on connecting, and 127.0.0.1 from then on.
-    hosts = Resolver(evil_example="127.0.0.1", rebinding_example=[SOME_PUBLIC_ADDRESS, "127.0.0.1"])
+    hosts = NameTable(evil_example="127.0.0.1", rebinding_example=[SOME_PUBLIC_ADDRESS, "127.0.0.1"])
     origin = {"domain": "evil.example", "name": "io.evil/x", "version": "1", "package": "remote", "card": ""}
     hostile = ServerConfig(
         name="evil", transport=TransportKind.HTTP, url=evil(domain, "/mcp"), origin=origin, timeout=5
@@ -147,6 +133,6 @@ def test_what_counts_as_inside(address: str, internal: bool) -> None:
 
 
 async def test_an_address_written_as_a_number_is_checked_without_a_lookup() -> None:
-    hosts = Resolver()
+    hosts = NameTable()
     problem = await check_resolved("https://10.0.0.1/mcp", PUBLIC, "it", hosts)
     assert problem is not None and hosts.asked == []

@@ -19,7 +19,8 @@ from PySide6.QtWidgets import QApplication, QLineEdit
 from desktop_app.ui.gallery.domain_dialog import DomainDialog
 from desktop_app.ui.main_window import MainWindow
 from tests.llm_server import LITELLM_WARNINGS
-from tests.servers.card_domain import CardDomain, Served, card, running_domain
+from tests.name_table import NameTable
+from tests.servers.card_domain import CATALOG_PATH, CardDomain, Served, card, catalog, entry, running_domain
 from tests.ui.gallery.desk import consent, run_desk, until
 
 pytestmark = LITELLM_WARNINGS
@@ -119,3 +120,40 @@ def test_a_misleading_domain_shows_its_text_escaped_and_its_other_host(
         dialog.close()
 
     run_desk(qapp, tmp_path, scenario)
+
+
+def test_a_public_domains_card_naming_a_host_that_resolves_here_is_not_saved(
+    qapp: QApplication, tmp_path: Path, domain: CardDomain
+) -> None:
+    """cards.example is on the internet: its catalog and card are what the window read earlier (cached,
+    fresh). Its card names evil.example, which resolves to 127.0.0.1: the entry is refused before the consent."""
+    hosts = NameTable(evil_example="127.0.0.1")
+    origin = "https://cards.example"
+    port = domain.url.rsplit(":", 1)[1]
+    remotes = [{"type": "streamable-http", "url": f"https://evil.example:{port}/mcp"}]
+
+    async def scenario(window: MainWindow) -> None:
+        controller = window.gallery.domains
+        controller.resolve = hosts
+        fresh = "public, max-age=3600"
+        controller.cache.save(
+            f"{origin}{CATALOG_PATH}", json.dumps(catalog(entry(f"{origin}/card"))).encode(), None, fresh
+        )
+        controller.cache.save(f"{origin}/card", json.dumps(card(domain, remotes=remotes)).encode(), None, fresh)
+        dialog = controller.open_dialog("cards.example")
+        await until(lambda: dialog.list.count() == 1, what="the domain's server", seen=dialog.status.text)
+        pane = dialog.pane
+        await until(lambda: pane.pages.currentWidget() is pane.scroller, what="the card's details")
+        assert pane.review.isEnabled()
+        pane.review.click()
+        await until(lambda: bool(pane.error.text()), what="the refusal")
+        assert pane.error.text() == (
+            "the server's address is refused: cards.example may not point at this computer or your network"
+            " (evil.example resolves to 127.0.0.1, which is on this computer or your local network; not connected)"
+        )
+        assert consent(pane) is None and "evil" not in window.bridge.host.connections
+        assert hosts.asked == ["evil.example"] and domain.requests == [] and domain.mcp_headers == []
+        dialog.close()
+
+    config = run_desk(qapp, tmp_path, scenario)
+    assert not config.exists() or "evil.example" not in config.read_text()

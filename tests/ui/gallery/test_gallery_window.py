@@ -26,6 +26,7 @@ from desktop_app.ui.gallery.bundle_dialog import BundleDialog
 from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.server_editor import ServerEditor
 from tests.llm_server import LITELLM_WARNINGS
+from tests.name_table import SOME_PUBLIC_ADDRESS, NameTable
 from tests.servers.oauth_server import FollowingBrowser, OAuthTestServer
 from tests.servers.registry_documents import (
     build_mcpb,
@@ -354,3 +355,34 @@ def test_unsafe_bundle_is_refused_whole(qapp: QApplication, tmp_path: Path) -> N
     config = run_desk(qapp, tmp_path, scenario, registry_url="https://registry.invalid")
     assert json.loads(config.read_text()) == {"mcpServers": {}}
     assert not (tmp_path / "data" / "mcp-desk" / "bundles").exists()
+
+
+def test_a_public_registrys_remote_that_resolves_here_is_not_saved(qapp: QApplication, tmp_path: Path) -> None:
+    """The registry is served on 127.0.0.1 and read as `localhost`, which the resolver (a table, never DNS)
+    places on the internet; its entry names evil.example, which resolves to 127.0.0.1."""
+    hosts = NameTable(localhost=SOME_PUBLIC_ADDRESS, evil_example="127.0.0.1")
+    with running_registry() as registry:
+        remote = {"type": "streamable-http", "url": "https://evil.example/mcp"}
+        registry.add(response(simple("io.github.evil/inside", "Inside", remotes=[remote])))
+        public = registry.url.replace("127.0.0.1", "localhost")
+
+        async def scenario(window: MainWindow) -> None:
+            window.gallery.resolve = hosts
+            dialog = window.gallery.open_gallery()
+            await until(lambda: dialog.list.count() == 1, what="the registry's list")
+            pane = dialog.pane
+            await until(lambda: pane.pages.currentWidget() is pane.scroller, what="the details")
+            assert pane.choice.currentText() == "Remote (HTTP): https://evil.example/mcp"
+            pane.review.click()
+            await until(lambda: bool(pane.error.text()), what="the refusal")
+            assert pane.error.text() == (
+                f"the server's address is refused: the registry {public.split('//')[1]} may not point at this"
+                " computer or your network (evil.example resolves to 127.0.0.1, which is on this computer or your"
+                " local network; not connected)"
+            )
+            assert consent(pane) is None and "inside" not in window.bridge.host.connections
+            dialog.close()
+
+        config = run_desk(qapp, tmp_path, scenario, registry_url=public)
+    assert hosts.asked == ["localhost", "evil.example"]
+    assert not config.exists() or "evil.example" not in config.read_text()
