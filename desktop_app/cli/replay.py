@@ -25,9 +25,10 @@ from desktop_app.cli.entry import EXIT_FAILED, EXIT_OK, UsageError, error_line, 
 from desktop_app.cli.servers_up import APPROVE_CHOICES, NO_RESTARTS, approver, configured_servers, open_secrets, settle
 from desktop_app.core.chat.approval import ApprovalPolicy
 from desktop_app.core.chat.conversations import Conversation
-from desktop_app.core.chat.engine import Attachment, ChatEngine
+from desktop_app.core.chat.engine import ChatEngine
 from desktop_app.core.chat.events import ChatError, ToolResult, TurnFinished, event_to_dict
 from desktop_app.core.chat.trace_secrets import scrubber_for
+from desktop_app.core.chat.turn_trace import traced_attachments
 from desktop_app.core.host import ServerHost
 from desktop_app.core.ledger.replay import (
     Difference,
@@ -146,7 +147,7 @@ async def _play(
     engine: ChatEngine, conversation: Conversation, turn: RecordedTurn, scrubber: Scrubber
 ) -> tuple[TurnFinished | None, list[dict[str, Any]]]:
     """Run one recorded turn; its end and its tool results (scrubbed as the recording was)."""
-    attachments = [Attachment(uri) for uri in turn.attachments]
+    attachments = traced_attachments(turn.attachments)
     results: list[dict[str, Any]] = []
     final: TurnFinished | None = None
     async for event in engine.start_turn(conversation, turn.message, attachments, turn.context):

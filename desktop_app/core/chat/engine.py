@@ -273,8 +273,7 @@ class Turn:
         api_key = resolve_api_key(engine.settings, engine.secrets)
         if self.trace.active:
             engine.traces.secrets_in_use = SecretsInUse(engine.host, api_key)
-            uris = [a.uri for a in self._attachments]
-            self.trace.begin(self.conversation.id, engine.settings.model, self._text, uris, self._context)
+            self.trace.begin(self.conversation.id, engine.settings.model, self._text, self._attachments, self._context)
         try:
             user, reads = await user_message(
                 self._host, engine.options, self._text, self._attachments, self._context, self.conversation.id

@@ -22,12 +22,26 @@ from desktop_app.core.asks.question import Question
 from desktop_app.core.chat.events import ChatEvent, ModelCallStarted, TextDelta, ToolInputPartial, event_to_dict
 from desktop_app.core.chat.message_parts import PartsMemo
 from desktop_app.core.chat.request_ledger import RequestSnapshot, build_ledger
+from desktop_app.core.chat.user_message import Attachment
 from desktop_app.core.ledger.trace import TraceWriter, summarize_base64
 from desktop_app.core.model.chat_model import ModelReply
 from desktop_app.core.model.llm import SentRequest
 from desktop_app.core.server_errors import describe_error
 
 log = logging.getLogger(__name__)
+
+
+def traced_attachments(recorded: object) -> list[Attachment]:
+    """The attachments a `turn` record lists, each from the server it was read from (`{"uri", "server"}`);
+    an older trace lists plain URIs, read then from whichever one server offers them."""
+    found: list[Attachment] = []
+    for item in recorded if isinstance(recorded, list) else []:
+        if isinstance(item, dict) and isinstance(item.get("uri"), str):
+            server = item.get("server")
+            found.append(Attachment(item["uri"], server if isinstance(server, str) else None))
+        elif isinstance(item, str):
+            found.append(Attachment(item))
+    return found
 
 
 def plain(value: Any) -> Any:
@@ -83,7 +97,7 @@ class TurnTrace:
     # -- the turn -----------------------------------------------------------------------------
 
     def begin(
-        self, conversation: str, model: str, text: str, attachments: Sequence[str], context: Sequence[str]
+        self, conversation: str, model: str, text: str, attachments: Sequence[Attachment], context: Sequence[str]
     ) -> None:
         started = time.strftime("%Y-%m-%dT%H:%M:%S%z")
         self.record(
@@ -92,7 +106,7 @@ class TurnTrace:
                 "conversation": conversation,
                 "model": model,
                 "message": text,
-                "attachments": list(attachments),
+                "attachments": [{"uri": a.uri, "server": a.server} for a in attachments],
                 "context": list(context),
                 "started": started,
             }

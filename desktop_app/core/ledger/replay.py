@@ -29,7 +29,8 @@ class RecordedTurn:
     id: str
     message: str
     model: str
-    attachments: list[str] = field(default_factory=list)
+    attachments: list[Any] = field(default_factory=list)
+    """As recorded: `{"uri", "server"}` objects, or plain URIs in older traces (`turn_trace.traced_attachments`)."""
     context: list[str] = field(default_factory=list)
     responses: list[dict[str, Any]] = field(default_factory=list)
     results: list[dict[str, Any]] = field(default_factory=list)
@@ -46,7 +47,7 @@ def recorded_turns(records: Iterable[dict[str, Any]]) -> list[RecordedTurn]:
                 turn_id,
                 str(record.get("message", "")),
                 str(record.get("model", "")),
-                [str(uri) for uri in record.get("attachments") or []],
+                list(record.get("attachments") or []),
                 [str(text) for text in record.get("context") or []],
             )
             continue

@@ -21,6 +21,7 @@ from desktop_app.core.chat.conversations import Conversation, ConversationStore
 from desktop_app.core.chat.engine import Attachment, ChatEngine
 from desktop_app.core.chat.events import TextDelta, TurnFinished
 from desktop_app.core.chat.tokens import count_tokens
+from desktop_app.core.chat.turn_trace import traced_attachments
 from desktop_app.core.host import ServerHost
 from desktop_app.core.ledger.parts import AGREEMENT, Ledger, PartKind, Section
 from desktop_app.core.ledger.store import LedgerStore
@@ -248,3 +249,23 @@ async def test_a_stopped_answer_and_a_failed_request_are_traced_with_what_was_se
     for request in (stopped, refused):
         assert request.ledger is not None and request.ledger.reported_prompt_tokens is None
         assert "The provider reported no usage for this request." in request.ledger.notes
+
+
+async def test_an_attachment_is_traced_with_its_server_and_read_back_with_it(
+    host: ServerHost, llm: RealisticLLM, tmp_path: Path
+) -> None:
+    llm.queue(text("Read."))
+    store = ConversationStore(tmp_path / "conversations.sqlite3")
+    conversation = Conversation.start(store)
+    engine = engine_for(host, llm, "openai/gpt-4o")
+    turn = engine.start_turn(conversation, "Summarise.", [Attachment("notes://meeting", "notes")])
+    assert isinstance([event async for event in turn][-1], TurnFinished)
+    await turn.traced()
+
+    [record] = LedgerStore.beside(store.path).load(conversation.id).turns()
+    assert record["attachments"] == [{"uri": "notes://meeting", "server": "notes"}]
+    assert traced_attachments(record["attachments"]) == [Attachment("notes://meeting", "notes")]
+    # An older trace lists plain URIs; what is neither is left out.
+    assert traced_attachments(["notes://meeting"]) == [Attachment("notes://meeting")]
+    odd = [{"uri": 3}, 5, {"uri": "a://b", "server": 7}, None]
+    assert traced_attachments(odd) == [Attachment("a://b")] and traced_attachments("x://1") == []
