@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol
 
@@ -148,6 +148,7 @@ async def commit(
     Then record the install in the app's own record. Unpacking and deleting files run in a worker
     thread: a large bundle must not freeze the window.
     """
+    config = plan.config if previous is None else keeping_the_sandbox(plan.config, previous)
     restore: dict[str, str | None] = {}
     unpacked = False
     try:
@@ -165,7 +166,7 @@ async def commit(
             except asyncio.CancelledError:
                 await asyncio.gather(unpacking, return_exceptions=True)  # the thread cannot be stopped: let it end
                 raise
-        save(plan.config, plan.replaces)
+        save(config, plan.replaces)
     except (Exception, asyncio.CancelledError) as exc:
         if unpacked and plan.staged is not None:
             await asyncio.to_thread(plan.staged.discard)
@@ -173,9 +174,17 @@ async def commit(
         if isinstance(exc, InstallError | asyncio.CancelledError):
             raise
         raise InstallError(f"{exc}; nothing was installed") from exc
-    _record(plan.config)
+    _record(config)
     if previous is not None:
-        await asyncio.to_thread(_forget_old_files, previous, plan.config)
+        await asyncio.to_thread(_forget_old_files, previous, config)
+
+
+def keeping_the_sandbox(update: ServerConfig, previous: ServerConfig) -> ServerConfig:
+    """An update keeps the sandbox the user gave the entry: it only narrows what the server may do, and a new
+    version is no reason to run it with more rights than the one it replaces."""
+    if update.sandbox_enabled or update.sandbox is not None or not update.is_stdio:
+        return update
+    return replace(update, sandbox_enabled=previous.sandbox_enabled, sandbox=previous.sandbox)
 
 
 def _record(config: ServerConfig) -> None:

@@ -6,6 +6,7 @@ import json
 import os
 import shutil
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,7 @@ from desktop_app.core.registry.client import RegistryClient
 from desktop_app.core.registry.install import InstallConsent, InstallError, install
 from desktop_app.core.registry.manifest import BundleError
 from desktop_app.core.registry.plan import InstallPlan, plan_package
+from desktop_app.core.sandbox.settings import SandboxSettings
 from desktop_app.core.secret_store import SecretStore, open_secret_store
 from desktop_app.core.server_config import ServerConfig
 from desktop_app.core.server_status import ServerState
@@ -201,6 +203,25 @@ async def test_update_replaces_the_entry_and_old_files(
     assert list(ConfigStore(store.path).servers) == ["fixture"]
     assert new.origin["bundle"] != old.origin["bundle"] and gone(old.origin["bundle"])
     assert secrets.get("FIXTURE_TOKEN") == "one"  # kept: the update left it empty
+
+
+async def test_an_update_keeps_the_sandbox_the_user_gave_the_entry(
+    store: ConfigStore, secrets: SecretStore, tmp_path: Path, venv_python_on_path: None
+) -> None:
+    root = tmp_path / "bundles"
+    bundle = read_bundle(fixture_python_bundle())
+    first = plan_bundle(bundle, {"token": ("one",)}, entry_name="fixture", root=root)
+    await install(first, asker=ScriptedAsker(lambda _q: True), save=saver(store), secrets=secrets, rules=NO_POLICY)
+    confined = SandboxSettings(deny_read=("~/private",))
+    store.upsert(replace(store.servers["fixture"], sandbox_enabled=True, sandbox=confined), previous_name="fixture")
+    old = ConfigStore(store.path).servers["fixture"]
+    second = plan_bundle(bundle, {}, entry_name="fixture", root=root, stored=secrets.names(), replaces="fixture")
+    await install(
+        second, asker=ScriptedAsker(lambda _q: True), save=saver(store), secrets=secrets, rules=NO_POLICY, previous=old
+    )
+    new = ConfigStore(store.path).servers["fixture"]
+    assert (new.sandbox_enabled, new.sandbox) == (True, confined)
+    assert new.origin["bundle"] != old.origin["bundle"]  # it is the update, confined as before
 
 
 async def test_command_gone_after_install_is_reported(secrets: SecretStore) -> None:
