@@ -272,7 +272,7 @@ class Turn:
         engine = self._engine
         api_key = resolve_api_key(engine.settings, engine.secrets)
         if self.trace.active:
-            engine.traces.secrets_in_use = SecretsInUse(engine.host, api_key)
+            engine.traces.begin(self.trace, SecretsInUse(engine.host, api_key))
             self.trace.begin(self.conversation.id, engine.settings.model, self._text, self._attachments, self._context)
         try:
             user, reads = await user_message(

@@ -27,19 +27,12 @@ class TraceKeeping:
         self._memo: tuple[str, PartsMemo] | None = None
         self._stored: tuple[str, TraceWriter] | None = None
         self._secrets: SecretsInUse | None = None
-        self._turn: TurnTrace | None = None
 
-    @property
-    def secrets_in_use(self) -> SecretsInUse | None:
-        """The secrets a turn's servers and model use, as of the last traced turn."""
-        return self._secrets
-
-    @secrets_in_use.setter
-    def secrets_in_use(self, secrets: SecretsInUse) -> None:
-        """Set as a traced turn begins: its traces are told the names of what they mask, first."""
+    def begin(self, trace: TurnTrace, secrets: SecretsInUse) -> None:
+        """A traced turn begins: every trace is scrubbed with `secrets` from now on, and the turn's trace is
+        told the names of what it masks, first."""
         self._secrets = secrets
-        if self._turn is not None:
-            self._turn.record({"type": "masked", "names": secrets.names()})
+        trace.record({"type": "masked", "names": secrets.names()})
 
     def scrubber(self) -> Scrubber:
         """What every trace is scrubbed with: the secrets in use as of the last turn."""
@@ -47,8 +40,7 @@ class TraceKeeping:
 
     def for_turn(self, conversation: Conversation, model: str, extra: TraceWriter | None) -> TurnTrace:
         """A turn's trace: beside the stored conversation, and to `extra` (`--trace`)."""
-        self._turn = TurnTrace(self._writers(conversation, extra), self._counter(model), self._parts(conversation.id))
-        return self._turn
+        return TurnTrace(self._writers(conversation, extra), self._counter(model), self._parts(conversation.id))
 
     def _counter(self, model: str) -> CachedCounter:
         """Token counts for `model`, remembered across the requests of its ledgers."""
