@@ -24,9 +24,20 @@ import pytest  # noqa: E402
 from desktop_app.core.mupdf_worker import close_all_workers  # noqa: E402
 from desktop_app.pyside_fixes import reserve_none_references  # noqa: E402
 from desktop_app.ui.apps.web_engine import prepare_application  # noqa: E402
+from tests.file_modes import WIDE_UMASK  # noqa: E402
 
 prepare_application()  # before pytest-qt creates the QApplication
 reserve_none_references()  # a whole suite of Qt calls would otherwise use up None's count
+
+
+@pytest.fixture
+def wide_umask() -> Iterator[None]:
+    """The umask most systems ship (files 0644, folders 0755): what private files must not rely on."""
+    previous = os.umask(WIDE_UMASK)
+    try:
+        yield
+    finally:
+        os.umask(previous)
 
 
 @pytest.fixture

@@ -4,9 +4,7 @@ and a folder the run creates for them is 0700."""
 from __future__ import annotations
 
 import json
-import os
 import stat
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,17 +15,9 @@ from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, text
 pytestmark = LITELLM_WARNINGS
 
 
-@pytest.fixture
-def wide_umask() -> Iterator[None]:
-    previous = os.umask(0o022)
-    try:
-        yield
-    finally:
-        os.umask(previous)
-
-
+@pytest.mark.usefixtures("wide_umask")
 def test_the_trace_and_the_transcript_are_private(
-    home: Path, llm: ScriptedLLM, wide_umask: None, monkeypatch: pytest.MonkeyPatch
+    home: Path, llm: ScriptedLLM, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-private-files-test")
     config = home / "servers.json"

@@ -3,9 +3,6 @@ own folders are tightened when another tool made them wider; a folder the user c
 
 from __future__ import annotations
 
-import os
-import stat
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,19 +15,9 @@ from desktop_app.core.paths import data_dir, private_dir
 from desktop_app.core.tasks.model import TaskRecord
 from desktop_app.core.tasks.store import TaskStore
 from desktop_app.single_instance import claim
+from tests.file_modes import mode
 
-
-@pytest.fixture(autouse=True)
-def wide_umask() -> Iterator[None]:
-    previous = os.umask(0o022)
-    try:
-        yield
-    finally:
-        os.umask(previous)
-
-
-def mode(path: Path) -> int:
-    return stat.S_IMODE(path.stat().st_mode)
+pytestmark = pytest.mark.usefixtures("wide_umask")
 
 
 def test_private_dir_makes_every_missing_folder_0700_and_tightens_a_wide_one(tmp_path: Path) -> None:

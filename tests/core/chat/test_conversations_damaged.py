@@ -3,33 +3,18 @@ another program holds; and it is private whatever the umask."""
 
 from __future__ import annotations
 
-import os
 import sqlite3
-import stat
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from desktop_app.core.chat.conversations import Conversation, ConversationStore, SearchHit
 from desktop_app.core.chat.history_open import open_history
+from tests.file_modes import mode
 
 GARBAGE = b"\x00\x01 not a database, a crash mid-write " * 300
-
-
-@pytest.fixture
-def wide_umask() -> Iterator[None]:
-    previous = os.umask(0o022)
-    try:
-        yield
-    finally:
-        os.umask(previous)
-
-
-def mode(path: Path) -> int:
-    return stat.S_IMODE(path.stat().st_mode)
 
 
 def kept_chat(path: Path) -> str:
@@ -120,7 +105,8 @@ def test_a_write_lock_in_wal_mode_is_waited_for_too(tmp_path: Path) -> None:
         holder.close()
 
 
-def test_the_history_and_its_wal_and_shm_are_private_whatever_the_umask(tmp_path: Path, wide_umask: None) -> None:
+@pytest.mark.usefixtures("wide_umask")
+def test_the_history_and_its_wal_and_shm_are_private_whatever_the_umask(tmp_path: Path) -> None:
     folder = tmp_path / "data" / "histories" / "abc"
     path = folder / "conversations.sqlite3"
     kept_chat(path)
@@ -134,7 +120,8 @@ def test_the_history_and_its_wal_and_shm_are_private_whatever_the_umask(tmp_path
     store.close()
 
 
-def test_an_older_world_readable_history_and_folder_are_tightened(tmp_path: Path, wide_umask: None) -> None:
+@pytest.mark.usefixtures("wide_umask")
+def test_an_older_world_readable_history_and_folder_are_tightened(tmp_path: Path) -> None:
     folder = tmp_path / "data"
     folder.mkdir(mode=0o755)
     path = folder / "conversations.sqlite3"

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import stat
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -14,19 +11,9 @@ from desktop_app.core.ledger.export import ChatToExport, export_chat
 from desktop_app.core.ledger.scrub import Scrubber
 from desktop_app.core.ledger.store import LedgerStore
 from desktop_app.core.ledger.trace import TraceWriter, header
+from tests.file_modes import mode
 
-
-@pytest.fixture(autouse=True)
-def wide_umask() -> Iterator[None]:
-    previous = os.umask(0o022)
-    try:
-        yield
-    finally:
-        os.umask(previous)
-
-
-def mode(path: Path) -> int:
-    return stat.S_IMODE(path.stat().st_mode)
+pytestmark = pytest.mark.usefixtures("wide_umask")
 
 
 def test_a_conversations_trace_is_private_in_a_private_folder(tmp_path: Path) -> None:
