@@ -57,7 +57,13 @@ class ScrollKeeper(QObject):
         bar.setValue(bar.maximum())
 
     def hold_what_is_read(self) -> None:
-        """Turns are about to be drawn above: the widget at the top of the screen stays where it is."""
+        """Turns are about to be drawn above: the widget at the top of the screen stays where it is.
+
+        One already held (the slice before, or the user's scroll since) stays the one: it was measured when
+        laid out, while the rows the slice before added may not be yet, and choosing again among those
+        would keep the wrong row in place once they take their height."""
+        if self._anchor is not None and not self.following:
+            return
         value = self._area.verticalScrollBar().value()
         self._anchor = next(
             ((w, w.y() - value, w.y()) for w in self._rows() if w.isVisible() and w.geometry().bottom() >= value),

@@ -92,12 +92,15 @@ def expected_texts() -> list[str]:
     return expected
 
 
-def first_widget_below(column: QWidget, y: int) -> QWidget:
-    """The first widget at or below `y` (a point may fall in the spacing between two turns' widgets)."""
+def row_at_top(column: QWidget, y: int) -> QWidget:
+    """The conversation's row (a message, a card) at the top of the screen `y`, or the first below it when `y`
+    falls in the spacing between two rows: the one whose place on screen is kept while turns come in above."""
     for below in range(y, y + 200):
         if (widget := column.childAt(QPoint(40, below))) is not None:
+            while widget.parentWidget() is not column:
+                widget = widget.parentWidget()
             return widget
-    raise AssertionError(f"no widget within 200 px below y={y}")
+    raise AssertionError(f"no row within 200 px below y={y}")
 
 
 def test_a_long_chat_shows_its_last_screen_first_then_draws_older_turns_as_it_is_scrolled_up(qtbot: QtBot) -> None:
@@ -124,7 +127,7 @@ def test_a_long_chat_shows_its_last_screen_first_then_draws_older_turns_as_it_is
     # little meanwhile, keeps reading the same lines.
     bar.setValue(bar.maximum() - 200)
     QApplication.processEvents()  # laid out at that place
-    reading = first_widget_below(view.widget(), bar.value() + 20)  # what the user reads at the top
+    reading = row_at_top(view.widget(), bar.value())  # what the user reads at the top
     on_screen = reading.mapTo(view.viewport(), QPoint(0, 0))
     qtbot.waitUntil(lambda: bool(drawn), timeout=60_000)
     drawn_turns = len(view.older.turns)
