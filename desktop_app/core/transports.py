@@ -6,7 +6,8 @@ leniently (`lenient_utf8`) so one invalid byte cannot end the SDK's reader. A re
 installed from a Server Card of a domain on the network is connected through a guarded client
 (`network_guard`): its host is resolved on every connection and only public addresses are reached,
 so a name that now points into this computer or the local network is refused. A stdio entry with
-`sandboxEnabled` runs inside bubblewrap (`sandbox`), or not at all.
+`sandboxEnabled` runs inside bubblewrap (`sandbox`), or not at all; when its entry lists
+`allowedDomains` it reaches them through a filtering proxy that lives as long as its transport.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from desktop_app.core.paths import private_dir
 from desktop_app.core.process_exit import ended_by_us, keeping_processes
 from desktop_app.core.sandbox.bubblewrap import bubblewrap_command, default_layout
 from desktop_app.core.sandbox.probe import SandboxSupport, system_support
+from desktop_app.core.sandbox.proxy import Reach, serving_proxy
 from desktop_app.core.sandbox.settings import SandboxSettings
 from desktop_app.core.server_config import ServerConfig, TransportKind
 from desktop_app.core.watched_streams import TransportHooks, watch
@@ -75,9 +77,9 @@ SandboxProbe = Callable[[], SandboxSupport]
 """What this system can confine a server with (`sandbox.probe.system_support`: asked once, then kept)."""
 
 
-async def _launch(config: ServerConfig, sandbox: SandboxProbe) -> tuple[str, list[str]]:
+async def _launch(config: ServerConfig, sandbox: SandboxProbe, proxy_socket: str | None) -> tuple[str, list[str]]:
     """The program and arguments that start the server: for a sandboxed entry, inside bubblewrap (or
-    `SandboxUnavailable`, never unconfined)."""
+    `SandboxUnavailable`, never unconfined), behind the forwarder to `proxy_socket` when it has one."""
     if not config.command:
         raise ValueError(f"server '{config.name}' has no command")
     if not config.sandbox_enabled:
@@ -94,13 +96,36 @@ async def _launch(config: ServerConfig, sandbox: SandboxProbe) -> tuple[str, lis
         roots=config.roots or (),
         cwd=config.cwd,
         layout=layout,
+        proxy_socket=proxy_socket,
     )
     return argv[0], argv[1:]
 
 
+async def _proxy_for(
+    config: ServerConfig, hooks: TransportHooks, reach: Reach, stack: contextlib.AsyncExitStack
+) -> str | None:
+    """The filtering proxy's socket for a sandboxed entry that lists hosts (closed with `stack`), else None.
+    Its refusals reach the server's log through the stderr hook, the one line a transport can add there."""
+    settings = config.sandbox
+    if not config.sandbox_enabled or settings is None or not settings.allowed_domains:
+        return None
+    return await stack.enter_async_context(serving_proxy(settings, lambda _level, text: hooks.on_stderr(text), reach))
+
+
 @contextlib.asynccontextmanager
-async def _stdio(config: ServerConfig, hooks: TransportHooks, sandbox: SandboxProbe) -> AsyncIterator[Any]:
-    command, args = await _launch(config, sandbox)
+async def _stdio(
+    config: ServerConfig, hooks: TransportHooks, sandbox: SandboxProbe, reach: Reach
+) -> AsyncIterator[Any]:
+    async with contextlib.AsyncExitStack() as proxy_stack:
+        command, args = await _launch(config, sandbox, await _proxy_for(config, hooks, reach, proxy_stack))
+        async with _stdio_process(config, hooks, command, args) as streams:
+            yield streams
+
+
+@contextlib.asynccontextmanager
+async def _stdio_process(
+    config: ServerConfig, hooks: TransportHooks, command: str, args: list[str]
+) -> AsyncIterator[Any]:
     params = StdioServerParameters(
         command=command,
         args=args,
@@ -219,11 +244,13 @@ def open_transport(
     hooks: TransportHooks,
     resolve: Resolver = system_resolver,
     sandbox: SandboxProbe = system_support,
+    reach: Reach | None = None,
 ) -> contextlib.AbstractAsyncContextManager[Any]:
     """The transport for a resolved (placeholder-free) server config; `resolve` answers a guarded client's lookups,
-    `sandbox` says how a sandboxed entry is confined here."""
+    `sandbox` says how a sandboxed entry is confined here, `reach` how its proxy resolves and judges the hosts it
+    lists (by default with `resolve`, public addresses only)."""
     if config.transport is TransportKind.STDIO:
-        return _stdio(config, hooks, sandbox)
+        return _stdio(config, hooks, sandbox, reach or Reach(resolve))
     if config.transport is TransportKind.SSE:
         return _sse(config, hooks, resolve)
     return _http(config, hooks, resolve)

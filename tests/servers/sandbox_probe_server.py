@@ -3,7 +3,8 @@
 Each attempt is reported as `"ok: …"` or `"denied: …"`, so a test sees every result, not just the first
 failure: reading files (keys, the app's own folders, anything it is told), writing files, connecting
 to a TCP port on 127.0.0.1, reading a file through `/proc/<pid>/root` of every process it can see,
-and reading a file from a child process (children must stay confined too).
+reading a file from a child process (children must stay confined too), and fetching URLs the way most
+programs do, through the proxy the environment names (`urllib` honours `HTTP_PROXY` and `HTTPS_PROXY`).
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ import os
 import socket
 import subprocess
 import sys
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 from mcp.server.mcpserver import MCPServer
@@ -59,6 +62,31 @@ def _from_child(path: str) -> str:
     return "ok: " + done.stdout if done.returncode == 0 else "denied: " + done.stderr.strip()[-200:]
 
 
+def _fetch(url: str) -> str:
+    try:
+        with urllib.request.urlopen(url, timeout=CONNECT_TIMEOUT_S) as answer:
+            status: int = answer.status
+            body: bytes = answer.read(200)
+            return f"ok: {status} " + body.decode("utf-8", "replace")
+    except urllib.error.HTTPError as exc:
+        return f"denied: {exc.code} " + exc.read(300).decode("utf-8", "replace")
+    except (OSError, ValueError) as exc:
+        return f"denied: {exc}"
+
+
+def fetch(urls: list[str], child_url: str | None = None) -> str:
+    """Fetch each URL through the environment's proxy settings (and `child_url` from a child process); JSON of
+    what happened, with the proxy used."""
+    report = {url: _fetch(url) for url in urls}
+    report["proxy"] = os.environ.get("HTTP_PROXY", "none")
+    if child_url is not None:
+        code = f"import sys; sys.path.insert(0, {str(Path(__file__).parent)!r}); import sandbox_probe_server as s; "
+        code += "print(s._fetch(sys.argv[1]))"
+        done = subprocess.run([sys.executable, "-c", code, child_url], capture_output=True, text=True, check=False)
+        report["child"] = done.stdout.strip() or done.stderr.strip()[-300:]
+    return json.dumps(report)
+
+
 def probe(
     read: list[str] | None = None,
     write: list[str] | None = None,
@@ -84,6 +112,7 @@ def probe(
 def main() -> None:
     server = MCPServer("sandbox-probe")
     server.tool()(probe)
+    server.tool()(fetch)
     server.run()
 
 

@@ -2,7 +2,9 @@
 
 The server sees the whole filesystem read-only, minus the places secrets live (each hidden under an
 empty tmpfs, a file under /dev/null), with its own /tmp, /dev, /proc and /run. It may write only to
-`allowWrite`, its roots and its own package caches, and it has no network. It runs in its own user,
+`allowWrite`, its roots and its own package caches. It has no network: an entry that lists
+`allowedDomains` gets the app's filtering proxy, its Unix socket bound into the sandbox and served on the
+sandbox's own loopback by `forwarder`, which then runs the server. It runs in its own user,
 PID, IPC, UTS and network namespaces with no capabilities: as root, sharing the PID namespace would
 let it reach the host's files through `/proc/<pid>/root`. `denyWrite` and hidden places are mounted
 last, so they win over a writable parent.
@@ -22,6 +24,7 @@ from urllib.parse import unquote, urlsplit
 
 from desktop_app.core import paths
 from desktop_app.core.config_error import ConfigError
+from desktop_app.core.sandbox import forwarder
 from desktop_app.core.sandbox.settings import SandboxSettings
 
 ISOLATION: Final = (
@@ -77,6 +80,8 @@ unsandboxed server runs later."""
 _PRIVATE_PLACES: Final = ("/tmp", "/run", "/var/run", "/dev/shm")
 """Its own empty temporary folders; /run also hides the sockets of the session bus, agents and daemons,
 which a read-only mount would still let it connect to."""
+PROXY_SOCKET_NAME: Final = "mcp-desk-proxy.sock"
+"""The filtering proxy's socket, in the sandbox's private /run (or /tmp where /run is not a folder)."""
 
 
 @dataclass(frozen=True)
@@ -133,8 +138,10 @@ def bubblewrap_command(
     roots: Sequence[str],
     cwd: str | None,
     layout: Layout,
+    proxy_socket: str | None = None,
 ) -> list[str]:
-    """`program <options> -- command args`, for a server whose paths are expanded (placeholders resolved).
+    """`program <options> -- command args`, for a server whose paths are expanded (placeholders resolved);
+    with `proxy_socket` (the filtering proxy's, on the host), `command` runs behind the forwarder.
 
     Creates the server's private caches, and their mount points in the home when missing.
     """
@@ -147,9 +154,17 @@ def bubblewrap_command(
     hidden += [_absolute(p, home, server) for p in settings.deny_read]
 
     argv = [program, *ISOLATION, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-    for place in _PRIVATE_PLACES:
-        if os.path.isdir(place) and not os.path.islink(place):
-            argv += ["--tmpfs", place]
+    private_places = [place for place in _PRIVATE_PLACES if os.path.isdir(place) and not os.path.islink(place)]
+    for place in private_places:
+        argv += ["--tmpfs", place]
+    launched = [command, *args]
+    if proxy_socket is not None:
+        if not private_places:
+            raise ConfigError(f"server '{server}': no private /run or /tmp in the sandbox for its network proxy")
+        # Read-only: the server may connect to the socket, not replace it.
+        inside = os.path.join("/run" if "/run" in private_places else private_places[0], PROXY_SOCKET_NAME)
+        argv += ["--ro-bind", proxy_socket, inside]
+        launched = forwarder.command(inside, command, args)
     private = cache_folder(layout, server)
     for cache in PACKAGE_CACHES:
         own, target = private / cache, home / cache
@@ -164,7 +179,7 @@ def bubblewrap_command(
         argv += _hide(path)
     if cwd is not None:
         argv += ["--chdir", cwd]
-    return [*argv, "--", command, *args]
+    return [*argv, "--", *launched]
 
 
 def default_layout() -> Layout:
@@ -174,11 +189,11 @@ def default_layout() -> Layout:
 
 
 def started_notes(settings: SandboxSettings | None) -> list[tuple[str, str]]:
-    """The server log's lines (level, text) when a sandboxed server is up. Listed domains are not reachable in
-    this version: the server starts anyway, with no network, which is less than the entry allows (refusing to
-    start would push the user to switch the sandbox off, which allows everything)."""
-    notes = [("info", "sandboxed: bubblewrap (files read-only, secrets hidden, no network)")]
-    if settings is not None and settings.allowed_domains:
-        domains = ", ".join(settings.allowed_domains)
-        notes.append(("warning", f"sandbox.network.allowedDomains ({domains}) are not reachable yet: no network"))
-    return notes
+    """The server log's line (level, text) when a sandboxed server is up: what it may reach."""
+    allowed = settings.allowed_domains if settings is not None else ()
+    if not allowed:
+        return [("info", "sandboxed: bubblewrap (files read-only, secrets hidden, no network)")]
+    reach = f"network only to {', '.join(allowed)} through the sandbox's proxy"
+    if settings is not None and settings.denied_domains:
+        reach += f", never to {', '.join(settings.denied_domains)}"
+    return [("info", f"sandboxed: bubblewrap (files read-only, secrets hidden, {reach})")]
