@@ -167,6 +167,8 @@ async def _run(args: argparse.Namespace) -> int:
     try:
         if (unusable := await settle(host, servers, _error)) is not None:
             return unusable
+        for (server, tool), why in host.catalog.quarantined().items():
+            _error(f"server {server}: tool {tool} is not offered to the model: {why}")
         policy = ApprovalPolicy(approver(args.approve, _error), AlwaysAllowRules(data_dir() / RULES_FILENAME))
         engine = ChatEngine(host, settings, policy, options=options, secrets=secrets)
         conversation = Conversation()

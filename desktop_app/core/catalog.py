@@ -12,6 +12,7 @@ from mcp_types import Implementation, Prompt, Resource, ResourceTemplate, Tool
 from desktop_app.core.extensions.apps_meta import visible_to_model
 from desktop_app.core.extensions.skills import SkillEntry, SkillListing
 from desktop_app.core.tool_names import ToolNameMap, build_tool_names
+from desktop_app.core.tool_schemas import input_problem
 
 SYNTHETIC_TOOL_NAMES: Final = frozenset({"read_resource", "invoke_prompt", "search_resources", "search_tools"})
 """Client-side tools; no server tool may be exposed to a model under one of these names."""
@@ -46,7 +47,8 @@ class CatalogTool:
 class Catalog:
     """The aggregated view over all ready servers, with O(1) lookups by URI and tool name.
 
-    `tools()` and `tool()` are the model's tools: app-only tools (MCP Apps) stay in the server's snapshot.
+    `tools()` and `tool()` are the model's tools: app-only tools (MCP Apps) stay in the server's snapshot,
+    and so do the quarantined ones, whose input schema no provider could take (`quarantined()` says why).
     The indexes are built on first use: while servers come and go (at start-up, or all at once
     when quitting) each change makes a new catalog that nobody may ever query.
     """
@@ -65,14 +67,29 @@ class Catalog:
         return resources
 
     @functools.cached_property
+    def _quarantined(self) -> dict[tuple[str, str], str]:
+        """The model-visible tools whose input schema cannot be offered, with why (`tool_schemas`)."""
+        return {
+            (name, tool.name): problem
+            for name in sorted(self.servers)
+            for tool in self.servers[name].tools
+            if visible_to_model(tool) and (problem := input_problem(tool)) is not None
+        }
+
+    @functools.cached_property
     def _tools(self) -> dict[tuple[str, str], Tool]:
         # MCP Apps: a tool whose `_meta.ui.visibility` leaves out "model" is for its views only.
+        # A quarantined tool would make every request of a turn fail: the model is not offered it.
         return {
             (name, tool.name): tool
             for name in sorted(self.servers)
             for tool in self.servers[name].tools
-            if visible_to_model(tool)
+            if visible_to_model(tool) and (name, tool.name) not in self._quarantined
         }
+
+    def quarantined(self) -> Mapping[tuple[str, str], str]:
+        """(server, tool name) → why the model is not offered that tool: its input schema is unusable."""
+        return self._quarantined
 
     @functools.cached_property
     def _tool_names(self) -> ToolNameMap:

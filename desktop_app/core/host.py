@@ -13,9 +13,11 @@ The organisation's identity provider, when its policy sets one, is the one sign-
 The host's catalog is what the model, its app views and `mcp-desk run` may use: each server's
 listing less the tools the user switched off (`disabledTools`), and less the skill entries that list
 another server's resources (`core/skills/addresses.py`; each is logged in its server's log). This is
-the one place they are left out; a connection's own `catalog` stays the server's full listing, for the
-Servers panel. Every address is a pair (server, URI): a URI alone is read from the one server that
-claims it, and one that several servers claim is refused naming them.
+the one place they are left out (the catalog itself keeps from the model a tool whose input schema
+no provider could take, `tool_schemas`; the server's log says which and why); a connection's own
+`catalog` stays the server's full listing, for the Servers panel. Every address is a pair (server,
+URI): a URI alone is read from the one server that claims it, and one that several servers claim is
+refused naming them.
 """
 
 from __future__ import annotations
@@ -98,6 +100,7 @@ class ServerHost:
         self._offers: dict[str, ServerCatalog] = {}
         """Each ready server's listing as offered (less its switched-off tools), before skills are checked."""
         self._refused_skills: dict[tuple[str, str], str] = {}
+        self._quarantined: dict[tuple[str, str], str] = {}
         self.catalog = Catalog()
         self.questions = QuestionGate(FallbackAsker())
         """Where servers' questions to the user go, one open per server; the window sets `questions.asker`."""
@@ -279,6 +282,15 @@ class ServerHost:
                 log.warning("server %s: %s", server, line)
                 self._connections[server].asks.context.note("warning", line)
         self._refused_skills = refused
+        # A tool whose input schema no provider could take is left out of the model's tools by the catalog;
+        # its server's log says so once (the Servers panel and `mcp-desk run` say so too).
+        quarantined = dict(self.catalog.quarantined())
+        for (server, tool), why in quarantined.items():
+            if self._quarantined.get((server, tool)) != why and server in self._connections:
+                line = f"tool {tool} is not offered to the model: {why}"
+                log.warning("server %s: %s", server, line)
+                self._connections[server].asks.context.note("warning", line)
+        self._quarantined = quarantined
 
     def _offered(self, snapshot: ServerCatalog) -> ServerCatalog:
         """A server's listing as the model may use it: without the tools the user switched off."""

@@ -2,8 +2,9 @@
 
 A switched-off tool (the entry's `disabledTools`) is never offered to the model: the host leaves
 it out of the catalog. This list shows the connection's full listing, so a tool that is off stays
-here to be switched on again. Every word in it is the server's: plain text, control characters
-written out, never markup.
+here to be switched on again. A tool whose input schema no provider could take is quarantined (the
+catalog keeps it from the model): its row and details say so and why (`core/tool_schemas`). Every
+word in it is the server's: plain text, control characters written out, never markup.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from PySide6.QtWidgets import (
 
 from desktop_app.core.extensions.apps_meta import visible_to_model
 from desktop_app.core.terminal_text import printable
+from desktop_app.core.tool_schemas import input_problem, output_problem
 from desktop_app.core.trust import ToolHints
 from desktop_app.ui.plain_tooltips import PlainToolTips
 from desktop_app.ui.style import MUTED
@@ -50,11 +52,18 @@ def tool_title(tool: Tool) -> str:
     return tool.title or (tool.annotations.title if tool.annotations is not None else None) or ""
 
 
+def quarantine(tool: Tool) -> str | None:
+    """Why the model is not offered `tool` though it is on: its input schema is unusable (None: it is usable)."""
+    return input_problem(tool) if visible_to_model(tool) else None
+
+
 def row_text(tool: Tool) -> str:
     """A row: the tool's title and its name, or the name alone."""
     title = tool_title(tool)
     text = f"{title}  ({tool.name})" if title and title != tool.name else tool.name
-    return printable(text) + ("" if visible_to_model(tool) else "  · app views only")
+    if not visible_to_model(tool):
+        return printable(text) + "  · app views only"
+    return printable(text) + ("  · not offered: unusable schema" if quarantine(tool) else "")
 
 
 def claims_text(tool: Tool, trusted: bool) -> str:
@@ -188,6 +197,11 @@ class ToolsList(QWidget):
         count = f"{len(tools)} tool{'' if len(tools) == 1 else 's'}"
         if off:
             count += f", {off} switched off: the model is not offered {'it' if off == 1 else 'them'}"
+        unusable = sum(tool.name not in disabled and quarantine(tool) is not None for tool in tools)
+        if unusable:
+            count += (
+                f", {unusable} not offered because {'its schema is' if unusable == 1 else 'their schemas are'} unusable"
+            )
         hint = "Untick a tool to keep it from the model." if editable else READ_ONLY_NOTE
         self.summary.setText(f"{count}. {hint}")
 
@@ -224,11 +238,16 @@ class ToolsList(QWidget):
         item = self.rows.currentItem()
         off = item is not None and item.checkState() == Qt.CheckState.Unchecked
         if off:
-            self.offered.setText("Switched off: never offered to the model, and its app views cannot call it.")
+            offered = "Switched off: never offered to the model, and its app views cannot call it."
         elif not visible_to_model(tool):
-            self.offered.setText("Only the server's app views can call it; the model is never offered it.")
+            offered = "Only the server's app views can call it; the model is never offered it."
+        elif (why := quarantine(tool)) is not None:
+            offered = f"Not offered to the model: {printable(why)}."
         else:
-            self.offered.setText("Offered to the model; every call waits for your approval.")
+            offered = "Offered to the model; every call waits for your approval."
+        if (ignored := output_problem(tool)) is not None:
+            offered += f" Its output schema is ignored: {printable(ignored)}."
+        self.offered.setText(offered)
         self.description.setText(_shown(tool.description or "") or "(no description)")
         self._show_schema(self.schema_button.isChecked())
 

@@ -22,13 +22,16 @@ from desktop_app.app import run_window
 from desktop_app.core.app_settings import AppSettings, save_settings
 from desktop_app.core.model.llm import load_litellm
 from desktop_app.core.model.settings import ModelSettings
+from desktop_app.core.server_config import ServerConfig, TransportKind
 from desktop_app.ui.servers_panel import TOOLS_TAB, ServersPanel
 from desktop_app.ui.tools_list import MAX_SHOWN
-from tests.hosting import eventually, inprocess_bridge, live_children, main_window, run_in_qt
+from tests.hosting import eventually, inprocess_bridge, live_children, main_window, run_in_qt, stdio_bridge
 from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, text, tool_names
+from tests.servers.draft07_server import REMOTE_SCHEMA, STRING_TOOL, TOOL_COUNT, UNUSABLE_TOOL, tool_name
 
 pytestmark = LITELLM_WARNINGS
 ANNOTATED = Path(__file__).resolve().parents[1] / "servers" / "annotated_server.py"
+DRAFTS = Path(__file__).resolve().parents[1] / "servers" / "draft07_server.py"
 until = functools.partial(eventually, timeout=60.0)
 
 
@@ -167,3 +170,41 @@ def test_a_servers_tool_text_is_shown_as_text_and_the_demo_cannot_be_switched(qa
             panel.close()
 
     run_in_qt(qapp, scenario())
+
+
+def test_a_tool_whose_schema_cannot_be_used_is_named_with_why(qapp: QApplication) -> None:
+    async def scenario() -> None:
+        config = ServerConfig(name="drafts", transport=TransportKind.STDIO, command=sys.executable, args=(str(DRAFTS),))
+        bridge = await stdio_bridge([config])
+        panel = ServersPanel(bridge)
+        panel.resize(480, 700)
+        panel.show()
+        try:
+            panel._tabs.setCurrentIndex(TOOLS_TAB)
+            tools = panel._tools
+            await eventually(lambda: tools.rows.count() == TOOL_COUNT + 2, what="the tools listed")
+            assert tools.summary.text().startswith(
+                f"{TOOL_COUNT + 2} tools, 2 not offered because their schemas are unusable."
+            )
+            for name in (UNUSABLE_TOOL, STRING_TOOL):
+                assert row(tools.rows, name).text() == f"{name}  · not offered: unusable schema"
+            assert row(tools.rows, tool_name(1)).text() == tool_name(1)
+            tools.rows.setCurrentItem(row(tools.rows, UNUSABLE_TOOL))
+            assert tools.offered.text() == (
+                f"Not offered to the model: its schema refers to a remote schema ($ref '{REMOTE_SCHEMA}'),"
+                " which MCP Desk does not fetch."
+            )
+            tools.rows.setCurrentItem(row(tools.rows, STRING_TOOL))
+            assert (
+                tools.offered.text() == 'Not offered to the model: its schema is not an object schema (type: "string").'
+            )
+            tools.rows.setCurrentItem(row(tools.rows, tool_name(2)))
+            assert tools.offered.text().startswith("Offered to the model")
+            offered = {entry.tool.name for entry in bridge.host.catalog.tools()}
+            assert offered == {tool_name(i) for i in range(1, TOOL_COUNT + 1)}
+        finally:
+            await bridge.host.stop_all()
+            panel.close()
+
+    run_in_qt(qapp, scenario())
+    assert live_children() == []

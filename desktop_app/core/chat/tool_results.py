@@ -1,9 +1,11 @@
 """Server tool results as the model should read them, with their bytes kept for the UI.
 
-Text stays text and structured content becomes JSON; images, audio and binary embedded
-resources become honest descriptors (base64 is noise to a model and costs thousands of
-tokens), a resource link becomes a reference the model can `read_resource`, and an error
-result is marked so the model does not mistake it for success.
+Text stays text; images, audio and binary embedded resources become honest descriptors (base64
+is noise to a model and costs thousands of tokens), a resource link becomes a reference the model
+can `read_resource`, and an error result is marked so the model does not mistake it for success.
+The model reads a result's `content`, and its `structuredContent` (as JSON) only when `content` is
+empty, as the tools specification says: a server sends the same result both ways, and saying it
+twice costs tokens and invites doubt.
 """
 
 from __future__ import annotations
@@ -67,20 +69,6 @@ def embedded_text(content: ResourceContent) -> str:
     return f"Embedded resource {content.uri} ({mime}):\n{describe_for_model(content)}"
 
 
-def _repeats(text: str, structured: Any) -> bool:
-    """Whether a text block already says what `structured_content` says.
-
-    Servers should send structured results as JSON text too; the Python SDK also wraps a
-    plain return value as `{"result": value}` beside its text. Neither needs saying twice.
-    """
-    if isinstance(structured, dict) and set(structured) == {"result"} and text == str(structured["result"]):
-        return True
-    try:
-        return bool(json.loads(text) == structured)
-    except ValueError:
-        return False
-
-
 def convert_tool_result(result: CallToolResult) -> ConvertedResult:
     """Everything the server returned, each block in the form that suits the model."""
     parts: list[str] = []
@@ -104,7 +92,7 @@ def convert_tool_result(result: CallToolResult) -> ConvertedResult:
         else:
             parts.append(f"[Unsupported content block of type {getattr(block, 'type', type(block).__name__)!r}]")
     structured = result.structured_content
-    if structured is not None and not any(_repeats(p, structured) for p in parts):
+    if structured is not None and not result.content:
         parts.append("Structured result (JSON):\n" + json.dumps(structured, indent=2, ensure_ascii=False))
     text = "\n\n".join(parts) if parts else "(the tool returned no content)"
     if result.is_error:

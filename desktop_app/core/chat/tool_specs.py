@@ -1,4 +1,8 @@
-"""Server tools as a model is offered them: namespaced names and provider-safe input schemas."""
+"""Server tools as a model is offered them: namespaced names and provider-safe input schemas.
+
+A schema goes out as JSON Schema 2020-12 whatever draft the server wrote (`tool_schemas`), since
+providers refuse any other; the catalog never holds a tool whose schema cannot be converted.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +14,7 @@ from typing import Any, Final
 
 from desktop_app.core.catalog import Catalog, CatalogTool
 from desktop_app.core.chat.catalog_search import words_of
+from desktop_app.core.tool_schemas import offered_schema
 
 MAX_DESCRIPTION: Final = 1000
 # Keys some providers reject at the top of a function's parameters.
@@ -40,7 +45,7 @@ def tool_spec(entry: CatalogTool) -> dict[str, Any]:
     function = {
         "name": entry.exposed_name,
         "description": _description(entry.server, entry.tool.description),
-        "parameters": normalize_schema(entry.tool.input_schema),
+        "parameters": normalize_schema(offered_schema(entry.tool)),
     }
     return {"type": "function", "function": function}
 

@@ -3,6 +3,8 @@
 A failure is worded for what it means to the server: a sign-in it now needs, a timeout, or a
 lost connection (which also tells the owner task, so it restarts the server at once). A tool
 call that becomes a task is followed by the server's `TaskRunner`, without an overall timeout.
+A result without `resultType` on 2026-07-28 is read as complete, as the specification says
+(`extensions/result_checks.py`: the SDK refuses it).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from mcp_types import (
 
 from desktop_app.core.asks.server_asks import ServerAsks
 from desktop_app.core.auth.server_auth import ServerAuth
+from desktop_app.core.extensions import result_checks
 from desktop_app.core.server_config import ServerConfig
 from desktop_app.core.server_errors import (
     ServerRequestTimeout,
@@ -40,6 +43,8 @@ from desktop_app.core.tasks.runner import TaskRunner
 from desktop_app.core.watched_streams import CLOSED_REASON
 
 T = TypeVar("T")
+
+result_checks.install()  # before any request of any server: the SDK client's check is process-wide
 
 
 class Calls:

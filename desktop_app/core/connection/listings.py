@@ -4,7 +4,8 @@ A server announces changed listings (a notification in the 2025 era, a `subscrip
 event in 2026); `Staleness` gathers them until the owner task re-lists, so a server announcing new
 tools need not send its 10,000 resources again. Skills (a server declaring the Skills extension)
 have no such notification: their listing is kept while its `ttlMs` lasts, and listed again with
-the rest once it has run out.
+the rest once it has run out. A tool's output schema MCP Desk cannot use is ignored, so its calls do
+not fail on it (`extensions/output_schemas.py`).
 """
 
 from __future__ import annotations
@@ -19,9 +20,11 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import CONNECTION_CLOSED, METHOD_NOT_FOUND
 
 from desktop_app.core.catalog import ServerCatalog
+from desktop_app.core.extensions.output_schemas import ignore_output_schemas
 from desktop_app.core.extensions.skills import SkillListing, declared
 from desktop_app.core.server_errors import describe_error, is_connection_loss
 from desktop_app.core.skills.listing import list_skills
+from desktop_app.core.tool_schemas import input_problem, output_problem
 
 ListKind = Literal["resources", "prompts", "tools"]
 """A listing a server may announce as changed ("resources" covers the templates too)."""
@@ -79,6 +82,7 @@ async def list_catalog(
             tools = kept.tools
         else:
             tools = await all_pages(lambda c: client.list_tools(cursor=c), "tools")
+            ignore_output_schemas(client.session, await asyncio.to_thread(_judge_schemas, tools))
     skills: SkillListing | None = None
     if declared(caps) is not None:
         held = kept.skills if kept is not None else None
@@ -94,6 +98,15 @@ async def list_catalog(
         tools=tools,
         skills=skills,
     )
+
+
+def _judge_schemas(tools: tuple[Any, ...]) -> list[str]:
+    """Judge every tool's schemas once, off the event loop (checking one against its metaschema takes
+    milliseconds); the catalog and the Servers panel then find each verdict made. Returns the tools
+    whose output schema is to be ignored."""
+    for tool in tools:
+        input_problem(tool)
+    return [tool.name for tool in tools if output_problem(tool) is not None]
 
 
 async def _skills(client: Client) -> SkillListing:

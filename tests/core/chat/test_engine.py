@@ -403,7 +403,7 @@ async def test_tool_results_are_converted_for_the_model(host: ServerHost, llm: S
     assert "[Image: image/png, " in content and "16x12 px" in content
     assert "Embedded resource fixture://doc.pdf (application/pdf):\n[Binary resource: application/pdf" in content
     assert "[Resource link: fixture://long (long, text/plain). Call read_resource" in content
-    assert '"count": 3' in content
+    assert '"count": 3' not in content  # the content says it; structured content only stands in for none
     assert "base64" not in content and "iVBOR" not in content
     assert fail["content"] == "[The tool reported an error]\ndeliberate failure from fixture"
     rich_event, fail_event = of_type(events, ToolResult)
