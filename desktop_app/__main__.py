@@ -36,6 +36,7 @@ COMMANDS: Final = (
     Command("search", "desktop_app.cli.search:search_command", "search the MCP Registry for servers"),
     Command("install", "desktop_app.cli.install:install_command", "add a server from the MCP Registry or an .mcpb"),
     Command("import", "desktop_app.cli.import_servers:import_command", "add the servers of another client's file"),
+    Command("export", "desktop_app.cli.export_servers:export_command", "write your servers for another client"),
     Command("login", "desktop_app.cli.login:login_command", "sign in to a remote server (prints the page to open)"),
     Command("logout", "desktop_app.cli.login:logout_command", "sign out of a remote server, revoking its tokens"),
     Command("policy", "desktop_app.cli.policy:policy_command", "print the organisation's policy in force and its file"),
@@ -46,6 +47,11 @@ COMMANDS: Final = (
     ),
     Command(
         "--token-worker", "desktop_app.core.chat.token_process:main", "count tokens for the window (the app starts it)"
+    ),
+    Command(
+        "--sandbox-forwarder",
+        "desktop_app.core.sandbox.forwarder:main",
+        "reach a sandboxed server's proxy from inside its sandbox (the app starts it)",
     ),
 )
 

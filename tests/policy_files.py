@@ -1,4 +1,5 @@
-"""Policy files for tests: written to the test's folder and put in force with `MCP_DESK_POLICY_FILE`."""
+"""Policy files for tests: written to the test's folder and put in force with `MCP_DESK_POLICY_FILE`
+(policy.json) or `MCP_DESK_MANAGED_MCP_FILE` (managed-mcp.json, the converged shape)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Any
 import pytest
 
 from desktop_app.core.policy.in_force import PolicyInForce, policy_in_force
-from desktop_app.core.policy.location import ENV_VAR
+from desktop_app.core.policy.location import ENV_VAR, MANAGED_MCP_ENV_VAR, MANAGED_MCP_FILENAME
 
 ISSUE_SHAPE: dict[str, Any] = {
     "servers": {
@@ -33,4 +34,15 @@ def put_policy(folder: Path, monkeypatch: pytest.MonkeyPatch, document: dict[str
     monkeypatch.setenv(ENV_VAR, str(path))
     policy = policy_in_force()
     assert policy.source == path or policy.problem is not None
+    return policy
+
+
+def put_managed_mcp(folder: Path, monkeypatch: pytest.MonkeyPatch, document: dict[str, Any] | str) -> PolicyInForce:
+    """Write `document` as `folder/managed-mcp.json`, put it in force beside any policy.json, and return the
+    policy as read."""
+    path = folder / MANAGED_MCP_FILENAME
+    path.write_text(document if isinstance(document, str) else json.dumps(document, indent=2), encoding="utf-8")
+    monkeypatch.setenv(MANAGED_MCP_ENV_VAR, str(path))
+    policy = policy_in_force()
+    assert policy.managed_mcp.source == path or policy.managed_mcp.problem is not None
     return policy

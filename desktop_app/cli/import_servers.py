@@ -1,5 +1,6 @@
-"""`mcp-desk import FILE [--yes]`: add the servers of another client's file (Claude Desktop, Cursor,
-VS Code) to servers.json, with the rules the window's Servers → Import follows.
+"""`mcp-desk import FILE [--yes]`: add the servers of another client's file (Claude Desktop, Claude Code's
+`.mcp.json`, GitHub Copilot's `mcp-config.json`, Cursor, VS Code, or `mcp-desk export`'s) to servers.json,
+with the rules the window's Servers → Import follows. The file's shape says how it is read, whatever its name.
 
 An import is an install: the file may come from a cloned repository. So the command first prints,
 per new server, the program it would run by absolute path with its arguments (or the address), the
@@ -36,7 +37,9 @@ def _parser() -> argparse.ArgumentParser:
         prog=PROG,
         description="Show what importing another client's MCP servers would add; add them with --yes.",
     )
-    parser.add_argument("file", type=Path, metavar="FILE", help="claude_desktop_config.json, .cursor/mcp.json, …")
+    parser.add_argument(
+        "file", type=Path, metavar="FILE", help=".mcp.json, .vscode/mcp.json, claude_desktop_config.json, …"
+    )
     parser.add_argument("--yes", action="store_true", help="add the servers shown (default: only show them)")
     parser.add_argument("--config", type=Path, metavar="FILE", help="servers.json to change (default: the user's)")
     parser.add_argument("--debug", action="store_true", help="log to stderr")

@@ -1,8 +1,10 @@
-"""`mcp-desk policy`: the organisation's policy in force, rule by rule, and the file it came from.
+"""`mcp-desk policy`: the organisation's policy in force, rule by rule, and the files it came from:
+policy.json and managed-mcp.json (the server lists in the shape other clients' managed settings use).
 
 `--file PATH` reads another file the same way without putting it in force, so an administrator can
-check a policy before placing it. Exit 0 when the policy (or none) is in force, 2 when the file is
-there but cannot be followed (it then blocks nothing; the problem names file, line and field).
+check a policy before placing it (a `managed-mcp.json`, or a file with its keys, is read as one). Exit 0
+when the policy (or none) is in force, 2 when a file is there but cannot be followed (it then blocks
+nothing; the problem names file, line and field).
 """
 
 from __future__ import annotations
@@ -12,9 +14,17 @@ import sys
 from pathlib import Path
 from typing import Final
 
+from desktop_app.core.policy.converged import ALLOWED, DENIED, MANAGED_ONLY, ManagedMcpInForce, load_managed_mcp
 from desktop_app.core.policy.document import ServerRule
 from desktop_app.core.policy.in_force import PolicyInForce, load_policy
-from desktop_app.core.policy.location import ENV_VAR, Location, policy_location
+from desktop_app.core.policy.location import (
+    ENV_VAR,
+    MANAGED_MCP_ENV_VAR,
+    MANAGED_MCP_FILENAME,
+    Location,
+    managed_mcp_location,
+    policy_location,
+)
 from desktop_app.core.terminal_text import printable
 
 PROG: Final = "mcp-desk policy"
@@ -32,7 +42,7 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=PROG,
         description="Print the organisation's policy in force and where it came from.",
-        epilog=f"{ENV_VAR} names another policy file while none is in place at the system's location.",
+        epilog=f"{ENV_VAR} and {MANAGED_MCP_ENV_VAR} name other files while none is in place at the system's location.",
     )
     parser.add_argument("--file", type=Path, metavar="PATH", help="check this policy file instead (not put in force)")
     return parser
@@ -44,9 +54,61 @@ def policy_command(argv: list[str]) -> int:
     except SystemExit as exc:
         return EXIT_PROBLEM if exc.code not in (0, None) else EXIT_OK
     # Read here rather than through `policy_in_force`, which would also log a problem this prints.
+    if args.file is not None and _is_server_lists(args.file):
+        lists = load_managed_mcp(Location(args.file, overridden=True))
+        sys.stdout.write(printable(describe_server_lists(lists)) + "\n")
+        return EXIT_PROBLEM if lists.problem is not None else EXIT_OK
     policy = load_policy(Location(args.file, overridden=True) if args.file else policy_location())
-    sys.stdout.write(printable(describe(policy)) + "\n")
-    return EXIT_PROBLEM if policy.problem is not None else EXIT_OK
+    text = describe(policy)
+    problem = policy.problem
+    if args.file is None:
+        lists = load_managed_mcp(managed_mcp_location())
+        text += "\n" + describe_server_lists(lists)
+        problem = problem or lists.problem
+    sys.stdout.write(printable(text) + "\n")
+    return EXIT_PROBLEM if problem is not None else EXIT_OK
+
+
+def _is_server_lists(path: Path) -> bool:
+    """Whether `path` is in the converged shape: by its name, else by its keys."""
+    if path.name == MANAGED_MCP_FILENAME:
+        return True
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    return any(f'"{key}"' in text for key in (ALLOWED, DENIED, MANAGED_ONLY))
+
+
+def describe_server_lists(lists: ManagedMcpInForce) -> str:
+    """managed-mcp.json as terminal text: where it came from, the denied entries, then the allowed ones."""
+    location = lists.location
+    lines = [location.ignored] if location is not None and location.ignored else []
+    if lists.problem is not None:
+        return "\n".join([*lines, f"The server lists cannot be followed, so they block nothing: {lists.problem}"])
+    if lists.source is None:
+        where = f"no file at {location.path}" if location is not None else "none was read"
+        return "\n".join([*lines, f"No server lists are in force ({where})."])
+    found = lists.lists
+    lines.append(f"Server lists in force: {lists.source}")
+    if found.denied:
+        lines.append(f"Denied, whatever allows them ({_entries(len(found.denied))}):")
+        lines += [f"  {entry.field} (line {entry.line}): {entry.words}" for entry in found.denied]
+    else:
+        lines.append(f"Denied: none ({DENIED} lists no server).")
+    if found.allowed is None:
+        allowed = "none may run" if found.managed_only else "any server not denied may run"
+        lines.append(f"Allowed: {allowed} (no {ALLOWED}).")
+    else:
+        lines.append(f"Allowed: only those on the list ({_entries(len(found.allowed))}); others are blocked.")
+        lines += [f"  {entry.field} (line {entry.line}): {entry.words}" for entry in found.allowed]
+    if found.managed_only:
+        lines.append(f"Only the organisation's servers: yes ({MANAGED_ONLY}, line {found.managed_only_line}).")
+    return "\n".join(lines)
+
+
+def _entries(count: int) -> str:
+    return f"{count} entr{'y' if count == 1 else 'ies'}"
 
 
 def describe(policy: PolicyInForce) -> str:

@@ -1,13 +1,18 @@
-"""Import servers from Claude Desktop, Cursor and VS Code, never overwriting the user's own entries.
+"""Import servers from Claude Desktop, Claude Code, GitHub Copilot, Cursor and VS Code, never
+overwriting the user's own entries.
 
-Claude Desktop and Cursor use the same `mcpServers` shape as `servers.json`; VS Code uses
-`servers` plus `inputs` that prompt for values, which become `${secret:ID}` placeholders here so
-the values go to the secret store instead of the config file.
+Claude Desktop, Claude Code (`.mcp.json`, `~/.claude.json`), GitHub Copilot (`~/.copilot/mcp-config.json`)
+and Cursor use the same `mcpServers` shape as `servers.json`; VS Code uses `servers` plus `inputs` that
+prompt for values. Their placeholders become ours: `${input:ID}` a `${secret:ID}` (the value goes to the
+secret store, not the config file), `${env:X}` a `${X}`; `${X}` and `${secret:NAME}` (our own exports)
+stay. Copilot's `"type": "local"` is stdio and its `tools` list is left behind (MCP Desk switches tools
+off, it keeps no allow list).
 
 An import is an install: the file may come from a cloned repository, so nothing in it may grant
 itself trust. Keys that grant rights (`TRUST_KEYS`: trusted, autoApproveReadOnly, origin, roots) are
 dropped and the report says so per server; an entry whose environment changes which program runs
-or what it loads (`launch_env`: PATH, PYTHONPATH, LD_PRELOAD, …) is refused, as installs refuse it;
+or what it loads (`launch_env`: PATH, PYTHONPATH, LD_PRELOAD, …) is refused, as installs refuse it, and
+so is one whose placeholders name the app's own secrets (the model key, sign-in tokens);
 a bare command is resolved to the absolute path the app's PATH finds, as installs do, so the
 review shows what will run. `import_servers` only reads: the caller shows the report, then saves.
 """
@@ -19,126 +24,42 @@ import re
 import shutil
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import Any, Final
 
 from desktop_app.core.config_error import ConfigError, KeyPath
 from desktop_app.core.config_file import load_json, servers_from_mapping
 from desktop_app.core.expansion import SECRET_PREFIX, placeholders
-from desktop_app.core.launch_env import Which, launch_names, program_path, refusal
+from desktop_app.core.import_report import (
+    APP_SECRET_PREFIXES,
+    CLIENT_NAMES,
+    ClientKind,
+    ImportedServer,
+    ImportReport,
+    ImportSource,
+    SecretNeeded,
+)
+from desktop_app.core.launch_env import Which, launch_names, program_path
 from desktop_app.core.server_config import ServerConfig
 from desktop_app.core.server_entry import OAUTH_KEYS, SERVERS_KEY, TRUST_KEYS
 
-ClientKind = Literal["claude", "cursor", "vscode"]
-CLIENT_NAMES: Final[Mapping[ClientKind, str]] = {
-    "claude": "Claude Desktop",
-    "cursor": "Cursor",
-    "vscode": "VS Code",
-}
 _VARIABLE_RE: Final = re.compile(r"\$\{([^}]*)\}")
 _NOT_SECRET_CHAR_RE: Final = re.compile(r"[^A-Za-z0-9_.-]")
-
-
-@dataclass(frozen=True)
-class ImportSource:
-    """A place where another client keeps its MCP servers."""
-
-    client: str
-    kind: ClientKind
-    path: Path
-    exists: bool
-
-
-@dataclass(frozen=True)
-class SecretNeeded:
-    """A secret an imported server refers to; the user must store it before connecting."""
-
-    name: str
-    description: str = ""
-
-
-@dataclass(frozen=True)
-class ImportedServer:
-    """One new server of the file, as it would be saved, and what the import took from it or holds against it."""
-
-    config: ServerConfig
-    dropped: tuple[str, ...] = ()
-    """The trust-granting keys (`TRUST_KEYS`) the file set, which are not imported."""
-    launch_names: tuple[str, ...] = ()
-    """Environment names that change which program runs or what it loads: the server is refused."""
-
-    @property
-    def refusal(self) -> str | None:
-        """Why this server is not imported; None when it is."""
-        if not self.launch_names:
-            return None
-        reason = refusal(list(self.launch_names), "imported entry", "imports")
-        return f"{reason}. Add the server in the server editor if you mean it"
-
-    @property
-    def program_note(self) -> str:
-        """Where the command was found, when that is not an absolute path ("" when it is)."""
-        command = self.config.command or ""
-        if not self.config.is_stdio or os.path.isabs(command):
-            return ""
-        if "${" in command:
-            return "the command holds a variable, resolved when the server starts"
-        if "/" in command or "\\" in command:
-            return "a relative path: it runs from the server's working folder"
-        return "not found on this computer's PATH"
-
-    @property
-    def dropped_line(self) -> str:
-        """The user's words for what was dropped ("" when nothing was)."""
-        if not self.dropped:
-            return ""
-        return f"dropped {', '.join(self.dropped)}: set them in the server editor if you mean it"
-
-
-@dataclass(frozen=True)
-class ImportReport:
-    """What an import would do, shown before anything is saved; `servers` is the merged result to save."""
-
-    source: Path
-    kind: ClientKind
-    servers: dict[str, ServerConfig]
-    added: list[str]
-    skipped: list[str]
-    unchanged: list[str]
-    secrets_needed: list[SecretNeeded]
-    warnings: list[str]
-    new: dict[str, ImportedServer] = field(default_factory=dict)
-    """Every server the file adds or was refused, by name, in the file's order."""
-
-    @property
-    def refused(self) -> list[str]:
-        """New servers that are not imported (`ImportedServer.refusal` says why)."""
-        return [name for name, server in self.new.items() if server.refusal is not None]
-
-    @property
-    def summary(self) -> str:
-        """One paragraph for the user."""
-        client = CLIENT_NAMES[self.kind]
-        if not (self.added or self.skipped or self.unchanged or self.new):
-            return f"No servers found in {client}'s {self.source}."
-        parts = [f"From {client}: added {len(self.added)}" + _names(self.added)]
-        if self.refused:
-            parts.append(f"refused {len(self.refused)}" + _names(self.refused))
-        if self.skipped:
-            parts.append(f"skipped {len(self.skipped)} whose name is already used" + _names(self.skipped))
-        if self.unchanged:
-            parts.append(f"{len(self.unchanged)} already present" + _names(self.unchanged))
-        text = "; ".join(parts) + "."
-        if self.secrets_needed:
-            needed = ", ".join(f"{s.name} ({s.description})" if s.description else s.name for s in self.secrets_needed)
-            text += f" Set these secrets before connecting: {needed}."
-        judged = [f"{name}: {line}." for name, s in self.new.items() for line in (s.refusal, s.dropped_line) if line]
-        return " ".join([text, *judged, *self.warnings])
-
-
-def _names(names: list[str]) -> str:
-    return f" ({', '.join(names)})" if names else ""
+__all__ = [  # the report's types, for the callers that import them from here
+    "CLIENT_NAMES",
+    "ClientKind",
+    "ImportReport",
+    "ImportSource",
+    "ImportedServer",
+    "SecretNeeded",
+    "import_servers",
+    "known_sources",
+    "secret_name_for_input",
+    "strip_jsonc",
+]
+_ALL_TOOLS: Final = ["*"]
+"""GitHub Copilot's `tools` value for every tool (any other list is an allow list MCP Desk does not keep)."""
 
 
 def known_sources(*, workspace: Path | None = None, platform: str | None = None) -> list[ImportSource]:
@@ -153,11 +74,14 @@ def known_sources(*, workspace: Path | None = None, platform: str | None = None)
         app_data = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config")
     found: list[tuple[ClientKind, Path]] = [
         ("claude", app_data / "Claude" / "claude_desktop_config.json"),
+        ("claude-code", home / ".claude.json"),
+        ("copilot", home / ".copilot" / "mcp-config.json"),
         ("cursor", home / ".cursor" / "mcp.json"),
         ("vscode", app_data / "Code" / "User" / "mcp.json"),
     ]
     if workspace is not None:
         found += [
+            ("claude-code", workspace / ".mcp.json"),
             ("cursor", workspace / ".cursor" / "mcp.json"),
             ("vscode", workspace / ".vscode" / "mcp.json"),
         ]
@@ -232,11 +156,11 @@ def import_servers(
     for key in at:
         mapping = mapping[key]
 
-    workspace = source_path.parent.parent if source_path.parent.name == ".vscode" else None
     warnings: list[str] = []
-    converted = _convert(mapping, workspace, warnings)
+    converted = _convert(mapping, _workspace(source_path), warnings)
     dropped: dict[str, tuple[str, ...]] = {}
     if isinstance(converted, dict):
+        converted = {name: _adapt_client_keys(name, entry, warnings) for name, entry in converted.items()}
         converted = {name: _adapt_sign_in(name, entry, warnings) for name, entry in converted.items()}
         converted = {name: _without_trust(name, entry, dropped) for name, entry in converted.items()}
     imported = servers_from_mapping(converted, text=text, source=source, at=at)
@@ -259,12 +183,13 @@ def import_servers(
             (unchanged if same else skipped).append(name)
             continue
         risky = tuple(launch_names(cfg.env)) if cfg.is_stdio else ()
-        new[name] = ImportedServer(resolved, dropped.get(name, ()), risky)
-        if not risky:
+        taken = tuple(sorted(secret for secret in placeholders(cfg) if secret.startswith(APP_SECRET_PREFIXES)))
+        new[name] = ImportedServer(resolved, dropped.get(name, ()), risky, taken)
+        if not risky and not taken:
             merged[name] = resolved
             added.append(name)
 
-    descriptions = _input_descriptions(doc.get("inputs")) if kind == "vscode" else {}
+    descriptions = _input_descriptions(doc.get("inputs"))
     needed = sorted({secret for name in added for secret in placeholders(merged[name])})
     return ImportReport(
         source=source_path,
@@ -316,18 +241,51 @@ def _locate_servers(doc: Mapping[str, Any], path: Path, kind: ClientKind | None)
         vscode_at = ("mcp", "servers")  # VS Code's older place, inside settings.json
     if kind is None:
         if SERVERS_KEY in doc:
-            kind = "cursor" if ".cursor" in path.parts else "claude"
+            kind = _servers_kind(path)
         elif vscode_at is not None:
             kind = "vscode"
         else:
             raise ConfigError(
-                f'no "{SERVERS_KEY}" (Claude Desktop, Cursor) or "servers" (VS Code) found', file=str(path)
+                f'no "{SERVERS_KEY}" (Claude, Copilot, Cursor) or "servers" (VS Code) found', file=str(path)
             )
     at = vscode_at if kind == "vscode" else ((SERVERS_KEY,) if SERVERS_KEY in doc else None)
     if at is None:
         key = "servers" if kind == "vscode" else SERVERS_KEY
         raise ConfigError(f'no "{key}" found; is this a {CLIENT_NAMES[kind]} file?', file=str(path))
     return kind, at
+
+
+def _servers_kind(path: Path) -> ClientKind:
+    """Which client writes `mcpServers` at `path` (the shape is the same: the name is only for the user)."""
+    if ".cursor" in path.parts:
+        return "cursor"
+    if ".copilot" in path.parts:
+        return "copilot"
+    if path.name in (".mcp.json", ".claude.json"):
+        return "claude-code"
+    return "claude"
+
+
+def _workspace(path: Path) -> Path | None:
+    """The project folder a project-level file belongs to (`${workspaceFolder}`), None for a user's file."""
+    if path.parent.name in (".vscode", ".cursor"):
+        return path.parent.parent
+    return path.parent if path.name == ".mcp.json" else None
+
+
+def _adapt_client_keys(name: str, entry: Any, warnings: list[str]) -> Any:
+    """GitHub Copilot's spellings as ours: `"type": "local"` is stdio; its `tools` allow list is left behind."""
+    if not isinstance(entry, dict):
+        return entry
+    entry = dict(entry)
+    if entry.get("type") == "local":
+        entry["type"] = "stdio"
+    tools = entry.pop("tools", None)
+    if tools is not None and tools != _ALL_TOOLS:
+        warnings.append(
+            f"{name}: its list of allowed tools is not imported; switch tools off in its Tools list instead."
+        )
+    return entry
 
 
 def secret_name_for_input(input_id: str) -> str:
@@ -345,6 +303,8 @@ def _convert(value: Any, workspace: Path | None, warnings: list[str]) -> Any:
             return "${" + SECRET_PREFIX + secret_name_for_input(rest) + "}"
         if scheme == "env" and rest:
             return "${" + rest + "}"
+        if inner.startswith(SECRET_PREFIX):
+            return match.group(0)  # ours, as `mcp-desk export` writes it
         if inner == "userHome":
             return str(Path.home())
         if inner == "workspaceFolder" and workspace is not None:

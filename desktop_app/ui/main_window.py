@@ -59,6 +59,7 @@ class MenuActions(NamedTuple):
     add_server: QAction
     import_from: QMenu
     reconnect_all: QAction
+    export_servers: QAction
 
 
 class MainWindow(QMainWindow):
@@ -138,6 +139,8 @@ class MainWindow(QMainWindow):
         add_server = _action(self, servers_menu, "&Add server…")
         import_from = servers_menu.addMenu("&Import from")
         import_from.setEnabled(False)
+        export_servers = _action(self, servers_menu, "E&xport…")
+        export_servers.triggered.connect(self._export_servers)
         servers_menu.addSeparator()
         reconnect_all = _action(self, servers_menu, "&Reconnect all")
         view_menu = bar.addMenu("&View")
@@ -164,7 +167,14 @@ class MainWindow(QMainWindow):
             add_server,
             import_from,
             reconnect_all,
+            export_servers,
         )
+
+    def _export_servers(self) -> None:
+        """Servers → Export…: the user's servers for another client (its module loads with the first)."""
+        from desktop_app.ui.server_actions import ServerActions
+
+        ServerActions(self, self.bridge).export_servers()
 
     def _help(self, shows: str) -> None:
         """Open one of the Help menu's windows (their module loads with the first)."""
@@ -226,6 +236,7 @@ class MainWindow(QMainWindow):
             central.setMinimumWidth(CHAT_MIN)
         QApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
         self.dock_fit.fit()
+        self.menu_actions.export_servers.setEnabled(True)  # it needs only the bridge, in with the panes
         self.sig_filled.emit()
 
     def changeEvent(self, event: QEvent) -> None:

@@ -1,8 +1,9 @@
-"""The Servers menu's commands that act on every server: importing other clients' configurations and
-reconnecting all.
+"""The Servers menu's commands that act on every server: importing other clients' configurations,
+exporting the user's for them, and reconnecting all.
 
 An import is an install: the file is read, its servers are shown in a review (`ImportReview`) and
-only Import saves them, exactly as shown; nothing is written or started before.
+only Import saves them, exactly as shown; nothing is written or started before. An export is written
+from the configuration alone (`core/config_export`): secrets stay placeholders, trust keys stay here.
 """
 
 from __future__ import annotations
@@ -13,7 +14,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox, QWidget
 
 from desktop_app.bridge import CoreBridge
+from desktop_app.core.atomic_file import atomic_write
 from desktop_app.core.config_error import ConfigError
+from desktop_app.core.config_export import EXPORT_FORMATS, ExportFormat, export_servers
 from desktop_app.core.config_import import ImportReport, import_servers, known_sources
 from desktop_app.ui.import_review import ImportReview
 from desktop_app.ui.notice_box import show_notice
@@ -62,6 +65,38 @@ class ServerActions:
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.fileSelected.connect(lambda path: self.import_servers(Path(path)))
         dialog.open()
+
+    def export_servers(self) -> QFileDialog:
+        """Ask where to write the user's servers and in which client's shape; `export_to` writes them."""
+        dialog = QFileDialog(self._window, "Export servers to", str(Path.home() / ".mcp.json"))
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)  # it confirms replacing an existing file
+        filters = {f"{words} (*.json)": kind for kind, words in EXPORT_FORMATS.items()}
+        dialog.setNameFilters(list(filters))
+        dialog.selectNameFilter(next(iter(filters)))
+        dialog.fileSelected.connect(lambda path: self.export_to(Path(path), filters[dialog.selectedNameFilter()]))
+        dialog.open()
+        return dialog
+
+    def export_to(self, path: Path, export_format: ExportFormat) -> None:
+        """Write the servers to `path` (0600) and say what was left as placeholders or left out."""
+        store = self._bridge.store
+        try:
+            if store is None or store.error is not None:
+                raise ConfigError("the server configuration could not be read" if store else "none is in use")
+            export = export_servers(store.servers, export_format)
+            atomic_write(path, export.text)
+        except (ConfigError, OSError) as exc:
+            show_notice(self._window, f"Nothing was exported:\n\n{exc}")
+            return
+        count = len(store.servers)
+        text = f"Exported {count} server{'' if count == 1 else 's'} to {path}. Secrets are left as placeholders"
+        text += f": {', '.join(export.secrets)}." if export.secrets else "."
+        if export.withheld:
+            text += f" Written into the configuration itself, exported as placeholders: {'; '.join(export.withheld)}."
+        if export.left_out:
+            text += f" Not exported (this app's own decisions): {', '.join(export.left_out)}."
+        show_notice(self._window, text, icon=QMessageBox.Icon.Information)
 
     def reconnect_all(self) -> None:
         for name in self._bridge.host.connections:

@@ -18,7 +18,7 @@ from desktop_app.cli.search import search_command
 from desktop_app.core.config_file import load_config
 from tests.hosting import FIXTURE_SCRIPT
 from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, ToolCall, calls, text, tool_messages
-from tests.policy_files import ISSUE_SHAPE, put_policy
+from tests.policy_files import ISSUE_SHAPE, put_managed_mcp, put_policy
 from tests.servers.card_domain import running_domain
 from tests.servers.registry_documents import bundle_entry, fixture_python_bundle, populate
 from tests.servers.registry_fixture import RegistryFixture, response, running_registry
@@ -62,7 +62,9 @@ def test_policy_prints_the_rules_in_force_and_their_file(
     )
     monkeypatch.setenv("MCP_DESK_POLICY_FILE", str(home / "none.json"))
     assert main(["policy"]) == 2  # named but missing: said, not silently nothing
-    assert capsys.readouterr().out.endswith("none.json: there is no such file\n")
+    assert capsys.readouterr().out.endswith(
+        "none.json: there is no such file\nNo server lists are in force (no file at /etc/mcp-desk/managed-mcp.json).\n"
+    )
     monkeypatch.delenv("MCP_DESK_POLICY_FILE")
     assert main(["policy"]) == 0
     assert capsys.readouterr().out.startswith("No policy is in force (no file at ")
@@ -94,6 +96,71 @@ def test_run_never_starts_a_blocked_server_and_asks_every_call(
     ) in err
     # --approve allow answers before anything is shown: under approvals.everyCall that is no approval.
     assert result["content"].startswith(f"The user declined: {BLOCKED}: every tool call needs your approval")
+
+
+def test_policy_prints_the_converged_file_beside_policy_json(
+    home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    put_policy(home, monkeypatch, {"approvals": {"everyCall": True}})
+    lists = {
+        "allowedMcpServers": [{"serverUrl": "https://*.acme.example/*"}, {"serverCommand": ["npx", "-y", "@acme/x"]}],
+        "deniedMcpServers": [{"serverName": "filesystem"}],
+        "allowManagedMcpServersOnly": True,
+    }
+    put_managed_mcp(home, monkeypatch, lists)
+    assert main(["policy"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"Policy in force: {home / 'policy.json'}\n")
+    assert out.endswith(
+        f"Server lists in force: {home / 'managed-mcp.json'}\n"
+        "Denied, whatever allows them (1 entry):\n"
+        "  deniedMcpServers[0] (line 15): server name filesystem\n"
+        "Allowed: only those on the list (2 entries); others are blocked.\n"
+        "  allowedMcpServers[0] (line 3): remote server at https://*.acme.example/*\n"
+        "  allowedMcpServers[1] (line 6): command npx -y @acme/x\n"
+        "Only the organisation's servers: yes (allowManagedMcpServersOnly, line 19).\n"
+    )
+
+    # Checked before it is placed, by its name or its keys; a mistake blocks nothing and says where.
+    draft = home / "draft.json"
+    draft.write_text('{\n  "deniedMcpServers": [{"serverUrl": ""}]\n}')
+    assert main(["policy", "--file", str(draft)]) == 2
+    assert capsys.readouterr().out == (
+        f"The server lists cannot be followed, so they block nothing: {draft}, line 2:"
+        " deniedMcpServers[0].serverUrl: must be text that is not empty\n"
+    )
+    (home / "managed-mcp.json").write_text("{not json")
+    assert main(["policy"]) == 2
+    assert capsys.readouterr().out.endswith(
+        f"The server lists cannot be followed, so they block nothing: {home / 'managed-mcp.json'}, line 1:"
+        " not valid JSON: Expecting property name enclosed in double quotes\n"
+    )
+
+
+def test_run_never_starts_a_server_the_converged_file_denies(
+    home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    marker = home / "ran"
+    config = home / "servers.json"
+    script = f"open({str(marker)!r}, 'w').write('ran')"
+    servers = {
+        "fx": {"command": sys.executable, "args": [str(FIXTURE_SCRIPT)]},
+        "marker": {"command": sys.executable, "args": ["-c", script]},
+    }
+    config.write_text(json.dumps({"mcpServers": servers}))
+    both = [{"serverCommand": [sys.executable, str(FIXTURE_SCRIPT)]}, {"serverCommand": [sys.executable, "-c", script]}]
+    put_managed_mcp(home, monkeypatch, {"allowedMcpServers": both, "deniedMcpServers": [both[1]]})
+    with ScriptedLLM() as llm:
+        llm.queue(text("Hello."))
+        args = ["--config", str(config), "--model", "openai/scripted", "--api-base", llm.url]
+        assert run_command([*args, "hi"]) == 0
+    assert not marker.exists()
+    err = capsys.readouterr().err
+    assert (
+        f"mcp-desk run: warning: server marker is unavailable: {BLOCKED}: 'marker' is on the list of denied servers"
+        f" (command {sys.executable} -c {script}) (deniedMcpServers[0])"
+    ) in err
 
 
 def test_install_refuses_what_the_policy_does_not_allow(

@@ -99,7 +99,7 @@ def test_known_sources_on_linux(home: Path) -> None:
 
 def test_known_sources_on_macos_and_windows(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     support = home / "Library" / "Application Support"
-    mac = {s.kind: s.path for s in known_sources(platform="darwin") if s.kind != "cursor"}
+    mac = {s.kind: s.path for s in known_sources(platform="darwin") if s.kind in ("claude", "vscode")}
     assert mac == {
         "claude": support / "Claude" / "claude_desktop_config.json",
         "vscode": support / "Code" / "User" / "mcp.json",
@@ -361,3 +361,96 @@ def test_an_import_keeps_the_sandbox_keys_which_only_narrow_rights(tmp_path: Pat
     saved = tmp_path / "servers.json"
     save_config(saved, report.servers)
     assert load_config(saved).servers["boxed"] == boxed
+
+
+# --- the files other clients now write -------------------------------------------------------
+
+
+def test_a_claude_code_project_file(tmp_path: Path) -> None:
+    project = tmp_path / "proj"
+    doc = {
+        "mcpServers": {
+            "notes": {
+                "type": "stdio",
+                "command": "/opt/notes/server",
+                "args": ["--root", "${workspaceFolder}/notes"],
+                "env": {"TOKEN": "${NOTES_TOKEN}", "KEY": "${secret:notes-key}"},
+            },
+            "remote": {"type": "streamable-http", "url": "https://mcp.example.com/mcp"},
+            "events": {"type": "sse", "url": "https://mcp.example.com/sse"},
+        }
+    }
+    path = _write(project / ".mcp.json", json.dumps(doc))
+    report = import_servers({}, path)
+    assert report.kind == "claude-code" and report.summary.startswith("From Claude Code: added 3")
+    notes = report.servers["notes"]
+    assert notes.args == ("--root", f"{project}/notes")  # the project's folder
+    assert notes.env == {"TOKEN": "${NOTES_TOKEN}", "KEY": "${secret:notes-key}"}  # kept as placeholders
+    assert report.secrets_needed == [SecretNeeded("notes-key")]
+    assert report.warnings == []
+    assert report.servers["remote"].transport is TransportKind.HTTP
+    assert report.servers["events"].transport is TransportKind.SSE
+
+
+def test_a_vscode_project_file_at_the_root(tmp_path: Path) -> None:
+    doc = {
+        "inputs": [{"type": "promptString", "id": "gh token", "description": "GitHub", "password": True}],
+        "servers": {
+            "github": {"type": "http", "url": "https://api.example.com/mcp/", "headers": {"X": "${input:gh token}"}},
+            "local": {"type": "stdio", "command": "${workspaceFolder}/bin/s", "env": {"HOME_DIR": "${env:HOME}"}},
+        },
+    }
+    path = _write(tmp_path / "proj" / ".mcp.json", json.dumps(doc))
+    report = import_servers({}, path)
+    assert report.kind == "vscode"
+    assert report.servers["github"].headers == {"X": "${secret:gh_token}"}
+    assert report.secrets_needed == [SecretNeeded("gh_token", "GitHub")]
+    assert report.servers["local"].command == f"{tmp_path / 'proj'}/bin/s"
+    assert report.servers["local"].env == {"HOME_DIR": "${HOME}"}
+
+
+def test_a_copilot_file(home: Path) -> None:
+    doc = {
+        "mcpServers": {
+            "all": {"type": "local", "command": "/opt/a/server", "args": [], "tools": ["*"]},
+            "some": {"type": "local", "command": "/opt/b/server", "env": {"K": "${env:B_KEY}"}, "tools": ["read"]},
+            "web": {"type": "http", "url": "https://mcp.example.com/mcp", "tools": ["*"]},
+        }
+    }
+    path = _write(home / ".copilot" / "mcp-config.json", json.dumps(doc))
+    report = import_servers({}, path)
+    assert report.kind == "copilot" and report.added == ["all", "some", "web"]
+    assert report.servers["all"].transport is TransportKind.STDIO
+    assert report.servers["some"].env == {"K": "${B_KEY}"}
+    assert report.warnings == [
+        "some: its list of allowed tools is not imported; switch tools off in its Tools list instead."
+    ]
+    saved = home / "servers.json"
+    save_config(saved, report.servers)
+    assert "tools" not in json.loads(saved.read_text())["mcpServers"]["all"]
+
+
+def test_the_new_places_are_known(home: Path) -> None:
+    copilot = _write(home / ".copilot" / "mcp-config.json", "{}")
+    sources = {s.path: s for s in known_sources(platform="linux", workspace=home / "proj")}
+    assert sources[copilot].exists and sources[copilot].client == "GitHub Copilot"
+    assert sources[home / ".claude.json"].client == "Claude Code" and not sources[home / ".claude.json"].exists
+    assert sources[home / "proj" / ".mcp.json"].kind == "claude-code"
+
+
+def test_an_entry_that_names_the_apps_own_secrets_is_refused(tmp_path: Path) -> None:
+    doc = {
+        "servers": {
+            "model": {"type": "http", "url": "https://x.example/mcp", "headers": {"K": "${input:LLM_API_KEY_OPENAI}"}},
+            "tokens": {"type": "stdio", "command": "/opt/t", "env": {"T": "${secret:oauth.github}"}},
+            "fine": {"type": "stdio", "command": "/opt/f", "env": {"T": "${input:fine-token}"}},
+        }
+    }
+    path = _write(tmp_path / ".mcp.json", json.dumps(doc))
+    report = import_servers({}, path)
+    assert report.added == ["fine"] and report.refused == ["model", "tokens"]
+    assert report.new["tokens"].refusal == (
+        "the imported entry asks for oauth.github, where MCP Desk keeps your model key or sign-in tokens;"
+        " imports may not"
+    )
+    assert report.secrets_needed == [SecretNeeded("fine-token")]

@@ -187,3 +187,51 @@ def test_a_policy_that_cannot_be_followed_is_said_once_and_blocks_nothing(
     with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(qapp)) as runner:
         runner.run(main())
     gc.collect()
+
+
+def test_a_server_the_converged_file_blocks_is_greyed_with_its_rule(
+    qapp: QApplication, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    marker = tmp_path / "ran"
+    script = f"open({str(marker)!r}, 'w').write('ran')"
+    config = tmp_path / "servers.json"
+    servers = {
+        "fx": {"command": sys.executable, "args": [str(FIXTURE_SCRIPT)]},
+        "marker": {"command": sys.executable, "args": ["-c", script]},
+    }
+    config.write_text(json.dumps({"mcpServers": servers}))
+    lists = {
+        "allowedMcpServers": [{"serverCommand": [sys.executable, str(FIXTURE_SCRIPT)]}, {"serverName": "marker"}],
+        "deniedMcpServers": [{"serverCommand": [sys.executable, "-c", script]}],
+    }
+    (tmp_path / "managed-mcp.json").write_text(json.dumps(lists, indent=2))
+    monkeypatch.setenv("MCP_DESK_MANAGED_MCP_FILE", str(tmp_path / "managed-mcp.json"))
+
+    async def main() -> None:
+        running = asyncio.ensure_future(run_window(qapp, config, tmp_path / "settings.json"))
+        window = await main_window(qapp)
+        try:
+            host, panel = window.bridge.host, window.servers_panel
+            await until(lambda: host.ready_count() == 1, what="fx, which the list allows")
+            await until(lambda: host.connection("marker").status.state is ServerState.FAILED, what="the denied one")
+            rows = panel._list
+            row = next(rows.item(i) for i in range(rows.count()) if rows.item(i).text().startswith("marker"))
+            assert row.text() == "marker  —  blocked by your organisation"  # shown, never hidden
+            assert row.font().italic()
+            assert row.toolTip() == (
+                f"{BLOCKED}: 'marker' is on the list of denied servers (command {sys.executable} -c {script})"
+                " (deniedMcpServers[0]). MCP Desk does not start it: ask your administrator if you need it."
+            )
+            rows.setCurrentItem(row)
+            assert panel.details.state.text() == f"{BLOCKED}: deniedMcpServers[0]"
+            assert not panel.details.restart.isEnabled()
+            shoot(window.servers_dock, "policy-converged-servers-panel")
+        finally:
+            window.close()
+            await asyncio.wait_for(running, 15)
+
+    with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(qapp)) as runner:
+        runner.run(main())
+    gc.collect()
+    assert not marker.exists()
+    assert live_children() == []

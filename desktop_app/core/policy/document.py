@@ -90,27 +90,25 @@ class ManagedPolicy:
 def read_policy(source: Path) -> ManagedPolicy:
     """Read and check the policy at `source`; raises `OSError` when it cannot be read, `PolicyError` when
     it is not a policy."""
+    return parse_policy(read_text(source), source)
+
+
+def read_text(source: Path) -> str:
+    """The text of a policy file, refused when larger than `MAX_POLICY_BYTES` or not UTF-8 (`OSError`
+    when it cannot be read)."""
     with source.open("rb") as file:
         data = file.read(MAX_POLICY_BYTES + 1)
     if len(data) > MAX_POLICY_BYTES:
         raise PolicyError(source, None, "", f"the file is larger than {MAX_POLICY_BYTES // 1024} KiB")
     try:
-        text = data.decode("utf-8-sig")
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise PolicyError(source, data.count(b"\n", 0, exc.start) + 1, "", "the file is not UTF-8 text") from None
-    return parse_policy(text, source)
 
 
 def parse_policy(text: str, source: Path) -> ManagedPolicy:
     """The policy `text` says (read from `source`, which errors name)."""
-    try:
-        document = json.loads(text, object_pairs_hook=_Object)
-        lines = key_lines(text)
-    except json.JSONDecodeError as exc:
-        raise PolicyError(source, exc.lineno, "", f"not valid JSON: {exc.msg}") from None
-    except RecursionError:
-        raise PolicyError(source, None, "", "not valid JSON: nested too deeply") from None
-    return _Reader(document, lines, source).policy()
+    return PolicyReader(text, source).policy()
 
 
 class _Object(dict[str, Any]):
@@ -126,10 +124,18 @@ class _Object(dict[str, Any]):
             seen.add(key)
 
 
-class _Reader:
-    def __init__(self, document: Any, lines: dict[JsonPath, int], source: Path) -> None:
-        self.document = document
-        self.key_lines = lines
+class PolicyReader:
+    """Reads a policy document value by value, remembering each field's line; each mistake is a
+    `PolicyError` naming file, line and field."""
+
+    def __init__(self, text: str, source: Path) -> None:
+        try:
+            self.document = json.loads(text, object_pairs_hook=_Object)
+            self.key_lines = key_lines(text)
+        except json.JSONDecodeError as exc:
+            raise PolicyError(source, exc.lineno, "", f"not valid JSON: {exc.msg}") from None
+        except RecursionError:
+            raise PolicyError(source, None, "", "not valid JSON: nested too deeply") from None
         self.source = source
         self.lines: dict[str, int] = {}
 

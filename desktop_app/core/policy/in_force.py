@@ -1,5 +1,9 @@
 """The policy in force: read once per process, asked by every place that decides.
 
+Two files make it: policy.json (`document.py`) and `managed-mcp.json`, the server lists in the shape
+other clients' managed settings use (`converged.py`). Both apply: a server runs only when neither
+refuses it, and a denied server never runs, whatever allows it.
+
 A file that is missing means no policy. A file that cannot be read or is not a valid policy blocks
 nothing (an administrator's typo must not lock everyone out of their tools), and says why once:
 as a warning in the log when it is first read, and as a notice the window and `mcp-desk policy`
@@ -14,12 +18,13 @@ import os
 import shutil
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final, Literal
 
+from desktop_app.core.policy.converged import NO_MANAGED_MCP, ManagedMcpInForce, load_managed_mcp
 from desktop_app.core.policy.document import ManagedPolicy, PolicyError, read_policy
-from desktop_app.core.policy.location import Location, policy_location
+from desktop_app.core.policy.location import Location, managed_mcp_location, policy_location
 from desktop_app.core.policy.refusal import FIXED, Refusal
 from desktop_app.core.policy.servers import Installed, Which, server_refusal
 from desktop_app.core.server_config import ServerConfig
@@ -45,15 +50,22 @@ class PolicyInForce:
     source: Path | None = None
     """The file the rules were read from; None when no policy is in force."""
     problem: str | None = None
-    """Why the file at `location` is not followed (it blocks nothing); None when it is, or there is none."""
+    """Why a policy file is not followed (it blocks nothing), a paragraph for each; None when both are."""
+    managed_mcp: ManagedMcpInForce = NO_MANAGED_MCP
+    """The converged-shape file's lists (`managed-mcp.json`)."""
 
     # -- servers and installs ---------------------------------------------------------------
 
     def server_refusal(
         self, config: ServerConfig, which: Which = shutil.which, installed: Installed | None = None
     ) -> Refusal | None:
-        """None when `config` may run (`servers.allow`); `installed`: see `servers.server_refusal`."""
-        return server_refusal(self.rules, config, which, installed)
+        """None when `config` may run (`servers.allow`, then `managed-mcp.json`'s lists, deny first);
+        `installed`: see `servers.server_refusal`."""
+        return (
+            self.managed_mcp.denied(config, which)
+            or server_refusal(self.rules, config, which, installed)
+            or self.managed_mcp.not_allowed(config, which)
+        )
 
     def install_refusal(self, config: ServerConfig, *, bundle: bool) -> str | None:
         """Why installing `config` is refused (None: it may be installed); the registry's installs ask this.
@@ -136,24 +148,34 @@ def load_policy(location: Location) -> PolicyInForce:
     return PolicyInForce(rules, location, location.path)
 
 
+def with_managed_mcp(policy: PolicyInForce, managed_mcp: ManagedMcpInForce) -> PolicyInForce:
+    """Both files as one policy: each file's problem said, neither blocking for the other."""
+    problems = [problem for problem in (policy.problem, managed_mcp.problem) if problem is not None]
+    return replace(policy, managed_mcp=managed_mcp, problem="\n\n".join(problems) or None)
+
+
+def _stat_key(path: Path) -> tuple[Path, int, int]:
+    try:
+        stat = path.stat()
+    except OSError:
+        return (path, -1, -1)
+    return (path, stat.st_mtime_ns, stat.st_size)
+
+
 _lock = threading.Lock()
-_read: dict[tuple[Path, int, int], PolicyInForce] = {}
+_read: dict[tuple[tuple[Path, int, int], tuple[Path, int, int]], PolicyInForce] = {}
 _reported: set[str] = set()
 
 
 def policy_in_force(environ: Mapping[str, str] = os.environ) -> PolicyInForce:
-    """The policy this process follows; read again only when the file changes, its problem logged once."""
-    location = policy_location(environ)
-    try:
-        stat = location.path.stat()
-        key = (location.path, stat.st_mtime_ns, stat.st_size)
-    except OSError:
-        key = (location.path, -1, -1)
+    """The policy this process follows; read again only when a file changes, each problem logged once."""
+    location, lists_location = policy_location(environ), managed_mcp_location(environ)
+    key = (_stat_key(location.path), _stat_key(lists_location.path))
     with _lock:
         found = _read.get(key)
         if found is None:
-            found = _read[key] = load_policy(location)
-        for message in (found.problem, location.ignored):
+            found = _read[key] = with_managed_mcp(load_policy(location), load_managed_mcp(lists_location))
+        for message in (found.problem, location.ignored, lists_location.ignored):
             if message is not None and message not in _reported:
                 _reported.add(message)
                 log.warning("organisation's policy: %s", message)

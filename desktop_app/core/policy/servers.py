@@ -48,7 +48,7 @@ def server_refusal(
     near: Refusal | None = None
     for rule in policy.allow:
         if _matches(rule, policy, config, which, installed):
-            return _environment_refusal(rule, config)
+            return environment_refusal(config, rule.field, rule.line)
         if near is None and rule.kind == "command" and config.is_stdio and _program_matches(rule, config, which):
             near = Refusal(
                 f"'{config.name}' is not on the list of servers allowed to run: it allows {rule.pattern} only with"
@@ -111,6 +111,18 @@ def _program_matches(rule: ServerRule, config: ServerConfig, which: Which) -> bo
     return fnmatchcase(_comparable(command), _comparable(rule.pattern))
 
 
+def same_program(program: str, command: str, which: Which) -> bool:
+    """Whether `command` runs `program` exactly: by name when `program` has no folder, else by absolute path
+    (a bare `command` is what the PATH finds)."""
+    if not command:
+        return False
+    if "/" not in program and "\\" not in program:
+        return program_name(command) == program_name(program)
+    if "/" not in command and "\\" not in command:
+        command = which(command) or ""
+    return os.path.isabs(command) and _comparable(command) == _comparable(program)
+
+
 def _comparable(path: str) -> str:
     path = os.path.normpath(path)
     return os.path.normcase(path)
@@ -139,7 +151,8 @@ def _same_registry(recorded: str, pinned: str) -> bool:
     return recorded.strip().rstrip("/").removesuffix("/v0.1") == pinned
 
 
-def _environment_refusal(rule: ServerRule, config: ServerConfig) -> Refusal | None:
+def environment_refusal(config: ServerConfig, field: str, line: int | None) -> Refusal | None:
+    """A refusal when `config` sets a variable that changes what runs, though the rule at `field` allows it."""
     changing = launch_names(config.env) if config.is_stdio else []
     if not changing:
         return None
@@ -148,6 +161,6 @@ def _environment_refusal(rule: ServerRule, config: ServerConfig) -> Refusal | No
     return Refusal(
         f"'{config.name}' sets {names}, which {verb} which program runs or what it loads; the list allows the"
         " program, not that",
-        rule.field,
-        rule.line,
+        field,
+        line,
     )
