@@ -47,6 +47,7 @@ class TransportWatch:
             on_unsolicited=self._on_unsolicited,
             auth=auth,
             on_exit=on_exit,
+            note=self._note,
         )
 
     def mark_dead(self, reason: str) -> None:

@@ -109,7 +109,7 @@ async def _proxy_for(
     settings = config.sandbox
     if not config.sandbox_enabled or settings is None or not settings.allowed_domains:
         return None
-    return await stack.enter_async_context(serving_proxy(settings, lambda _level, text: hooks.on_stderr(text), reach))
+    return await stack.enter_async_context(serving_proxy(settings, hooks.note, reach))
 
 
 @contextlib.asynccontextmanager

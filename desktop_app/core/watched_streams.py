@@ -41,6 +41,8 @@ class TransportHooks:
     """What an HTTP or SSE transport sends with each request (the sign-in's, see `core.auth`)."""
     on_exit: Callable[[int], None] = lambda _returncode: None
     """A stdio server's process ended with this return code (reported once the SDK has stopped it)."""
+    note: Callable[[str, str], None] = lambda _level, _text: None
+    """Adds a line (level, text) of MCP Desk's own to the server's log (the sandbox's proxy refusing a host)."""
 
 
 @dataclass

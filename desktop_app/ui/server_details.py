@@ -48,7 +48,8 @@ _PROTECTION_TIPS = {
     "not sandboxed": "It runs as you: it can read your files and keys, write anywhere and reach any host. "
     "Set sandboxEnabled in its entry to confine it.",
     "sandboxed: bubblewrap": "Your files are read-only to it and your keys, browser profiles and MCP Desk's own "
-    "files are hidden; it writes only where its entry allows, and has no network.",
+    "files are hidden; it writes only where its entry allows, and reaches only the hosts its entry lists (none unless "
+    "it lists some).",
 }
 
 
