@@ -53,6 +53,11 @@ COMMANDS: Final = (
         "desktop_app.core.sandbox.forwarder:main",
         "reach a sandboxed server's proxy from inside its sandbox (the app starts it)",
     ),
+    Command(
+        "--sandbox-landlock",
+        "desktop_app.core.sandbox.landlock_launcher:main",
+        "confine a sandboxed server with Landlock, then run it (the app starts it)",
+    ),
 )
 
 

@@ -6,15 +6,18 @@ leniently (`lenient_utf8`) so one invalid byte cannot end the SDK's reader. A re
 installed from a Server Card of a domain on the network is connected through a guarded client
 (`network_guard`): its host is resolved on every connection and only public addresses are reached,
 so a name that now points into this computer or the local network is refused. A stdio entry with
-`sandboxEnabled` runs inside bubblewrap (`sandbox`), or not at all; when its entry lists
-`allowedDomains` it reaches them through a filtering proxy that lives as long as its transport.
+`sandboxEnabled` runs inside bubblewrap, else confined by Landlock (`sandbox`), or not at all; when its
+entry lists `allowedDomains` it reaches them through a filtering proxy that lives as long as its transport.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import os
+import shutil
+import tempfile
 import threading
 from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
@@ -39,7 +42,8 @@ from desktop_app.core.network_guard import (
 from desktop_app.core.paths import private_dir
 from desktop_app.core.process_exit import ended_by_us, keeping_processes
 from desktop_app.core.sandbox.bubblewrap import bubblewrap_command, default_layout
-from desktop_app.core.sandbox.probe import SandboxSupport, system_support
+from desktop_app.core.sandbox.landlock_rules import landlock_command, private_temp_parent
+from desktop_app.core.sandbox.probe import LANDLOCK, SandboxSupport, system_support
 from desktop_app.core.sandbox.proxy import Reach, serving_proxy
 from desktop_app.core.sandbox.settings import SandboxSettings
 from desktop_app.core.server_config import ServerConfig, TransportKind
@@ -77,27 +81,50 @@ SandboxProbe = Callable[[], SandboxSupport]
 """What this system can confine a server with (`sandbox.probe.system_support`: asked once, then kept)."""
 
 
-async def _launch(config: ServerConfig, sandbox: SandboxProbe, proxy_socket: str | None) -> tuple[str, list[str]]:
-    """The program and arguments that start the server: for a sandboxed entry, inside bubblewrap (or
-    `SandboxUnavailable`, never unconfined), behind the forwarder to `proxy_socket` when it has one."""
+async def _launch(
+    config: ServerConfig, sandbox: SandboxProbe, proxy_socket: str | None, stack: contextlib.AsyncExitStack
+) -> tuple[str, list[str]]:
+    """The program and arguments that start the server: for a sandboxed entry, inside the best tier that works
+    here (or `SandboxUnavailable`, never unconfined), reaching its proxy at `proxy_socket` when it has one.
+    A Landlock-confined server's private temporary folder is removed with `stack`."""
     if not config.command:
         raise ValueError(f"server '{config.name}' has no command")
     if not config.sandbox_enabled:
         return config.command, list(config.args)
-    program = (await asyncio.to_thread(sandbox)).require(config.name)
+    support = (await asyncio.to_thread(sandbox)).require(config.name)
     layout = default_layout()
     private_dir(layout.caches)
-    argv = bubblewrap_command(
-        program,
-        config.command,
-        config.args,
-        server=config.name,
-        settings=config.sandbox or SandboxSettings(),
-        roots=config.roots or (),
-        cwd=config.cwd,
-        layout=layout,
-        proxy_socket=proxy_socket,
-    )
+    settings = config.sandbox or SandboxSettings()
+    roots = config.roots or ()
+    if support.tier == LANDLOCK:
+        temp_dir = tempfile.mkdtemp(dir=private_temp_parent(layout, config.name))
+        stack.callback(shutil.rmtree, temp_dir, ignore_errors=True)
+        argv = await asyncio.to_thread(
+            functools.partial(
+                landlock_command,
+                config.command,
+                config.args,
+                server=config.name,
+                settings=settings,
+                roots=roots,
+                layout=layout,
+                temp_dir=temp_dir,
+                proxy_socket=proxy_socket,
+            )
+        )
+    else:
+        assert support.program is not None
+        argv = bubblewrap_command(
+            support.program,
+            config.command,
+            config.args,
+            server=config.name,
+            settings=settings,
+            roots=roots,
+            cwd=config.cwd,
+            layout=layout,
+            proxy_socket=proxy_socket,
+        )
     return argv[0], argv[1:]
 
 
@@ -117,7 +144,8 @@ async def _stdio(
     config: ServerConfig, hooks: TransportHooks, sandbox: SandboxProbe, reach: Reach
 ) -> AsyncIterator[Any]:
     async with contextlib.AsyncExitStack() as proxy_stack:
-        command, args = await _launch(config, sandbox, await _proxy_for(config, hooks, reach, proxy_stack))
+        proxy_socket = await _proxy_for(config, hooks, reach, proxy_stack)
+        command, args = await _launch(config, sandbox, proxy_socket, proxy_stack)
         async with _stdio_process(config, hooks, command, args) as streams:
             yield streams
 

@@ -100,7 +100,7 @@ def cache_folder(layout: Layout, server: str) -> Path:
     return layout.caches / f"{slug}-{hashlib.sha256(server.encode()).hexdigest()[:8]}"
 
 
-def _absolute(path: str, home: Path, server: str) -> str:
+def expanded_path(path: str, home: Path, server: str) -> str:
     if path == "~" or path.startswith("~/"):
         path = str(home) + path[1:]
     if "${" in path or not os.path.isabs(path):
@@ -108,7 +108,7 @@ def _absolute(path: str, home: Path, server: str) -> str:
     return os.path.normpath(path)
 
 
-def _root_path(root: str) -> str:
+def root_path(root: str) -> str:
     parts = urlsplit(root)
     return unquote(parts.path) if parts.scheme == "file" else root
 
@@ -146,12 +146,12 @@ def bubblewrap_command(
     Creates the server's private caches, and their mount points in the home when missing.
     """
     home = layout.home
-    writable = [_absolute(p, home, server) for p in (*settings.allow_write, *map(_root_path, roots))]
-    read_only = [_absolute(p, home, server) for p in settings.deny_write]
+    writable = [expanded_path(p, home, server) for p in (*settings.allow_write, *map(root_path, roots))]
+    read_only = [expanded_path(p, home, server) for p in settings.deny_write]
     hidden = [str(home / place) for place in SECRET_PLACES]
     hidden += [str(folder) for folder in layout.app_folders]
     hidden += [match for pattern in SYSTEM_SECRETS for match in glob.glob(pattern)]
-    hidden += [_absolute(p, home, server) for p in settings.deny_read]
+    hidden += [expanded_path(p, home, server) for p in settings.deny_read]
 
     argv = [program, *ISOLATION, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
     private_places = [place for place in _PRIVATE_PLACES if os.path.isdir(place) and not os.path.islink(place)]

@@ -89,7 +89,7 @@ def _relay_while(server_pid: int, listener: socket.socket, socket_path: str) -> 
     select.select([os.pidfd_open(server_pid)], [], [])  # readable once the server has exited
 
 
-def _start_relay(listener: socket.socket, socket_path: str) -> None:
+def start_relay(listener: socket.socket, socket_path: str) -> None:
     """Fork twice, so the relay is the sandbox init's child (the server never sees it as its own)."""
     server_pid = os.getpid()  # this process becomes the server
     first = os.fork()
@@ -114,7 +114,7 @@ def main(argv: list[str]) -> int:
         return 2
     socket_path, program = argv[0], argv[2:]
     listener = socket.create_server(("127.0.0.1", 0), backlog=128)
-    _start_relay(listener, socket_path)
+    start_relay(listener, socket_path)
     port = listener.getsockname()[1]
     listener.close()
     if getattr(sys, "frozen", False):

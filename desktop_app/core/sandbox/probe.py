@@ -1,7 +1,9 @@
 """What this system can confine a server with, asked once per process and kept.
 
-A sandboxed entry never falls back to running unconfined: where no tier works the server does not
-start, and `problem` tells the user why and what to install.
+Tiers, best first: bubblewrap (namespaces: its own view of the filesystem, no network of its own) where it can
+run; Landlock (the kernel's allow-list of paths, and of TCP ports from ABI 4, with `no_new_privs`) where it
+cannot, as where unprivileged user namespaces are disabled. A sandboxed entry never falls back to running
+unconfined: where no tier works the server does not start, and `problem` tells the user why and what to do.
 """
 
 from __future__ import annotations
@@ -14,12 +16,18 @@ from dataclasses import dataclass
 from typing import Final
 
 from desktop_app.core.config_error import ConfigError
+from desktop_app.core.sandbox import landlock
 from desktop_app.core.sandbox.bubblewrap import ISOLATION
 
 Which = Callable[[str], str | None]
+LandlockAbi = Callable[[], int]
+"""The kernel's Landlock ABI version, or `OSError` saying why there is none (`landlock.abi_version`)."""
 
 BUBBLEWRAP: Final = "bubblewrap"
 """The tier's name, as the Servers panel shows it ("sandboxed: bubblewrap")."""
+LANDLOCK: Final = "Landlock"
+NETWORK_NOT_FILTERED: Final = " — network not filtered"
+"""Added to "sandboxed: Landlock" where the kernel's Landlock cannot filter TCP (ABI below 4)."""
 INSTALL_HINT: Final = "install the bubblewrap package (apt install bubblewrap, dnf install bubblewrap)"
 _PROBE_TIMEOUT_S: Final = 10.0
 
@@ -30,22 +38,42 @@ class SandboxUnavailable(ConfigError):
 
 @dataclass(frozen=True)
 class SandboxSupport:
-    """The tier that works here (its program's absolute path), or why none does."""
+    """The tier that works here (bubblewrap's absolute path, or the Landlock ABI), or why none does."""
 
     tier: str | None
     program: str | None = None
     problem: str | None = None
+    abi: int | None = None
 
-    def require(self, server: str) -> str:
-        """The confining program's path, or `SandboxUnavailable` naming the server and the fix."""
-        if self.program is None:
+    def require(self, server: str) -> SandboxSupport:
+        """This support when a tier works, or `SandboxUnavailable` naming the server and the fix."""
+        if self.tier is None:
             raise SandboxUnavailable(
                 f"server '{server}' is sandboxed (sandboxEnabled) but cannot start: {self.problem}"
             )
-        return self.program
+        return self
+
+    @property
+    def label(self) -> str | None:
+        """What the Servers panel shows after "sandboxed: ": the tier, and what it cannot filter."""
+        if self.tier == LANDLOCK and (self.abi or 0) < landlock.NETWORK_ABI:
+            return LANDLOCK + NETWORK_NOT_FILTERED
+        return self.tier
 
 
-def probe(which: Which = shutil.which) -> SandboxSupport:
+def probe(which: Which = shutil.which, landlock_abi: LandlockAbi = landlock.abi_version) -> SandboxSupport:
+    """The best tier that works here: bubblewrap, else Landlock, else none with both reasons."""
+    bubblewrap = probe_bubblewrap(which)
+    if bubblewrap.tier is not None:
+        return bubblewrap
+    try:
+        abi = landlock_abi()
+    except OSError as exc:
+        return SandboxSupport(None, problem=f"{bubblewrap.problem}; and {exc.strerror or exc}")
+    return SandboxSupport(LANDLOCK, abi=abi)
+
+
+def probe_bubblewrap(which: Which = shutil.which) -> SandboxSupport:
     """Run bubblewrap once with the namespaces every sandboxed server gets: found and working, or why not."""
     program = which("bwrap")
     if program is None:

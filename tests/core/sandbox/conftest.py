@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 
 from desktop_app.core import paths
+from desktop_app.core.sandbox.landlock import abi_version
+from desktop_app.core.sandbox.probe import LANDLOCK, SandboxSupport
 from desktop_app.core.sandbox.settings import SandboxSettings
 from desktop_app.core.server_config import ServerConfig, TransportKind
 
@@ -61,3 +63,16 @@ def home(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Home]:
         host_tmp_file = tmp_path / "host-tmp.txt"
         host_tmp_file.write_text("planted in the host's /tmp")
         yield Home(root, key, app_secret, diary, root / "readme.txt", root / "notes", host_tmp_file)
+
+
+def landlock_abi() -> int:
+    """This kernel's Landlock ABI, or the test is skipped naming what the kernel lacks."""
+    try:
+        return abi_version()
+    except OSError as exc:
+        pytest.skip(f"Landlock cannot run on this kernel: {exc.strerror or exc}")
+
+
+def landlock_tier() -> SandboxSupport:
+    """The Landlock tier, chosen even where bubblewrap works (skipped where the kernel has no Landlock)."""
+    return SandboxSupport(LANDLOCK, abi=landlock_abi())
