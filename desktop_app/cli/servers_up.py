@@ -65,6 +65,9 @@ async def settle(host: ServerHost, servers: list[ServerConfig], report: Report) 
     if waiting:
         report(_sign_in_needed(waiting))
         return EXIT_NO_SERVER
+    for connection in host.connections.values():
+        if (denial := connection.denials.offer) is not None:  # what to add to the entry, on one line
+            report(printable(denial.line(connection.name)))
     failed = [c for c in host.connections.values() if c.status.state is not ServerState.READY]
     if len(failed) == len(servers):
         reasons = "; ".join(f"{c.name}: {_why(c.status)}" for c in failed)

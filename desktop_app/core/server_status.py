@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from desktop_app.core.sandbox.probe import BUBBLEWRAP
+from desktop_app.core.sandbox.probe import known_support
 from desktop_app.core.server_config import ServerConfig
 
 
@@ -59,4 +59,9 @@ def protection(config: ServerConfig) -> str | None:
     A sandboxed server that cannot be confined here does not run at all: its status says why."""
     if not config.is_stdio:
         return None
-    return f"sandboxed: {BUBBLEWRAP}" if config.sandbox_enabled else "not sandboxed"
+    if not config.sandbox_enabled:
+        return "not sandboxed"
+    support = known_support()
+    if support is None:
+        return "sandboxed"  # not started yet: the tier is known once it is
+    return f"sandboxed: {support.label or 'cannot start here'}"

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWi
 from desktop_app.core.catalog import ServerCatalog
 from desktop_app.core.connection import ServerConnection
 from desktop_app.core.policy.refusal import Refusal
+from desktop_app.core.sandbox.denials import Denial
 from desktop_app.core.server_status import ServerState, protection
 from desktop_app.core.terminal_text import printable
 from desktop_app.ui.instructions_note import InstructionsNote
@@ -44,12 +45,18 @@ def blocked_text(refusal: Refusal) -> str:
     return f"{text[:1].upper()}{text[1:]}. MCP Desk does not start it: ask your administrator if you need it."
 
 
+_CONFINED = (
+    "Your files are read-only to it and your keys, browser profiles and MCP Desk's own files are hidden; it writes "
+    "only where its entry allows"
+)
 _PROTECTION_TIPS = {
     "not sandboxed": "It runs as you: it can read your files and keys, write anywhere and reach any host. "
     "Set sandboxEnabled in its entry to confine it.",
-    "sandboxed: bubblewrap": "Your files are read-only to it and your keys, browser profiles and MCP Desk's own "
-    "files are hidden; it writes only where its entry allows, and reaches only the hosts its entry lists (none unless "
-    "it lists some).",
+    "sandboxed: bubblewrap": f"{_CONFINED}, and reaches only the hosts its entry lists (none unless it lists some).",
+    "sandboxed: Landlock": f"{_CONFINED}, and reaches only the hosts its entry lists over TCP. Bubblewrap cannot run "
+    "here, so Unix sockets and UDP are not filtered.",
+    "sandboxed: Landlock — network not filtered": f"{_CONFINED}. This system's kernel cannot filter its network: "
+    "it can reach any host.",
 }
 
 
@@ -84,6 +91,20 @@ class ServerDetails(QWidget):
         self.protection.setObjectName("serverProtection")
         self.offer = QLabel()
         self.offer.setWordWrap(True)
+        self.refused = plain_label()
+        self.refused.setObjectName("sandboxRefused")
+        self.refused.setWordWrap(True)
+        self.allow = QPushButton("Allow…")
+        self.allow.setObjectName("sandboxAllow")
+        self.allow.setToolTip("Add exactly this to the server's entry and restart it (you confirm first)")
+        self.denial: Denial | None = None
+        """The one refusal the Allow… button would lift (the panel reads it when clicked)."""
+        self.denial_row = QWidget()
+        denial_layout = QHBoxLayout(self.denial_row)
+        denial_layout.setContentsMargins(0, 0, 0, 0)
+        denial_layout.addWidget(self.refused, 1)
+        denial_layout.addWidget(self.allow)
+        self.denial_row.hide()
         self.instructions = InstructionsNote()
         self.sign_in = QPushButton("Sign in")
         self.sign_in.setObjectName("signIn")
@@ -122,6 +143,7 @@ class ServerDetails(QWidget):
         layout.addWidget(self.state)
         layout.addWidget(self.protection)
         layout.addWidget(self.offer)
+        layout.addWidget(self.denial_row)
         layout.addWidget(self.instructions)
         layout.addWidget(self.sign_in_bar)
         layout.addLayout(self._paste_holder)
@@ -174,6 +196,7 @@ class ServerDetails(QWidget):
             self.state.clear()
             self.protection.hide()
             self.offer.clear()
+            self._show_denial(None)
             self.instructions.show_for(None, False)
             return
         info = connection.catalog.server_info if connection.catalog else None
@@ -191,12 +214,23 @@ class ServerDetails(QWidget):
         self.protection.setVisible(confinement is not None)
         set_plain_tooltip(self.protection, _PROTECTION_TIPS.get(confinement or "", ""))
         self.offer.setText(counts(connection.catalog, connection.config.disabled_tools))
+        self._show_denial(connection.denials.offer if configured and blocked is None else None)
         self.instructions.show_for(connection.catalog, trusted)
         self.toggle.setText("Enable" if connection.status.state is ServerState.DISABLED else "Disable")
         self.edit.setEnabled(configured)
         self.remove.setEnabled(configured)
         self.update_button.setText(f"Update to {newer}…" if newer else "")
         self.update_row.setVisible(newer is not None)
+
+    def _show_denial(self, denial: Denial | None) -> None:
+        """What the sandbox refused that the user may allow: one line, one button."""
+        self.denial = denial
+        self.denial_row.setVisible(denial is not None)
+        if denial is None:
+            self.refused.clear()
+            return
+        what = f"writing to {denial.target}" if denial.kind == "write" else f"a connection to {denial.target}"
+        self.refused.setText(f"The sandbox refused {what} (not in {denial.key}).")
 
     def _follow_paste(self, connection: ServerConnection | None) -> None:
         """The paste fallback follows the shown server's sign-in (it shows itself while one waits)."""

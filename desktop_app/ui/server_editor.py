@@ -24,7 +24,6 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QFrame,
     QHBoxLayout,
-    QLabel,
     QLineEdit,
     QPlainTextEdit,
     QPushButton,
@@ -38,8 +37,8 @@ from desktop_app.core.config_error import ConfigError
 from desktop_app.core.config_file import parse_pasted
 from desktop_app.core.expansion import secret_placeholder
 from desktop_app.core.policy.in_force import PolicyInForce, policy_in_force
-from desktop_app.core.sandbox.settings import SandboxSettings
-from desktop_app.core.secret_store import SecretStore, encryption_advice
+from desktop_app.core.sandbox.probe import SandboxSupport
+from desktop_app.core.secret_store import SecretStore
 from desktop_app.core.server_config import (
     DEFAULT_TIMEOUT_S,
     LOG_LEVELS,
@@ -50,25 +49,9 @@ from desktop_app.core.server_config import (
 )
 from desktop_app.ui.asks.roots_editor import RootsEditor
 from desktop_app.ui.key_value_table import KeyValueTable
-from desktop_app.ui.style import MUTED, error_label
-
-
-def _store_note(secrets: SecretStore | None) -> QLabel:
-    """Where values ticked secret go; a plaintext file is called what it is, in red, with how to encrypt it."""
-    if secrets is None:
-        note = error_label()
-        note.setText("No secret store is open: values ticked secret cannot be saved.")
-        return note
-    backend = secrets.backend
-    if backend.encrypted:
-        return QLabel(f"Values ticked secret are kept in: {backend.label}.")
-    note = error_label()
-    note.setText(
-        f"Values ticked secret are kept {backend.where}: every program you run can read them."
-        " To encrypt them: File\u00a0→\u00a0Settings\u00a0→\u00a0Protect secrets with a password…"
-    )
-    note.setToolTip(encryption_advice(backend))
-    return note
+from desktop_app.ui.sandbox_section import SandboxSection, probe_in_background
+from desktop_app.ui.server_editor_parts import TrustSection, store_note
+from desktop_app.ui.style import error_label
 
 
 def secret_name_for(server: str, key: str) -> str:
@@ -88,8 +71,10 @@ class ServerEditor(QDialog):
         parent: QWidget | None = None,
         *,
         managed: PolicyInForce | None = None,
+        support: SandboxSupport | None = None,
     ) -> None:
-        """`managed` is the organisation's policy (by default the one in force): what it would block is said."""
+        """`managed` is the organisation's policy (by default the one in force): what it would block is said.
+        `support` is what this system can sandbox with (by default probed once per process)."""
         super().__init__(parent)
         self._managed = policy_in_force() if managed is None else managed
         self._warned: ServerConfig | None = None
@@ -101,7 +86,6 @@ class ServerEditor(QDialog):
         self._origin = dict(config.origin) if config else {}  # kept: updates and uninstall need it
         self._oauth: OAuthSettings | None = None
         self._disabled_tools: tuple[str, ...] = ()
-        self._sandbox: tuple[bool, SandboxSettings | None] = (False, None)
         screen = self.screen().availableGeometry()
         self.resize(min(660, screen.width() - 40), min(860, screen.height() - 60))
 
@@ -154,21 +138,11 @@ class ServerEditor(QDialog):
         self.timeout.setSuffix(" s")
         self.timeout.setValue(DEFAULT_TIMEOUT_S)
         self.disabled = QCheckBox("Keep configured but don't start")
-        self.trusted = QCheckBox("Trust this server")
-        self.trusted.setToolTip(
-            "Its tool annotations (read-only, destructive, …) count, and what it returns does not mark a chat"
-            " as holding untrusted content. Trust only servers whose code and data you rely on."
-        )
-        self.auto_read_only = QCheckBox("Run its read-only tools without asking")
-        self.auto_read_only.setToolTip("Tools this trusted server declares read-only run without an approval.")
-        self.auto_read_only.setEnabled(False)
-        self.trusted.toggled.connect(self.auto_read_only.setEnabled)
-        trust_note = QLabel(
-            "Untrusted by default: MCP Desk then treats its annotations as unverified claims, and its resources"
-            " and results make a chat careful (rules pause for tools that are not read-only)."
-        )
-        trust_note.setWordWrap(True)
-        trust_note.setStyleSheet(MUTED)
+        trust = TrustSection()
+        self.trusted, self.auto_read_only = trust.trusted, trust.auto_read_only
+        self.sandbox = SandboxSection(support)
+        if support is None:
+            probe_in_background(self.sandbox.show_support)
         self.log_level = QComboBox()
         self.log_level.addItem("Default (info)", None)
         for level in LOG_LEVELS:
@@ -187,7 +161,7 @@ class ServerEditor(QDialog):
 
         self.error = error_label()
         self.error.setObjectName("editorError")
-        self.store_note = _store_note(secrets)
+        self.store_note = store_note(secrets)
 
         top = QFormLayout()
         top.addRow("Name", self.name)
@@ -199,12 +173,9 @@ class ServerEditor(QDialog):
         advanced.addRow("Roots", self.default_roots)
         advanced.addRow("", self.roots)
         advanced.addRow("", self.disabled)
-        trust = QVBoxLayout()
-        trust.setSpacing(4)
-        trust.addWidget(self.trusted)
-        trust.addWidget(self.auto_read_only)
-        trust.addWidget(trust_note)
         advanced.addRow("Trust", trust)
+        advanced.addRow("Sandbox", self.sandbox)
+        self._advanced = advanced
         paste_row = QHBoxLayout()
         paste_row.addWidget(self.paste, 1)
         paste_row.addWidget(fill)
@@ -263,7 +234,9 @@ class ServerEditor(QDialog):
             )
 
     def _on_transport(self) -> None:
-        self.pages.setCurrentIndex(0 if self._kind() is TransportKind.STDIO else 1)
+        local = self._kind() is TransportKind.STDIO
+        self.pages.setCurrentIndex(0 if local else 1)
+        self._advanced.setRowVisible(self.sandbox, local)  # a remote server runs elsewhere: nothing here confines it
 
     def _kind(self) -> TransportKind:
         return TransportKind(self.transport.currentData())
@@ -271,7 +244,7 @@ class ServerEditor(QDialog):
     def load(self, config: ServerConfig) -> None:
         self._oauth = config.oauth  # sign-in settings have no fields here; kept as written
         self._disabled_tools = config.disabled_tools  # switched on and off in the Servers panel; kept
-        self._sandbox = (config.sandbox_enabled, config.sandbox)  # no fields here yet; kept as written
+        self.sandbox.load(config.sandbox_enabled, config.sandbox)
         self.name.setText(config.name)
         self.transport.setCurrentIndex(self.transport.findData(config.transport.value))
         self.command.setText(config.command or "")
@@ -335,6 +308,7 @@ class ServerEditor(QDialog):
                 args = tuple(shlex.split(self.args.text()))
             except ValueError as exc:
                 raise ValueError(f"Arguments: {exc}") from exc
+            sandbox_enabled, sandbox = self.sandbox.settings()
             env = self._values(name, self.env)
             return ServerConfig(
                 name=name,
@@ -343,8 +317,8 @@ class ServerEditor(QDialog):
                 args=args,
                 env=env,
                 cwd=self.cwd.text().strip() or None,
-                sandbox_enabled=self._sandbox[0],
-                sandbox=self._sandbox[1],
+                sandbox_enabled=sandbox_enabled,
+                sandbox=sandbox,
                 **common,
             )
         url = self.url.text().strip()

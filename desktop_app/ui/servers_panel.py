@@ -9,6 +9,7 @@ again), only edited or removed. The panel is narrow enough to sit beside the cha
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any, Final
 
 from PySide6.QtCore import Qt, QTimer, Signal
@@ -18,6 +19,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QListWidget,
     QListWidgetItem,
+    QMessageBox,
     QPushButton,
     QScrollArea,
     QSplitter,
@@ -30,6 +32,7 @@ from desktop_app.bridge import CoreBridge
 from desktop_app.core.config_error import ConfigError
 from desktop_app.core.events import LogEntry
 from desktop_app.core.policy.refusal import Refusal
+from desktop_app.core.sandbox.denials import Denial, allowed
 from desktop_app.core.server_config import ServerConfig
 from desktop_app.core.server_status import ServerState, ServerStatus, protection
 from desktop_app.ui.asks.card import AskCard
@@ -58,6 +61,8 @@ class ServersPanel(QWidget):
         super().__init__(parent)
         self._bridge = bridge
         self._asking: dict[str, int] = {}
+        self._denials_seen: dict[str, int] = {}
+        """Each server's `denials.version` the details last showed: they redraw only when it changes."""
         """Open questions per server, shown on its row."""
         self._list = QListWidget()
         self._list.setObjectName("serverList")
@@ -124,6 +129,7 @@ class ServersPanel(QWidget):
         self.details.edit.clicked.connect(self._on_edit)
         self.details.remove.clicked.connect(self._on_remove)
         self.details.update_button.clicked.connect(self._on_update)
+        self.details.allow.clicked.connect(self.offer_allow)
         self._add.clicked.connect(lambda: self.open_editor(None))
         bridge.server_state_changed.connect(self._on_state)
         bridge.server_removed.connect(lambda _name: self._sync_items())
@@ -290,8 +296,36 @@ class ServersPanel(QWidget):
         self._refresh(name)
 
     def _on_log(self, name: str, entry: LogEntry) -> None:
-        if name == self.selected():
-            self._log_view.append(entry)
+        if name != self.selected():
+            return
+        self._log_view.append(entry)
+        connection = self._bridge.host.connections.get(name)
+        if connection is not None and self._denials_seen.get(name) != connection.denials.version:
+            self._denials_seen[name] = connection.denials.version
+            self._show_details()  # the sandbox refused something new (a log line says so)
+
+    def offer_allow(self) -> QMessageBox | None:
+        """Ask, without blocking, to allow exactly what the sandbox refused; Yes saves it in the entry and restarts."""
+        name, denial = self.selected(), self.details.denial
+        if name is None or denial is None or self._configured(name) is None:
+            return None
+        box = confirm(
+            self,
+            "Allow in the sandbox",
+            f'{denial.question(name)}\n\n"{denial.target}" is added to {denial.key} in its entry, and it restarts.',
+            lambda: self._allow(name, denial),
+        )
+        box.setTextFormat(Qt.TextFormat.PlainText)  # a path the server named is its text, never markup
+        return box
+
+    def _allow(self, name: str, denial: Denial) -> None:
+        config = self._configured(name)
+        if config is None:
+            return
+        try:
+            self._bridge.save_server(replace(config, sandbox=allowed(config.sandbox, denial)), name)
+        except ConfigError as exc:
+            show_notice(self, f"It could not be allowed: {exc}")
 
     def _for_selected(self, action: Callable[[str], None]) -> None:
         if (name := self.selected()) is not None:

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from desktop_app.cli.run import run_command
+from tests.core.sandbox.conftest import PROBE_SCRIPT, Home, home  # noqa: F401  (the planted home fixture)
 from tests.hosting import FIXTURE_SCRIPT
 from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, ToolCall, calls, failure, text, tool_messages
 from tests.servers.fixture_server import LONG_END_MARKER, STARTUP_LINE, long_text
@@ -299,3 +300,25 @@ def test_a_sandboxed_server_is_named_so_on_stderr(
     captured = capsys.readouterr()
     assert captured.out == "Fine.\n"
     assert "mcp-desk run: server fx: sandboxed: bubblewrap\n" in captured.err
+
+
+def test_a_write_the_sandbox_refused_is_one_stderr_line_naming_the_key(
+    tmp_path: Path,
+    llm: ScriptedLLM,
+    capsys: pytest.CaptureFixture[str],
+    home: Home,  # noqa: F811
+) -> None:
+    drafts = home.root / "drafts"
+    drafts.mkdir()
+    path = tmp_path / "sandboxed.json"
+    entry = {
+        "command": sys.executable,
+        "args": [str(PROBE_SCRIPT), "--write-at-start", str(drafts / "out.txt")],
+        "sandboxEnabled": True,
+    }
+    path.write_text(json.dumps({"mcpServers": {"probe": entry}}))
+    assert run_command([*base_args(path, llm), "hello"]) == 4
+    err = capsys.readouterr().err
+    said = f'the sandbox refused writing to {drafts}; to allow it, add "{drafts}" to allowWrite'
+    line = f"mcp-desk run: server 'probe': {said}\n"
+    assert err.count("the sandbox refused") == 1 and line in err, err

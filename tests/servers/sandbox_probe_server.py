@@ -5,6 +5,8 @@ failure: reading files (keys, the app's own folders, anything it is told), writi
 to a TCP port on 127.0.0.1, reading a file through `/proc/<pid>/root` of every process it can see,
 reading a file from a child process (children must stay confined too), and fetching URLs the way most
 programs do, through the proxy the environment names (`urllib` honours `HTTP_PROXY` and `HTTPS_PROXY`).
+With `--write-at-start PATH` it first writes PATH, and exits if that is refused (a server whose start needs
+a place the sandbox does not allow).
 """
 
 from __future__ import annotations
@@ -109,7 +111,20 @@ def probe(
     return json.dumps(report)
 
 
+def write_at_start(argv: list[str]) -> None:
+    """`--write-at-start PATH`: write PATH before serving, and exit saying why (as Python does) if refused."""
+    if "--write-at-start" not in argv:
+        return
+    path = argv[argv.index("--write-at-start") + 1]
+    try:
+        Path(path).write_text("written at start", encoding="utf-8")
+    except OSError as exc:
+        print(f"{type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
+        sys.exit(1)
+
+
 def main() -> None:
+    write_at_start(sys.argv[1:])
     server = MCPServer("sandbox-probe")
     server.tool()(probe)
     server.tool()(fetch)

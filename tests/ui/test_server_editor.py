@@ -19,10 +19,12 @@ from desktop_app.core.config_store import ConfigStore
 from desktop_app.core.host import ServerHost
 from desktop_app.core.policy.document import read_policy
 from desktop_app.core.policy.in_force import PolicyInForce
+from desktop_app.core.sandbox.probe import INSTALL_HINT, SandboxSupport, system_support
 from desktop_app.core.sandbox.settings import SandboxSettings
 from desktop_app.core.secret_store import SecretStore, encryption_advice, open_secret_store
 from desktop_app.core.server_config import OAuthSettings, ServerConfig, TransportKind
 from desktop_app.core.server_status import ServerState
+from desktop_app.ui.sandbox_section import support_text
 from desktop_app.ui.server_editor import ServerEditor
 from desktop_app.ui.servers_panel import ServersPanel
 from desktop_app.ui.style import ERROR_COLOUR
@@ -259,3 +261,79 @@ def test_an_entry_the_policy_would_block_is_saved_only_when_saved_again(
     qtbot.keyClicks(allowed.args, "-y @acme/tool")
     qtbot.mouseClick(allowed.save_button, Qt.MouseButton.LeftButton)
     assert [config.name for config in saved] == ["other", "acme"] and allowed.error.text() == ""
+
+
+def _confined() -> ServerConfig:
+    return ServerConfig(
+        name="files",
+        transport=TransportKind.STDIO,
+        command="/usr/bin/python3",
+        sandbox_enabled=True,
+        sandbox=SandboxSettings(
+            allow_write=("~/notes",), deny_read=("~/private",), allowed_domains=("api.example.com",)
+        ),
+    )
+
+
+def test_the_sandbox_section_edits_the_entrys_keys(qapp: QApplication, tmp_path: Path) -> None:
+    editor = ServerEditor(_secrets(tmp_path), _confined())
+    section = editor.sandbox
+    assert section.enabled.isChecked()
+    assert section.lists["allowWrite"].toPlainText() == "~/notes"
+    assert section.lists["allowedDomains"].toPlainText() == "api.example.com"
+    section.lists["allowWrite"].setPlainText("~/notes\n\n/var/tmp/out\n")
+    section.lists["denyWrite"].setPlainText("~/notes/archive")
+    section.lists["allowedDomains"].setPlainText("api.example.com\n*.Example.org")
+    section.lists["deniedDomains"].setPlainText("ads.example.org")
+    built = editor.build()
+    assert built.sandbox_enabled
+    assert built.sandbox == SandboxSettings(
+        allow_write=("~/notes", "/var/tmp/out"),
+        deny_read=("~/private",),
+        deny_write=("~/notes/archive",),
+        allowed_domains=("api.example.com", "*.example.org"),
+        denied_domains=("ads.example.org",),
+    )
+
+
+def test_the_sandbox_section_refuses_what_the_loader_refuses(qapp: QApplication, tmp_path: Path) -> None:
+    editor = ServerEditor(_secrets(tmp_path), _confined())
+    editor.sandbox.lists["allowWrite"].setPlainText("~/notes\nnotes/relative")
+    editor._save()
+    assert editor.error.text().startswith("Sandbox → May write to (allowWrite), line 2:")
+    assert "must be an absolute path" in editor.error.text()
+    editor.sandbox.lists["allowWrite"].setPlainText("~/notes")
+    editor.sandbox.lists["allowedDomains"].setPlainText("https://x")
+    editor._save()
+    assert editor.error.text().startswith("Sandbox → May reach hosts (allowedDomains), line 1:")
+    assert "without a scheme" in editor.error.text()
+
+
+def test_ticking_the_sandbox_on_saves_the_entry_sandboxed(qapp: QApplication, tmp_path: Path) -> None:
+    plain = ServerConfig(name="files", transport=TransportKind.STDIO, command="/usr/bin/python3")
+    editor = ServerEditor(_secrets(tmp_path), plain)
+    assert not editor.sandbox.enabled.isChecked()
+    assert editor.build() == plain  # untouched: nothing added to the entry
+    saved: list[ServerConfig] = []
+    editor.saved.connect(lambda config, _previous: saved.append(config))
+    editor.sandbox.enabled.setChecked(True)
+    editor._save()
+    assert saved and saved[0].sandbox_enabled and saved[0].sandbox is None
+
+
+def test_the_sandbox_section_says_when_bubblewrap_is_missing(qapp: QApplication, tmp_path: Path) -> None:
+    missing = SandboxSupport(None, problem=f"bubblewrap (bwrap) is not installed: {INSTALL_HINT}")
+    editor = ServerEditor(_secrets(tmp_path), _confined(), support=missing)
+    assert "will not start until" in editor.sandbox.support.text()
+    assert "apt install bubblewrap" in editor.sandbox.support.text()
+    editor.transport.setCurrentIndex(editor.transport.findData(TransportKind.HTTP.value))
+    assert editor.sandbox.isHidden()  # a remote server is not confined here
+
+
+def test_the_sandbox_section_learns_this_systems_support_without_blocking(
+    qapp: QApplication, qtbot: QtBot, tmp_path: Path
+) -> None:
+    editor = ServerEditor(_secrets(tmp_path), _confined())
+    expected = support_text(system_support())[0]
+    qtbot.waitUntil(lambda: editor.sandbox.support.text() == expected, timeout=15000)
+    assert expected.startswith(("This system confines it with", "A sandboxed server will not start"))

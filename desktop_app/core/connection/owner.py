@@ -40,12 +40,14 @@ from desktop_app.core.connection.negotiation import enable_legacy_logging, is_mo
 from desktop_app.core.connection.server_log import ServerLog
 from desktop_app.core.connection.session import Session
 from desktop_app.core.connection.subscriptions import Subscriptions
-from desktop_app.core.events import CatalogChanged, EventBus, LogEntry, ServerStateChanged
+from desktop_app.core.events import CatalogChanged, Event, EventBus, LogEntry, LogLine, ServerStateChanged
 from desktop_app.core.expansion import SecretLookup, resolve_server
 from desktop_app.core.log_routing import server_log_context
 from desktop_app.core.process_exit import describe_exit
 from desktop_app.core.restart_policy import RestartPolicy
-from desktop_app.core.sandbox.bubblewrap import started_notes
+from desktop_app.core.sandbox import bubblewrap, landlock_rules
+from desktop_app.core.sandbox.denials import Denials
+from desktop_app.core.sandbox.probe import LANDLOCK, system_support
 from desktop_app.core.server_config import ServerConfig
 from desktop_app.core.server_errors import ConnectionLost, describe_error, is_connection_loss
 from desktop_app.core.server_status import ServerState, ServerStatus
@@ -85,7 +87,9 @@ class ServerConnection:
         self._log_level = log_level
         self.status = ServerStatus(ServerState.STOPPED)
         self.catalog: ServerCatalog | None = None
-        self._log = ServerLog(lambda: self.name, bus.publish)
+        self._log = ServerLog(lambda: self.name, self._published)
+        self.denials = Denials(self._log.note)
+        """What the sandbox refused this run, and the one thing the user may allow (`denials.offer`)."""
         self._session: Session | None = None
         self._task: asyncio.Task[None] | None = None
         self._stop = asyncio.Event()
@@ -346,6 +350,7 @@ class ServerConnection:
         config = resolved.config
         self._exit_code = None
         self._log.new_attempt()
+        self.denials.reset(config.sandbox if config.is_stdio and config.sandbox_enabled else None)
         self._watch = watch = TransportWatch(self._log.note)
         hooks = watch.hooks(on_stderr=self._log.on_stderr, on_exit=self._on_exit, auth=self.auth.session_auth(config))
         session = Session(
@@ -364,7 +369,7 @@ class ServerConnection:
 
         def ready(client: Client) -> None:
             if config.is_stdio and config.sandbox_enabled:
-                for level, text in started_notes(config.sandbox):
+                for level, text in _started_notes(config):
                     self._log.note(level, text)
             self._set_status(ServerStatus(ServerState.READY, protocol_version=client.protocol_version))
             ready_since.append(time.monotonic())
@@ -402,6 +407,15 @@ class ServerConnection:
             return None
         return describe_exit(self._exit_code)
 
+    def _published(self, event: Event) -> None:
+        """A log line goes out, then a sandboxed server's line is read for what the sandbox refused."""
+        self._bus.publish(event)
+        if isinstance(event, LogLine) and self.config.is_stdio and self.config.sandbox_enabled:
+            if event.entry.source == "stderr":
+                self.denials.saw_stderr(event.entry.text)
+            elif event.entry.source == "host":
+                self.denials.saw_note(event.entry.text)
+
     def _fail(self, reason: str) -> None:
         reason = self._log.redact(reason)
         self._log.note("error", reason)
@@ -425,3 +439,11 @@ class ServerConnection:
 class _NoSecrets:
     def get(self, name: str) -> str | None:
         return None
+
+
+def _started_notes(config: ServerConfig) -> list[tuple[str, str]]:
+    """The log's line when a sandboxed server is up, in the words of the tier that confines it."""
+    support = system_support()
+    if support.tier == LANDLOCK:
+        return landlock_rules.started_notes(config.sandbox, support.abi or 0)
+    return bubblewrap.started_notes(config.sandbox)

@@ -102,3 +102,9 @@ def probe_bubblewrap(which: Which = shutil.which) -> SandboxSupport:
 def system_support() -> SandboxSupport:
     """`probe()` of this system, run the first time a sandboxed server starts and then kept."""
     return probe()
+
+
+def known_support() -> SandboxSupport | None:
+    """`system_support()` once a sandboxed server's start has probed it, else None: never probes (it may run
+    bwrap), so the window's thread can ask."""
+    return system_support() if system_support.cache_info().currsize else None

@@ -3,6 +3,7 @@ loop, or trying hundreds of hosts, leaves a handful of lines that say how much i
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable
 from typing import Final
@@ -12,6 +13,16 @@ Note = Callable[[str, str], None]
 
 NAMED_HOSTS: Final = 20
 """Hosts named one by one; refusals of further hosts are only counted."""
+NOT_ALLOWED: Final = "not in allowedDomains"
+"""The reason for a host the entry does not list (the one refusal the user may lift by listing it)."""
+_FIRST_REFUSAL: Final = "sandbox refused a connection to {host} ({reason})"
+_FIRST_REFUSAL_RE: Final = re.compile(r"sandbox refused a connection to (\S+) \((.+)\)")
+
+
+def refused_host(line: str) -> tuple[str, str] | None:
+    """(host, reason) of the log's first-refusal line, so a reader gets the data back, not only the words."""
+    match = _FIRST_REFUSAL_RE.fullmatch(line)
+    return (match[1], match[2]) if match else None
 
 
 class Refusals:
@@ -34,9 +45,14 @@ class Refusals:
         self._counts[host] += 1
         count = self._counts[host]
         if count == 1:
-            self._say(f"sandbox refused a connection to {host} ({reason})")
+            self._say(_FIRST_REFUSAL.format(host=host, reason=reason))
         elif str(count).rstrip("0") == "1":
             self._say(f"sandbox refused {count} connections to {host} so far", told=count - 1)
+
+    @property
+    def hosts(self) -> dict[str, int]:
+        """Each named refused host and how many connections to it were refused."""
+        return dict(self._counts)
 
     def summarise(self) -> None:
         """When the server stops: the totals, if more was refused than the log has said."""
