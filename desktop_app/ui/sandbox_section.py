@@ -65,7 +65,10 @@ def support_text(support: SandboxSupport | None) -> tuple[str, bool]:
     if support.tier is None:
         return f"A sandboxed server will not start until this is fixed: {support.problem}.", True
     if support.tier == BUBBLEWRAP:
-        return "This system confines it with bubblewrap: files read-only, secrets hidden, no network.", False
+        return (
+            "This system confines it with bubblewrap: files read-only, secrets hidden, no network but the hosts below.",
+            False,
+        )
     return f"This system confines it with {support.label} (bubblewrap cannot run here).", False
 
 
