@@ -110,6 +110,7 @@ async def _launch(
                 layout=layout,
                 temp_dir=temp_dir,
                 proxy_socket=proxy_socket,
+                cwd=config.cwd,
             )
         )
     else:

@@ -124,6 +124,26 @@ def _hide(path: str) -> list[str]:
     return out
 
 
+def launch_folders(launched: Sequence[str], cwd: str | None, private_places: Iterable[str]) -> list[str]:
+    """The folders inside a private place (/tmp, /run, /dev/shm) that the server is launched from: its program,
+    the files its arguments name and its working folder, each as the top folder within that place.
+
+    A private place is replaced by an empty one, which would hide the server's own program when it lives there
+    (a checkout in /tmp); that one folder stays readable, the rest of the place stays hidden, and secret places
+    inside it are hidden after, so they still win."""
+    places = tuple(dict.fromkeys(private_places))
+    found: list[str] = []
+    for path in (*launched, *([cwd] if cwd else [])):
+        if not os.path.isabs(path) or not os.path.exists(path):
+            continue
+        real = os.path.realpath(path)
+        for form in dict.fromkeys((os.path.normpath(path), real)):
+            for place in places:
+                if form.startswith(place.rstrip("/") + "/"):
+                    found.append(os.path.join(place, form[len(place.rstrip("/")) + 1 :].split("/")[0]))
+    return list(dict.fromkeys(found))
+
+
 def _present(paths: Iterable[str]) -> list[str]:
     return [p for p in dict.fromkeys(paths) if os.path.exists(p)]
 
@@ -165,6 +185,8 @@ def bubblewrap_command(
         inside = os.path.join("/run" if "/run" in private_places else private_places[0], PROXY_SOCKET_NAME)
         argv += ["--ro-bind", proxy_socket, inside]
         launched = forwarder.command(inside, command, args)
+    for folder in launch_folders(launched, cwd, private_places):
+        argv += ["--ro-bind", folder, folder]
     private = cache_folder(layout, server)
     for cache in PACKAGE_CACHES:
         own, target = private / cache, home / cache

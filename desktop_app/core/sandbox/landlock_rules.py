@@ -35,6 +35,7 @@ from desktop_app.core.sandbox.bubblewrap import (
     Layout,
     cache_folder,
     expanded_path,
+    launch_folders,
     root_path,
 )
 from desktop_app.core.sandbox.landlock import IOCTL_DEV, NETWORK_ABI, READ, READ_FILE, WRITE, WRITE_FILE, Rules
@@ -92,6 +93,8 @@ def build_rules(
     layout: Layout,
     temp_dir: str,
     proxy_socket: str | None = None,
+    launched: Sequence[str] = (),
+    cwd: str | None = None,
 ) -> Rules:
     """Read and execute everywhere but the hidden places; write to `allowWrite`, the roots (minus hidden places
     and `denyWrite`), `temp_dir` and the server's own caches; no TCP but to its proxy, when it has one."""
@@ -102,6 +105,8 @@ def build_rules(
     not_writable = [place for place in hidden if place not in shared]
     not_writable += [os.path.realpath(expanded_path(p, home, server)) for p in settings.deny_write]
     grants: list[tuple[str, int]] = [(path, READ) for path in cover("/", hidden)]
+    for folder in launch_folders(launched, cwd, PRIVATE_PLACES):  # its own program, where a private place hides it
+        grants += [(path, READ) for path in cover(folder, not_writable)]
     writable = [expanded_path(p, home, server) for p in (*settings.allow_write, *map(root_path, roots))]
     for place in dict.fromkeys(writable):
         grants += [(path, READ | WRITE) for path in cover(place, not_writable)]
@@ -127,11 +132,12 @@ def landlock_command(
     layout: Layout,
     temp_dir: str,
     proxy_socket: str | None = None,
+    cwd: str | None = None,
 ) -> list[str]:
     """The command line that confines `command args` with Landlock and then runs it: the bundle's binary with the
     hidden flag when frozen, else the launcher's file run by the app's Python, isolated and without `site`. The
     rules are one argument, or `@FILE` in `temp_dir` when too long for one."""
-    rules = build_rules(server, settings, roots, layout, temp_dir, proxy_socket).to_json()
+    rules = build_rules(server, settings, roots, layout, temp_dir, proxy_socket, [command, *args], cwd).to_json()
     if len(rules) > INLINE_RULES:
         path = os.path.join(temp_dir, RULES_FILE)
         Path(path).write_text(rules, encoding="utf-8")

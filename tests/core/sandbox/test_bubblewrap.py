@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from desktop_app.core.config_error import ConfigError
-from desktop_app.core.sandbox.bubblewrap import ISOLATION, Layout, bubblewrap_command, cache_folder
+from desktop_app.core.sandbox.bubblewrap import ISOLATION, Layout, bubblewrap_command, cache_folder, launch_folders
 from desktop_app.core.sandbox.settings import SandboxSettings
 
 
@@ -118,3 +118,14 @@ def test_home_shorthand_is_the_users_home(tmp_path: Path) -> None:
         layout=layout,
     )
     assert (str(layout.home / "notes"), str(layout.home / "notes")) in _pairs(argv, "--bind")
+
+
+def test_a_server_launched_from_a_private_place_still_sees_its_own_folder(tmp_path: Path) -> None:
+    checkout = tmp_path / "checkout"
+    (checkout / "bin").mkdir(parents=True)
+    program, script = checkout / "bin" / "python", checkout / "server.py"
+    program.write_text(""), script.write_text("")
+    place = str(tmp_path)  # stands for /tmp: a place the sandbox replaces by an empty one
+    launched = [str(program), str(script), "--flag", "relative/path", str(tmp_path / "missing")]
+    assert launch_folders(launched, None, [place]) == [str(checkout)]  # that folder only, not the whole place
+    assert launch_folders(["/usr/bin/python3", str(script)], str(checkout), ["/nowhere"]) == []
