@@ -117,9 +117,15 @@ def main(argv: list[str]) -> int:
     start_relay(listener, socket_path)
     port = listener.getsockname()[1]
     listener.close()
+    return exec_server(program, proxy_environment(port))
+
+
+def exec_server(program: list[str], environment: dict[str, str]) -> int:
+    """Become the server, with `environment` added (and, when frozen, the loader's own library path undone);
+    only returns, with 127, when the program cannot be run."""
     if getattr(sys, "frozen", False):
         loader_as_given(os.environ)
-    os.environ.update(proxy_environment(port))
+    os.environ.update(environment)
     try:
         os.execvp(program[0], program)
     except OSError as exc:

@@ -62,15 +62,7 @@ def main(argv: list[str]) -> int:
     except (OSError, ValueError, KeyError, TypeError) as exc:
         print(f"sandbox: cannot confine {program[0]} with Landlock, so it was not started: {exc}", file=sys.stderr)
         return CANNOT_CONFINE
-    if getattr(sys, "frozen", False):
-        forwarder.loader_as_given(os.environ)
-    os.environ.update(environment)
-    try:
-        os.execvp(program[0], program)
-    except OSError as exc:
-        print(f"cannot start {program[0]}: {exc}", file=sys.stderr)
-        return 127
-    return 0  # not reached: exec replaced this process
+    return forwarder.exec_server(program, environment)
 
 
 if __name__ == "__main__":
