@@ -77,13 +77,7 @@ def describe_import(report: ImportReport) -> str:
     lines = [f"Import from {CLIENT_NAMES[report.kind]}: {report.source}"]
     for name, server in report.new.items():
         lines += _server_lines(name, server)
-    if report.skipped:
-        lines.append(f"Skipped, the name is already used: {', '.join(report.skipped)}")
-    if report.unchanged:
-        lines.append(f"Already present: {', '.join(report.unchanged)}")
-    if report.secrets_needed:
-        needed = (f"{s.name} ({s.description})" if s.description else s.name for s in report.secrets_needed)
-        lines.append(f"Secrets to set before connecting: {', '.join(needed)}")
+    lines += report.notes()
     lines += [f"Warning: {warning}" for warning in report.warnings]
     return "\n".join(lines)
 

@@ -114,6 +114,18 @@ class ImportReport:
         """New servers that are not imported (`ImportedServer.refusal` says why)."""
         return [name for name, server in self.new.items() if server.refusal is not None]
 
+    def notes(self) -> list[str]:
+        """The review's lines beside its servers: names already used or present, and secrets still to set."""
+        lines = []
+        if self.skipped:
+            lines.append(f"Skipped, the name is already used: {', '.join(self.skipped)}")
+        if self.unchanged:
+            lines.append(f"Already present: {', '.join(self.unchanged)}")
+        if self.secrets_needed:
+            needed = (f"{s.name} ({s.description})" if s.description else s.name for s in self.secrets_needed)
+            lines.append(f"Secrets to set before connecting: {', '.join(needed)}")
+        return lines
+
     @property
     def summary(self) -> str:
         """One paragraph for the user."""

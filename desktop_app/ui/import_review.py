@@ -120,14 +120,7 @@ class ImportReview(QDialog):
 
     def _other_lines(self) -> list[str]:
         report = self.report
-        lines = []
-        if report.skipped:
-            lines.append(f"Skipped, the name is already used: {', '.join(report.skipped)}")
-        if report.unchanged:
-            lines.append(f"Already present: {', '.join(report.unchanged)}")
-        if report.secrets_needed:
-            needed = (f"{s.name} ({s.description})" if s.description else s.name for s in report.secrets_needed)
-            lines.append(f"Secrets to set before connecting: {', '.join(needed)}")
+        lines = report.notes()
         if not report.new and not report.skipped and not report.unchanged:
             lines.append("The file holds no servers.")
         return [*lines, *report.warnings]
