@@ -20,8 +20,7 @@ from PySide6.QtGui import QIcon
 from desktop_app.bridge import CoreBridge
 from desktop_app.core.catalog import ServerCatalog
 from desktop_app.core.network_guard import Resolver, system_resolver
-from desktop_app.core.registry.bundle import Bundle
-from desktop_app.core.registry.bundle_plan import plan_bundle
+from desktop_app.core.registry.bundle import Bundle, plan_bundle
 from desktop_app.core.registry.choices import Choice, choices, download_bundle
 from desktop_app.core.registry.client import RegistryClient
 from desktop_app.core.registry.errors import PlanError
