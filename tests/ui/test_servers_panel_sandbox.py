@@ -41,8 +41,13 @@ def _panel(tmp_path: Path, config: ServerConfig) -> tuple[ServersPanel, ServerHo
     return panel, host, path
 
 
-def _confirmation(qapp: QApplication) -> QMessageBox:
-    boxes = [w for w in qapp.topLevelWidgets() if isinstance(w, QMessageBox) and w.isVisible()]
+def _boxes(qapp: QApplication) -> list[QMessageBox]:
+    return [w for w in qapp.topLevelWidgets() if isinstance(w, QMessageBox) and w.isVisible()]
+
+
+def _confirmation(qapp: QApplication, before: list[QMessageBox]) -> QMessageBox:
+    """The one question the click opened (another test in this process may have left a box open)."""
+    boxes = [box for box in _boxes(qapp) if box not in before]
     assert len(boxes) == 1, boxes
     return boxes[0]
 
@@ -55,8 +60,9 @@ async def _allow(qtbot: QtBot, qapp: QApplication, panel: ServersPanel, denial: 
     assert panel.details.allow.isVisible()
     if shot := os.environ.get("SANDBOX_OFFER_PNG"):
         panel.grab().save(shot)
+    before = _boxes(qapp)
     qtbot.mouseClick(panel.details.allow, Qt.MouseButton.LeftButton)
-    box = _confirmation(qapp)
+    box = _confirmation(qapp, before)
     assert not box.isModal() or box.windowModality() is not Qt.WindowModality.ApplicationModal
     asked = box.text()
     qtbot.mouseClick(box.button(QMessageBox.StandardButton.Yes), Qt.MouseButton.LeftButton)
