@@ -4,48 +4,25 @@ where the kernel has no Landlock."""
 
 from __future__ import annotations
 
-import json
-from collections.abc import AsyncIterator
-from contextlib import AsyncExitStack, asynccontextmanager
+from contextlib import AbstractAsyncContextManager, AsyncExitStack
 from typing import Any
 
 import pytest
 
-from desktop_app.core.host import ServerHost
 from desktop_app.core.sandbox.landlock import NETWORK_ABI
 from desktop_app.core.server_config import ServerConfig
-from desktop_app.core.server_status import ServerState
-from desktop_app.core.transports import open_transport
 from tests.core.sandbox.conftest import README, Home, landlock_tier
 from tests.core.sandbox.test_hostile_server import listener
-from tests.core.sandbox.test_proxy import LOOPBACK_OK, web_server
-from tests.hosting import FAST_RESTARTS
+from tests.core.sandbox.test_network import call, started
+from tests.core.sandbox.test_proxy import web_server
 
 pytestmark = pytest.mark.anyio
 
 
-@asynccontextmanager
-async def confined(config: ServerConfig) -> AsyncIterator[Any]:
+def confined(config: ServerConfig) -> AbstractAsyncContextManager[Any]:
     """`config` started by a real host that confines with Landlock (even where bubblewrap works)."""
     tier = landlock_tier()
-    host = ServerHost(
-        policy=FAST_RESTARTS,
-        target_factory=lambda c, hooks: open_transport(c, hooks, sandbox=lambda: tier, reach=LOOPBACK_OK),
-    )
-    host.start([config])
-    try:
-        await host.wait_settled(60)
-        connection = host.connection(config.name)
-        assert connection.status.state is ServerState.READY, connection.status.explained()
-        yield connection
-    finally:
-        await host.stop_all()
-
-
-async def call(connection: Any, tool: str, arguments: dict[str, Any]) -> dict[str, str]:
-    result = await connection.call_tool(tool, arguments)
-    report: dict[str, str] = json.loads(result.content[0].text)
-    return report
+    return started(config, sandbox=lambda: tier)
 
 
 async def test_landlocked_server_fails_every_attack_and_writes_only_where_allowed(home: Home) -> None:

@@ -11,9 +11,10 @@ from typing import Any
 import pytest
 
 from desktop_app.core.host import ServerHost
+from desktop_app.core.sandbox.probe import system_support
 from desktop_app.core.server_config import ServerConfig
 from desktop_app.core.server_status import ServerState
-from desktop_app.core.transports import open_transport
+from desktop_app.core.transports import SandboxProbe, open_transport
 from tests.core.sandbox.conftest import Home
 from tests.core.sandbox.test_hostile_server import listener
 from tests.core.sandbox.test_proxy import LOOPBACK_OK, web_server
@@ -23,9 +24,13 @@ pytestmark = pytest.mark.anyio
 
 
 @asynccontextmanager
-async def started(config: ServerConfig) -> AsyncIterator[Any]:
-    """`config` running in a real host whose sandbox proxy resolves the test names to 127.0.0.1."""
-    host = ServerHost(policy=FAST_RESTARTS, target_factory=lambda c, hooks: open_transport(c, hooks, reach=LOOPBACK_OK))
+async def started(config: ServerConfig, sandbox: SandboxProbe = system_support) -> AsyncIterator[Any]:
+    """`config` running in a real host (confined by the tier `sandbox` gives) whose sandbox proxy resolves the
+    test names to 127.0.0.1."""
+    host = ServerHost(
+        policy=FAST_RESTARTS,
+        target_factory=lambda c, hooks: open_transport(c, hooks, sandbox=sandbox, reach=LOOPBACK_OK),
+    )
     host.start([config])
     try:
         await host.wait_settled(60)
