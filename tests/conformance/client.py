@@ -1,6 +1,6 @@
 """The MCP conformance suite's client: MCP Desk's own connection and sign-in, run without a window.
 
-The suite starts it as `python tests/conformance/client.py SERVER_URL` with the scenario's name in
+The suite starts it as `python -m tests.conformance.client SERVER_URL` (from the checkout) with the scenario's name in
 `MCP_CONFORMANCE_SCENARIO` and its data (pre-registered clients, keys, an identity provider's
 ID token) in `MCP_CONFORMANCE_CONTEXT`. It connects as the window does: a server that asks for
 sign-in gets one (the "browser" is an HTTP client following the authorization page's redirect to
@@ -31,6 +31,7 @@ from desktop_app.core.events import EventBus
 from desktop_app.core.restart_policy import RestartPolicy
 from desktop_app.core.server_config import OAuthSettings, ServerConfig, TransportKind
 from desktop_app.core.server_status import ServerState
+from tests.conformance import steps
 
 CIMD_URL: Final = "https://conformance-test.local/client-metadata.json"
 """The Client ID Metadata Document URL the suite's authorization servers accept (`auth/basic-cimd`)."""
@@ -98,6 +99,8 @@ async def run(url: str, scenario: str, context: dict[str, Any]) -> None:
     connection.start()
     try:
         await ready(connection)
+        if await steps.drive(connection, scenario, context):
+            return
         catalog = connection.catalog
         assert catalog is not None
         for tool in catalog.tools:

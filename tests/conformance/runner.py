@@ -21,7 +21,6 @@ from typing import Any, Final
 ROOT: Final = Path(__file__).resolve().parents[2]
 HERE: Final = Path(__file__).resolve().parent
 SUITE: Final = ROOT / "tests/npm/node_modules/@modelcontextprotocol/conformance/dist/index.js"
-CLIENT: Final = HERE / "client.py"
 SCENARIO_TIMEOUT_MS: Final = 90_000
 """Generous: on a busy two-core machine a scenario's client needs a few seconds just to start."""
 PARALLEL: Final = 2
@@ -101,7 +100,7 @@ def run_scenario(name: str) -> ScenarioResult:
             suite_command(
                 "client",
                 "--command",
-                f"{sys.executable} {CLIENT}",
+                f"{sys.executable} -m tests.conformance.client",
                 "--scenario",
                 name,
                 "--timeout",
