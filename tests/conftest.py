@@ -1,4 +1,5 @@
-"""Shared test set-up: offscreen Qt, asyncio for anyio tests, and an isolated home."""
+"""Shared test set-up: an isolated home, asyncio for anyio tests, and Qt prepared for the tests that ask
+for it (`qapp`): the core's and the command line's tests load no Qt at all."""
 
 from __future__ import annotations
 
@@ -22,12 +23,22 @@ os.environ["XDG_CACHE_HOME"] = os.path.join(_home, "cache")
 import pytest  # noqa: E402
 
 from desktop_app.core.mupdf_worker import close_all_workers  # noqa: E402
-from desktop_app.pyside_fixes import reserve_none_references  # noqa: E402
-from desktop_app.ui.apps.web_engine import prepare_application  # noqa: E402
 from tests.file_modes import WIDE_UMASK  # noqa: E402
 
-prepare_application()  # before pytest-qt creates the QApplication
-reserve_none_references()  # a whole suite of Qt calls would otherwise use up None's count
+
+@pytest.fixture(scope="session")
+def qapp_cls() -> type:
+    """pytest-qt's application class, with Qt prepared first: QtWebEngine before the QApplication exists,
+    and None's reference count guarded (a whole suite of Qt calls would otherwise use it up). Imported here,
+    on first use, so that a run of Qt-free tests never loads Qt."""
+    from PySide6.QtWidgets import QApplication
+
+    from desktop_app.pyside_fixes import reserve_none_references
+    from desktop_app.ui.apps.web_engine import prepare_application
+
+    prepare_application()
+    reserve_none_references()
+    return QApplication
 
 
 @pytest.fixture
@@ -62,3 +73,35 @@ def _no_mupdf_worker_outlives_its_test() -> Iterator[None]:
     """MuPDF's worker processes live as long as the app; a test is one app's life (tests count children)."""
     yield
     close_all_workers()
+
+
+_MODULE_SIGNS: dict[str, tuple[str, ...]] = {
+    "webengine": ("desktop_app.ui.apps", "QWebEngine", "tests.ui.apps"),
+    "npm": ("tests.servers.everything", "node_modules", "pytest.mark.npm"),
+    "process": (
+        "subprocess",
+        "fixture_config",
+        "stdio_bridge",
+        "FIXTURE_SCRIPT",
+        "demo_config",
+        "run_window_scenario",
+        "sys.executable",
+        "mupdf_worker",
+    ),
+}
+"""What a test module's text shows it needs, for the markers `make test-quick` leaves out."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark each test with what it needs (`window`, `webengine`, `npm`, `process`), read off its fixtures and
+    its module's text, so that selecting by marker never depends on someone remembering to add one."""
+    texts: dict[str, str] = {}
+    for item in items:
+        path = str(item.path)
+        if path not in texts:
+            texts[path] = item.path.read_text(encoding="utf-8") if item.path.suffix == ".py" else ""
+        if {"qapp", "qtbot"} & set(getattr(item, "fixturenames", ())):
+            item.add_marker("window")
+        for marker, signs in _MODULE_SIGNS.items():
+            if any(sign in texts[path] for sign in signs):
+                item.add_marker(marker)

@@ -14,8 +14,9 @@ from desktop_app.app import run_window
 from desktop_app.core.config_store import ConfigStore
 from desktop_app.core.server_status import ServerState
 from desktop_app.session import config_notice
-from tests.hosting import FIXTURE_SCRIPT, eventually, live_children, main_window, run_in_qt
+from tests.hosting import FIXTURE_SCRIPT, eventually, live_children
 from tests.llm_server import LITELLM_WARNINGS
+from tests.window_kit import main_window, run_in_qt
 
 pytestmark = LITELLM_WARNINGS  # the app warms litellm up in the background
 _until = functools.partial(eventually, timeout=60.0)

@@ -1,4 +1,5 @@
-"""Real `mcp-desk` processes: one instance per configuration, a crash's stale lock, and quitting by signal."""
+"""Real `mcp-desk` processes: one instance per configuration, a crash's stale lock, quitting by signal; and
+the instance lock's folder kept private."""
 
 from __future__ import annotations
 
@@ -12,7 +13,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from PySide6.QtWidgets import QApplication
 
+from desktop_app.core.paths import data_dir
+from desktop_app.single_instance import claim
+from tests.file_modes import mode
 from tests.hosting import FIXTURE_SCRIPT, live_children
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -139,3 +144,16 @@ def test_a_signal_quits_in_order_and_leaves_no_child(
     again = App(config, tmp_path, "again")
     apps.append(again)
     again.wait_until_serving()
+
+
+@pytest.mark.usefixtures("wide_umask")
+def test_starting_tightens_the_apps_data_folder(qapp: QApplication, tmp_path: Path) -> None:
+    folder = data_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    folder.chmod(0o755)  # another tool made it first
+    instance = claim(tmp_path / "servers.json")
+    assert instance is not None
+    try:
+        assert mode(folder) == 0o700 and mode(folder / "instances") == 0o700
+    finally:
+        instance.release()

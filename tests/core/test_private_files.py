@@ -6,15 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from PySide6.QtWidgets import QApplication
 
 from desktop_app.core.app_settings import AppSettings, save_settings
 from desktop_app.core.atomic_file import atomic_write, open_private, private_file
 from desktop_app.core.chat.approval_rules import AlwaysAllowRules
-from desktop_app.core.paths import data_dir, private_dir
+from desktop_app.core.paths import private_dir
 from desktop_app.core.tasks.model import TaskRecord
 from desktop_app.core.tasks.store import TaskStore
-from desktop_app.single_instance import claim
 from tests.file_modes import mode
 
 pytestmark = pytest.mark.usefixtures("wide_umask")
@@ -58,15 +56,3 @@ def test_settings_rules_and_tasks_are_written_private(tmp_path: Path) -> None:
     for written in (settings, settings.with_name("settings.json.bak"), rules.path, tmp_path / "data" / "tasks.json"):
         assert mode(written) == 0o600, written.name
         assert mode(written.parent) == 0o700, written.parent.name
-
-
-def test_starting_tightens_the_apps_data_folder(qapp: QApplication, tmp_path: Path) -> None:
-    folder = data_dir()
-    folder.mkdir(parents=True, exist_ok=True)
-    folder.chmod(0o755)  # another tool made it first
-    instance = claim(tmp_path / "servers.json")
-    assert instance is not None
-    try:
-        assert mode(folder) == 0o700 and mode(folder / "instances") == 0o700
-    finally:
-        instance.release()

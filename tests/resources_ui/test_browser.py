@@ -17,9 +17,10 @@ from resources_ui.drag_payload import RESOURCES_MIME, ResourceRef, decode_resour
 from resources_ui.filter_proxy import CHUNK, MIN_FIRST, SCREENFUL
 from resources_ui.tree_delegate import ResourceRowDelegate
 from resources_ui.tree_model import ENTRY_ROLE
-from tests.hosting import eventually, inprocess_bridge, run_in_qt
+from tests.hosting import eventually
 from tests.servers.fixture_server import RESOURCE_URIS, build_fixture_server
 from tests.servers.paginated_server import build_paginated_server
+from tests.window_kit import inprocess_bridge, run_in_qt
 
 
 def children(browser: ResourceBrowser, server_row: int, column: int = 0) -> list[str]:

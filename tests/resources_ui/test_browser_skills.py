@@ -24,8 +24,9 @@ from desktop_app.ui.palette import CommandPalette, skill_entries
 from resources_ui.drag_payload import decode_resources
 from resources_ui.viewers.viewer_pane import ViewerKind
 from resources_ui.workspace import ResourceWorkspace
-from tests.hosting import eventually, inprocess_bridge, run_in_qt
+from tests.hosting import eventually
 from tests.servers.skills_server import build_skills_server, write_skill
+from tests.window_kit import inprocess_bridge, run_in_qt
 
 REVIEW = "skill://team/review/SKILL.md"
 SHOTS = Path(os.environ.get("MCP_DESK_SHOTS", "")) if os.environ.get("MCP_DESK_SHOTS") else None

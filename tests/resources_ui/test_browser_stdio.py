@@ -14,7 +14,8 @@ from desktop_app.core.server_status import ServerState
 from resources_ui.tree_model import ENTRY_ROLE
 from resources_ui.viewers.viewer_pane import ViewerKind
 from resources_ui.workspace import ResourceWorkspace
-from tests.hosting import demo_config, eventually, live_children, run_in_qt, stdio_bridge
+from tests.hosting import demo_config, eventually, live_children
+from tests.window_kit import run_in_qt, stdio_bridge
 
 # The offscreen platform cannot raise or grab for the completion popup; that is not ours to fix.
 pytestmark = pytest.mark.qt_log_ignore("This plugin does not support (raise|grabbing)")

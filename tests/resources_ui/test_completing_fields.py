@@ -13,8 +13,9 @@ from PySide6.QtWidgets import QApplication
 from resources_ui.completing_fields import CompletingFields, FieldSpec
 from resources_ui.template_form import TemplateForm
 from resources_ui.tree_entries import EntryKind, make_entry
-from tests.hosting import eventually, inprocess_bridge, run_in_qt
+from tests.hosting import eventually
 from tests.servers.fixture_server import ITEM_TEMPLATE, build_fixture_server
+from tests.window_kit import inprocess_bridge, run_in_qt
 
 # The offscreen platform cannot raise or grab for the completion popup; that is not ours to fix.
 pytestmark = pytest.mark.qt_log_ignore("This plugin does not support (raise|grabbing)")

@@ -11,7 +11,8 @@ from desktop_app.core.catalog import ServerCatalog
 from resources_ui.listing_entries import BIG_LISTING, ListingEntries, is_big
 from resources_ui.tree_entries import entries_of
 from resources_ui.tree_model import ResourceTreeModel
-from tests.hosting import eventually, run_in_qt
+from tests.hosting import eventually
+from tests.window_kit import run_in_qt
 
 
 def listing(count: int, word: str) -> ServerCatalog:

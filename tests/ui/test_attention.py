@@ -23,7 +23,8 @@ from PySide6.QtWidgets import QApplication, QWidget
 from desktop_app.core.chat.approval import ApprovalRequest
 from desktop_app.ui.attention import Attention
 from desktop_app.ui.desktop_notice import SERVICE, show_notice
-from tests.hosting import eventually, run_in_qt
+from tests.hosting import eventually
+from tests.window_kit import run_in_qt
 
 NOTICE_ID = 7
 

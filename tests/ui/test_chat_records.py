@@ -20,11 +20,11 @@ from desktop_app.ui.conversation.approval_panel import ApprovalPanel
 from desktop_app.ui.conversation.record_cards import STILL_NOTE, AppStill, QuestionRecordCard
 from desktop_app.ui.main_window import MainWindow
 from tests.core.asks.hosting import ASKING_SCRIPT
-from tests.hosting import run_window_scenario
 from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, ToolCall, calls, text
 from tests.servers.app_server import PROBE_URI
 from tests.ui.apps.test_app_window import APP_SERVER, reported
 from tests.ui.test_main_window import shown, until
+from tests.window_kit import run_window_scenario
 
 pytestmark = LITELLM_WARNINGS
 

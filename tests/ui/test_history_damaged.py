@@ -11,7 +11,8 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 from desktop_app.core.chat.conversations import Conversation, ConversationStore
 from desktop_app.core.paths import history_path
 from desktop_app.ui.main_window import MainWindow
-from tests.hosting import eventually, run_window_scenario
+from tests.hosting import eventually
+from tests.window_kit import run_window_scenario
 
 GARBAGE = b"half a restore, not a database " * 200
 

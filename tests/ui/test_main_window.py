@@ -24,9 +24,10 @@ from desktop_app.ui.conversation.message_bubble import MessageBubble
 from desktop_app.ui.conversation.tool_card import CallState, ResourceChip, ToolCard
 from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.settings_dialog import SettingsDialog
-from tests.hosting import FIXTURE_SCRIPT, eventually, run_window_scenario
+from tests.hosting import FIXTURE_SCRIPT, eventually
 from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, ToolCall, calls, text, tool_messages
 from tests.servers.fixture_server import LONG_END_MARKER
+from tests.window_kit import run_window_scenario
 
 pytestmark = LITELLM_WARNINGS
 Scenario = Callable[[MainWindow, ScriptedLLM], Awaitable[None]]

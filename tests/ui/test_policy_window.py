@@ -27,11 +27,12 @@ from desktop_app.ui.gallery.bundle_dialog import BundleDialog
 from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.settings_dialog import SettingsDialog
 from resources_ui.drag_payload import ResourceRef
-from tests.hosting import FIXTURE_SCRIPT, eventually, live_children, main_window
+from tests.hosting import FIXTURE_SCRIPT, eventually, live_children
 from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, ToolCall, calls, text
 from tests.servers.app_server import PROBE_URI
 from tests.servers.registry_documents import populate
 from tests.servers.registry_fixture import running_registry
+from tests.window_kit import main_window
 
 pytestmark = LITELLM_WARNINGS
 APP_SERVER = Path(__file__).parents[1] / "servers" / "app_server.py"

@@ -13,7 +13,8 @@ import qasync
 from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
 
 from desktop_app.app import run_window
-from tests.hosting import FIXTURE_SCRIPT, eventually, live_children, main_window
+from tests.hosting import FIXTURE_SCRIPT, eventually, live_children
+from tests.window_kit import main_window
 
 
 def test_servers_are_exported_through_the_menu(qapp: QApplication, tmp_path: Path) -> None:

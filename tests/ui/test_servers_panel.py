@@ -23,10 +23,11 @@ from desktop_app.core.server_status import ServerState
 from desktop_app.ui.instructions_note import SAYS
 from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.servers_panel import ServersPanel
-from tests.hosting import FIXTURE_SCRIPT, eventually, fixture_config, live_children, main_window, run_in_qt
+from tests.hosting import FIXTURE_SCRIPT, eventually, fixture_config, live_children
 from tests.llm_server import LITELLM_WARNINGS
 from tests.servers.fixture_server import STARTUP_LINE
 from tests.servers.instructions_server import SCRIPT as INSTRUCTIONS_SCRIPT
+from tests.window_kit import main_window, run_in_qt
 
 pytestmark = LITELLM_WARNINGS  # the app warms litellm up in the background
 MISSING = "/nonexistent/mcp-server-xyz"

@@ -20,9 +20,10 @@ from desktop_app.core.server_config import ServerConfig, TransportKind
 from desktop_app.core.server_status import ServerState
 from desktop_app.ui.servers_panel import ServersPanel
 from desktop_app.ui.sign_in_details import SignInDetails
-from tests.hosting import FAST_RESTARTS, eventually, run_in_qt
+from tests.hosting import FAST_RESTARTS, eventually
 from tests.servers.oauth_browsers import ElsewhereBrowser, FollowingBrowser
 from tests.servers.oauth_server import OAuthOptions, OAuthTestServer
+from tests.window_kit import run_in_qt
 
 until = functools.partial(eventually, timeout=60.0)
 

@@ -16,8 +16,9 @@ from desktop_app.core.restart_policy import RestartPolicy
 from desktop_app.core.server_config import ServerConfig, TransportKind
 from desktop_app.core.server_status import ServerState
 from desktop_app.ui.servers_panel import ServersPanel
-from tests.hosting import eventually, run_in_qt
+from tests.hosting import eventually
 from tests.servers.escape_server import CONTROLS, MARKUP_VERSION
+from tests.window_kit import run_in_qt
 
 ESCAPE_SCRIPT = Path(__file__).resolve().parents[1] / "servers" / "escape_server.py"
 until = functools.partial(eventually, timeout=20.0)

@@ -25,9 +25,10 @@ from desktop_app.core.model.settings import ModelSettings
 from desktop_app.core.server_config import ServerConfig, TransportKind
 from desktop_app.ui.servers_panel import TOOLS_TAB, ServersPanel
 from desktop_app.ui.tools_list import MAX_SHOWN
-from tests.hosting import eventually, inprocess_bridge, live_children, main_window, run_in_qt, stdio_bridge
+from tests.hosting import eventually, live_children
 from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, text, tool_names
 from tests.servers.draft07_server import REMOTE_SCHEMA, STRING_TOOL, TOOL_COUNT, UNUSABLE_TOOL, tool_name
+from tests.window_kit import inprocess_bridge, main_window, run_in_qt, stdio_bridge
 
 pytestmark = LITELLM_WARNINGS
 ANNOTATED = Path(__file__).resolve().parents[1] / "servers" / "annotated_server.py"

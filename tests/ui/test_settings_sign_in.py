@@ -21,9 +21,10 @@ from desktop_app.core.server_status import ServerState
 from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.settings_dialog import SettingsDialog
 from tests.core.auth.test_enterprise import CLIENT_ID, organisation
-from tests.hosting import eventually, run_window_scenario
+from tests.hosting import eventually
 from tests.servers.identity_provider import IDP_CLIENT_ID
 from tests.servers.oauth_browsers import FollowingBrowser
+from tests.window_kit import run_window_scenario
 
 until = functools.partial(eventually, timeout=60.0)
 Scenario = Callable[[MainWindow], Awaitable[None]]

@@ -17,9 +17,10 @@ from desktop_app.core.server_config import ServerConfig, TransportKind
 from desktop_app.core.server_status import ServerState
 from desktop_app.ui.sign_in_details import SignInDetails
 from desktop_app.ui.sign_in_paste import PasteFallback
-from tests.hosting import FAST_RESTARTS, eventually, run_in_qt
+from tests.hosting import FAST_RESTARTS, eventually
 from tests.servers.oauth_browsers import ElsewhereBrowser
 from tests.servers.oauth_server import FollowingBrowser, OAuthOptions, OAuthTestServer
+from tests.window_kit import run_in_qt
 
 until = functools.partial(eventually, timeout=30.0)
 SHOTS = Path("/tmp")

@@ -21,7 +21,8 @@ from desktop_app.core.secret_store import ENCRYPTED_FILENAME, encryption_advice,
 from desktop_app.ui.fitting_label import FittingLabel
 from desktop_app.ui.password_dialog import PasswordDialog
 from desktop_app.ui.status_meter import ENCRYPT_TIP, dump_part, plural
-from tests.hosting import eventually, main_window
+from tests.hosting import eventually
+from tests.window_kit import main_window
 
 until = functools.partial(eventually, timeout=30.0)
 

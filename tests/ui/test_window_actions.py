@@ -26,9 +26,10 @@ from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.settings_dialog import SettingsDialog
 from resources_ui.browser import ResourceBrowser
 from resources_ui.viewers.viewer_pane import ViewerKind
-from tests.hosting import FIXTURE_SCRIPT, eventually, live_children, main_window
+from tests.hosting import FIXTURE_SCRIPT, eventually, live_children
 from tests.llm_server import LITELLM_WARNINGS
 from tests.servers.fixture_server import ITEM_TEMPLATE, LONG_END_MARKER
+from tests.window_kit import main_window
 
 pytestmark = LITELLM_WARNINGS
 until = functools.partial(eventually, timeout=60.0)

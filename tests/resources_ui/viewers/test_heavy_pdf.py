@@ -18,9 +18,10 @@ from resources_ui.drag_payload import ResourceRef
 from resources_ui.viewers.pdf_canvas import PdfCanvas
 from resources_ui.viewers.viewer_pane import ResourceViewerPane
 from tests.endless_pdf import pdf_with_an_endless_page
-from tests.hosting import eventually, inprocess_bridge, run_in_qt
+from tests.hosting import eventually
 from tests.pdfs import LIGHT_TEXT, pdf_with_pages
 from tests.servers.fixture_server import build_fixture_server
+from tests.window_kit import inprocess_bridge, run_in_qt
 
 
 class LoopTurns:

@@ -22,7 +22,7 @@ from resources_ui.drag_payload import ResourceRef
 from resources_ui.viewers.image_viewer import ImageError, decode_image, decode_thumbnail
 from resources_ui.viewers.text_viewer import MarkdownViewer
 from resources_ui.viewers.viewer_pane import ResourceViewerPane, ViewerKind
-from tests.hosting import eventually, inprocess_bridge, run_in_qt
+from tests.hosting import eventually
 from tests.resources_ui.viewers.test_viewers import show
 from tests.servers.hostile_content_server import (
     FILE_LINK_RECT,
@@ -38,6 +38,7 @@ from tests.servers.hostile_content_server import (
     laughs_svg,
     notes_markdown,
 )
+from tests.window_kit import inprocess_bridge, run_in_qt
 
 SCHEMES = ("file", "http", "https", "mailto", "smb", "javascript")
 

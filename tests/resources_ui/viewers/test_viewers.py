@@ -23,7 +23,7 @@ from resources_ui.tree_entries import EntryKind, make_entry
 from resources_ui.viewers.image_viewer import ImageError, decode_image
 from resources_ui.viewers.viewer_pane import ResourceViewerPane, ViewerKind, choose_viewer
 from resources_ui.workspace import ResourceWorkspace
-from tests.hosting import FAST_RESTARTS, eventually, inprocess_bridge, run_in_qt
+from tests.hosting import FAST_RESTARTS, eventually
 from tests.servers.fixture_server import (
     LONG_END_MARKER,
     Received,
@@ -31,6 +31,7 @@ from tests.servers.fixture_server import (
     huge_png_bytes,
     record_requests,
 )
+from tests.window_kit import inprocess_bridge, run_in_qt
 
 
 async def show(pane: ResourceViewerPane, server: str, uri: str) -> ViewerKind:

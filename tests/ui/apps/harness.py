@@ -20,9 +20,10 @@ from desktop_app.core.chat.app_gateway import AppGateway
 from desktop_app.core.chat.approval import ApprovalPolicy
 from desktop_app.core.events import LogLine
 from desktop_app.core.extensions.apps_meta import ViewOrigin
-from tests.hosting import eventually, inprocess_bridge
+from tests.hosting import eventually
 from tests.llm_server import RecordingApprover
 from tests.servers.app_server import PROBE_URI, build_app_server
+from tests.window_kit import inprocess_bridge
 
 PROBE_PREFIX = "app log: [probe] "
 

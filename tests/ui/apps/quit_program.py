@@ -28,8 +28,9 @@ from desktop_app.ui.apps.web_engine import prepare_application
 from desktop_app.ui.conversation.approval_panel import ApprovalPanel
 from desktop_app.ui.event_loop import qt_event_loop
 from desktop_app.ui.main_window import MainWindow
-from tests.hosting import eventually, main_window
+from tests.hosting import eventually
 from tests.llm_server import ScriptedLLM, ToolCall, calls, text
+from tests.window_kit import main_window
 
 ROOT = Path(__file__).parents[3]
 APP_SERVER = ROOT / "tests" / "servers" / "app_server.py"

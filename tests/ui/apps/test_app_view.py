@@ -7,9 +7,10 @@ from PySide6.QtWidgets import QApplication
 from desktop_app.core.apps.questions import AppPermissionQuestion, OpenLinkQuestion
 from desktop_app.core.apps.session import SessionState
 from desktop_app.core.chat.approval import ApprovalReply, DecidedBy, Decision, Requester
-from tests.hosting import eventually, run_in_qt
+from tests.hosting import eventually
 from tests.servers.app_server import HUGE_URI, NOTE_TEXT, NOTE_URI, PROBE_URI, SILENT_URI
 from tests.ui.apps.harness import Env, Scenario, make_env, widget_text
+from tests.window_kit import run_in_qt
 
 
 def run(qapp: QApplication, scenario: Scenario) -> None:

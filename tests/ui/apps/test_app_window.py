@@ -25,9 +25,10 @@ from desktop_app.ui.conversation.message_bubble import MessageBubble
 from desktop_app.ui.conversation.tool_card import ToolCard
 from desktop_app.ui.main_window import MainWindow
 from resources_ui.viewers.viewer_pane import ViewerKind
-from tests.hosting import eventually, live_children, main_window
+from tests.hosting import eventually, live_children
 from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, ToolCall, calls, text
 from tests.servers.app_server import NOTE_URI, PROBE_URI
+from tests.window_kit import main_window
 
 pytestmark = LITELLM_WARNINGS
 APP_SERVER = Path(__file__).parents[2] / "servers" / "app_server.py"

@@ -7,7 +7,7 @@ from PySide6.QtWidgets import QApplication, QLabel
 
 from desktop_app.core.apps.questions import AppPermissionQuestion, OpenLinkQuestion
 from desktop_app.ui.apps.cards import OpenLinkCard, PermissionCard
-from tests.hosting import run_in_qt
+from tests.window_kit import run_in_qt
 
 URL = "https://example.com/a/very/long/path?with=query&and=more#fragment"
 

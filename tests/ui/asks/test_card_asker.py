@@ -10,7 +10,8 @@ from PySide6.QtWidgets import QApplication, QVBoxLayout, QWidget
 from desktop_app.core.asks.question import Question, ask_user
 from desktop_app.ui.asks.card import AskCard, Tone
 from desktop_app.ui.asks.card_asker import NO_ANSWER, CardAsker
-from tests.hosting import eventually, run_in_qt
+from tests.hosting import eventually
+from tests.window_kit import run_in_qt
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -28,8 +28,9 @@ from desktop_app.ui.asks.cards import register_cards
 from desktop_app.ui.asks.form_card import NO_SECRETS, FormCard
 from desktop_app.ui.asks.url_card import NO_BROWSER, UrlCard
 from tests.core.asks.hosting import asking_config, asking_host
-from tests.hosting import eventually, run_in_qt
+from tests.hosting import eventually
 from tests.servers.asking_server import PROFILE_SCHEMA
+from tests.window_kit import run_in_qt
 
 EVERY_KIND: dict[str, Any] = {
     "type": "object",

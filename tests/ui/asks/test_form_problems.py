@@ -18,7 +18,8 @@ from desktop_app.ui.asks.card_asker import CardAsker
 from desktop_app.ui.asks.cards import register_cards
 from desktop_app.ui.asks.form_card import FormCard
 from tests.core.asks.hosting import asking_config, asking_host
-from tests.hosting import eventually, run_in_qt
+from tests.hosting import eventually
+from tests.window_kit import run_in_qt
 
 NOTES = {f"note{i}": {"type": "string", "title": f"Note {i}"} for i in range(1, 13)}
 SCHEMA: dict[str, Any] = {

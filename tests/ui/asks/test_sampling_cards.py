@@ -19,7 +19,8 @@ from desktop_app.core.asks.sampling_messages import ShownMessage, ShownTool
 from desktop_app.ui.asks.card_asker import CardAsker
 from desktop_app.ui.asks.cards import register_cards
 from desktop_app.ui.asks.sampling_cards import ReviewCard, SamplingCard
-from tests.hosting import eventually, run_in_qt
+from tests.hosting import eventually
+from tests.window_kit import run_in_qt
 
 QUESTION = SamplingQuestion(
     server="asking",

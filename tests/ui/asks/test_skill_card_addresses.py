@@ -16,8 +16,9 @@ from desktop_app.core.model.settings import ChatOptions
 from desktop_app.ui.asks.card_asker import CardAsker
 from desktop_app.ui.asks.cards import register_cards
 from desktop_app.ui.asks.skill_card import SkillCard
-from tests.hosting import eventually, inprocess_bridge, run_in_qt
+from tests.hosting import eventually
 from tests.servers.skills_server import build_skills_server, write_skill
+from tests.window_kit import inprocess_bridge, run_in_qt
 
 DEPLOY = "skill://deploy/SKILL.md"
 

@@ -17,8 +17,9 @@ from desktop_app.ui.asks.cards import register_cards
 from desktop_app.ui.asks.form_card import FormCard
 from desktop_app.ui.asks.stopped_card import StoppedCard
 from tests.core.tasks.hosting import task_of, tasks_host
-from tests.hosting import eventually, run_in_qt
+from tests.hosting import eventually
 from tests.servers.tasks_server import build_tasks_server
+from tests.window_kit import run_in_qt
 
 
 def test_a_task_that_asks_without_end_yields_one_stopped_card(qapp: QApplication) -> None:

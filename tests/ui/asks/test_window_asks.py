@@ -25,9 +25,10 @@ from desktop_app.ui.conversation.approval_panel import ApprovalPanel
 from desktop_app.ui.conversation.tool_card import CallState
 from desktop_app.ui.main_window import MainWindow
 from tests.core.asks.hosting import ASKING_SCRIPT
-from tests.hosting import eventually, run_window_scenario
+from tests.hosting import eventually
 from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, ToolCall, calls, text, tool_messages
 from tests.servers.everything import everything_available, everything_stdio_params
+from tests.window_kit import run_window_scenario
 
 pytestmark = LITELLM_WARNINGS
 Scenario = Callable[[MainWindow, ScriptedLLM], Awaitable[None]]

@@ -21,8 +21,9 @@ from desktop_app.ui.asks.card import Tone
 from desktop_app.ui.asks.card_asker import CardAsker
 from desktop_app.ui.conversation.approval_panel import ApprovalPanel
 from desktop_app.ui.conversation.conversation_view import ConversationView
-from tests.hosting import eventually, run_in_qt
+from tests.hosting import eventually
 from tests.servers.rug_pull_server import BENIGN_DESCRIPTION, HOSTILE_DESCRIPTION, build_rug_pull_server
+from tests.window_kit import run_in_qt
 
 ARGUMENTS = {"text": "x", "folder": "~", "upload_url": "https://evil.test/u"}
 

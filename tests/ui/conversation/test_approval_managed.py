@@ -16,9 +16,10 @@ from desktop_app.core.chat.approval import AlwaysAllowRules, ApprovalPolicy, App
 from desktop_app.ui.asks.card_asker import CardAsker
 from desktop_app.ui.conversation.approval_panel import ApprovalPanel
 from desktop_app.ui.conversation.conversation_view import ConversationView
-from tests.hosting import eventually, run_in_qt
+from tests.hosting import eventually
 from tests.policy_files import put_policy
 from tests.ui.conversation.test_approval_changes import ARGUMENTS, save_note, started
+from tests.window_kit import run_in_qt
 
 EVERY_CALL = (
     "Blocked by your organisation's policy: every tool call needs your approval, each time (approvals.everyCall)"

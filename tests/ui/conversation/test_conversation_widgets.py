@@ -45,8 +45,9 @@ from desktop_app.ui.conversation.pane import ConversationPane
 from desktop_app.ui.conversation.taint_chip import TaintChip
 from desktop_app.ui.conversation.tool_card import CallState, ResourceChip, ToolCard
 from resources_ui.drag_payload import ResourceRef, encode_resources
-from tests.hosting import eventually, run_in_qt
+from tests.hosting import eventually
 from tests.servers.fixture_server import huge_png_bytes, png_bytes
+from tests.window_kit import run_in_qt
 
 
 def test_markdown_escapes_html_and_numbers_code_blocks() -> None:

@@ -17,7 +17,7 @@ from desktop_app.ui.conversation.approval_panel import ApprovalPanel
 from desktop_app.ui.conversation.attachment_chip import AttachmentChip
 from desktop_app.ui.conversation.tool_card import ToolCard
 from resources_ui.drag_payload import ResourceRef
-from tests.hosting import run_in_qt
+from tests.window_kit import run_in_qt
 
 HOSTILE = '<img src="/dev/zero" width=900 height=600><b style="color:green">✔ Verified safe</b>'
 

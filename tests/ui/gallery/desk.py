@@ -14,7 +14,8 @@ from desktop_app.core.registry import DEFAULT_REGISTRY_URL
 from desktop_app.ui.gallery.consent_card import ConsentCard
 from desktop_app.ui.gallery.install_pane import InstallPane
 from desktop_app.ui.main_window import MainWindow
-from tests.hosting import eventually, run_window_scenario
+from tests.hosting import eventually
+from tests.window_kit import run_window_scenario
 
 Scenario = Callable[[MainWindow], Awaitable[None]]
 until = functools.partial(eventually, timeout=20.0)

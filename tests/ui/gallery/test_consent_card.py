@@ -17,7 +17,8 @@ from desktop_app.ui.asks.card_asker import CardAsker
 from desktop_app.ui.gallery.consent_card import ConsentCard
 from desktop_app.ui.gallery.look import CAUTION_STYLE
 from desktop_app.ui.style import MUTED
-from tests.hosting import eventually, run_in_qt
+from tests.hosting import eventually
+from tests.window_kit import run_in_qt
 
 LONG = tuple(
     ["docker", "run", "-i", "--rm"] + [f"--mount=type=bind,src=/very/long/path/number/{i},dst=/p{i}" for i in range(12)]

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QApplication, QMenu, QWidget
 
 from desktop_app.core.registry.client import RegistryClient, RegistryError
 from desktop_app.ui.gallery.unreachable_view import UnreachableView
-from tests.hosting import run_in_qt
+from tests.window_kit import run_in_qt
 
 
 def refused_error(qapp: QApplication) -> tuple[str, str]:

@@ -38,11 +38,12 @@ from desktop_app.ui.ledger.ledger_view import LedgerView, usage_line
 from desktop_app.ui.ledger.ledger_window import LedgerWindow
 from tests.core.ledger.realistic_provider import RealisticLLM
 from tests.core.ledger.secrets_check import assert_clean
-from tests.hosting import FAST_RESTARTS, eventually, run_in_qt
+from tests.hosting import FAST_RESTARTS, eventually
 from tests.llm_server import LITELLM_WARNINGS, RecordingApprover, ToolCall, calls, text
 from tests.servers.asking_server import build_asking_server
 from tests.servers.fixture_server import build_fixture_server
 from tests.servers.ledger_server import build_ledger_server
+from tests.window_kit import run_in_qt
 
 pytestmark = LITELLM_WARNINGS
 API_KEY = "sk-window-ledger-test-4242424242"

@@ -13,8 +13,9 @@ from desktop_app.ui.tasks.feed import TaskFeed
 from desktop_app.ui.tasks.task_status_row import TaskStatusRow
 from desktop_app.ui.tasks.tasks_panel import TasksPanel
 from tests.core.tasks.hosting import task_of, tasks_host
-from tests.hosting import eventually, run_in_qt
+from tests.hosting import eventually
 from tests.servers.tasks_server import build_tasks_server
+from tests.window_kit import run_in_qt
 
 HOSTILE = '<img src="/dev/zero"><b style="color:red">APPROVED</b>'
 

@@ -20,8 +20,9 @@ from desktop_app.ui.tasks.card_rows import TaskRows
 from desktop_app.ui.tasks.feed import TaskFeed
 from desktop_app.ui.tasks.tasks_panel import TaskEntry, TasksPanel
 from tests.core.asks.hosting import everything_config, text_of
-from tests.hosting import eventually, run_in_qt, stdio_bridge
+from tests.hosting import eventually
 from tests.servers.everything import everything_available
+from tests.window_kit import run_in_qt, stdio_bridge
 
 pytestmark = [
     pytest.mark.npm,

@@ -31,9 +31,10 @@ from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.panes import LATE_DELETED
 from desktop_app.ui.tasks.task_status_row import TaskStatusRow
 from desktop_app.ui.tasks.tasks_panel import TasksPanel
-from tests.hosting import eventually, live_children, main_window
+from tests.hosting import eventually, live_children
 from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, ToolCall, calls, text, tool_messages
 from tests.servers import tasks_server
+from tests.window_kit import main_window
 
 pytestmark = LITELLM_WARNINGS
 Scenario = Callable[[MainWindow], Awaitable[None]]

@@ -1,0 +1,128 @@
+"""Helpers for tests that run the window or the UI bridge over real servers, on the app's own event loop."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import io
+import json
+import os
+from collections.abc import Awaitable, Callable, Coroutine
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtWidgets import QApplication
+
+from desktop_app.app import run_window
+from desktop_app.bridge import CoreBridge
+from desktop_app.core.app_settings import AppSettings, save_settings
+from desktop_app.core.host import ServerHost
+from desktop_app.core.server_config import ServerConfig, TransportKind
+from desktop_app.ui.event_loop import qt_event_loop
+from desktop_app.ui.main_window import MainWindow
+from tests.hosting import FAST_RESTARTS, eventually, live_children
+
+WINDOW_DEADLINE = 60.0
+"""How long a window test waits for the window and its servers: generous, it only ends a hang."""
+QUIT_DEADLINE = 30.0
+"""Quitting takes under 2 s by design: past this it hangs, and what still runs is written to stderr."""
+
+
+async def main_window(app: QApplication, timeout: float = 30.0) -> MainWindow:
+    """The app's window once its panes are in (a closed window of an earlier test does not count)."""
+
+    def filled() -> MainWindow | None:
+        return next(
+            (w for w in app.topLevelWidgets() if isinstance(w, MainWindow) and w.isVisible() and w.filled), None
+        )
+
+    await eventually(filled, timeout, "the main window with its panes")
+    window = filled()
+    assert window is not None
+    return window
+
+
+def run_in_qt(app: QApplication, scenario: Coroutine[Any, Any, Any]) -> Any:
+    """Run a coroutine on the app's event loop over the test's QApplication (widgets and servers together)."""
+    try:
+        with asyncio.Runner(loop_factory=lambda: qt_event_loop(app)) as runner:
+            return runner.run(scenario)
+    finally:
+        # A closed qasync loop lives in reference cycles, with Qt timers still registered on its
+        # timer object: collect it now, while no Qt event is being dispatched (collected later,
+        # in the middle of one, its half-cleared timer object can crash the process).
+        gc.collect()
+
+
+def still_running() -> str:
+    """Every other task of the running loop, with where it waits."""
+    report = io.StringIO()
+    for task in asyncio.all_tasks():
+        if task is not asyncio.current_task():
+            report.write(f"--- {task!r}\n")
+            task.print_stack(limit=25, file=report)
+    return report.getvalue()
+
+
+def run_window_scenario(
+    app: QApplication,
+    tmp_path: Path,
+    steps: Callable[[MainWindow], Awaitable[object]],
+    *,
+    servers: dict[str, Any],
+    settings: AppSettings | None = None,
+    ready: int = 0,
+) -> Path:
+    """The real composition root with `servers` in its servers.json and `settings` (none: a first start's):
+    once its window is up and `ready` servers are, play `steps`, close the window as a user does, and
+    check that no process is left behind. Returns the servers.json as the run left it.
+
+    With no `servers`, the embedded demo server runs instead (count it in `ready`).
+    """
+    config = tmp_path / "servers.json"
+    config.write_text(json.dumps({"mcpServers": servers}))
+    settings_path = tmp_path / "settings.json"
+    if settings is not None:
+        save_settings(settings_path, settings)
+
+    async def play() -> None:
+        running = asyncio.ensure_future(run_window(app, config, settings_path))
+        window = await main_window(app, WINDOW_DEADLINE)
+        try:
+            host = window.bridge.host
+            await eventually(lambda: host.ready_count() >= ready, WINDOW_DEADLINE, f"{ready} servers ready")
+            await steps(window)
+        finally:
+            window.close()
+            done, _ = await asyncio.wait({running}, timeout=QUIT_DEADLINE)  # as quick as awaiting it: no shield
+            if not done:
+                os.write(2, still_running().encode("utf-8", "replace"))  # past the capture: the test may be killed
+                raise AssertionError("quitting hung; the tasks still running are on stderr")
+            running.result()
+
+    run_in_qt(app, play())
+    assert live_children() == []
+    return config
+
+
+async def inprocess_bridge(servers: dict[str, Any]) -> CoreBridge:
+    """Real MCP server objects run inside this process (no child process, no pipe), one connection
+    each, all ready, behind the UI bridge.
+
+    Their configs say stdio only because a config needs a transport: the command is never run, the
+    client talks to the server object directly. `stdio_bridge` runs servers as the app does.
+    """
+    host = ServerHost(policy=FAST_RESTARTS, target_factory=lambda config, _hooks: servers[config.name])
+    bridge = CoreBridge(host)
+    host.start([ServerConfig(name=n, transport=TransportKind.STDIO, command="unused") for n in servers])
+    await host.wait_settled(60)
+    return bridge
+
+
+async def stdio_bridge(configs: list[ServerConfig]) -> CoreBridge:
+    """Servers as child processes over real stdio, one connection each, all settled, behind the UI bridge."""
+    host = ServerHost(policy=FAST_RESTARTS)
+    bridge = CoreBridge(host)
+    host.start(configs)
+    await host.wait_settled(60)
+    return bridge
