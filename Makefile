@@ -13,7 +13,7 @@ PIP_QUIET := --quiet --disable-pip-version-check
 # process) compiles again from source (importing LiteLLM: 13 s of CPU instead of 5.5 s). The venv is ours.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: run test lint typecheck pytest bench conformance bundle bundle-test clean
+.PHONY: run test test-quick lint typecheck pytest bench conformance bundle bundle-test clean
 
 # First run: a venv with uv in it (uv installs the app ~10x faster than pip). The venv gets no pip of
 # its own (setting one up is often the slowest step): the system's pip puts uv into it, and only a
@@ -53,9 +53,15 @@ typecheck: $(STAMP_DEV)
 # One worker per core: most tests wait on servers and subprocesses, so two cores halve the run.
 # The npm test servers were just installed: a test that cannot find one fails instead of skipping.
 pytest: $(STAMP_DEV) $(NPM_STAMP)
-	MCP_DESK_REQUIRE_TEST_SERVERS=1 QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -n auto
+	MCP_DESK_REQUIRE_TEST_SERVERS=1 QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -n auto --dist worksteal
 
 test: lint typecheck pytest
+
+# The edit loop: lint and the tests that start no process, no QtWebEngine and no npm peer (markers set by
+# tests/conftest.py). `make test` runs everything.
+test-quick: $(STAMP_DEV)
+	$(BIN)/ruff check .
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -n auto --dist worksteal -q -m "not process and not webengine and not npm"
 
 # All 26 client scenarios of the MCP conformance suite against MCP Desk's own client (make test runs the
 # sign-in scenarios; this runs every one and prints the suite's own report).
