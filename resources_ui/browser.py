@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app.bridge import CoreBridge
-from resources_ui.drag_payload import ResourceRef
+from desktop_app.core.resource_ref import ResourceRef
 from resources_ui.filter_proxy import ResourceFilterProxy
 from resources_ui.tree_delegate import ResourceRowDelegate
 from resources_ui.tree_entries import Entry, refs_of

@@ -8,41 +8,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
 
 from PySide6.QtCore import QMimeData, QUrl
+
+from desktop_app.core.resource_ref import ResourceRef
 
 RESOURCES_MIME: Final = "application/x-mcp-desk-resources+json"
 URI_LIST_MIME: Final = "text/uri-list"
 _VERSION: Final = 1
-
-
-@dataclass(frozen=True)
-class ResourceRef:
-    """A resource the user picked: enough to read it again from the right server and label it."""
-
-    server: str
-    uri: str
-    name: str
-    mime_type: str | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        return {"server": self.server, "uri": self.uri, "name": self.name, "mimeType": self.mime_type}
-
-    @classmethod
-    def from_json(cls, item: object) -> ResourceRef | None:
-        """The ref an item describes, or None when it lacks a server or URI (bad input is skipped)."""
-        if not isinstance(item, dict):
-            return None
-        server, uri = item.get("server"), item.get("uri")
-        if not isinstance(server, str) or not isinstance(uri, str) or not server or not uri:
-            return None
-        name = item.get("name")
-        mime = item.get("mimeType")
-        return cls(
-            server, uri, name if isinstance(name, str) and name else uri, mime if isinstance(mime, str) else None
-        )
 
 
 def encode_resources(refs: Iterable[ResourceRef]) -> QMimeData:

@@ -17,8 +17,8 @@ from PySide6.QtWidgets import (
 from uritemplate import URITemplate
 
 from desktop_app.bridge import CoreBridge
+from desktop_app.core.resource_ref import ResourceRef
 from resources_ui.completing_fields import CompletingFields, FieldSpec
-from resources_ui.drag_payload import ResourceRef
 from resources_ui.tree_entries import Entry
 
 

@@ -16,7 +16,7 @@ from mcp_types import Resource, ResourceTemplate
 from desktop_app.core.catalog import ServerCatalog
 from desktop_app.core.content import human_size
 from desktop_app.core.extensions.skills import SkillEntry
-from resources_ui.drag_payload import ResourceRef
+from desktop_app.core.resource_ref import ResourceRef
 from resources_ui.skill_rows import skill_tooltip, skill_type
 
 

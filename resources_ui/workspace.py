@@ -10,8 +10,8 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from desktop_app.bridge import CoreBridge
+from desktop_app.core.resource_ref import ResourceRef
 from resources_ui.browser import ResourceBrowser
-from resources_ui.drag_payload import ResourceRef
 from resources_ui.template_form import TemplateForm
 from resources_ui.tree_entries import Entry
 from resources_ui.viewers.resource_cache import ResourceCache

@@ -33,7 +33,7 @@ from desktop_app.core.chat.approval import (
     ApprovalPolicy,
 )
 from desktop_app.core.chat.conversations import Conversation
-from desktop_app.core.chat.engine import Attachment, ChatEngine
+from desktop_app.core.chat.engine import ChatEngine
 from desktop_app.core.chat.events import ChatError, ChatEvent, ErrorKind, TurnFinished
 from desktop_app.core.host import ServerHost
 from desktop_app.core.ledger.trace import TraceWriter, header, load_trace
@@ -41,6 +41,7 @@ from desktop_app.core.ledger.trace_view import transcript_document
 from desktop_app.core.model.providers import key_secret_name, provider_for
 from desktop_app.core.model.settings import DEFAULT_MAX_ITERATIONS, DEFAULT_MAX_TOKENS, ChatOptions, ModelSettings
 from desktop_app.core.paths import data_dir
+from desktop_app.core.resource_ref import ResourceRef
 from desktop_app.core.root_paths import root_problem
 from desktop_app.core.terminal_text import printable
 
@@ -176,7 +177,8 @@ async def _run(args: argparse.Namespace) -> int:
             trace = _trace_path(args, scratch)
             first = header(conversation.id, __version__)
             writer = None if trace is None else TraceWriter(trace, engine.traces.scrubber, first=first)
-            turn = engine.start_turn(conversation, args.message, [Attachment(uri) for uri in args.attach], trace=writer)
+            attached = [ResourceRef("", uri) for uri in args.attach]  # each from the one server listing it
+            turn = engine.start_turn(conversation, args.message, attached, trace=writer)
             events: list[ChatEvent] = []
             try:
                 async with reporting_tasks(host, _error):  # tasks' progress on stderr; interrupted, they are cancelled

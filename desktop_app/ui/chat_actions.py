@@ -10,13 +10,13 @@ from PySide6.QtWidgets import QDockWidget, QWidget
 from desktop_app.bridge import CoreBridge
 from desktop_app.core.chat.prompts import prompt_draft
 from desktop_app.core.content import ResourceContent
+from desktop_app.core.resource_ref import ResourceRef
 from desktop_app.core.server_errors import describe_error
 from desktop_app.ui.chat_controller import ChatController
 from desktop_app.ui.conversation.composer import Composer
 from desktop_app.ui.conversation.conversation_view import ConversationView
 from desktop_app.ui.palette import CommandPalette, PaletteEntry, skill_entries
 from desktop_app.ui.prompt_form import PromptForm
-from resources_ui.drag_payload import ResourceRef
 from resources_ui.workspace import ResourceWorkspace
 
 

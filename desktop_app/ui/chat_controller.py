@@ -21,7 +21,7 @@ from desktop_app.core.asks.question import Asker
 from desktop_app.core.asks.service import SamplingModel
 from desktop_app.core.chat.approval import AlwaysAllowRules
 from desktop_app.core.chat.conversations import DEFAULT_TITLE, Conversation, ConversationStore
-from desktop_app.core.chat.engine import Attachment, ChatEngine, Turn
+from desktop_app.core.chat.engine import ChatEngine, Turn
 from desktop_app.core.chat.events import (
     ApprovalNeeded,
     AppViewRecord,
@@ -36,6 +36,7 @@ from desktop_app.core.chat.history_search import message_text
 from desktop_app.core.chat.prompts import PromptDraft
 from desktop_app.core.chat.skill_reads import skill_loader
 from desktop_app.core.ledger.store import LedgerStore
+from desktop_app.core.resource_ref import ResourceRef
 from desktop_app.ui.app_chat import AppChatSide
 from desktop_app.ui.chat_records import ChatRecords, RecordingPolicy
 from desktop_app.ui.context_meter import ContextMeter
@@ -45,7 +46,6 @@ from desktop_app.ui.conversation.tool_card import ToolCard
 from desktop_app.ui.conversation.turn_status import READING_ATTACHMENTS
 from desktop_app.ui.conversation.turn_waits import show_wait
 from desktop_app.ui.model_warmup import ModelWarmup
-from resources_ui.drag_payload import ResourceRef
 
 if TYPE_CHECKING:
     from desktop_app.ui.apps.controller import AppViews
@@ -210,9 +210,8 @@ class ChatController(QObject):
     def _begin(self, engine: ChatEngine, text: str, refs: list[ResourceRef]) -> None:
         self.view.clear_actions()
         self.warmup.start()  # a message that was not typed (a prompt, a draft, an app's) still needs the library
-        attachments = [Attachment(ref.uri, ref.server or None) for ref in refs]  # read from the server it came from
         self._title_from(text or (refs[0].name if refs else ""))
-        self._turn = engine.start_turn(self.conversation, text, attachments, self.for_apps.take_context())
+        self._turn = engine.start_turn(self.conversation, text, refs, self.for_apps.take_context())
         wait = READING_ATTACHMENTS if refs else self.warmup.model_wait
         self.view.turn_status.wait_for(wait)  # at once, before any event
         self._showing = True

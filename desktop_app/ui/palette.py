@@ -15,8 +15,8 @@ from PySide6.QtWidgets import QFrame, QLineEdit, QListWidget, QListWidgetItem, Q
 from rapidfuzz import fuzz, utils
 
 from desktop_app.core.catalog import Catalog
+from desktop_app.core.resource_ref import ResourceRef
 from desktop_app.core.skills.manifest import problem
-from resources_ui.drag_payload import ResourceRef
 
 MIN_SCORE = 55.0
 MAX_ROWS = 12

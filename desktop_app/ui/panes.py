@@ -19,6 +19,7 @@ from desktop_app.core.auth.question import SignInQuestion
 from desktop_app.core.chat.approval import AlwaysAllowRules, ApprovalRequest
 from desktop_app.core.chat.conversations import ConversationNotFoundError, ConversationStore
 from desktop_app.core.paths import data_dir
+from desktop_app.core.resource_ref import ResourceRef
 from desktop_app.core.server_status import ServerState, ServerStatus
 from desktop_app.core.tasks.events import LateResult
 from desktop_app.core.tasks.store import TASKS_FILENAME
@@ -51,7 +52,6 @@ from desktop_app.ui.system_browser import SystemBrowser, ask_to_open
 from desktop_app.ui.tasks.card_rows import TaskRows
 from desktop_app.ui.tasks.feed import TaskFeed
 from desktop_app.ui.tasks.tasks_panel import TasksPanel
-from resources_ui.drag_payload import ResourceRef
 from resources_ui.workspace import ResourceWorkspace
 
 DEMO_STEPPED_ASIDE = (

@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QVBoxLayout, QWidget
 
 from desktop_app.core.content import ResourceContent, human_size
-from resources_ui.drag_payload import ResourceRef
+from desktop_app.core.resource_ref import ResourceRef
 from resources_ui.elided_label import ElidedLabel
 
 SEPARATOR = " · "

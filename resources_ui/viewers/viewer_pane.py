@@ -15,9 +15,9 @@ from PySide6.QtWidgets import QLabel, QStackedWidget, QVBoxLayout, QWidget
 from desktop_app.bridge import CoreBridge
 from desktop_app.core.apps.document import is_app_mime
 from desktop_app.core.content import ResourceContent
+from desktop_app.core.resource_ref import ResourceRef
 from desktop_app.core.server_errors import describe_error
 from desktop_app.core.skills.addresses import claimants, linked_from
-from resources_ui.drag_payload import ResourceRef
 from resources_ui.icons import ContentKind, kind_for
 from resources_ui.viewers.binary_card import BinaryCard, ErrorCard
 from resources_ui.viewers.image_viewer import ImageError, ImageViewer, decode_image

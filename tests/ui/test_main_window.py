@@ -26,6 +26,8 @@ from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.settings_dialog import SettingsDialog
 from tests.hosting import FIXTURE_SCRIPT, eventually
 from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, ToolCall, calls, text, tool_messages
+from tests.servers import claimed_uri_server
+from tests.servers.claimed_uri_server import SHARED_URI
 from tests.servers.fixture_server import LONG_END_MARKER
 from tests.window_kit import run_window_scenario
 
@@ -35,6 +37,7 @@ W = TypeVar("W", bound=QWidget)
 
 
 until = functools.partial(eventually, timeout=60.0)
+CLAIMED_URI_SCRIPT = Path(claimed_uri_server.__file__)
 
 
 def run_app(
@@ -319,3 +322,33 @@ def test_questions_go_under_their_tool_call_or_to_the_servers_panel(
         await until(lambda: not window.chat.busy, what="the stop")
 
     run_app(qapp, tmp_path, llm, scenario)
+
+
+def test_a_resource_dragged_from_one_of_two_servers_listing_its_uri_is_read_from_that_server(
+    qapp: QApplication, tmp_path: Path, llm: ScriptedLLM
+) -> None:
+    """Server `a` sorts first, so a host guessing the owner from the URI would read `a`'s text."""
+    script = str(CLAIMED_URI_SCRIPT)
+    servers = {name: {"command": sys.executable, "args": [script, f"the note of {name}"]} for name in ("a", "b")}
+    settings = AppSettings(ModelSettings("openai/scripted", api_base=llm.url), provider="compatible")
+
+    async def steps(window: MainWindow) -> None:
+        await asyncio.wait_for(load_litellm(), 120)
+        llm.queue(text("Read."))
+        browser = window.resources.browser
+        await until(lambda: browser.index_of("b", SHARED_URI).isValid(), what="b's note in the browser")
+        payload = browser.proxy.mimeData([browser.index_of("b", SHARED_URI)])
+        drop = QDropEvent(
+            QPointF(4, 4), Qt.DropAction.CopyAction, payload, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier
+        )
+        window.conversation_pane.dropEvent(drop)
+        assert [(ref.server, ref.uri) for ref in window.composer.attachments] == [("b", SHARED_URI)]
+        window.composer.editor.setPlainText("What does it say?")
+        window.composer.send()
+        await until(lambda: not window.chat.busy, what="the turn")
+        [request] = llm.bodies()
+        user = request["messages"][-1]["content"]
+        sent = user if isinstance(user, str) else "".join(p.get("text", "") for p in user)
+        assert "the note of b" in sent and "the note of a" not in sent
+
+    run_window_scenario(qapp, tmp_path, steps, servers=servers, settings=settings, ready=2)

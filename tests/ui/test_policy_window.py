@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QApplication, QDialogButtonBox, QLabel, QMessageBo
 from desktop_app.app import run_window
 from desktop_app.core.app_settings import AppSettings, save_settings
 from desktop_app.core.model.settings import ModelSettings
+from desktop_app.core.resource_ref import ResourceRef
 from desktop_app.core.server_status import ServerState
 from desktop_app.ui.apps.controller import AppSlot
 from desktop_app.ui.conversation.approval_panel import ApprovalPanel
@@ -26,7 +27,6 @@ from desktop_app.ui.conversation.tool_card import ToolCard
 from desktop_app.ui.gallery.bundle_dialog import BundleDialog
 from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.settings_dialog import SettingsDialog
-from resources_ui.drag_payload import ResourceRef
 from tests.hosting import FIXTURE_SCRIPT, eventually, live_children
 from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, ToolCall, calls, text
 from tests.servers.app_server import PROBE_URI

@@ -42,7 +42,6 @@ from desktop_app.core.chat.tool_specs import ToolOffer
 from desktop_app.core.chat.trace_keeping import TraceKeeping
 from desktop_app.core.chat.trace_secrets import SecretsInUse
 from desktop_app.core.chat.traced_host import TracedHost, watch_questions
-from desktop_app.core.chat.user_message import Attachment as Attachment
 from desktop_app.core.chat.user_message import AttachmentError, user_message
 from desktop_app.core.expansion import SecretLookup
 from desktop_app.core.extensions.apps_meta import ui_resource_uri
@@ -51,6 +50,7 @@ from desktop_app.core.ledger.trace import TraceWriter
 from desktop_app.core.model.chat_model import ChatModel, LiteLLMModel, ModelReply
 from desktop_app.core.model.llm import ProviderError, SentRequest
 from desktop_app.core.model.settings import ChatOptions, ModelSettings, resolve_api_key
+from desktop_app.core.resource_ref import ResourceRef
 from desktop_app.core.server_errors import describe_error
 from desktop_app.core.trust import resource_taint
 
@@ -129,7 +129,7 @@ class ChatEngine:
         self,
         conversation: Conversation,
         text: str,
-        attachments: Sequence[Attachment] = (),
+        attachments: Sequence[ResourceRef] = (),
         context: Sequence[str] = (),
         trace: TraceWriter | None = None,
     ) -> Turn:
@@ -152,7 +152,7 @@ class Turn:
         engine: ChatEngine,
         conversation: Conversation,
         text: str,
-        attachments: tuple[Attachment, ...],
+        attachments: tuple[ResourceRef, ...],
         context: tuple[str, ...] = (),
         trace: TraceWriter | None = None,
     ):

@@ -22,25 +22,25 @@ from desktop_app.core.asks.question import Question
 from desktop_app.core.chat.events import ChatEvent, ModelCallStarted, TextDelta, ToolInputPartial, event_to_dict
 from desktop_app.core.chat.message_parts import PartsMemo
 from desktop_app.core.chat.request_ledger import RequestSnapshot, build_ledger
-from desktop_app.core.chat.user_message import Attachment
 from desktop_app.core.ledger.trace import TraceWriter, summarize_base64
 from desktop_app.core.model.chat_model import ModelReply
 from desktop_app.core.model.llm import SentRequest
+from desktop_app.core.resource_ref import ResourceRef
 from desktop_app.core.server_errors import describe_error
 
 log = logging.getLogger(__name__)
 
 
-def traced_attachments(recorded: object) -> list[Attachment]:
+def traced_attachments(recorded: object) -> list[ResourceRef]:
     """The attachments a `turn` record lists, each from the server it was read from (`{"uri", "server"}`);
     an older trace lists plain URIs, read then from whichever one server offers them."""
-    found: list[Attachment] = []
+    found: list[ResourceRef] = []
     for item in recorded if isinstance(recorded, list) else []:
         if isinstance(item, dict) and isinstance(item.get("uri"), str):
             server = item.get("server")
-            found.append(Attachment(item["uri"], server if isinstance(server, str) else None))
+            found.append(ResourceRef(server if isinstance(server, str) else "", item["uri"]))
         elif isinstance(item, str):
-            found.append(Attachment(item))
+            found.append(ResourceRef("", item))
     return found
 
 
@@ -97,7 +97,7 @@ class TurnTrace:
     # -- the turn -----------------------------------------------------------------------------
 
     def begin(
-        self, conversation: str, model: str, text: str, attachments: Sequence[Attachment], context: Sequence[str]
+        self, conversation: str, model: str, text: str, attachments: Sequence[ResourceRef], context: Sequence[str]
     ) -> None:
         started = time.strftime("%Y-%m-%dT%H:%M:%S%z")
         self.record(
@@ -106,7 +106,7 @@ class TurnTrace:
                 "conversation": conversation,
                 "model": model,
                 "message": text,
-                "attachments": [{"uri": a.uri, "server": a.server} for a in attachments],
+                "attachments": [{"uri": a.uri, "server": a.server or None} for a in attachments],
                 "context": list(context),
                 "started": started,
             }

@@ -4,22 +4,13 @@ what MCP App views asked the model to know."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from desktop_app.core.chat.events import ResourceRead
 from desktop_app.core.chat.synthetic import image_message, read_for_model
 from desktop_app.core.host import ServerHost
 from desktop_app.core.model.settings import ChatOptions
-
-
-@dataclass(frozen=True)
-class Attachment:
-    """A resource the user attached to a message; it is read when the message is sent, from `server`
-    (None: from the one server offering `uri`; one that several offer is refused)."""
-
-    uri: str
-    server: str | None = None
+from desktop_app.core.resource_ref import ResourceRef
 
 
 class AttachmentError(ValueError):
@@ -30,19 +21,19 @@ async def user_message(
     host: ServerHost,
     options: ChatOptions,
     text: str,
-    attachments: Sequence[Attachment],
+    attachments: Sequence[ResourceRef],
     context: Sequence[str],
     chat: str,
 ) -> tuple[dict[str, Any], list[ResourceRead]]:
-    """The user message of conversation `chat` with its attachments read in (an attached skill is loaded
-    for that chat), and the reads to show; raises `AttachmentError`."""
+    """The user message of conversation `chat` with its attachments read in, each from its own server (an
+    attached skill is loaded for that chat), and the reads to show; raises `AttachmentError`."""
     parts = [text] if text.strip() else []
     images: list[dict[str, Any]] = []
     reads: list[ResourceRead] = []
     for attachment in attachments:
         catalog = host.catalog
         out = await read_for_model(
-            host, catalog, attachment.uri, options, server=attachment.server, search_offered=False, chat=chat
+            host, catalog, attachment.uri, options, server=attachment.server or None, search_offered=False, chat=chat
         )
         if out.is_error or out.server is None:
             raise AttachmentError(f"Cannot attach {attachment.uri}: {out.text}")

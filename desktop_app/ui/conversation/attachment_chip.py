@@ -12,8 +12,8 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QMouseEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QWidget
 
+from desktop_app.core.resource_ref import ResourceRef
 from desktop_app.ui.plain_text import plain_label, set_plain_tooltip
-from resources_ui.drag_payload import ResourceRef
 from resources_ui.icons import kind_for, kind_icon
 
 MAX_NAME_WIDTH: Final = 240

@@ -14,9 +14,9 @@ from PySide6.QtCore import QEvent, QObject, QRect, Qt, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
 
+from desktop_app.core.resource_ref import ResourceRef
 from desktop_app.ui.conversation.attachment_chip import AttachmentChip
 from desktop_app.ui.style import MUTED
-from resources_ui.drag_payload import ResourceRef
 from resources_ui.flow_layout import FlowLayout
 
 MIN_LINES: Final = 2

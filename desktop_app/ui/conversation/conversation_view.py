@@ -31,6 +31,7 @@ from desktop_app.core.chat.events import (
     TurnFinished,
 )
 from desktop_app.core.chat.history_search import message_text
+from desktop_app.core.resource_ref import ResourceRef
 from desktop_app.ui.conversation.call_cards import CardPanels, show_on_card
 from desktop_app.ui.conversation.history_replay import replay_history, turn_spans
 from desktop_app.ui.conversation.message_bubble import MessageBubble, Role
@@ -41,7 +42,6 @@ from desktop_app.ui.conversation.tool_card import ResourceChip, ToolCard
 from desktop_app.ui.conversation.turn_offers import STOPPED, TurnOffers, mark_replaced_rows
 from desktop_app.ui.conversation.turn_status import TurnStatus
 from desktop_app.ui.style import MUTED
-from resources_ui.drag_payload import ResourceRef
 
 
 class ConversationView(QScrollArea):

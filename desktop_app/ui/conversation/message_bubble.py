@@ -14,11 +14,11 @@ from PySide6.QtCore import QSize, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QGuiApplication, QPalette, QResizeEvent, QTextCursor
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QTextBrowser, QVBoxLayout, QWidget
 
+from desktop_app.core.resource_ref import ResourceRef
 from desktop_app.ui.conversation.attachment_chip import AttachmentChip
 from desktop_app.ui.conversation.markdown_blocks import MarkdownBlocks
 from desktop_app.ui.conversation.markdown_html import render_markdown
 from desktop_app.ui.conversation.streamed_document import StreamedDocument
-from resources_ui.drag_payload import ResourceRef
 from resources_ui.flow_layout import FlowLayout
 from resources_ui.inert_images import inert_resource
 from resources_ui.web_links import WEB_SCHEMES

@@ -20,7 +20,7 @@ from desktop_app.core.chat.approval import (
     Decision,
 )
 from desktop_app.core.chat.conversations import Conversation
-from desktop_app.core.chat.engine import CANCELLED_RESULT, Attachment, ChatEngine, Turn
+from desktop_app.core.chat.engine import CANCELLED_RESULT, ChatEngine, Turn
 from desktop_app.core.chat.events import (
     ApprovalNeeded,
     ChatError,
@@ -38,6 +38,7 @@ from desktop_app.core.chat.events import (
 )
 from desktop_app.core.host import ServerHost
 from desktop_app.core.model.settings import ChatOptions, ModelSettings
+from desktop_app.core.resource_ref import ResourceRef
 from desktop_app.core.server_config import ServerConfig, TransportKind
 from tests.hosting import FAST_RESTARTS, fixture_config
 from tests.llm_server import (
@@ -441,7 +442,7 @@ async def test_attachments_are_read_at_send_time(host: ServerHost, llm: Scripted
         make_engine(host, llm),
         "What is in these?",
         conversation,
-        attachments=[Attachment("fixture://data.json"), Attachment("fixture://image.png")],
+        attachments=[ResourceRef("", "fixture://data.json"), ResourceRef("", "fixture://image.png")],
     )
     user = llm.bodies()[0]["messages"][1]
     assert user["role"] == "user"
@@ -457,7 +458,7 @@ async def test_attachments_are_read_at_send_time(host: ServerHost, llm: Scripted
 
 async def test_unreadable_attachment_is_a_clear_error_and_nothing_is_sent(host: ServerHost, llm: ScriptedLLM) -> None:
     conversation = Conversation()
-    events = await run(make_engine(host, llm), "see", conversation, attachments=[Attachment("fixture://missing")])
+    events = await run(make_engine(host, llm), "see", conversation, attachments=[ResourceRef("", "fixture://missing")])
     [error] = of_type(events, ChatError)
     assert error.kind is ErrorKind.INPUT and error.message.startswith("Cannot attach fixture://missing")
     assert finished(events).reason == "error"

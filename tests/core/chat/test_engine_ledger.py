@@ -18,7 +18,7 @@ from desktop_app.core.asks.elicitation import ElicitReply, FormQuestion
 from desktop_app.core.asks.question import Question, ScriptedAsker
 from desktop_app.core.chat.approval import ApprovalPolicy
 from desktop_app.core.chat.conversations import Conversation, ConversationStore
-from desktop_app.core.chat.engine import Attachment, ChatEngine
+from desktop_app.core.chat.engine import ChatEngine
 from desktop_app.core.chat.events import TextDelta, TurnFinished
 from desktop_app.core.chat.tokens import count_tokens
 from desktop_app.core.chat.turn_trace import traced_attachments
@@ -28,6 +28,7 @@ from desktop_app.core.ledger.store import LedgerStore
 from desktop_app.core.ledger.trace import TraceWriter, load_trace
 from desktop_app.core.ledger.trace_view import TraceView
 from desktop_app.core.model.settings import ChatOptions, ModelSettings
+from desktop_app.core.resource_ref import ResourceRef
 from desktop_app.core.server_config import ServerConfig, TransportKind
 from tests.core.ledger.realistic_provider import RealisticLLM
 from tests.core.ledger.secrets_check import assert_clean
@@ -113,7 +114,7 @@ async def test_every_part_of_a_rich_turn_is_in_its_ledger_and_the_payload_is_wha
     store = ConversationStore(tmp_path / "conversations.sqlite3")
     conversation = Conversation.start(store)
     engine = engine_for(host, llm, "openai/gpt-4o", read_cap_bytes=4096, images_to_model=True, catalog_budget=100)
-    turn = engine.start_turn(conversation, "Summarise the meeting.", [Attachment("notes://meeting")])
+    turn = engine.start_turn(conversation, "Summarise the meeting.", [ResourceRef("", "notes://meeting")])
     events = [event async for event in turn]
     assert isinstance(events[-1], TurnFinished) and events[-1].text == "Done: the notes are long."
     await turn.traced()
@@ -258,14 +259,14 @@ async def test_an_attachment_is_traced_with_its_server_and_read_back_with_it(
     store = ConversationStore(tmp_path / "conversations.sqlite3")
     conversation = Conversation.start(store)
     engine = engine_for(host, llm, "openai/gpt-4o")
-    turn = engine.start_turn(conversation, "Summarise.", [Attachment("notes://meeting", "notes")])
+    turn = engine.start_turn(conversation, "Summarise.", [ResourceRef("notes", "notes://meeting")])
     assert isinstance([event async for event in turn][-1], TurnFinished)
     await turn.traced()
 
     [record] = LedgerStore.beside(store.path).load(conversation.id).turns()
     assert record["attachments"] == [{"uri": "notes://meeting", "server": "notes"}]
-    assert traced_attachments(record["attachments"]) == [Attachment("notes://meeting", "notes")]
+    assert traced_attachments(record["attachments"]) == [ResourceRef("notes", "notes://meeting")]
     # An older trace lists plain URIs; what is neither is left out.
-    assert traced_attachments(["notes://meeting"]) == [Attachment("notes://meeting")]
+    assert traced_attachments(["notes://meeting"]) == [ResourceRef("", "notes://meeting")]
     odd = [{"uri": 3}, 5, {"uri": "a://b", "server": 7}, None]
-    assert traced_attachments(odd) == [Attachment("a://b")] and traced_attachments("x://1") == []
+    assert traced_attachments(odd) == [ResourceRef("", "a://b")] and traced_attachments("x://1") == []

@@ -7,10 +7,10 @@ from typing import Any
 import pytest
 
 from desktop_app.core.chat.turn_trace import traced_attachments
-from desktop_app.core.chat.user_message import Attachment
 from desktop_app.core.ledger.replay import RecordedModel, compare_results, recorded_turns
 from desktop_app.core.model.llm import ProviderError, SentRequest
 from desktop_app.core.model.settings import ModelSettings
+from desktop_app.core.resource_ref import ResourceRef
 
 pytestmark = pytest.mark.anyio
 
@@ -89,4 +89,4 @@ def test_results_that_changed_went_missing_or_are_new_are_all_differences() -> N
 def test_an_attachment_keeps_the_server_it_was_read_from() -> None:
     record = {"type": "turn", "turn": "b", "message": "hi", "attachments": [{"uri": "x://1", "server": "notes"}]}
     [turn] = recorded_turns([record])
-    assert traced_attachments(turn.attachments) == [Attachment("x://1", "notes")]
+    assert traced_attachments(turn.attachments) == [ResourceRef("notes", "x://1")]

@@ -16,9 +16,10 @@ import pytest
 from mcp.server.mcpserver import MCPServer
 
 from desktop_app.core.chat.synthetic import read_for_model
-from desktop_app.core.chat.user_message import Attachment, AttachmentError, user_message
+from desktop_app.core.chat.user_message import AttachmentError, user_message
 from desktop_app.core.host import ServerHost
 from desktop_app.core.model.settings import ChatOptions
+from desktop_app.core.resource_ref import ResourceRef
 from desktop_app.core.server_config import ServerConfig, TransportKind
 from desktop_app.core.skills.addresses import AmbiguousAddress
 from desktop_app.core.skills.consent import SkillDecision
@@ -166,8 +167,8 @@ async def test_an_attachment_reads_from_the_server_it_was_taken_from(tmp_path: P
     host = await host_of({"first": build_vault_server("first"), "second": build_vault_server("second")})
 
     with pytest.raises(AttachmentError, match=r"more than one server \(first, second\)"):
-        await user_message(host, ChatOptions(), "Read it.", [Attachment(SECRET_URI)], [], "chat")
+        await user_message(host, ChatOptions(), "Read it.", [ResourceRef("", SECRET_URI)], [], "chat")
     message, [shown] = await user_message(
-        host, ChatOptions(), "Read it.", [Attachment(SECRET_URI, "second")], [], "chat"
+        host, ChatOptions(), "Read it.", [ResourceRef("second", SECRET_URI)], [], "chat"
     )
     assert shown.server == "second" and SECRET in message["content"]

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QApplication
 
 from desktop_app.bridge import CoreBridge
 from desktop_app.core.content import ResourceContent
-from resources_ui.drag_payload import ResourceRef
+from desktop_app.core.resource_ref import ResourceRef
 from resources_ui.viewers.pdf_canvas import PdfCanvas
 from resources_ui.viewers.viewer_pane import ResourceViewerPane
 from tests.endless_pdf import pdf_with_an_endless_page

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
 from desktop_app.core.content import ResourceContent
-from resources_ui.drag_payload import ResourceRef
+from desktop_app.core.resource_ref import ResourceRef
 from resources_ui.viewers.image_viewer import ImageError, decode_image, decode_thumbnail
 from resources_ui.viewers.text_viewer import MarkdownViewer
 from resources_ui.viewers.viewer_pane import ResourceViewerPane, ViewerKind

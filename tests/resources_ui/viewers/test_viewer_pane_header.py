@@ -7,7 +7,7 @@ from PySide6.QtWidgets import QLabel
 from pytestqt.qtbot import QtBot
 
 from desktop_app.core.content import ResourceContent
-from resources_ui.drag_payload import ResourceRef
+from desktop_app.core.resource_ref import ResourceRef
 from resources_ui.viewers.viewer_header import ViewerHeader
 
 LONG_URI = "fixture://" + "/".join(f"folder-{n}" for n in range(12)) + "/the-end.pdf"

@@ -15,9 +15,9 @@ from desktop_app.bridge import CoreBridge
 from desktop_app.core.config_store import ConfigStore
 from desktop_app.core.content import ResourceContent
 from desktop_app.core.host import ServerHost
+from desktop_app.core.resource_ref import ResourceRef
 from desktop_app.core.server_config import ServerConfig, TransportKind
 from desktop_app.demo_server import build_server as build_demo_server
-from resources_ui.drag_payload import ResourceRef
 from resources_ui.template_form import expand_template, template_variables
 from resources_ui.tree_entries import EntryKind, make_entry
 from resources_ui.viewers.image_viewer import ImageError, decode_image

@@ -30,6 +30,7 @@ from desktop_app.core.chat.events import (
 )
 from desktop_app.core.chat.history_repair import INTERRUPTED_RESULT
 from desktop_app.core.content import ResourceContent
+from desktop_app.core.resource_ref import ResourceRef
 from desktop_app.core.trust import ServerTrust, ToolHints
 from desktop_app.ui.asks.card import Tone
 from desktop_app.ui.asks.card_asker import CardAsker
@@ -44,7 +45,7 @@ from desktop_app.ui.conversation.message_bubble import MessageBubble
 from desktop_app.ui.conversation.pane import ConversationPane
 from desktop_app.ui.conversation.taint_chip import TaintChip
 from desktop_app.ui.conversation.tool_card import CallState, ResourceChip, ToolCard
-from resources_ui.drag_payload import ResourceRef, encode_resources
+from resources_ui.drag_payload import encode_resources
 from tests.hosting import eventually
 from tests.servers.fixture_server import huge_png_bytes, png_bytes
 from tests.window_kit import run_in_qt

@@ -13,10 +13,10 @@ from pytestqt.qtbot import QtBot
 
 from desktop_app.core.chat.approval import ApprovalRequest
 from desktop_app.core.content import ResourceContent
+from desktop_app.core.resource_ref import ResourceRef
 from desktop_app.ui.conversation.approval_panel import ApprovalPanel
 from desktop_app.ui.conversation.attachment_chip import AttachmentChip
 from desktop_app.ui.conversation.tool_card import ToolCard
-from resources_ui.drag_payload import ResourceRef
 from tests.window_kit import run_in_qt
 
 HOSTILE = '<img src="/dev/zero" width=900 height=600><b style="color:green">✔ Verified safe</b>'

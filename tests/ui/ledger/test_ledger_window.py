@@ -24,13 +24,14 @@ from desktop_app.core.asks.elicitation import ElicitReply, FormQuestion
 from desktop_app.core.asks.question import Question, ScriptedAsker
 from desktop_app.core.chat.approval import ApprovalPolicy
 from desktop_app.core.chat.conversations import Conversation, ConversationStore
-from desktop_app.core.chat.engine import Attachment, ChatEngine
+from desktop_app.core.chat.engine import ChatEngine
 from desktop_app.core.host import ServerHost
 from desktop_app.core.ledger.parts import Ledger, PartKind, Section
 from desktop_app.core.ledger.store import LedgerStore
 from desktop_app.core.ledger.trace_view import TraceView
 from desktop_app.core.model.llm import ready_litellm
 from desktop_app.core.model.settings import ChatOptions, ModelSettings
+from desktop_app.core.resource_ref import ResourceRef
 from desktop_app.core.server_config import ServerConfig, TransportKind
 from desktop_app.ui.conversation.conversation_view import ConversationView
 from desktop_app.ui.ledger.ledger_actions import LINK_NAME, LedgerActions
@@ -103,7 +104,9 @@ def recorded(qapp: QApplication, tmp_path_factory: pytest.TempPathFactory) -> It
         settings = ModelSettings("openai/gpt-4o", api_base=llm.url, max_tokens=200, max_retries=0)
         engine = ChatEngine(host, settings, ApprovalPolicy(RecordingApprover()), options=options)
         try:
-            await engine.start_turn(conversation, "Summarise the meeting.", [Attachment("notes://meeting")]).traced()
+            await engine.start_turn(
+                conversation, "Summarise the meeting.", [ResourceRef("", "notes://meeting")]
+            ).traced()
             await engine.start_turn(conversation, "Anything else?").traced()
         finally:
             await host.stop_all()
