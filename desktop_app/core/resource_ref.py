@@ -24,10 +24,6 @@ class ResourceRef:
     name: str = ""
     mime_type: str | None = None
 
-    @property
-    def label(self) -> str:
-        return self.name or self.uri
-
     def to_json(self) -> dict[str, Any]:
         return {"server": self.server, "uri": self.uri, "name": self.name, "mimeType": self.mime_type}
 
