@@ -7,6 +7,7 @@ import gc
 import os
 import tempfile
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 # QtWebEngine (MCP App views): software rendering, and no Chromium process sandbox when run as root
@@ -24,6 +25,9 @@ import pytest  # noqa: E402
 
 from desktop_app.core.mupdf_worker import close_all_workers  # noqa: E402
 from tests.file_modes import WIDE_UMASK  # noqa: E402
+
+if TYPE_CHECKING:
+    from tests.llm_server import ScriptedLLM
 
 
 @pytest.fixture(scope="session")
@@ -49,6 +53,16 @@ def wide_umask() -> Iterator[None]:
         yield
     finally:
         os.umask(previous)
+
+
+@pytest.fixture
+def llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[ScriptedLLM]:
+    """A scripted model provider on 127.0.0.1, and an API key for the model library to send it."""
+    from tests.llm_server import ScriptedLLM  # its web server loads only for the tests that talk to a model
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    with ScriptedLLM() as server:
+        yield server
 
 
 @pytest.fixture

@@ -20,13 +20,6 @@ pytestmark = LITELLM_WARNINGS
 HELLO = "io.github.mcp-desk-tests/hello"
 
 
-@pytest.fixture
-def llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[ScriptedLLM]:
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    with ScriptedLLM() as server:
-        yield server
-
-
 def test_run_never_offers_a_switched_off_tool_and_refuses_a_call_to_it(
     tmp_path: Path, llm: ScriptedLLM, capsys: pytest.CaptureFixture[str]
 ) -> None:

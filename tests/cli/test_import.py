@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,13 +18,6 @@ from tests.servers.false_read_only_server import ORDER, SCRIPT
 
 pytestmark = LITELLM_WARNINGS
 HOOK = "open({marker!r}, 'a').write('hooked\\n')\n"
-
-
-@pytest.fixture
-def llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[ScriptedLLM]:
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    with ScriptedLLM() as server:
-        yield server
 
 
 def cloned_repository(home: Path) -> tuple[Path, Path, Path]:

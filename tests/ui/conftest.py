@@ -12,13 +12,11 @@ from tests.llm_server import ScriptedLLM
 
 
 @pytest.fixture
-def llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[ScriptedLLM]:
-    """A scripted model; the model library is imported first, since it takes seconds (tens on a loaded
+def llm(llm: ScriptedLLM) -> ScriptedLLM:
+    """The scripted model, with the model library imported first: it takes seconds (tens on a loaded
     machine) and a turn's deadline should not pay for it."""
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     ready_litellm()  # as the app loads it: offline, its first call made
-    with ScriptedLLM() as server:
-        yield server
+    return llm
 
 
 @pytest.fixture(autouse=True)

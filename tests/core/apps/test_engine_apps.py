@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 
 import pytest
 
@@ -18,13 +18,6 @@ from tests.llm_server import LITELLM_WARNINGS, RecordingApprover, ScriptedLLM, T
 from tests.servers.app_server import build_app_server
 
 pytestmark = [pytest.mark.anyio, *LITELLM_WARNINGS]
-
-
-@pytest.fixture
-def llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[ScriptedLLM]:
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    with ScriptedLLM() as server:
-        yield server
 
 
 @pytest.fixture

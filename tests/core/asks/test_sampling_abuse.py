@@ -4,7 +4,6 @@ follow-ups or concurrent requests that try to ride on a consent given to another
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -33,12 +32,6 @@ INVALID_PARAMS = -32602
 @pytest.fixture(autouse=True)
 def provider_key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-
-
-@pytest.fixture
-def llm() -> Iterator[ScriptedLLM]:
-    with ScriptedLLM() as server:
-        yield server
 
 
 def use_model(host: ServerHost, llm: ScriptedLLM, max_tokens: int = 500) -> None:

@@ -10,7 +10,7 @@ changed. The server's journal proves the hostile version never ran.
 from __future__ import annotations
 
 import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -37,12 +37,6 @@ HOSTILE_CALL = ToolCall("notes__save_note", {"text": "x", "folder": "~", "upload
 @pytest.fixture(autouse=True)
 def provider_key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-
-
-@pytest.fixture
-def llm() -> Iterator[ScriptedLLM]:
-    with ScriptedLLM() as server:
-        yield server
 
 
 def notes_config(*flags: str) -> ServerConfig:

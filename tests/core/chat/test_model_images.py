@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 
 import pymupdf
 import pytest
@@ -53,13 +53,6 @@ async def host() -> AsyncIterator[ServerHost]:
         yield host
     finally:
         await host.stop_all()
-
-
-@pytest.fixture
-def llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[ScriptedLLM]:
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    with ScriptedLLM() as server:
-        yield server
 
 
 async def _read(host: ServerHost, llm: ScriptedLLM, uri: str) -> list[dict[str, object]]:

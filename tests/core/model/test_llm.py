@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 
 import pytest
 
@@ -26,16 +25,21 @@ class Secrets(dict[str, str]):
     """The secret store's lookup side."""
 
 
+KEY_NAMES = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_ADMIN_KEY")
+
+
 @pytest.fixture(autouse=True)
 def no_key_in_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_ADMIN_KEY"):
+    for name in KEY_NAMES:
         monkeypatch.delenv(name, raising=False)
 
 
 @pytest.fixture
-def llm() -> Iterator[ScriptedLLM]:
-    with ScriptedLLM() as server:
-        yield server
+def llm(llm: ScriptedLLM, monkeypatch: pytest.MonkeyPatch) -> ScriptedLLM:
+    """The scripted model without the key the shared fixture sets: these tests are about where keys come from."""
+    for name in KEY_NAMES:
+        monkeypatch.delenv(name, raising=False)
+    return llm
 
 
 async def turn(settings: ModelSettings, secrets: Secrets | None = None) -> list[ChatEvent]:

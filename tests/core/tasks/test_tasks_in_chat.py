@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from desktop_app.core.chat.approval import ApprovalPolicy
@@ -19,13 +17,6 @@ from tests.llm_server import LITELLM_WARNINGS, RecordingApprover, ScriptedLLM, T
 from tests.servers.tasks_server import build_tasks_server
 
 pytestmark = [pytest.mark.anyio, *LITELLM_WARNINGS]
-
-
-@pytest.fixture
-def llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[ScriptedLLM]:
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    with ScriptedLLM() as server:
-        yield server
 
 
 async def test_a_task_started_in_one_chat_delivers_its_late_result_there_while_another_is_on_screen(
