@@ -10,8 +10,10 @@ from desktop_app.core.sandbox.settings import SandboxSettings
 
 DEFAULT_TIMEOUT_S: Final = 30.0
 PROTOCOL_MODES: Final = ("auto", "legacy", "2026-07-28")
-OAUTH_GRANTS: Final = ("authorization_code", "client_credentials", "enterprise")
-"""`enterprise`: the organisation's identity provider signs the user in once (SEP-990, `core/auth/enterprise.py`)."""
+JWT_BEARER_GRANT: Final = "jwt-bearer"
+OAUTH_GRANTS: Final = ("authorization_code", "client_credentials", "enterprise", JWT_BEARER_GRANT)
+"""`enterprise`: the organisation's identity provider signs the user in once (SEP-990, `core/auth/enterprise.py`);
+`jwt-bearer`: a JWT the platform issued to this workload is the grant (SEP-1933, `core/auth/workload.py`)."""
 TOKEN_ENDPOINT_AUTH_METHODS: Final = ("client_secret_basic", "client_secret_post", "private_key_jwt", "none")
 JWT_SIGNING_ALGORITHMS: Final = ("RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512")
 LOG_LEVELS: Final = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
@@ -32,7 +34,9 @@ class OAuthSettings:
     a Client ID Metadata Document where the authorization server supports one, else dynamic
     registration. `client_id` (and `client_secret`, usually `${secret:NAME}`) is a client the
     user registered beforehand; `grant="client_credentials"` signs in as that client itself,
-    with a secret or a private key (`private_key_jwt`), and never opens a browser.
+    with a secret or a private key (`private_key_jwt`), and never opens a browser; so does
+    `grant="jwt-bearer"`, with the JWT its platform issued it, read afresh from `assertion_file` or
+    the environment variable `assertion_env` at each token request.
     """
 
     enabled: bool = True
@@ -52,10 +56,15 @@ class OAuthSettings:
     """This server's Client ID Metadata Document URL (overrides the app-wide setting)."""
     callback_port: int | None = None
     """A fixed loopback port for the redirect (for clients registered with one exact redirect URI)."""
+    assertion_file: str | None = None
+    """`jwt-bearer`: the file the platform keeps this workload's JWT in (it may rotate it)."""
+    assertion_env: str | None = None
+    """`jwt-bearer`: the environment variable holding this workload's JWT."""
 
     @property
     def machine_to_machine(self) -> bool:
-        return self.grant == "client_credentials"
+        """Signs in as itself, without the user or a browser (client credentials, a workload's JWT)."""
+        return self.grant in ("client_credentials", JWT_BEARER_GRANT)
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from desktop_app.core.root_paths import root_problem
 from desktop_app.core.sandbox.settings import sandbox_from_dict, sandbox_to_dict
 from desktop_app.core.server_config import (
     DEFAULT_TIMEOUT_S,
+    JWT_BEARER_GRANT,
     JWT_SIGNING_ALGORITHMS,
     LOG_LEVELS,
     OAUTH_GRANTS,
@@ -69,6 +70,10 @@ OAUTH_KEYS: Final[Mapping[str, str]] = {
     "clientMetadataUrl": "client_metadata_url",
     "callbackPort": "callback_port",
 }
+OAUTH_ASSERTION_KEYS: Final[Mapping[str, str]] = {"assertionFile": "assertion_file", "assertionEnv": "assertion_env"}
+"""Where a `jwt-bearer` entry reads its workload's JWT: a local credential MCP Desk sends to an authorization
+server, so like `TRUST_KEYS` only the user (or the organisation) sets it. `OAUTH_KEYS`, the keys an import keeps,
+leaves these out: an imported entry never gains an assertion source."""
 
 
 def _str_list(value: object, path: KeyPath) -> tuple[str, ...]:
@@ -232,13 +237,20 @@ def _oauth(value: object, at: KeyPath) -> OAuthSettings:
     if not isinstance(value, dict):
         raise schema_error(at, "must be an object (or false to never sign in)")
     for key in value:
-        if key not in OAUTH_KEYS:
-            known = ", ".join(OAUTH_KEYS)
+        if key not in OAUTH_KEYS and key not in OAUTH_ASSERTION_KEYS:
+            known = ", ".join([*OAUTH_KEYS, *OAUTH_ASSERTION_KEYS])
             raise schema_error((*at, key), f"is not an oauth setting (known: {known})")
     fields: dict[str, Any] = {}
     for key in ("clientId", "clientSecret", "privateKey"):
         if key in value:
             fields[OAUTH_KEYS[key]] = _nonempty_str(value[key], (*at, key))
+    if "assertionFile" in value:
+        fields["assertion_file"] = _nonempty_str(value["assertionFile"], (*at, "assertionFile"))
+    if "assertionEnv" in value:
+        name = value["assertionEnv"]
+        if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+            raise schema_error((*at, "assertionEnv"), "must be the name of an environment variable")
+        fields["assertion_env"] = name
     if "scopes" in value:
         scopes = _str_list(value["scopes"], (*at, "scopes"))
         for index, scope in enumerate(scopes):
@@ -274,7 +286,20 @@ def _check_oauth(settings: OAuthSettings, value: Mapping[str, object], at: KeyPa
     method = settings.token_endpoint_auth_method
     if settings.client_secret is not None and settings.client_id is None:
         raise schema_error((*at, "clientSecret"), 'needs "clientId" (the client this secret belongs to)')
-    if settings.machine_to_machine:
+    sources = [key for key in OAUTH_ASSERTION_KEYS if key in value]
+    if settings.grant != JWT_BEARER_GRANT and sources:
+        raise schema_error((*at, sources[0]), f'is only used with "grant": "{JWT_BEARER_GRANT}"')
+    if settings.grant == JWT_BEARER_GRANT:
+        # RFC 7523 §2.1: the workload's own JWT is the grant; the client may still authenticate (a secret).
+        if len(sources) != 1:
+            raise schema_error(
+                (*at, sources[-1] if sources else "grant"),
+                f'needs exactly one of "assertionFile" or "assertionEnv" with "{JWT_BEARER_GRANT}"',
+            )
+        if settings.private_key is not None or method == "private_key_jwt":
+            key = "privateKey" if "privateKey" in value else "tokenEndpointAuthMethod"
+            raise schema_error((*at, key), f'is not used with "{JWT_BEARER_GRANT}" (the assertion is the grant)')
+    elif settings.machine_to_machine:
         if settings.client_id is None:
             raise schema_error((*at, "grant"), 'needs "clientId" with "client_credentials"')
         if settings.client_secret is None and settings.private_key is None:
@@ -305,7 +330,7 @@ def oauth_to_dict(settings: OAuthSettings) -> dict[str, Any] | bool:
         return False
     defaults = OAuthSettings()
     out: dict[str, Any] = {}
-    for key, name in OAUTH_KEYS.items():
+    for key, name in {**OAUTH_KEYS, **OAUTH_ASSERTION_KEYS}.items():
         item = getattr(settings, name)
         if item != getattr(defaults, name):
             out[key] = list(item) if isinstance(item, tuple) else item

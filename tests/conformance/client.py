@@ -14,6 +14,8 @@ import asyncio
 import json
 import os
 import sys
+import tempfile
+from pathlib import Path
 from typing import Any, Final
 
 import httpx2
@@ -21,6 +23,7 @@ import httpx2
 from desktop_app.cli.asks import CliAsker
 from desktop_app.core.asks.question import QuestionGate
 from desktop_app.core.asks.service import AskService
+from desktop_app.core.atomic_file import write_private
 from desktop_app.core.auth.credentials import CredentialStore
 from desktop_app.core.auth.enterprise import ENTERPRISE_GRANT
 from desktop_app.core.auth.errors import SignInRequired
@@ -29,7 +32,7 @@ from desktop_app.core.auth.server_auth import SignInServices
 from desktop_app.core.connection import ServerConnection
 from desktop_app.core.events import EventBus
 from desktop_app.core.restart_policy import RestartPolicy
-from desktop_app.core.server_config import OAuthSettings, ServerConfig, TransportKind
+from desktop_app.core.server_config import JWT_BEARER_GRANT, OAuthSettings, ServerConfig, TransportKind
 from desktop_app.core.server_status import ServerState
 from tests.conformance import steps
 
@@ -48,8 +51,12 @@ class FollowingBrowser:
             await http.get(url)
 
 
-def oauth_settings(scenario: str, context: dict[str, Any]) -> OAuthSettings | None:
-    """How MCP Desk would be configured for the scenario: from the data its context carries."""
+def oauth_settings(scenario: str, context: dict[str, Any], workdir: Path) -> OAuthSettings | None:
+    """How MCP Desk would be configured for the scenario: from the data its context carries.
+
+    A workload's JWT is where its platform would leave it: in a file (`workdir`), named by the entry.
+    DPoP needs no setting: the authorization server advertises it.
+    """
     if scenario == "auth/client-credentials-basic":
         return OAuthSettings(
             client_id=context["client_id"], client_secret=context["client_secret"], grant="client_credentials"
@@ -63,10 +70,14 @@ def oauth_settings(scenario: str, context: dict[str, Any]) -> OAuthSettings | No
         )
     if scenario == "auth/pre-registration":
         return OAuthSettings(client_id=context["client_id"], client_secret=context["client_secret"])
-    if scenario == "auth/cross-app-access-complete-flow":
+    if scenario == "auth/enterprise-managed-authorization":
         return OAuthSettings(
             client_id=context["client_id"], client_secret=context["client_secret"], grant=ENTERPRISE_GRANT
         )
+    if scenario == "auth/wif-jwt-bearer":
+        token = workdir / "workload-token"
+        write_private(token, context["valid_jwt"])
+        return OAuthSettings(client_id=context["client_id"], grant=JWT_BEARER_GRANT, assertion_file=str(token))
     return None
 
 
@@ -79,13 +90,13 @@ def identity_provider(context: dict[str, Any], credentials: CredentialStore) -> 
     return idp
 
 
-async def run(url: str, scenario: str, context: dict[str, Any]) -> None:
+async def run(url: str, scenario: str, context: dict[str, Any], workdir: Path) -> None:
     config = ServerConfig(
         name="conformance",
         transport=TransportKind.HTTP,
         url=url,
         timeout=SETTLE_S,
-        oauth=oauth_settings(scenario, context),
+        oauth=oauth_settings(scenario, context, workdir),
     )
     credentials = CredentialStore(lambda: None)
     services = SignInServices(
@@ -141,7 +152,8 @@ def main() -> int:
     scenario = os.environ.get("MCP_CONFORMANCE_SCENARIO", "")
     context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
     try:
-        asyncio.run(run(url, scenario, context))
+        with tempfile.TemporaryDirectory(prefix="mcp-desk-conformance-") as workdir:
+            asyncio.run(run(url, scenario, context, Path(workdir)))
     except SystemExit as exc:
         print(f"conformance client: {exc}", file=sys.stderr)
         return 1

@@ -7,8 +7,9 @@ session); a **session** provider does only silent work inside a transport (`sess
 from __future__ import annotations
 
 import warnings
-from typing import Final
+from typing import Any, Final
 
+import httpx2
 from mcp.client.auth import OAuthClientProvider
 from mcp.client.auth.extensions.client_credentials import (
     ClientCredentialsOAuthProvider,
@@ -19,11 +20,12 @@ from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata
 from mcp.shared.exceptions import MCPDeprecationWarning
 
 from desktop_app import __version__
-from desktop_app.core.auth.doctor import Diagnosis
-from desktop_app.core.auth.errors import Challenge
+from desktop_app.core.auth.doctor import Diagnosis, Step
+from desktop_app.core.auth.errors import Challenge, SignInError
 from desktop_app.core.auth.provider import Browser, DeskAuth, RecordStorage
 from desktop_app.core.auth.session import SessionAuth, SessionObserver
-from desktop_app.core.server_config import OAuthSettings
+from desktop_app.core.auth.workload import JWT_BEARER, check_assertion, read_assertion, source_name
+from desktop_app.core.server_config import JWT_BEARER_GRANT, OAuthSettings
 
 CLIENT_NAME: Final = "MCP Desk"
 
@@ -49,6 +51,46 @@ class PrivateKeyJWTSignIn(DeskAuth, PrivateKeyJWTOAuthProvider):
 
 
 class PrivateKeyJWTSession(SessionAuth, PrivateKeyJWTSignIn):
+    pass
+
+
+class _JwtBearerGrant(OAuthClientProvider):
+    """A workload's own JWT as the grant (RFC 7523 §2.1, SEP-1933): discovery as usual, no browser,
+    no registration; the JWT is read afresh and checked (`workload`) at each token request."""
+
+    settings: OAuthSettings
+
+    async def _perform_authorization(self) -> httpx2.Request:
+        context = self.context
+        metadata = context.oauth_metadata
+        if metadata is None:
+            raise SignInError(
+                "the authorization server publishes no metadata; refusing to send the workload's JWT to a guessed "
+                "address",
+                step=Step.SERVER_METADATA,
+            )
+        token_endpoint = str(metadata.token_endpoint)
+        assertion = read_assertion(self.settings)
+        check_assertion(assertion, source_name(self.settings), [str(metadata.issuer), token_endpoint])
+        form: dict[str, Any] = {
+            "grant_type": JWT_BEARER,
+            "assertion": assertion,
+            "resource": context.get_resource_url(),
+        }
+        if self.settings.client_id is not None:
+            form["client_id"] = self.settings.client_id
+        if context.client_metadata.scope:
+            form["scope"] = context.client_metadata.scope
+        headers = {"Content-Type": "application/x-www-form-urlencoded"}
+        form, headers = context.prepare_token_auth(form, headers)
+        return httpx2.Request("POST", token_endpoint, data=form, headers=headers)
+
+
+class JwtBearerSignIn(DeskAuth, _JwtBearerGrant):
+    """Signing in with the workload's JWT; DeskAuth's checks come first (scope, client authentication)."""
+
+
+class JwtBearerSession(SessionAuth, JwtBearerSignIn):
     pass
 
 
@@ -81,7 +123,20 @@ def build_provider(
     session = observer is not None
     provider: OAuthClientProvider
     scope = " ".join(settings.scopes) or None
-    if settings.machine_to_machine:
+    if settings.grant == JWT_BEARER_GRANT:
+        cls_bearer = JwtBearerSession if session else JwtBearerSignIn
+        metadata = OAuthClientMetadata(redirect_uris=None, grant_types=[JWT_BEARER], scope=scope)
+        provider = cls_bearer(server_url, metadata, storage)
+        fixed = OAuthClientInformationFull(
+            redirect_uris=None,
+            # Without a client ID the assertion alone identifies the workload; the SDK's record needs a name.
+            client_id=settings.client_id or "workload",
+            client_secret=settings.client_secret,
+            grant_types=[JWT_BEARER],
+            token_endpoint_auth_method=settings.token_endpoint_auth_method,
+            issuer=settings.issuer,
+        )
+    elif settings.machine_to_machine:
         assert settings.client_id is not None
         with warnings.catch_warnings():
             # The SDK deprecates omitting `issuer`; the user's config may leave it out (discovery decides).

@@ -1,10 +1,10 @@
 """Tokens and client registrations, kept in the secret store and nowhere else.
 
 One secret per server URL (`oauth.<digest>`) holds a JSON record bound to the issuer that
-issued its contents: tokens and their expiry, a dynamic registration, and the discovered
-metadata a refresh needs after a restart. Nothing here is ever written to `servers.json`, a
-log, the history or a transcript. Without a writable store, records live in memory only, for
-this session.
+issued its contents: tokens and their expiry, a dynamic registration, the discovered
+metadata a refresh needs after a restart, and the DPoP key the tokens are bound to (`dpop`).
+Nothing here is ever written to `servers.json`, a log, the history or a transcript. Without a
+writable store, records live in memory only, for this session.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import json
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Final, Protocol, runtime_checkable
 
 from mcp.shared.auth import OAuthClientInformationFull, OAuthMetadata, OAuthToken, ProtectedResourceMetadata
@@ -52,6 +52,10 @@ class AuthRecord:
     """A dynamic registration or Client ID Metadata Document client; pre-registered clients stay in the config."""
     metadata: OAuthMetadata | None = None
     resource_metadata: ProtectedResourceMetadata | None = None
+    dpop_key: str | None = field(default=None, repr=False)
+    """The private key (a JWK) this server's token requests are proved with (DPoP); kept only here."""
+    dpop_bound: bool = False
+    """The access token is DPoP-bound: it goes out as `DPoP <token>` with a proof, never as a bearer token."""
 
     @property
     def renew_at(self) -> float | None:
@@ -61,11 +65,11 @@ class AuthRecord:
         lifetime = self.tokens.expires_in if self.tokens and self.tokens.expires_in else RENEW_MARGIN_S * 5
         return self.expires_at - min(RENEW_MARGIN_S, lifetime / 5)
 
-    def with_tokens(self, tokens: OAuthToken | None) -> AuthRecord:
+    def with_tokens(self, tokens: OAuthToken | None, *, dpop_bound: bool = False) -> AuthRecord:
         expires_at = None
         if tokens is not None and tokens.expires_in is not None:
             expires_at = time.time() + int(tokens.expires_in)
-        return replace(self, tokens=tokens, expires_at=expires_at)
+        return replace(self, tokens=tokens, expires_at=expires_at, dpop_bound=dpop_bound and tokens is not None)
 
     def to_json(self) -> str:
         def dump(model: Any) -> Any:
@@ -80,6 +84,8 @@ class AuthRecord:
                 "client": dump(self.client),
                 "metadata": dump(self.metadata),
                 "resource_metadata": dump(self.resource_metadata),
+                "dpop_key": self.dpop_key,
+                "dpop_bound": self.dpop_bound,
             }
         )
 
@@ -104,6 +110,8 @@ class AuthRecord:
                 client=load(OAuthClientInformationFull, "client"),
                 metadata=load(OAuthMetadata, "metadata"),
                 resource_metadata=load(ProtectedResourceMetadata, "resource_metadata"),
+                dpop_key=data.get("dpop_key") if isinstance(data.get("dpop_key"), str) else None,
+                dpop_bound=data.get("dpop_bound") is True,
             )
         except ValidationError as exc:
             raise ValueError(f"damaged sign-in record: {exc.error_count()} invalid fields") from None

@@ -9,9 +9,10 @@ of "Authorization").
 
 from __future__ import annotations
 
+import json
 import secrets
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from dataclasses import dataclass, fields, replace
 from typing import Final
 from urllib.parse import urlencode, urljoin, urlsplit
@@ -24,6 +25,7 @@ from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
 from desktop_app.core.auth.credentials import AuthRecord
 from desktop_app.core.auth.doctor import Diagnosis, Step
+from desktop_app.core.auth.dpop import Proofs, advertises_dpop, new_key, read_token_type
 from desktop_app.core.auth.errors import Challenge, SignInError, server_text
 from desktop_app.core.auth.limits import check_token_sizes
 from desktop_app.core.auth.loopback import CallbackParams
@@ -44,13 +46,21 @@ class RecordStorage(TokenStorage):
     def __init__(self, record: AuthRecord, on_change: Callable[[AuthRecord], None] | None = None) -> None:
         self.record = record
         self._on_change = on_change
+        self._dpop_bound = False
 
     async def get_tokens(self) -> OAuthToken | None:
         return self.record.tokens
 
     async def set_tokens(self, tokens: OAuthToken) -> None:
         check_token_sizes(tokens)  # before the record changes, so nothing oversized is ever written
-        self._replace(self.record.with_tokens(tokens))
+        self._replace(self.record.with_tokens(tokens, dpop_bound=self._dpop_bound))
+
+    def expect_dpop(self, bound: bool) -> None:
+        """Whether the next tokens stored are DPoP-bound (the SDK's token model cannot say so)."""
+        self._dpop_bound = bound
+
+    def keep_dpop_key(self, key: str) -> None:
+        self._replace(replace(self.record, dpop_key=key))
 
     async def get_client_info(self) -> OAuthClientInformationFull | None:
         return self.record.client
@@ -123,6 +133,60 @@ class DeskAuth:
         self._challenge = challenge
         self._browser = browser
         self._diagnosis = diagnosis or Diagnosis()
+        self.proofs = Proofs()
+        self._documents: dict[str, dict[str, object]] = {}
+        """Authorization-server metadata as served, by token endpoint (for what the SDK's model leaves out)."""
+
+    async def _auth_flow(self, request: httpx2.Request) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
+        """The SDK's flow, with a DPoP proof on each token request where the authorization server takes them."""
+        flow: AsyncGenerator[httpx2.Request, httpx2.Response] = super()._auth_flow(request)  # type: ignore[misc]
+        try:
+            outgoing = await flow.__anext__()
+            while True:
+                key = self._dpop_key(outgoing)
+                if key is not None:
+                    self.proofs.sign(outgoing, key)
+                response = yield outgoing
+                if outgoing.method == "GET":
+                    self._note_document(response)
+                if key is not None:
+                    if self.proofs.wants_retry(response):  # RFC 9449 §8: once more, with the server's nonce
+                        self.proofs.sign(outgoing, key)
+                        response = yield outgoing
+                    response = self._read_token_type(response)
+                outgoing = await flow.asend(response)
+        except StopAsyncIteration:
+            return
+        finally:
+            await flow.aclose()
+
+    def _dpop_key(self, request: httpx2.Request) -> str | None:
+        """The key to prove a token request with: the server's, or a new one where its authorization server
+        advertises DPoP."""
+        metadata = self.context.oauth_metadata
+        endpoint = httpx2.URL(str(metadata.token_endpoint)) if metadata is not None else None
+        if request.method != "POST" or request.url != endpoint:
+            return None
+        key = self.storage.record.dpop_key
+        if key is None and advertises_dpop(self._documents.get(str(endpoint))):
+            key = new_key()
+            self.storage.keep_dpop_key(key)
+        return key
+
+    def _note_document(self, response: httpx2.Response) -> None:
+        if response.status_code != 200:
+            return
+        try:
+            document = json.loads(response.content)
+        except (ValueError, httpx2.ResponseNotRead):
+            return
+        if isinstance(document, dict) and isinstance(document.get("token_endpoint"), str):
+            self._documents[str(httpx2.URL(document["token_endpoint"]))] = document
+
+    def _read_token_type(self, response: httpx2.Response) -> httpx2.Response:
+        response, bound = read_token_type(response)
+        self.storage.expect_dpop(bound)
+        return response
 
     async def _initialize(self) -> None:
         await super()._initialize()  # type: ignore[misc]

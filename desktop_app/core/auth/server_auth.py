@@ -267,7 +267,8 @@ class ServerAuth:
         settings = config.oauth or OAuthSettings()
         silent = self._silent(settings, interactive)
         if settings.machine_to_machine:
-            self._note("info", "requesting a token (client credentials)")
+            grant = "client credentials" if settings.grant == "client_credentials" else "the workload's JWT"
+            self._note("info", f"requesting a token ({grant})")
         elif silent:
             self._note("info", "requesting a token (the organisation's sign-in)")
         else:

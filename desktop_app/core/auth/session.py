@@ -5,9 +5,11 @@ Each request gets the stored token; it is renewed shortly before it expires and 
 from the stored ID token), and the outcome goes to an observer instead of opening a browser
 mid-request. Renewal goes out on an HTTP client of its own, so a token endpoint that is down
 fails the renewal, never the transport; its answer is read with a cap and an oversized token
-refused (`limits`), as at sign-in. Once the observer says a refusal ended the session (it waits
-for the user now), nothing more is sent on it: with `mode="auto"` the SDK would otherwise try
-the old handshake after a refused `server/discover` and meet the same refusal twice.
+refused (`limits`), as at sign-in. A DPoP-bound token goes out with a fresh proof each time
+(`dpop`), and a server asking for a DPoP nonce gets the request once more with it. Once the
+observer says a refusal ended the session (it waits for the user now), nothing more is sent on
+it: with `mode="auto"` the SDK would otherwise try the old handshake after a refused
+`server/discover` and meet the same refusal twice.
 """
 
 from __future__ import annotations
@@ -18,15 +20,16 @@ from typing import Final
 
 import anyio
 import httpx2
-from mcp.client.auth.extensions.client_credentials import ClientCredentialsOAuthProvider, PrivateKeyJWTOAuthProvider
 from mcp.client.auth.oauth2 import OAuthContext
 from mcp.shared.auth import OAuthToken
 from mcp.shared.inbound import MCP_PROTOCOL_VERSION_HEADER
 
 from desktop_app.core.auth.credentials import AuthRecord
+from desktop_app.core.auth.dpop import Proofs
 from desktop_app.core.auth.errors import SignInError, describe_sign_in_error
 from desktop_app.core.auth.limits import send_capped
 from desktop_app.core.auth.provider import RecordStorage, is_secure_endpoint
+from desktop_app.core.server_config import OAuthSettings
 
 RENEWAL_TIMEOUT_S: Final = 30.0
 
@@ -44,6 +47,8 @@ class _SilentRenewal:
     before it expires and once more on a 401, and the outcome told to the observer."""
 
     _observer: SessionObserver
+    storage: RecordStorage
+    proofs: Proofs
     _ended: bool = False
     renewal_failure: str | None = None
     """Why the last silent renewal failed, in one line."""
@@ -68,6 +73,10 @@ class _SilentRenewal:
             renewed = await self._before_send(request)
             sent = self._attach(request)
         response = yield request
+        if self.proofs.wants_retry(response) and sent is not None and self.storage.record.dpop_bound:
+            async with self._session_lock():  # RFC 9449 §9: the same request once more, with the server's nonce
+                sent = self._attach(request)
+            response = yield request
         given_up = self.renewal_failure if renewed is False else None
         if response.status_code == 401 and sent is not None and renewed is None:
             # Refresh on a 401 before asking the user again; the SDK starts a whole new sign-in.
@@ -91,7 +100,11 @@ class _SilentRenewal:
         tokens = self._session_tokens()
         if tokens is None or not tokens.access_token:
             return None
-        request.headers["Authorization"] = f"Bearer {tokens.access_token}"
+        record = self.storage.record
+        if record.dpop_bound and record.dpop_key is not None:
+            self.proofs.sign(request, record.dpop_key, tokens.access_token)
+        else:
+            request.headers["Authorization"] = f"Bearer {tokens.access_token}"
         return tokens.access_token
 
 
@@ -99,7 +112,7 @@ class SessionAuth(_SilentRenewal):
     """`_auth_flow` for a session: silent renewal only (see the module docstring); mixed in first."""
 
     context: OAuthContext
-    storage: RecordStorage
+    settings: OAuthSettings
     _initialized: bool
 
     def _session_setup(self, observer: SessionObserver) -> None:
@@ -135,15 +148,14 @@ class SessionAuth(_SilentRenewal):
         try:
             tokens = context.current_tokens
             if tokens is not None and tokens.refresh_token and context.client_info is not None:
-                response = await _send_aside(await self._refresh_token())  # type: ignore[attr-defined]
+                response = await self._exchange(await self._refresh_token())  # type: ignore[attr-defined]
                 if await self._handle_refresh_response(response):  # type: ignore[attr-defined]
                     return True
                 self.renewal_failure = "the sign-in has expired or was revoked"
-            elif isinstance(self, ClientCredentialsOAuthProvider | PrivateKeyJWTOAuthProvider) and (
-                context.oauth_metadata is not None
-            ):
-                exchange = await self._perform_authorization()
-                await self._handle_token_response(await _send_aside(exchange))
+            elif self.settings.machine_to_machine and context.oauth_metadata is not None:
+                # Client credentials or a workload's JWT: the grant again, without the user.
+                exchange = await self._perform_authorization()  # type: ignore[attr-defined]
+                await self._handle_token_response(await self._exchange(exchange))  # type: ignore[attr-defined]
                 return True
             else:
                 self.renewal_failure = "the sign-in has expired"
@@ -152,6 +164,18 @@ class SessionAuth(_SilentRenewal):
         context.clear_tokens()
         self.storage.forget_tokens()
         return False
+
+    async def _exchange(self, request: httpx2.Request) -> httpx2.Response:
+        """A token request, sent aside: proved where the authorization server takes DPoP, once more with its nonce."""
+        key: str | None = self._dpop_key(request)  # type: ignore[attr-defined]
+        if key is None:
+            return await _send_aside(request)
+        self.proofs.sign(request, key)
+        response = await _send_aside(request)
+        if self.proofs.wants_retry(response):
+            self.proofs.sign(request, key)
+            response = await _send_aside(request)
+        return self._read_token_type(response)  # type: ignore[attr-defined,no-any-return]
 
 
 async def _send_aside(request: httpx2.Request) -> httpx2.Response:
@@ -173,6 +197,7 @@ class EnterpriseSession(_SilentRenewal, httpx2.Auth):
         self._renew_with = renew
         self._observer = observer
         self._flow_lock = anyio.Lock()
+        self.proofs = Proofs()
 
     def async_auth_flow(self, request: httpx2.Request) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
         return self._silent_flow(request)
