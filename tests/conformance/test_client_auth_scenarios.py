@@ -1,11 +1,10 @@
 """MCP Desk's sign-in against the MCP conformance suite's authorization scenarios for clients.
 
-Each scenario starts the suite's own servers (an MCP server, its authorization server, for
-cross-app access an identity provider too) and runs `client.py`: MCP Desk's connection and
-sign-in as the window runs them. The suite's checks are what the servers saw. One scenario is
-refused on purpose: `auth/2025-03-26-oauth-metadata-backcompat` serves authorization server
-metadata naming an issuer other than the one it was found at, which RFC 8414 §3.3 says MUST NOT be
-used. `make conformance` runs the remaining (non-sign-in) client scenarios too.
+Each `auth/` scenario the suite lists, extensions included (DPoP, workload identity, enterprise-
+managed authorization, client credentials), starts the suite's own servers (an MCP server, its
+authorization server, for the enterprise flow an identity provider too) and runs `client.py`:
+MCP Desk's connection and sign-in as the window runs them. The suite's checks are what the
+servers saw. `make conformance` runs the remaining (non-sign-in) client scenarios too.
 """
 
 from __future__ import annotations
@@ -16,15 +15,22 @@ from typing import Final
 
 import pytest
 
-from tests.conformance.runner import AUTH_SCENARIOS, EXPECTED_REFUSALS, SUITE, run_scenario
+from tests.conformance.runner import AUTH_SCENARIOS, SUITE, run_scenario, suite_lists
 
 REQUIRE_TEST_SERVERS: Final = "MCP_DESK_REQUIRE_TEST_SERVERS"
 MUST_SUCCEED: Final = {
-    "auth/cross-app-access-complete-flow": {
+    "auth/enterprise-managed-authorization": {
         "complete-flow-token-exchange",  # the ID token exchanged at the IdP for an ID-JAG, every parameter right
         "complete-flow-jwt-bearer",  # the ID-JAG presented at the authorization server, client_secret_basic
         "valid-bearer-token",  # and the MCP server took the token
     },
+    "auth/dpop": {
+        "sep-1932-client-token-request-proof",  # a valid proof at the token endpoint
+        "sep-1932-client-dpop-auth-scheme",  # the token presented as `DPoP`, never `Bearer`
+        "sep-1932-client-fresh-proof",  # a new, well-formed proof on every MCP request
+    },
+    "auth/dpop-nonce": {"sep-1932-client-as-nonce", "sep-1932-client-rs-nonce"},  # one retry with each nonce
+    "auth/wif-jwt-bearer": {"wif-assertion-verified", "valid-bearer-token"},
     "auth/2025-03-26-oauth-metadata-backcompat": {"authorization-server-metadata"},
     "auth/scope-step-up": {"valid-bearer-token"},
     "auth/pre-registration": {"valid-bearer-token"},
@@ -46,13 +52,13 @@ pytestmark = [
 ]
 
 
+def test_every_sign_in_scenario_the_suite_lists_is_run() -> None:
+    assert sorted(AUTH_SCENARIOS) == sorted(name for name, _ in suite_lists() if name.startswith("auth/"))
+
+
 @pytest.mark.parametrize("scenario", AUTH_SCENARIOS)
 def test_sign_in_scenario(scenario: str) -> None:
     result = run_scenario(scenario)
     assert result.checks, result.output
-    expected = sorted(EXPECTED_REFUSALS.get(scenario, ()))
-    assert sorted(result.failures) == expected, result.output
+    assert result.failures == [], result.output
     assert MUST_SUCCEED.get(scenario, set()) <= set(result.ids("SUCCESS")), result.output
-    if expected:
-        # Refused for the reason the README gives, before registering or sending anyone to sign in.
-        assert "names another issuer than the one it was found at" in result.output

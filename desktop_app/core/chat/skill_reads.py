@@ -22,7 +22,7 @@ from desktop_app.core.content import ResourceContent, from_mcp
 from desktop_app.core.extensions.skills import SkillEntry
 from desktop_app.core.host import ServerHost
 from desktop_app.core.paths import data_dir
-from desktop_app.core.server_errors import ServerRequestTimeout, ServerUnavailableError, describe_error
+from desktop_app.core.server_errors import ServerRequestTimeout, ServerUnavailableError
 from desktop_app.core.skills.addresses import also_offering, skills_of
 from desktop_app.core.skills.consent import SKILL_RULES_FILENAME, SkillConsent, SkillRules
 from desktop_app.core.skills.listing import fetch_entry
@@ -73,14 +73,7 @@ async def read_skill(host: ServerHost, catalog: Catalog, server: str, uri: str, 
 
     async def refresh(skill_uri: str) -> SkillEntry | str:
         client = connection.client
-        if client is None:
-            return f"server '{server}' is not connected"
-        try:
-            return await fetch_entry(client.session, skill_uri)
-        except MCPError as exc:
-            return exc.message
-        except Exception as exc:
-            return describe_error(exc)
+        return f"server '{server}' is not connected" if client is None else await fetch_entry(client.session, skill_uri)
 
     listing = catalog.servers[server].skills
     try:

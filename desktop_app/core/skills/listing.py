@@ -6,8 +6,10 @@ import time
 from typing import Final
 
 from mcp.client import ClientSession
+from mcp.shared.exceptions import MCPError
 
 from desktop_app.core.extensions.skills import SkillEntry, SkillListing, get_skill, list_page, parse_entry
+from desktop_app.core.server_errors import describe_error
 
 MAX_PAGES: Final = 1000
 MAX_SKILLS: Final = 10_000
@@ -39,8 +41,15 @@ async def list_skills(session: ClientSession) -> SkillListing:
 
 
 async def fetch_entry(session: ClientSession, uri: str) -> SkillEntry | str:
-    """The server's current entry for the skill at `uri`, or why it gave none."""
-    result = await get_skill(session, uri)
+    """The server's current entry for the skill at `uri`, or why it gave none (an error is said, never raised)."""
+    try:
+        result = await get_skill(session, uri)
+    except MCPError as exc:
+        return exc.message
+    except Exception as exc:
+        return describe_error(exc)
+    if result.skill is None:
+        return "its answer carries no skill"
     parsed = parse_entry(result.skill)
     if isinstance(parsed, SkillEntry) and parsed.uri != uri:
         return f"it answered with another skill ({parsed.uri})"

@@ -9,7 +9,10 @@ was not loaded: a skill can make the model read nothing the user did not allow.
 
 Nothing is fetched ahead of need: listing shows names, loading reads `SKILL.md`, a file is read
 when the model asks for it. A stale listing (past its `ttlMs`) is refreshed with `skills/get`
-before the user is asked, so the question shows the skill as the server has it now.
+before the user is asked, so the question shows the skill as the server has it now. A server that
+gives no entry then (an error, or an answer without one) leaves the listed entry standing: `ttlMs`
+is a freshness hint, not a check, and what the server serves is held to that entry all the same
+(the server's log says the refresh failed).
 """
 
 from __future__ import annotations
@@ -104,11 +107,13 @@ class SkillLoader:
         """Load `entry` of `server` into `chat`: checked, allowed by the user (or trust), then its text.
 
         `others` are the other servers offering the same address: the user is told of them when asked."""
+        unconfirmed = None
         if stale:
             fresh = await refresh(entry.uri)
-            if isinstance(fresh, str):
-                return _refusal(entry, server, f"the server no longer confirms it ({fresh})")
-            entry = fresh
+            if isinstance(fresh, SkillEntry):
+                entry = fresh
+            else:  # a hint it could not follow: the listed entry stands, and the content is held to it
+                unconfirmed = f"skills/get gave no entry for {entry.uri} ({fresh}); its listed entry was used"
         if (why := problem(entry)) is not None:
             return _refusal(entry, server, why)
         skill_md = file_of(entry, entry.uri)
@@ -141,7 +146,7 @@ class SkillLoader:
                     is_error=True,
                 )
         self._held[(chat, server, entry.uri)] = entry
-        return SkillRead(_for_model(server, entry, text, trusted), checked.content)
+        return SkillRead(_for_model(server, entry, text, trusted), checked.content, log=unconfirmed)
 
     async def read_file(self, chat: str, server: str, entry: SkillEntry, uri: str, read: Read) -> SkillRead:
         """A file of a loaded skill, from its server, checked against the entry the chat holds."""

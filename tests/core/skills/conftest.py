@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
+from mcp.server.context import ServerMiddleware
 
 from desktop_app.core.asks.question import Question, ScriptedAsker
 from desktop_app.core.host import ServerHost
@@ -57,11 +58,21 @@ HostFactory = Callable[..., Any]
 
 @pytest.fixture
 async def skills_host() -> AsyncIterator[HostFactory]:
-    """`await skills_host({"name": folder}, era, trusted=...)`: a host over in-process skills servers."""
+    """`await skills_host({"name": folder}, era, trusted=...)`: a host over in-process skills servers
+    (`middleware` is added to each: to watch what the host asks, or to make a server answer otherwise)."""
     hosts: list[ServerHost] = []
 
-    async def make(folders: dict[str, Path], era: str, *, trusted: bool = False, ttl_ms: int = 60_000) -> ServerHost:
+    async def make(
+        folders: dict[str, Path],
+        era: str,
+        *,
+        trusted: bool = False,
+        ttl_ms: int = 60_000,
+        middleware: Sequence[ServerMiddleware[Any]] = (),
+    ) -> ServerHost:
         servers = {name: build_skills_server(root, ttl_ms=ttl_ms, name=name) for name, root in folders.items()}
+        for server in servers.values():
+            server.middleware.extend(middleware)
         host = ServerHost(policy=FAST_RESTARTS, target_factory=lambda config, _hooks: servers[config.name])
         configs = [
             ServerConfig(name, TransportKind.STDIO, command="unused", protocol=era, trusted=trusted) for name in servers
