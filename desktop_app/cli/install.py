@@ -1,16 +1,18 @@
 """`mcp-desk install NAME | FILE.mcpb | DOMAIN`: add a server from the MCP Registry, a bundle or a
 domain's Server Cards (`install_domain`) to servers.json.
 
-It prints the exact command (or URL) the entry will run, with a warning, and asks before writing
-anything unless `--yes`. Values come from `--set KEY=VALUE` (repeat a key for repeated arguments);
-secret ones go to the secret store. Installing a server that is already installed from the same
-source updates its entry. The organisation's policy (`core/policy`) is asked first: a server it does
-not allow, a bundle where bundles are off, or another registry than the one it pins is refused with
-its words and nothing is asked or written. Everything a publisher wrote is printed with its control characters
-written out (`core/terminal_text`): it cannot rewrite what the terminal shows. Errors are one line
-on stderr with exit code 2; a declined install exits 1; nothing is written unless everything succeeds.
-A remote's host is resolved before the consent: a registry or domain on the internet may not point
-the app at this computer or the local network.
+It prints the exact command (or URL) the entry will run, with a warning and, for a local server, the
+sandbox it runs in and what that lets it write and reach, and asks before writing anything unless
+`--yes`. `--no-sandbox` installs a local server to run without the sandbox, and the consent says so.
+Values come from `--set KEY=VALUE` (repeat a key for repeated arguments); secret ones go to the secret
+store. Installing a server that is already installed from the same source updates its entry. The
+organisation's policy (`core/policy`) is asked first: a server it does not allow, a bundle where bundles
+are off, or another registry than the one it pins is refused with its words and nothing is asked or
+written. Everything a publisher wrote is printed with its control characters written out
+(`core/terminal_text`): it cannot rewrite what the terminal shows. Errors are one line on stderr with
+exit code 2; a declined install exits 1; nothing is written unless everything succeeds. A remote's host
+is resolved before the consent: a registry or domain on the internet may not point the app at this
+computer or the local network.
 """
 
 from __future__ import annotations
@@ -33,7 +35,8 @@ from desktop_app.core.log_routing import install_logging
 from desktop_app.core.network_guard import Resolver, system_resolver
 from desktop_app.core.paths import data_dir, default_config_path
 from desktop_app.core.policy.in_force import PolicyInForce, policy_in_force
-from desktop_app.core.registry.bundle import Bundle, open_bundle_file, plan_bundle
+from desktop_app.core.registry.bundle import Bundle, open_bundle_file
+from desktop_app.core.registry.bundle_plan import plan_bundle
 from desktop_app.core.registry.choices import choices, download_bundle, pick
 from desktop_app.core.registry.client import RegistryClient, RegistryError
 from desktop_app.core.registry.errors import PlanError
@@ -70,15 +73,17 @@ class TerminalConsent:
         sys.stdout.write("Add it to servers.json? [y/N] ")
         sys.stdout.flush()
         answer = await asyncio.to_thread(sys.stdin.readline)
-        return answer.strip().lower() in ("y", "yes")  # type: ignore[return-value]
+        agreed = answer.strip().lower() in ("y", "yes")
+        return question.yes() if agreed else question.fallback()  # type: ignore[return-value]
 
 
 class PrintingYes:
-    """`--yes`: prints what is installed, then agrees."""
+    """`--yes`: prints what is installed, then agrees (to the sandbox as the consent shows it)."""
 
     async def ask(self, question: Question[R]) -> R:
         if isinstance(question, InstallConsent):
             sys.stdout.write(describe_consent(question))
+            return question.yes()  # type: ignore[return-value]
         return await ScriptedAsker(lambda _q: True).ask(question)
 
 
@@ -94,6 +99,14 @@ def describe_consent(consent: InstallConsent) -> str:
     lines += [f"Header: {name}: {value}" for name, value in consent.headers]
     if consent.secrets:
         lines.append(consent.secrets_line)
+    if (offer := consent.sandbox) is not None:
+        lines.append(f"Sandbox: {offer.headline()}")
+        if offer.enabled:
+            lines += [f"  {line}" for line in offer.rights()]
+            if (unavailable := offer.unavailable()) is not None:
+                lines.append(f"  {unavailable}; to run it without, install it with --no-sandbox.")
+            else:
+                lines.append("  To run it without the sandbox, install it with --no-sandbox.")
     lines += [f"Note: {note}" for note in consent.notes]
     lines.append(f"Warning: {consent.warning}")
     return printable("\n".join(lines)) + "\n"
@@ -119,6 +132,13 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--name", help="the entry's name in servers.json (default: from the server's name)")
     parser.add_argument("--config", type=Path, help="servers.json to change (default: the user's)")
     parser.add_argument("--yes", action="store_true", help="do not ask for confirmation")
+    parser.add_argument(
+        "--no-sandbox",
+        dest="sandboxed",
+        action="store_false",
+        default=None,
+        help="run a local server without the sandbox (it gets your permissions: your files, keys and network)",
+    )
     return parser
 
 
@@ -190,7 +210,14 @@ async def _install(args: argparse.Namespace, resolve: Resolver) -> bool:
 
     update_from = previous.origin.get("version") if previous is not None else None
     done = await install(
-        plan, asker=asker, save=save, secrets=secrets, rules=policy, update_from=update_from, previous=previous
+        plan,
+        asker=asker,
+        save=save,
+        secrets=secrets,
+        rules=policy,
+        update_from=update_from,
+        previous=previous,
+        sandboxed=args.sandboxed,
     )
     if done:
         print(f"Added '{plan.config.name}' to {store.path}.")

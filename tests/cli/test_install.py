@@ -18,8 +18,12 @@ from pathlib import Path
 
 import pytest
 
-from desktop_app.cli.install import install_command
+from desktop_app.cli.install import describe_consent, install_command
 from desktop_app.core.paths import data_dir
+from desktop_app.core.registry.bundle import bundles_dir
+from desktop_app.core.registry.install import InstallConsent
+from desktop_app.core.registry.sandbox_offer import SandboxOffer
+from desktop_app.core.sandbox.settings import SandboxSettings
 from desktop_app.core.secret_store import PLAINTEXT_FILENAME, open_secret_store
 from tests.servers.registry_documents import (
     build_mcpb,
@@ -27,6 +31,7 @@ from tests.servers.registry_documents import (
     fixture_python_bundle,
     populate,
     python_bundle_manifest,
+    simple,
 )
 from tests.servers.registry_fixture import RegistryFixture, response, running_registry
 
@@ -90,12 +95,18 @@ def test_yes_installs_with_the_whole_command_printed(
         "Environment: HELLO_GREETING=hello",
         "Environment: HELLO_TOKEN=${secret:HELLO_TOKEN}",
         f"Stored in a plaintext file, not encrypted ({data_dir() / PLAINTEXT_FILENAME}): HELLO_TOKEN",
+        "Sandbox: on (bubblewrap): it reads your files but not your keys, tokens or MCP Desk's own folders",
+        "  May write to: only its own temporary folders",
+        "  May connect to: 127.0.0.1 (npx downloads the package from it when the server first starts)",
+        "  To run it without the sandbox, install it with --no-sandbox.",
         "Warning: This command will run on your computer with your permissions. Install only servers you trust.",
         f"Added 'hello' to {config}.",
     ]
     entry = entries(config)["hello"]
     assert entry["command"] == NPX  # the runner as the app's PATH found it, stored and shown
     assert entry["args"] == ["-y", "--registry", registry.npm_url, "--", "@mcp-desk-tests/hello@1.0.0", "Grace Hopper"]
+    # Sandboxed by default; the npm registry the fixture serves on 127.0.0.1 is the one host it may reach.
+    assert entry["sandboxEnabled"] is True and entry["sandbox"] == {"network": {"allowedDomains": ["127.0.0.1"]}}
     assert "tok-123" not in config.read_text()
     assert open_secret_store(data_dir()).get("HELLO_TOKEN") == "tok-123"
 
@@ -131,7 +142,7 @@ def test_remote_install(registry: RegistryFixture, config: Path, capsys: pytest.
     )
     out, err = capsys.readouterr()
     assert code == 0, err
-    assert "URL: https://acme.weather.example/mcp" in out
+    assert "URL: https://acme.weather.example/mcp" in out and "Sandbox" not in out  # a remote has none
     assert "Header: Authorization: Bearer ${secret:WEATHER_TOKEN}" in out
     assert "connect to this address and send it the headers below" in out
     assert entries(config)["weather"] == {
@@ -139,6 +150,74 @@ def test_remote_install(registry: RegistryFixture, config: Path, capsys: pytest.
         "url": "https://acme.weather.example/mcp",
         "headers": {"Authorization": "Bearer ${secret:WEATHER_TOKEN}", "X-Region": "eu-west-1"},
         "origin": {"registry": registry.url, "name": "io.github.acme/weather", "version": "0.5.0", "package": "remote"},
+    }
+
+
+def test_no_sandbox_saves_it_off_and_the_consent_says_so(
+    registry: RegistryFixture, config: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = [HELLO, "--registry", registry.url, "--config", str(config), "--set", "HELLO_TOKEN=t", "--yes"]
+    assert install_command([*args, "--no-sandbox"]) == 0
+    out = capsys.readouterr().out
+    assert (
+        "Sandbox: off. Without the sandbox it runs with your permissions: it can read your keys and tokens,"
+        " change any of your files and connect anywhere.\n"
+    ) in out
+    assert "May connect to" not in out
+    entry = entries(config)["hello"]
+    assert "sandboxEnabled" not in entry and entry["sandbox"] == {"network": {"allowedDomains": ["127.0.0.1"]}}
+
+
+def test_an_update_keeps_running_without_the_sandbox_when_the_user_chose_so(
+    registry: RegistryFixture, config: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base = [HELLO, "--registry", registry.url, "--config", str(config), "--yes"]
+    assert install_command([*base, "--version", "0.9.0", "--set", "HELLO_TOKEN=t", "--no-sandbox"]) == 0
+    capsys.readouterr()
+    assert install_command(base) == 0  # the update: no flag, the user's earlier choice stands
+    out = capsys.readouterr().out
+    assert "(update from 0.9.0)" in out and "Sandbox: off." in out
+    assert "sandboxEnabled" not in entries(config)["hello"]
+
+
+def test_a_pypi_package_is_sandboxed_and_reaches_pypi(
+    registry: RegistryFixture, config: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")  # its uvx
+    args = ["io.github.acme/weather", "--registry", registry.url, "--config", str(config), "--package", "pypi"]
+    assert install_command([*args, "--set", "WEATHER_API_KEY=k", "--yes"]) == 0, capsys.readouterr().err
+    out = capsys.readouterr().out
+    why = "uvx downloads the package from it when the server first starts"
+    assert f"  May connect to: pypi.org ({why}); files.pythonhosted.org ({why})\n" in out
+    entry = entries(config)["weather"]
+    assert entry["args"][-2:] == ["weather-mcp-server==0.5.0", "serve"]  # type: ignore[index]
+    assert entry["sandboxEnabled"] is True
+    assert entry["sandbox"] == {"network": {"allowedDomains": ["pypi.org", "files.pythonhosted.org"]}}
+
+
+def test_a_filesystem_servers_folder_becomes_writable(
+    registry: RegistryFixture, config: Path, home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    notes = home / "notes"
+    notes.mkdir()
+    package = {
+        "registryType": "npm",
+        "identifier": "@acme/server-filesystem",
+        "version": "1.0.2",
+        "transport": {"type": "stdio"},
+        "packageArguments": [
+            {"type": "positional", "valueHint": "target_dir", "description": "Path to access", "isRequired": True}
+        ],
+    }
+    registry.add(response(simple("io.github.acme/filesystem", "Files", packages=[package])))
+    args = ["io.github.acme/filesystem", "--registry", registry.url, "--config", str(config)]
+    assert install_command([*args, "--set", f"target_dir={notes}", "--yes"]) == 0, capsys.readouterr().err
+    assert f"  May write to: {notes} (you gave it as target_dir)\n" in capsys.readouterr().out
+    entry = entries(config)["filesystem"]
+    assert entry["sandboxEnabled"] is True
+    assert entry["sandbox"] == {
+        "filesystem": {"allowWrite": [str(notes)]},
+        "network": {"allowedDomains": ["registry.npmjs.org"]},
     }
 
 
@@ -210,11 +289,13 @@ def test_bundle_file(
     path.write_bytes(fixture_python_bundle())
     assert install_command([str(path), "--config", str(config), "--set", "token=s3", "--yes"]) == 0
     out = capsys.readouterr().out
-    folder = data_dir() / "bundles" / "fixture-bundle-1.0.0"
+    folder = bundles_dir() / "fixture-bundle-1.0.0"
     assert f"Command: {shutil.which('python')} {folder}/server/fixture_server.py --secret-echo" in out
     entry = entries(config)["fixture-bundle"]
     assert entry["origin"]["bundle"] == str(folder) and (folder / "server" / "fixture_server.py").is_file()  # type: ignore[index]
     assert entry["env"] == {"FIXTURE_TOKEN": "${secret:FIXTURE-BUNDLE_TOKEN}", "FIXTURE_HOME": str(Path.home())}
+    assert entry["sandboxEnabled"] is True and "sandbox" not in entry  # sandboxed, granted nothing more
+    assert "Sandbox: on (bubblewrap)" in out and "  May connect to: nothing (no network)" in out
 
 
 @pytest.mark.parametrize(
@@ -234,7 +315,7 @@ def test_bad_bundle_files(
     path.write_bytes(build_mcpb(doc, {"server/fixture_server.py": b"", **files}))
     assert install_command([str(path), "--config", str(config), "--set", "token=x", "--yes"]) == 2
     assert capsys.readouterr().err.startswith(f"mcp-desk install: {message}")
-    assert not config.exists() and not (data_dir() / "bundles").exists()
+    assert not config.exists() and not bundles_dir().exists()
 
 
 def test_registry_bundle_with_a_wrong_checksum(
@@ -245,7 +326,7 @@ def test_registry_bundle_with_a_wrong_checksum(
     args = ["io.github.mcp-desk-tests/fixture-bundle", "--registry", registry.url, "--config", str(config)]
     assert install_command([*args, "--set", "token=x", "--yes"]) == 2
     assert "does not match the registry's checksum" in capsys.readouterr().err
-    assert not config.exists() and not (data_dir() / "bundles").exists()
+    assert not config.exists() and not bundles_dir().exists()
 
 
 def test_registry_bundle(
@@ -258,3 +339,16 @@ def test_registry_bundle(
     origin = entries(config)["fixture-bundle"]["origin"]
     assert origin["registry"] == registry.url and origin["name"] == "io.github.mcp-desk-tests/fixture-bundle"  # type: ignore[index]
     assert origin["package"] == "mcpb" and len(origin["sha256"]) == 64  # type: ignore[index]
+
+
+def test_where_nothing_can_sandbox_the_printed_consent_says_it_will_not_start() -> None:
+    problem = "bubblewrap (bwrap) is not installed: install the bubblewrap package; and Landlock is off"
+    offer = SandboxOffer(SandboxSettings(allowed_domains=("registry.npmjs.org",)), True, problem=problem)
+    consent = InstallConsent(server="files", source="npm package files 1.0.0", command=("/usr/bin/npx",), sandbox=offer)
+    assert describe_consent(consent).splitlines()[2:6] == [
+        "Sandbox: on: it reads your files but not your keys, tokens or MCP Desk's own folders",
+        "  May write to: only its own temporary folders",
+        "  May connect to: registry.npmjs.org",
+        f"  This computer cannot sandbox it now: {problem}. Sandboxed, it will not start until that is fixed;"
+        " to run it without, install it with --no-sandbox.",
+    ]

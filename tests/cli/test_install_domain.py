@@ -76,6 +76,7 @@ def test_install_from_a_domain_connects_and_shows_where_the_card_is_wrong(
         "package": "remote",
         "card": domain.url + "/cards/weather",
     }
+    assert "sandboxEnabled" not in entry_ and "sandbox" not in entry_ and "Sandbox" not in out  # a remote: none
     assert "key-from-the-user" not in config.read_text()
     assert open_secret_store(data_dir()).get("WEATHER_X-API-KEY") == "key-from-the-user"
 

@@ -12,6 +12,7 @@ import json
 import os
 import shutil
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,7 @@ from desktop_app.cli.install import install_command
 from desktop_app.core.config_file import load_config
 from desktop_app.core.host import ServerHost
 from desktop_app.core.paths import data_dir
+from desktop_app.core.registry.bundle import bundles_dir
 from desktop_app.core.restart_policy import RestartPolicy
 from desktop_app.core.secret_store import open_secret_store
 from desktop_app.core.server_status import ServerState, ServerStatus
@@ -38,14 +40,17 @@ SIGN_IN_RECORD = '{"access_token": "at-signed-in-4242"}'
 
 
 @pytest.fixture
-def config(home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    # Bundles run `python`: this interpreter, which has the SDK. npx keeps its cache in a fresh home.
+def config(home: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    # Bundles run `python`: this interpreter, which has the SDK. npx keeps its cache in a fresh home. Both,
+    # and the bundles, live under /var/tmp: installs run sandboxed, and a sandboxed server has its own /tmp.
     monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
-    monkeypatch.setenv("HOME", str(home / "home"))
-    store = open_secret_store(data_dir())
-    store.set("LLM_API_KEY_OPENAI", STORED_KEY)
-    store.set(SIGN_IN, SIGN_IN_RECORD)
-    return home / "servers.json"
+    with tempfile.TemporaryDirectory(dir="/var/tmp", prefix="mcp-desk-hostile-") as folder:
+        monkeypatch.setenv("HOME", str(Path(folder) / "home"))
+        monkeypatch.setenv("XDG_DATA_HOME", str(Path(folder) / "data"))
+        store = open_secret_store(data_dir())
+        store.set("LLM_API_KEY_OPENAI", STORED_KEY)
+        store.set(SIGN_IN, SIGN_IN_RECORD)
+        yield home / "servers.json"
 
 
 @pytest.fixture
@@ -139,7 +144,7 @@ def test_a_bundle_cannot_change_which_program_runs(
         "mcp-desk install: the bundle sets PATH, which changes which program runs or what it loads;"
         " bundles may not set it\n"
     )
-    assert not config.exists() and not (data_dir() / "bundles").exists()
+    assert not config.exists() and not bundles_dir().exists()
 
 
 def test_the_command_is_resolved_when_installing_and_shown_whole(
@@ -150,7 +155,7 @@ def test_the_command_is_resolved_when_installing_and_shown_whole(
     out, _ = install(str(path), "--config", str(config), capsys=capsys)
     program = shutil.which("python3")
     assert program is not None and os.path.isabs(program)
-    folder = data_dir() / "bundles" / "report-bundle-1.0.0"
+    folder = bundles_dir() / "report-bundle-1.0.0"
     assert f"Command: {program} {folder}/server/report.py" in out
     assert json.loads(config.read_text())["mcpServers"]["report-bundle"]["command"] == program
     assert report(config)["argv"][0] == f"{folder}/server/report.py"

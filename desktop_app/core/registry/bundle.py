@@ -1,15 +1,14 @@
-"""`.mcpb` bundles: check the file, show what it runs, unpack it only once the user agreed.
+"""`.mcpb` bundles: check the file, unpack it only once the user agreed, remove it with its entry.
 
 A bundle is a zip with `manifest.json` at its root. Every member is checked before anything is
 written (no absolute paths, no `..`, no links, bounded size), a registry download must match its
 `fileSha256`, and the files land in a temporary folder renamed into place at commit, so a refused
-or failed install leaves nothing behind. Uninstalling removes the folder with the entry.
+or failed install leaves nothing behind. Uninstalling removes the folder with the entry. What a
+bundle runs, and how, is its plan (`bundle_plan`).
 
-The manifest is the publisher's text. Only the variables its format defines are filled in
-(`${__dirname}`, the `${HOME}`-style folders, `${pathSeparator}`, `${user_config.*}` from the user's
-own answers); any other `${…}` (a `${secret:…}`, an `${ENV_VAR}`) reaches the server as the text it
-is, and the consent says so. The command is stored as the absolute path the app's PATH finds, and
-an environment that would change what runs (`launch_env`) is refused.
+Bundles are unpacked into a folder of their own beside the app's data folder, not inside it: the
+sandbox hides the app's folders (secrets, records) from every server, and a sandboxed server must
+still read its own files.
 """
 
 from __future__ import annotations
@@ -24,44 +23,31 @@ import stat
 import sys
 import tempfile
 import zipfile
-from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Final
 
-from desktop_app.core.launch_env import Which, launch_names, program_path, refusal
-from desktop_app.core.paths import data_dir
-from desktop_app.core.registry.entry_text import SecretSlots
-from desktop_app.core.registry.errors import PlanError
-from desktop_app.core.registry.fields import Answers
-from desktop_app.core.registry.manifest import (
-    BundleError,
-    Manifest,
-    McpConfig,
-    UserOption,
-    parse_manifest,
-    user_dirs,
-)
-from desktop_app.core.registry.plan import InstallPlan, secret_name
-from desktop_app.core.server_config import ServerConfig, TransportKind
+import platformdirs
+
+from desktop_app.core.paths import APP_NAME, data_dir
+from desktop_app.core.registry.manifest import BundleError, Manifest, parse_manifest
+from desktop_app.core.server_config import ServerConfig
 
 MAX_MEMBERS: Final = 20_000
 MAX_UNPACKED_BYTES: Final = 1024 * 1024 * 1024
 MAX_BUNDLE_BYTES: Final = 256 * 1024 * 1024
 BUNDLES_DIRNAME: Final = "bundles"
-_VARIABLE = re.compile(r"\$\{([^}]*)\}")
-_USER_CONFIG = re.compile(r"\$\{user_config\.([^}]+)\}")
-_SYSTEM_VAR = re.compile(r"\$\{(__dirname|HOME|DESKTOP|DOCUMENTS|DOWNLOADS|pathSeparator|/)\}")
-_RUNTIME_HELP: Final = {
-    "node": "install Node.js",
-    "python": "install Python 3",
-    "python3": "install Python 3",
-    "uv": "install uv",
-}
+"""The folder in the app's data folder where bundles were unpacked before they got their own (still removed)."""
 
 
 def bundles_dir() -> Path:
-    return data_dir() / BUNDLES_DIRNAME
+    """Where bundles are unpacked: beside the app's data folder (`mcp-desk-bundles`), which sandboxes hide."""
+    return Path(platformdirs.user_data_dir(f"{APP_NAME}-{BUNDLES_DIRNAME}", appauthor=False))
+
+
+def _bundle_roots() -> tuple[Path, ...]:
+    """Every folder the app has unpacked bundles into: today's, and the one inside the data folder."""
+    return (bundles_dir(), data_dir() / BUNDLES_DIRNAME)
 
 
 @dataclass(frozen=True)
@@ -188,199 +174,14 @@ class UnpackedBundle:
 
 
 def remove_bundle_files(config: ServerConfig, root: Path | None = None) -> bool:
-    """Delete an installed bundle's folder (only ever one inside the bundles folder)."""
+    """Delete an installed bundle's folder: only ever one inside `root`, or else inside a bundles folder."""
     folder = config.origin.get("bundle")
     if not folder:
         return False
-    root = (root or bundles_dir()).resolve()
     path = Path(folder).resolve()
-    if path == root or root not in path.parents:
-        return False
-    shutil.rmtree(path, ignore_errors=True)
-    return not path.exists()
-
-
-# --- the entry ---------------------------------------------------------------------------------
-
-
-def _system_dirs(directory: Path) -> dict[str, str]:
-    return {"__dirname": str(directory), **user_dirs(), "pathSeparator": os.sep, "/": os.sep}
-
-
-def _default_strings(default: object) -> list[str]:
-    if isinstance(default, list):
-        return [str(v) for v in default]
-    if isinstance(default, bool):
-        return ["true" if default else "false"]
-    return [str(default)]
-
-
-class _Options:
-    """The user's `user_config` answers as raw values (sensitive ones as secret slots), and the
-    manifest's text with the variables its format defines filled in."""
-
-    def __init__(
-        self, manifest: Manifest, answers: Answers, entry: str, stored: Collection[str], dirs: dict[str, str]
-    ) -> None:
-        self.secrets: dict[str, str] = {}
-        self.values: dict[str, list[str]] = {}
-        self.slots = SecretSlots()
-        self.unexpanded: dict[str, None] = {}
-        """`${…}` the manifest wrote that its format does not define, in order: passed on as text."""
-        for option in manifest.user_config:
-            self.values[option.key] = self._resolve(option, answers.get(option.key, ()), entry, stored, dirs)
-
-    def _resolve(
-        self, option: UserOption, given: tuple[str, ...], entry: str, stored: Collection[str], dirs: dict[str, str]
-    ) -> list[str]:
-        values = [v for v in given if v.strip()]
-        if not values and option.default is not None:
-            values = [_SYSTEM_VAR.sub(lambda m: dirs[m.group(1)], v) for v in _default_strings(option.default)]
-        name = secret_name(entry, option.key)
-        if not values:
-            if option.sensitive and name in stored:
-                return [self.slots.slot(name)]
-            if option.required:
-                raise PlanError(f"{option.title} is required")
-            return []
-        values = [self._checked(option, v) for v in (values if option.multiple else values[:1])]
-        if option.sensitive:
-            self.secrets[name] = values[0]
-            return [self.slots.slot(name)]
-        return values
-
-    @staticmethod
-    def _checked(option: UserOption, value: str) -> str:
-        if option.type == "boolean":
-            if value.strip().lower() not in ("true", "false"):
-                raise PlanError(f"{option.title} must be true or false")
-            return value.strip().lower()
-        if option.type == "number":
-            try:
-                number = float(value)
-            except ValueError:
-                raise PlanError(f"{option.title} must be a number") from None
-            if (option.minimum is not None and number < option.minimum) or (
-                option.maximum is not None and number > option.maximum
-            ):
-                raise PlanError(f"{option.title} must be between {option.minimum:g} and {option.maximum:g}")
-        return value
-
-    def fill(self, text: str, dirs: dict[str, str]) -> str:
-        """The manifest's `text` with its format's variables filled; any other `${…}` kept as text."""
-
-        def variable(match: re.Match[str]) -> str:
-            name = match.group(1)
-            if name in dirs:
-                return dirs[name]
-            if name.startswith("user_config."):
-                return " ".join(self.values.get(name.removeprefix("user_config."), []))
-            self.unexpanded[match.group(0)] = None
-            return match.group(0)
-
-        return _VARIABLE.sub(variable, text)
-
-    def expand_arg(self, arg: str, dirs: dict[str, str]) -> list[str]:
-        """`${user_config.dirs}` alone expands to one argument per value (none when unset)."""
-        whole = _USER_CONFIG.fullmatch(arg)
-        if whole is not None:
-            return list(self.values.get(whole.group(1), []))
-        return [self.fill(arg, dirs)]
-
-
-def _launch(manifest: Manifest) -> McpConfig:
-    """The manifest's `mcp_config`, or the default way to start its type of server."""
-    if manifest.mcp_config is not None:
-        return manifest.mcp_config
-    entry = "${__dirname}/" + manifest.entry_point
-    if not manifest.entry_point:
-        raise BundleError("manifest.json: server.entry_point is missing")
-    if manifest.server_type == "node":
-        return McpConfig("node", (entry,))
-    if manifest.server_type == "python":
-        return McpConfig("python", (entry,))
-    if manifest.server_type == "uv":
-        return McpConfig("uv", ("run", "--directory", "${__dirname}", manifest.entry_point))
-    return McpConfig(entry)
-
-
-def _command(command: str, bundle: Bundle, directory: Path, which: Which) -> tuple[str, str | None]:
-    """The program to start by absolute path, and the bundle member to mark executable (binaries inside)."""
-    inside = Path(command)
-    if inside.is_absolute():
-        try:
-            member = inside.relative_to(directory).as_posix()
-        except ValueError:
-            member = None
-    else:
-        member = PurePosixPath(command.replace("\\", "/")).as_posix() if "/" in command or "\\" in command else None
-        if member is None and command in bundle.members:
-            member = command
-    if member is not None:
-        if sys.platform == "win32" and not member.endswith(".exe") and member + ".exe" in bundle.members:
-            member += ".exe"
-        if member not in bundle.members:
-            raise BundleError(f"the bundle's command {command!r} is not in the bundle")
-        return str(directory / member), member
-    found = program_path(command, which) or (program_path("python3", which) if command == "python" else None)
-    if found is None:
-        raise PlanError(f"{command} was not found: {_RUNTIME_HELP.get(command, 'install it')} to run this bundle")
-    return found, None
-
-
-def plan_bundle(
-    bundle: Bundle,
-    answers: Answers,
-    *,
-    entry_name: str,
-    root: Path | None = None,
-    stored: Collection[str] = (),
-    replaces: str | None = None,
-    origin: Mapping[str, str] | None = None,
-    which: Which = shutil.which,
-) -> InstallPlan:
-    """The entry that runs the unpacked bundle; the files are written only when the plan is committed."""
-    manifest = bundle.manifest
-    known = {o.key for o in manifest.user_config}
-    unknown = sorted(set(answers) - known)
-    if unknown:
-        raise PlanError(f"unknown setting {unknown[0]} (this bundle takes: {', '.join(sorted(known)) or 'nothing'})")
-    directory = target_dir(root or bundles_dir(), entry_name, manifest.version)
-    dirs = _system_dirs(directory)
-    options = _Options(manifest, answers, entry_name, stored, dirs)
-    entry_point = str(PurePosixPath(manifest.entry_point))
-    if manifest.server_type in ("node", "python", "uv") and entry_point not in bundle.members:
-        raise BundleError(f"the bundle's entry point {manifest.entry_point!r} is not in the bundle")
-    launch = _launch(manifest)
-    changing = launch_names(launch.env or {})
-    if changing:
-        raise BundleError(refusal(changing, "bundle", "bundles"))
-    raw_command = options.fill(launch.command, dirs)
-    if options.slots.holds_secret(raw_command):
-        raise BundleError("the bundle's command names a secret setting; only arguments and environment may")
-    command, executable = _command(raw_command, bundle, directory, which)
-    args = [value for arg in launch.args for value in options.expand_arg(arg, dirs)]
-    env = {key: options.fill(value, dirs) for key, value in (launch.env or {}).items()}
-    notes: tuple[str, ...] = ()
-    if options.unexpanded:
-        named = ", ".join(options.unexpanded)
-        notes = (
-            f"The bundle's manifest names {named}, which bundles cannot read: the server gets that text as written.",
-        )
-    config = ServerConfig(
-        name=entry_name,
-        transport=TransportKind.STDIO,
-        command=options.slots.entry(command),
-        args=tuple(options.slots.entry(arg) for arg in args),
-        env={key: options.slots.entry(value) for key, value in env.items()},
-        origin={
-            **(origin or {}),
-            "package": "mcpb",
-            "bundle": str(directory),
-            "version": (origin or {}).get("version", manifest.version),
-            "sha256": bundle.sha256,
-        },
-    )
-    staged = UnpackedBundle(bundle, directory, executable if manifest.server_type == "binary" else None)
-    source = f"bundle {manifest.name} {manifest.version}"
-    return InstallPlan(config, source, options.secrets, notes, replaces, staged)
+    for place in (root,) if root is not None else _bundle_roots():
+        resolved = place.resolve()
+        if path != resolved and resolved in path.parents:
+            shutil.rmtree(path, ignore_errors=True)
+            return not path.exists()
+    return False

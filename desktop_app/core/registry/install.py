@@ -4,8 +4,9 @@ Every install (registry, bundle, a domain's card; the window and `mcp-desk insta
 so this is where the organisation's policy (`InstallRules`) refuses one, before anything is asked.
 The consent is a `Question` of the ask family, so the window answers it with a card, the command
 line with `--yes` or a terminal prompt, tests with a script. It carries the whole command (never
-shortened) and the warning that it will run on this computer. After a yes, secrets are stored,
-bundle files unpacked and the entry saved; if any step fails, the earlier ones are undone, so
+shortened), the warning that it will run on this computer, and the sandbox a local server gets
+(`sandbox_offer`); the reply says whether to install, and whether in the sandbox. After a yes,
+secrets are stored, bundle files unpacked and the entry saved; if any step fails, the earlier ones are undone, so
 `servers.json`, the secret store and the bundles folder are as they were. Once the entry is saved,
 the install is written in the app's own record (`install_records`): the organisation's `registry`
 rules believe an entry's `origin` only where that record backs it.
@@ -24,8 +25,11 @@ from desktop_app.core.asks.question import Asker, Question, ask_user
 from desktop_app.core.install_records import InstallRecords
 from desktop_app.core.registry.bundle import remove_bundle_files
 from desktop_app.core.registry.plan import InstallPlan, command_line
+from desktop_app.core.registry.sandbox_offer import SandboxOffer, applies, choosing, keeping_the_sandbox, offer_for
+from desktop_app.core.sandbox.probe import SandboxSupport, system_support
 from desktop_app.core.secret_store import SecretBackend, SecretStore, SecretStoreError
 from desktop_app.core.server_config import ServerConfig
+from desktop_app.core.transports import SandboxProbe
 
 log = logging.getLogger(__name__)
 
@@ -54,8 +58,17 @@ class InstallRules(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class InstallReply:
+    """The answer to an `InstallConsent`: install or not, and for a local server whether in the sandbox."""
+
+    install: bool
+    sandboxed: bool = True
+    """Only read when the consent offers a sandbox (`InstallConsent.sandbox`)."""
+
+
 @dataclass(frozen=True, kw_only=True)
-class InstallConsent(Question[bool]):
+class InstallConsent(Question[InstallReply]):
     """May MCP Desk add this server? Shows exactly what will run or be contacted; no answer is no."""
 
     source: str
@@ -74,6 +87,13 @@ class InstallConsent(Question[bool]):
     notes: tuple[str, ...] = ()
     update_from: str | None = None
     """The version being replaced, when this is an update."""
+    sandbox: SandboxOffer | None = None
+    """The sandbox a local server is planned with; None where none applies (a remote, a container image)."""
+
+    def yes(self, sandboxed: bool | None = None) -> InstallReply:
+        """Install; in the sandbox as offered unless `sandboxed` says otherwise."""
+        offered = self.sandbox is not None and self.sandbox.enabled
+        return InstallReply(True, offered if sandboxed is None else sandboxed)
 
     @property
     def warning(self) -> str:
@@ -86,8 +106,8 @@ class InstallConsent(Question[bool]):
         """Which secrets are stored and where, one line ("" when there are none)."""
         return f"Stored {self.stored_where}: {', '.join(self.secrets)}" if self.secrets else ""
 
-    def fallback(self) -> bool:
-        return False
+    def fallback(self) -> InstallReply:
+        return InstallReply(False)
 
 
 def store_words(store: SecretBackend | None) -> str:
@@ -99,10 +119,16 @@ def store_words(store: SecretBackend | None) -> str:
 
 
 def consent_for(
-    plan: InstallPlan, *, update_from: str | None = None, store: SecretBackend | None = None
+    plan: InstallPlan,
+    *,
+    update_from: str | None = None,
+    store: SecretBackend | None = None,
+    support: SandboxSupport | None = None,
 ) -> InstallConsent:
-    """The question for `plan`; `store` is where its secrets would go (None: no store is open)."""
+    """The question for `plan`; `store` is where its secrets would go (None: no store is open), `support`
+    how this computer confines servers (None: as it can right now)."""
     config = plan.config
+    offer = offer_for(plan, support or system_support()) if applies(config) else None
     return InstallConsent(
         server=config.name,
         source=plan.source,
@@ -115,6 +141,7 @@ def consent_for(
         stored_encrypted=store.encrypted if store is not None else True,
         notes=plan.notes,
         update_from=update_from,
+        sandbox=offer,
     )
 
 
@@ -127,17 +154,37 @@ async def install(
     rules: InstallRules,
     update_from: str | None = None,
     previous: ServerConfig | None = None,
+    sandboxed: bool | None = None,
+    sandbox_support: SandboxProbe = system_support,
 ) -> bool:
     """Ask, then commit; False when the user declined (nothing was done). Raises `InstallError`
-    (`InstallRefused` when `rules` do not allow it)."""
+    (`InstallRefused` when `rules` do not allow it). An update keeps the entry's sandbox; `sandboxed`
+    is the caller's choice before asking (`--no-sandbox`), which the consent then shows."""
     refusal = rules.install_refusal(plan.config, bundle=plan.staged is not None)
     if refusal is not None:
         raise InstallRefused(refusal)
+    if previous is not None:
+        plan = replace(plan, config=keeping_the_sandbox(plan.config, previous))
     store = secrets.backend if secrets is not None else None
-    if not await ask_user(asker, consent_for(plan, update_from=update_from, store=store)):
+    support = await asyncio.to_thread(sandbox_support) if applies(plan.config) else None
+    consent = consent_for(plan, update_from=update_from, store=store, support=support)
+    if consent.sandbox is not None and sandboxed is not None:
+        plan = _sandboxed_or_not(plan, consent.sandbox, sandboxed)
+        consent = consent_for(plan, update_from=update_from, store=store, support=support)
+    reply = await ask_user(asker, consent)
+    if not reply.install:
         return False
+    if consent.sandbox is not None:
+        plan = _sandboxed_or_not(plan, consent.sandbox, reply.sandboxed)
     await commit(plan, save=save, secrets=secrets, previous=previous)
     return True
+
+
+def _sandboxed_or_not(plan: InstallPlan, offer: SandboxOffer, sandboxed: bool) -> InstallPlan:
+    """`plan` as the user chose; going without the sandbox where `offer.required` says no is refused."""
+    if not sandboxed and offer.required is not None:
+        raise InstallRefused(offer.required)
+    return replace(plan, config=choosing(plan.config, sandboxed))
 
 
 async def commit(
@@ -148,7 +195,7 @@ async def commit(
     Then record the install in the app's own record. Unpacking and deleting files run in a worker
     thread: a large bundle must not freeze the window.
     """
-    config = plan.config if previous is None else keeping_the_sandbox(plan.config, previous)
+    config = plan.config
     restore: dict[str, str | None] = {}
     unpacked = False
     try:
@@ -179,14 +226,6 @@ async def commit(
         await asyncio.to_thread(_forget_old_files, previous, config)
 
 
-def keeping_the_sandbox(update: ServerConfig, previous: ServerConfig) -> ServerConfig:
-    """An update keeps the sandbox the user gave the entry: it only narrows what the server may do, and a new
-    version is no reason to run it with more rights than the one it replaces."""
-    if update.sandbox_enabled or update.sandbox is not None or not update.is_stdio:
-        return update
-    return replace(update, sandbox_enabled=previous.sandbox_enabled, sandbox=previous.sandbox)
-
-
 def _record(config: ServerConfig) -> None:
     """The entry is saved and works; without its record only a policy's `registry` rule would not vouch for it."""
     try:
@@ -211,6 +250,7 @@ def _restore_secrets(secrets: SecretStore | None, restore: dict[str, str | None]
 def _forget_old_files(previous: ServerConfig, current: ServerConfig) -> None:
     """An updated bundle leaves its old folder behind once the new entry is saved."""
     old, new = previous.origin.get("bundle"), current.origin.get("bundle")
-    if old and old != new:
-        # Only ever inside the folder the new version went to: an origin is text anyone can edit.
-        remove_bundle_files(previous, Path(new).parent if new else None)
+    # Only ever inside the folder the new version went to, or the app's bundles folders (one from before
+    # bundles had their own): an origin is text anyone can edit.
+    if old and old != new and (new is None or not remove_bundle_files(previous, Path(new).parent)):
+        remove_bundle_files(previous)

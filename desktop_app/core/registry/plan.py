@@ -9,14 +9,19 @@ refused (`package_checks`), and so are environment names that change what runs. 
 or writes anything: the plan is what the consent step shows, whole, before anything happens. A
 remote's host is resolved before it is planned (`check_remote_address`): a registry on the internet
 may not point the app at this computer or the local network.
+
+npm and PyPI packages run sandboxed by default, with the rights `sandbox.defaults` derives from the
+folders the user gives them, the hosts their values name and the registry their runner downloads
+from; the consent shows them. Container images do not: the sandbox would keep `docker` from its daemon.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Final, Protocol
 from urllib.parse import urlsplit
 
@@ -28,6 +33,7 @@ from desktop_app.core.registry.errors import PlanError
 from desktop_app.core.registry.fields import Answers, Field, argument_key, package_fields, remote_fields
 from desktop_app.core.registry.model import Argument, Package, ServerEntry
 from desktop_app.core.registry.package_checks import check_package, check_runtime_options
+from desktop_app.core.sandbox.defaults import Rights, is_local
 from desktop_app.core.server_config import ServerConfig, TransportKind
 
 NPM_REGISTRY: Final = "https://registry.npmjs.org"
@@ -35,6 +41,10 @@ PYPI_REGISTRY: Final = "https://pypi.org"
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _HEADER_NAME: Final = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 _HEADER_VALUE: Final = re.compile(r"[\x20-\x7e\t]*")
+DOCKER_NOTE: Final = (
+    "Container images are not sandboxed by MCP Desk (the sandbox would keep docker from its daemon):"
+    " Docker confines the container as the options above say."
+)
 
 
 class Staged(Protocol):
@@ -58,6 +68,8 @@ class InstallPlan:
     replaces: str | None = None
     """The entry this install updates (same name, new command)."""
     staged: Staged | None = None
+    sandbox_why: Mapping[str, str] = field(default_factory=dict)
+    """Why the entry's sandbox allows each path and host it lists (`sandbox.defaults.Rights.why`)."""
 
 
 def command_line(config: ServerConfig) -> list[str]:
@@ -102,11 +114,14 @@ class _Values:
         self._stored = stored
         self.secrets: dict[str, str] = {}
         self.slots = SecretSlots()
+        self.folders: dict[str, str] = {}
+        """Paths given (or left at their default) for a `filepath` value or naming a folder here, with why."""
 
     def asked(self, key: str, label: str, spec: Input) -> list[str]:
         given = [v for v in self._answers.get(key, ()) if v.strip()]
+        why = f"you gave it as {label}"
         if not given and spec.default is not None:
-            given = [spec.default]
+            given, why = [spec.default], f"the default of {label}"
         name = secret_name(self._entry, key)
         if not given:
             if spec.is_secret and name in self._stored:
@@ -118,6 +133,9 @@ class _Values:
         if spec.is_secret:
             self.secrets[name] = values[0]
             return [self.slots.slot(name)]
+        for value in values:
+            if spec.format == "filepath" or (value.startswith(("/", "~")) and os.path.isdir(os.path.expanduser(value))):
+                self.folders.setdefault(value, why)
         return values
 
     def fixed(self, spec: Input) -> str:
@@ -281,7 +299,31 @@ def plan_package(
         origin=_origin(entry, registry_url, package.registry_type.lower()),
     )
     source = f"{package.registry_type} package {package.identifier}{version}"
-    return InstallPlan(config, source, values.secrets, notes, replaces)
+    if runner.tool == "docker":
+        return InstallPlan(config, source, values.secrets, (*notes, DOCKER_NOTE), replaces)
+    rights = _rights(runner.tool, package, values, [*runtime_args, *package_args], env, registry_url)
+    config = replace(config, sandbox_enabled=True, sandbox=rights.settings())
+    return InstallPlan(config, source, values.secrets, (*notes, *rights.withheld), replaces, sandbox_why=rights.why())
+
+
+def _rights(
+    tool: str, package: Package, values: _Values, args: list[str], env: Mapping[str, str], registry_url: str
+) -> Rights:
+    """The sandbox of a package run by `tool`: the folders the user gave it, the hosts its values name (never
+    a secret's), and the registry the runner downloads it from (inside only for a registry inside)."""
+    rights = Rights()
+    for path, why in values.folders.items():
+        rights.folder(path, why)
+    for arg in args:
+        if not values.slots.holds_secret(arg):
+            rights.hosts_in(arg, "its arguments name it")
+    for name, value in env.items():
+        if not values.slots.holds_secret(value):
+            rights.hosts_in(value, f"{name} names it")
+    base = (package.registry_base_url or "").rstrip("/")
+    inside = is_local(urlsplit(registry_url).hostname or "")
+    rights.runner(tool, base if base and base not in (NPM_REGISTRY, PYPI_REGISTRY) else None, local_ok=inside)
+    return rights
 
 
 def _check_headers(headers: Mapping[str, str]) -> None:

@@ -16,6 +16,7 @@ import glob
 import hashlib
 import os
 import re
+import shutil
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -80,6 +81,10 @@ unsandboxed server runs later."""
 _PRIVATE_PLACES: Final = ("/tmp", "/run", "/var/run", "/dev/shm")
 """Its own empty temporary folders; /run also hides the sockets of the session bus, agents and daemons,
 which a read-only mount would still let it connect to."""
+_SHEBANG_HOPS: Final = 4
+"""How many interpreters that are scripts themselves Linux follows from one `#!` line."""
+_SHEBANG_BYTES: Final = 256
+"""The longest `#!` line Linux reads."""
 PROXY_SOCKET_NAME: Final = "mcp-desk-proxy.sock"
 """The filtering proxy's socket, in the sandbox's private /run (or /tmp where /run is not a folder)."""
 
@@ -124,16 +129,45 @@ def _hide(path: str) -> list[str]:
     return out
 
 
+def interpreters(path: str) -> list[str]:
+    """The programs a script's `#!` line runs, following an interpreter that is itself a script as the kernel
+    does; a name after `env` (`#!/usr/bin/env python3`) is found on PATH as `env` would. Only executable
+    files count (a line naming a socket or a folder runs nothing); empty for anything but a script."""
+    found: list[str] = []
+    for _ in range(_SHEBANG_HOPS):
+        if not os.path.isfile(path):  # never open a pipe or a device: reading it could block
+            break
+        try:
+            with open(path, "rb") as file:
+                line = file.readline(_SHEBANG_BYTES)
+        except OSError:
+            break
+        words = line[2:].decode(errors="replace").split() if line.startswith(b"#!") else []
+        program: str | None = words[0] if words else None
+        if program is not None and os.path.basename(program) == "env":
+            named = [word for word in words[1:] if not word.startswith("-") and "=" not in word]
+            program = shutil.which(named[0]) if named else None
+        if not program or not os.path.isabs(program) or not os.path.isfile(program) or not os.access(program, os.X_OK):
+            break
+        found.append(program)
+        path = program
+    return found
+
+
 def launch_folders(launched: Sequence[str], cwd: str | None, private_places: Iterable[str]) -> list[str]:
     """The folders inside a private place (/tmp, /run, /dev/shm) that the server is launched from: its program,
-    the files its arguments name and its working folder, each as the top folder within that place.
+    the files its arguments name, the interpreters their `#!` lines run (`interpreters`) and its working
+    folder, each as the top folder within that place.
 
     A private place is replaced by an empty one, which would hide the server's own program when it lives there
-    (a checkout in /tmp); that one folder stays readable, the rest of the place stays hidden, and secret places
-    inside it are hidden after, so they still win."""
+    (a checkout in /tmp, a script whose interpreter is a virtual environment there); that one folder stays
+    readable, the rest of the place stays hidden, and secret places inside it are hidden after, so they still
+    win."""
     places = tuple(dict.fromkeys(private_places))
     found: list[str] = []
-    for path in (*launched, *([cwd] if cwd else [])):
+    named = [path for path in launched if os.path.isabs(path)]
+    run = [program for script in named for program in interpreters(script)]
+    for path in (*named, *run, *([cwd] if cwd else [])):
         if not os.path.isabs(path) or not os.path.exists(path):
             continue
         real = os.path.realpath(path)

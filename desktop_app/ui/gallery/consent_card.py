@@ -1,7 +1,8 @@
 """The consent card: exactly what an install will run or contact, whole, with a warning, and two buttons.
 
 The command is shown as one shell-quoted line in a read-only monospace box that wraps instead of
-eliding, so every argument is visible; the box grows with it. Secrets appear only as their
+eliding, so every argument is visible; the box grows with it. A local server's sandbox and its rights
+follow, with the box that runs it without (`consent_sandbox`). Secrets appear only as their
 `${secret:NAME}` placeholders. Publisher text is shown plain, with control and bidi characters
 written out, so nothing in it can reorder or hide what the user agrees to. Closing the gallery
 withdraws the card, which declines.
@@ -16,9 +17,10 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QFontDatabase, QTextOption
 from PySide6.QtWidgets import QLabel, QPlainTextEdit, QWidget
 
-from desktop_app.core.registry.install import InstallConsent
+from desktop_app.core.registry.install import InstallConsent, InstallReply
 from desktop_app.core.terminal_text import printable
 from desktop_app.ui.asks.card import AskCard, Tone
+from desktop_app.ui.gallery.consent_sandbox import SandboxChoice
 from desktop_app.ui.gallery.look import CAUTION_STYLE
 from desktop_app.ui.style import MUTED
 
@@ -62,8 +64,8 @@ def settings_text(question: InstallConsent) -> str:
     )
 
 
-class ConsentCard(AskCard[bool]):
-    """Install or cancel; the reply is True only when the user pressed Install."""
+class ConsentCard(AskCard[InstallReply]):
+    """Install or cancel; the reply installs only when the user pressed Install, sandboxed as the box says."""
 
     def __init__(self, question: InstallConsent, parent: QWidget | None = None) -> None:
         name = html.escape(question.server)
@@ -86,6 +88,10 @@ class ConsentCard(AskCard[bool]):
             self.settings = CommandBox(settings_text(question))
             self.settings.setObjectName("consentSettings")
             self.body.addWidget(self.settings)
+        self.sandbox: SandboxChoice | None = None
+        if question.sandbox is not None:
+            self.sandbox = SandboxChoice(question.sandbox)
+            self.body.addWidget(self.sandbox)
         self.body.addWidget(warning)
         for note in question.notes:
             label = QLabel(printable(note))
@@ -100,13 +106,24 @@ class ConsentCard(AskCard[bool]):
             secrets.setWordWrap(True)
             secrets.setStyleSheet(MUTED if question.stored_encrypted else CAUTION_STYLE)
             self.body.addWidget(secrets)
-        self.install = self.add_button("Update" if question.update_from else "Install", True)
-        self.cancel = self.add_button("Cancel", False, default=True, right=True)
+        self.install = self.add_button("Update" if question.update_from else "Install")
+        self.install.clicked.connect(self._agree)
+        self.cancel = self.add_button("Cancel", question.fallback(), default=True, right=True)
 
-    def describe(self, reply: bool) -> str:
-        return "You agreed." if reply else "Cancelled: nothing was installed."
+    def _agree(self) -> None:
+        assert isinstance(self.question, InstallConsent)
+        self.answer(self.question.yes(self.sandbox.sandboxed if self.sandbox is not None else None))
+
+    def describe(self, reply: InstallReply) -> str:
+        if not reply.install:
+            return "Cancelled: nothing was installed."
+        if self.sandbox is not None and not reply.sandboxed:
+            return "You agreed, without the sandbox."
+        return "You agreed."
 
     def collapse(self) -> None:
         self.command.setEnabled(False)
         if self.settings is not None:
             self.settings.setEnabled(False)
+        if self.sandbox is not None:
+            self.sandbox.collapse()

@@ -20,7 +20,8 @@ from PySide6.QtGui import QIcon
 from desktop_app.bridge import CoreBridge
 from desktop_app.core.catalog import ServerCatalog
 from desktop_app.core.network_guard import Resolver, system_resolver
-from desktop_app.core.registry.bundle import Bundle, plan_bundle
+from desktop_app.core.registry.bundle import Bundle
+from desktop_app.core.registry.bundle_plan import plan_bundle
 from desktop_app.core.registry.choices import Choice, choices, download_bundle
 from desktop_app.core.registry.client import RegistryClient
 from desktop_app.core.registry.errors import PlanError
@@ -264,9 +265,10 @@ class InstallSession(QObject):
         if not done:
             return
         self.pane.installed()
+        self.pane.show_result(f"Added '{plan.config.name}' to your servers. Starting it…")
         self._watching = plan.config.name
         self.sig_installed.emit(plan.config.name)
-        self.pane.show_result(f"Added '{plan.config.name}' to your servers. Starting it…")
+        self._on_state(plan.config.name, None)  # it may be up already: saving started it, and a state is said once
 
     def _on_catalog(self, name: str, _catalog: object) -> None:
         self._on_state(name, None)

@@ -16,11 +16,11 @@ from desktop_app.core.expansion import resolve_server
 from desktop_app.core.registry.bundle import (
     Bundle,
     open_bundle_file,
-    plan_bundle,
     read_bundle,
     remove_bundle_files,
     verify_sha256,
 )
+from desktop_app.core.registry.bundle_plan import plan_bundle
 from desktop_app.core.registry.errors import PlanError
 from desktop_app.core.registry.manifest import BundleError
 from desktop_app.core.registry.plan import command_line

@@ -2,12 +2,25 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 
 from desktop_app.core.config_error import ConfigError
-from desktop_app.core.sandbox.bubblewrap import ISOLATION, Layout, bubblewrap_command, cache_folder, launch_folders
+from desktop_app.core.sandbox.bubblewrap import (
+    ISOLATION,
+    Layout,
+    bubblewrap_command,
+    cache_folder,
+    interpreters,
+    launch_folders,
+)
+from desktop_app.core.sandbox.probe import BUBBLEWRAP, probe
 from desktop_app.core.sandbox.settings import SandboxSettings
 
 
@@ -129,3 +142,46 @@ def test_a_server_launched_from_a_private_place_still_sees_its_own_folder(tmp_pa
     launched = [str(program), str(script), "--flag", "relative/path", str(tmp_path / "missing")]
     assert launch_folders(launched, None, [place]) == [str(checkout)]  # that folder only, not the whole place
     assert launch_folders(["/usr/bin/python3", str(script)], str(checkout), ["/nowhere"]) == []
+
+
+@pytest.mark.parametrize("shebang", ["{python}", "/usr/bin/env python3"])
+def test_a_script_whose_interpreter_lives_in_a_private_place_starts_sandboxed(
+    monkeypatch: pytest.MonkeyPatch, shebang: str
+) -> None:
+    """A server script run by a virtual environment's Python in /tmp: the sandbox's empty /tmp would hide the
+    interpreter, in a folder other than the script's, so the server could not start."""
+    support = probe()
+    if support.tier != BUBBLEWRAP or support.program is None:
+        pytest.skip(f"bubblewrap cannot run here: {support.problem}")
+    with (
+        tempfile.TemporaryDirectory(dir="/tmp", prefix="interpreter-") as venv,
+        tempfile.TemporaryDirectory(dir="/tmp", prefix="checkout-") as checkout,
+        tempfile.TemporaryDirectory(dir="/var/tmp", prefix="sandbox-home-") as home,
+    ):
+        python = Path(venv) / "bin" / "python3"
+        python.parent.mkdir()
+        python.symlink_to(os.path.realpath(sys.executable))
+        script = Path(checkout) / "server.py"
+        script.write_text(f"#!{shebang.format(python=python)}\nimport sys\nprint('started by', sys.executable)\n")
+        script.chmod(0o755)
+        monkeypatch.setenv("PATH", f"{python.parent}{os.pathsep}{os.environ.get('PATH', '')}")
+        layout = Layout(Path(home), (), Path(home) / "caches")
+        argv = bubblewrap_command(
+            support.program, str(script), [], server="s", settings=SandboxSettings(), roots=(), cwd=None, layout=layout
+        )
+        ran = subprocess.run(argv, capture_output=True, text=True, timeout=30, check=False)
+        assert ran.returncode == 0, ran.stderr
+        assert ran.stdout.strip() == f"started by {python}"
+        listing = [*argv[: argv.index("--")], "--", "ls", "-A", "/tmp"]
+        seen = subprocess.run(listing, capture_output=True, text=True, timeout=30, check=True)
+        assert sorted(seen.stdout.split()) == sorted([Path(checkout).name, Path(venv).name])  # nothing else of /tmp
+
+
+def test_interpreters_follow_only_executable_files(tmp_path: Path) -> None:
+    """A `#!` line is the script's text: naming a folder, a missing program or a bare name opens nothing."""
+    for name, line in (("folder", f"#!{tmp_path}"), ("missing", "#!/nowhere/python"), ("bare", "#!python3")):
+        (tmp_path / name).write_text(line + "\n")
+    assert [interpreters(str(tmp_path / name)) for name in ("folder", "missing", "bare")] == [[], [], []]
+    assert interpreters(str(tmp_path)) == []  # a folder is no script
+    (tmp_path / "env").write_text("#!/usr/bin/env -S sh -e\n")
+    assert interpreters(str(tmp_path / "env")) == [shutil.which("sh")]

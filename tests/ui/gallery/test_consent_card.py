@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import shlex
+from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QLabel, QVBoxLayout, QWidget
 
-from desktop_app.core.registry.install import LOCAL_WARNING, InstallConsent, consent_for
+from desktop_app.core.registry.install import LOCAL_WARNING, InstallConsent, InstallReply, consent_for
 from desktop_app.core.registry.plan import InstallPlan
+from desktop_app.core.sandbox.probe import BUBBLEWRAP, SandboxSupport
+from desktop_app.core.sandbox.settings import SandboxSettings
 from desktop_app.core.secret_store import SecretBackend
 from desktop_app.core.server_config import ServerConfig, TransportKind
 from desktop_app.ui.asks.card_asker import CardAsker
@@ -54,19 +57,20 @@ def test_whole_command_and_the_answers(qapp: QApplication) -> None:
         texts = [w.text() for w in card.findChildren(type(card.title))]
         assert any(LOCAL_WARNING in t for t in texts) and any("deprecated" in t for t in texts)
         assert card.cancel.isDefault() and not card.install.isDefault()  # Enter does not install
+        assert card.sandbox is None  # a container image: Docker's to confine, not the sandbox's
         card.install.click()
-        assert await answer is True
+        assert await answer == InstallReply(True, False)
         assert card.outcome.text() == "You agreed."
 
         answer = asyncio.ensure_future(asker.ask(question))
         await eventually(lambda: len(asker.pending) == 1)
         asker.pending[0].cancel.click()  # type: ignore[attr-defined]
-        assert await answer is False
+        assert (await answer).install is False
 
         answer = asyncio.ensure_future(asker.ask(question))
         await eventually(lambda: len(asker.pending) == 1)
         asker.withdraw("The window was closed: nothing was installed.")
-        assert await answer is False  # no answer is no
+        assert (await answer).install is False  # no answer is no
 
     run_in_qt(qapp, scenario())
     host.close()
@@ -113,5 +117,80 @@ def test_where_the_secrets_go_is_said_and_a_plaintext_store_is_a_caution(qapp: Q
             "Stored in a plaintext file, not encrypted (/home/me/secrets.cfg): KEY",
             CAUTION_STYLE,
         )
+
+    run_in_qt(qapp, scenario())
+
+
+def sandboxed_plan() -> InstallPlan:
+    settings = SandboxSettings(allow_write=("/home/me/notes",), allowed_domains=("registry.npmjs.org",))
+    config = ServerConfig(
+        "files",
+        TransportKind.STDIO,
+        command="/usr/bin/npx",
+        args=("-y", "--", "@acme/files@1.0.0", "/home/me/notes"),
+        sandbox_enabled=True,
+        sandbox=settings,
+    )
+    why = {"/home/me/notes": "you gave it as target_dir", "registry.npmjs.org": "npx downloads it"}
+    return InstallPlan(config=config, source="npm package @acme/files 1.0.0", sandbox_why=why)
+
+
+def test_the_sandbox_its_rights_and_running_without_it(qapp: QApplication) -> None:
+    host = QWidget()
+    layout = QVBoxLayout(host)
+    asker = CardAsker(layout.addWidget)
+    asker.register(InstallConsent, ConsentCard)
+    question = consent_for(sandboxed_plan(), support=SandboxSupport(BUBBLEWRAP, "/usr/bin/bwrap"))
+
+    async def scenario() -> None:
+        host.show()
+        answer = asyncio.ensure_future(asker.ask(question))
+        await eventually(lambda: len(asker.pending) == 1)
+        card = asker.pending[0]
+        assert isinstance(card, ConsentCard) and card.sandbox is not None
+        choice = card.sandbox
+        assert choice.box.text() == "Run it in the sandbox (bubblewrap)" and choice.box.isChecked()
+        assert choice.rights.text() == (
+            "May write to: /home/me/notes (you gave it as target_dir)\n"
+            "May connect to: registry.npmjs.org (npx downloads it)"
+        )
+        assert choice.without.isHidden() and choice.unavailable.isHidden()
+        choice.box.click()
+        assert choice.rights.isHidden() and not choice.without.isHidden()
+        assert choice.without.styleSheet() == CAUTION_STYLE
+        card.install.click()
+        assert await answer == InstallReply(True, sandboxed=False)
+        assert card.outcome.text() == "You agreed, without the sandbox." and not choice.box.isEnabled()
+
+    run_in_qt(qapp, scenario())
+    host.close()
+
+
+def test_where_nothing_can_sandbox_it_the_card_says_it_will_not_start(qapp: QApplication) -> None:
+    problem = "bubblewrap (bwrap) is not installed: install the bubblewrap package"
+
+    async def scenario() -> None:
+        card = ConsentCard(consent_for(sandboxed_plan(), support=SandboxSupport(None, problem=problem)))
+        assert card.sandbox is not None and card.sandbox.box.isChecked()  # still the default: never quietly off
+        assert not card.sandbox.unavailable.isHidden()
+        assert card.sandbox.unavailable.text() == (
+            f"This computer cannot sandbox it now: {problem}. Sandboxed, it will not start until that is fixed;"
+            " untick “Run it in the sandbox” to run it without."
+        )
+        card.sandbox.box.click()
+        assert card.sandbox.unavailable.isHidden()
+
+    run_in_qt(qapp, scenario())
+
+
+def test_a_required_sandbox_greys_the_choice_with_its_reason(qapp: QApplication) -> None:
+    async def scenario() -> None:
+        question = consent_for(sandboxed_plan(), support=SandboxSupport(BUBBLEWRAP, "/usr/bin/bwrap"))
+        assert question.sandbox is not None
+        required = replace(question.sandbox, required="Your organisation runs local servers only sandboxed.")
+        card = ConsentCard(replace(question, sandbox=required))
+        assert card.sandbox is not None
+        box = card.sandbox.box
+        assert box.isChecked() and not box.isEnabled() and box.toolTip() == required.required
 
     run_in_qt(qapp, scenario())

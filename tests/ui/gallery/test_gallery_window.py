@@ -21,7 +21,7 @@ from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QFileDialog, QLabel, QLineEdit, QPushButton, QWidget
 
-from desktop_app.core.paths import data_dir
+from desktop_app.core.registry.bundle import bundles_dir
 from desktop_app.ui.gallery.bundle_dialog import BundleDialog
 from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.server_editor import ServerEditor
@@ -38,7 +38,7 @@ from tests.servers.registry_documents import (
     simple,
 )
 from tests.servers.registry_fixture import OFFICIAL, RegistryFixture, response, running_registry
-from tests.ui.gallery.desk import consent, run_desk, until
+from tests.ui.gallery.desk import consent, no_box_left, run_desk, until
 
 pytestmark = LITELLM_WARNINGS
 W = TypeVar("W", bound=QWidget)
@@ -83,6 +83,12 @@ def test_find_install_with_a_secret_and_see_its_resources(
         )
         assert "HELLO_TOKEN=${secret:HELLO_TOKEN}" in (card.settings.toPlainText() if card.settings else "")
         assert "tok-from-the-form" not in card.command.toPlainText()
+        # Sandboxed by default, reaching only the registry npx downloads it from (here on 127.0.0.1).
+        assert card.sandbox is not None and card.sandbox.box.isChecked()
+        assert card.sandbox.rights.text() == (
+            "May write to: only its own temporary folders\n"
+            "May connect to: 127.0.0.1 (npx downloads the package from it when the server first starts)"
+        )
         card.install.click()
         await until(
             lambda: "is running" in pane.result.text(),
@@ -115,6 +121,7 @@ def test_find_install_with_a_secret_and_see_its_resources(
         await until(lambda: consent(pane) is not None, what="the update's consent card")
         card = consent(pane)
         assert card is not None and "update from 1.0.0" in card.origin.text()
+        assert card.sandbox is not None and card.sandbox.box.isChecked()  # the entry's sandbox, kept
         card.install.click()
         await until(
             lambda: "is running" in pane.result.text(),
@@ -128,6 +135,46 @@ def test_find_install_with_a_secret_and_see_its_resources(
     config = run_desk(qapp, tmp_path, scenario, registry_url=registry.url)
     entry = json.loads(config.read_text())["mcpServers"]["hello"]
     assert entry["origin"]["version"] == "1.1.0" and "tok-from-the-form" not in config.read_text()
+    assert entry["sandboxEnabled"] is True and entry["sandbox"] == {"network": {"allowedDomains": ["127.0.0.1"]}}
+
+
+def test_unticking_the_sandbox_in_the_consent_saves_the_server_unsandboxed(
+    qapp: QApplication, tmp_path: Path, registry: RegistryFixture
+) -> None:
+    async def scenario(window: MainWindow) -> None:
+        dialog = window.gallery.open_gallery()
+        await until(lambda: dialog.list.count() == 3, what="the registry's list")
+        dialog.search.setText("hello")
+        # The search's own result, not the full list's first row: a result landing later selects anew.
+        await until(lambda: dialog.list.count() == 1 and "search=hello" in registry.requests[-1], what="search")
+        pane = dialog.pane
+        await until(lambda: pane.details.title.text() == "Hello" and pane.review.isEnabled(), what="the details")
+        token = pane.form.editor("HELLO_TOKEN")
+        assert isinstance(token, QLineEdit)
+        token.setText("t")
+        pane.review.click()
+        await until(lambda: consent(pane) is not None, what="the consent card")
+        card = consent(pane)
+        assert card is not None and card.sandbox is not None
+        warning = card.sandbox.without
+        assert card.sandbox.box.text().startswith("Run it in the sandbox") and warning.isHidden()
+        card.sandbox.box.click()  # the user unticks it: what that means is said in the caution colour
+        assert not card.sandbox.box.isChecked() and not warning.isHidden() and card.sandbox.rights.isHidden()
+        assert warning.text().startswith("Without the sandbox it runs with your permissions")
+        card.install.click()
+        await until(lambda: not card.open, what="the answer")
+        assert card.outcome.text() == "You agreed, without the sandbox."
+        # The install's last word, not "Added …, starting it": nothing is still starting when the window closes.
+        await until(
+            lambda: "'hello' is running" in pane.result.text(), timeout=60, what="it running", seen=pane.result.text
+        )
+        dialog.close()
+
+    with no_box_left(qapp):
+        config = run_desk(qapp, tmp_path, scenario, registry_url=registry.url)
+    entry = json.loads(config.read_text())["mcpServers"]["hello"]
+    # Off, with the rights it was offered kept (so an update knows the user chose to run it without).
+    assert "sandboxEnabled" not in entry and entry["sandbox"] == {"network": {"allowedDomains": ["127.0.0.1"]}}
 
 
 def test_declining_or_closing_installs_nothing(qapp: QApplication, tmp_path: Path, registry: RegistryFixture) -> None:
@@ -152,7 +199,7 @@ def test_declining_or_closing_installs_nothing(qapp: QApplication, tmp_path: Pat
         dialog.search.setText("fixture-bundle")
         await until(lambda: "checksum" in pane.problem.text(), what="the checksum refusal", seen=pane.problem.text)
         assert "does not match the registry's checksum" in pane.problem.text() and not pane.review.isEnabled()
-        assert consent(pane) is None and not (data_dir() / "bundles").exists()
+        assert consent(pane) is None and not bundles_dir().exists()
         dialog.search.setText("hello")
         await until(lambda: pane.details.title.text() == "Hello" and pane.review.isEnabled(), what="hello again")
         token = pane.form.editor("HELLO_TOKEN")
@@ -318,11 +365,15 @@ def test_dropped_bundle_installs_runs_and_uninstalls(qapp: QApplication, tmp_pat
         await until(lambda: consent(pane) is not None, what="the consent card")
         card = consent(pane)
         assert card is not None
-        folder = data_dir() / "bundles" / "fixture-bundle-1.0.0"
+        folder = bundles_dir() / "fixture-bundle-1.0.0"
         python = shutil.which("python")  # the program as the app's PATH finds it, shown whole
         assert card.command.toPlainText() == f"{python} {folder}/server/fixture_server.py --secret-echo"
         assert not folder.exists()  # nothing unpacked before the yes
         assert dialog.finish.text() == "Close"  # closing now installs nothing
+        assert card.sandbox is not None and card.sandbox.box.isChecked()  # and it runs sandboxed, from its folder
+        assert card.sandbox.rights.text() == (
+            "May write to: only its own temporary folders\nMay connect to: nothing (no network)"
+        )
         card.install.click()
         await until(lambda: "is running" in pane.result.text(), timeout=60, what="the bundle's server running")
         assert (folder / "manifest.json").is_file()
@@ -354,7 +405,7 @@ def test_unsafe_bundle_is_refused_whole(qapp: QApplication, tmp_path: Path) -> N
 
     config = run_desk(qapp, tmp_path, scenario, registry_url="https://registry.invalid")
     assert json.loads(config.read_text()) == {"mcpServers": {}}
-    assert not (tmp_path / "data" / "mcp-desk" / "bundles").exists()
+    assert not bundles_dir().exists()
 
 
 def test_a_public_registrys_remote_that_resolves_here_is_not_saved(qapp: QApplication, tmp_path: Path) -> None:
