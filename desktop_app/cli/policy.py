@@ -139,6 +139,8 @@ def describe(policy: PolicyInForce) -> str:
         lines.append(f"{label}: {'on' if on else 'off'}{_at(policy, 'features.' + feature)}")
     every = "yes, no rule or allowance answers for the user" if rules.every_call else "no"
     lines.append(f"Every tool call asked: {every}{_at(policy, 'approvals.everyCall')}")
+    sandboxed = "required, whatever their entries say" if rules.sandbox_required else "as their entries say"
+    lines.append(f"Local servers sandboxed: {sandboxed}{_at(policy, 'sandbox.required')}")
     if policy.identity_provider is not None:
         idp = policy.identity_provider
         lines.append(

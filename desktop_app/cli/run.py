@@ -41,8 +41,10 @@ from desktop_app.core.ledger.trace_view import transcript_document
 from desktop_app.core.model.providers import key_secret_name, provider_for
 from desktop_app.core.model.settings import DEFAULT_MAX_ITERATIONS, DEFAULT_MAX_TOKENS, ChatOptions, ModelSettings
 from desktop_app.core.paths import data_dir
+from desktop_app.core.policy.in_force import PolicyInForce, policy_in_force
 from desktop_app.core.resource_ref import ResourceRef
 from desktop_app.core.root_paths import root_problem
+from desktop_app.core.server_config import ServerConfig
 from desktop_app.core.terminal_text import printable
 
 EXIT_OK: Final = entry.EXIT_OK
@@ -71,6 +73,9 @@ trusted, or from a tool that reaches the open world), rules no longer cover tool
 those calls are asked again (or denied), and the transcript marks them ("rule_paused"). --approve allow
 allows everything. A skill a server offers joins the conversation only when the model loads it and
 --approve (or a skill you always allow, unchanged since) lets it; a trusted server's skills load unasked.
+--no-sandbox NAME runs that sandboxed server without its sandbox for this run only (nothing is saved), as
+"Run without the sandbox this time" does in the window; an organisation's policy that requires the sandbox
+refuses it. A sandboxed server this system cannot confine does not start, and one stderr line says why.
 --elicit and --sampling answer servers that ask back (a form or a link; the model); every refused
 request prints one line on stderr. --root adds a folder to the roots every server is offered.
 A tool call a server runs as a task is waited for as long as the task reports, with a line on stderr
@@ -109,6 +114,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--root", action="append", default=[], metavar="PATH", help="offer this folder to servers (repeatable)"
+    )
+    parser.add_argument(
+        "--no-sandbox",
+        action="append",
+        default=[],
+        metavar="SERVER",
+        help="run this sandboxed server without its sandbox, this time only (repeatable)",
     )
     parser.add_argument("--attach", action="append", default=[], metavar="URI", help="attach a resource (repeatable)")
     parser.add_argument(
@@ -156,7 +168,7 @@ async def _run(args: argparse.Namespace) -> int:
     for root in args.root:
         if (problem := root_problem(root)) is not None:
             raise UsageError(f"--root {root} {problem}")
-    servers = configured_servers(args.config)
+    servers = without_sandbox(configured_servers(args.config), args.no_sandbox, policy_in_force())
     secrets = _secrets()
     host = ServerHost(secrets=secrets, policy=NO_RESTARTS)
     host.questions.asker = CliAsker(args.elicit, args.sampling, _error, args.approve)
@@ -165,6 +177,8 @@ async def _run(args: argparse.Namespace) -> int:
     host.asks.default_roots = saved.roots
     host.asks.extra_roots = tuple(args.root)
     host.start(servers)
+    for connection in host.connections.values():  # read only if a start finds no sandbox here
+        connection.confinement.way_out = f"to run it without the sandbox this time, pass --no-sandbox {connection.name}"
     try:
         if (unusable := await settle(host, servers, _error)) is not None:
             return unusable
@@ -195,6 +209,20 @@ async def _run(args: argparse.Namespace) -> int:
         return _exit_code(events)
     finally:
         await host.stop_all()
+
+
+def without_sandbox(servers: list[ServerConfig], names: list[str], managed: PolicyInForce) -> list[ServerConfig]:
+    """`servers`, those named by `--no-sandbox` unconfined for this run (in memory only); refused where the
+    organisation's policy requires the sandbox, or when a name is no local server."""
+    if not names:
+        return servers
+    if (required := managed.sandbox_required()) is not None:
+        raise UsageError(f"--no-sandbox is refused: {required}")
+    local = {server.name for server in servers if server.is_stdio}
+    for name in names:
+        if name not in local:
+            raise UsageError(f"--no-sandbox {name}: no local server of that name is configured")
+    return [replace(s, sandbox_enabled=False) if s.name in names else s for s in servers]
 
 
 def _trace_path(args: argparse.Namespace, scratch: contextlib.ExitStack) -> Path | None:

@@ -22,7 +22,7 @@ from desktop_app.core.paths import data_dir, default_config_path
 from desktop_app.core.restart_policy import RestartPolicy
 from desktop_app.core.secret_store import SecretStoreError, open_secret_store
 from desktop_app.core.server_config import ServerConfig
-from desktop_app.core.server_status import ServerState, ServerStatus, protection
+from desktop_app.core.server_status import ServerState, ServerStatus
 from desktop_app.core.terminal_text import printable
 
 R = TypeVar("R")
@@ -76,8 +76,8 @@ async def settle(host: ServerHost, servers: list[ServerConfig], report: Report) 
     for connection in failed:
         report(f"warning: server {connection.name} is unavailable: {_why(connection.status)}")
     for connection in host.connections.values():
-        if connection.status.state is ServerState.READY and connection.config.sandbox_enabled:
-            report(f"server {connection.name}: {protection(connection.config)}")
+        if connection.status.state is ServerState.READY and connection.confinement.sandboxed(connection.config):
+            report(f"server {connection.name}: {connection.confinement.protection(connection.config)}")
     return None
 
 

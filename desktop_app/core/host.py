@@ -240,6 +240,7 @@ class ServerHost:
             sign_in=self.sign_in,
             asks=self.asks,
             tasks=self.tasks,
+            managed=self.managed,
         )
         sampling_off = self.managed.feature_refusal("sampling")
         connection.asks.sampling.refused = None if sampling_off is None else str(sampling_off)

@@ -95,6 +95,8 @@ class SandboxSection(QWidget):
         """`support` is what this system can confine with; by default it is probed without blocking."""
         super().__init__(parent)
         self._loaded: SandboxSettings | None = None
+        self._loaded_enabled = False
+        self._required = False
         self.enabled = QCheckBox("Run in a sandbox")
         self.enabled.setObjectName("sandboxEnabled")
         self.enabled.setToolTip(
@@ -155,9 +157,17 @@ class SandboxSection(QWidget):
         if text and text not in lines:
             edit.setPlainText("\n".join([*lines, text]))
 
+    def require(self, reason: str) -> None:
+        """The organisation's policy sandboxes every local server: the switch shows it on, and cannot change."""
+        self._required = True
+        self.enabled.setChecked(True)
+        self.enabled.setEnabled(False)
+        self.enabled.setToolTip(reason)
+
     def load(self, enabled: bool, settings: SandboxSettings | None) -> None:
         self._loaded = settings
-        self.enabled.setChecked(enabled)
+        self._loaded_enabled = enabled
+        self.enabled.setChecked(enabled or self._required)
         for key, edit in self.lists.items():
             edit.setPlainText("\n".join(getattr(settings, _ATTRIBUTE[key]) if settings else ()))
 
@@ -180,7 +190,9 @@ class SandboxSection(QWidget):
             settings_or_none = self._loaded  # nothing listed: keep the entry as it was written
         else:
             settings_or_none = settings
-        return self.enabled.isChecked(), settings_or_none
+        # Under the policy the switch is not the user's: the entry keeps what it said.
+        enabled = self._loaded_enabled if self._required else self.enabled.isChecked()
+        return enabled, settings_or_none
 
     def _worded(self, exc: ConfigError) -> str:
         """The loader's message, with the field's label in front and its box focused."""

@@ -16,7 +16,7 @@ from desktop_app.core.catalog import ServerCatalog
 from desktop_app.core.connection import ServerConnection
 from desktop_app.core.policy.refusal import Refusal
 from desktop_app.core.sandbox.denials import Denial
-from desktop_app.core.server_status import ServerState, protection
+from desktop_app.core.server_status import ServerState
 from desktop_app.core.terminal_text import printable
 from desktop_app.ui.instructions_note import InstructionsNote
 from desktop_app.ui.plain_text import plain_label, set_plain_tooltip
@@ -105,6 +105,21 @@ class ServerDetails(QWidget):
         denial_layout.addWidget(self.refused, 1)
         denial_layout.addWidget(self.allow)
         self.denial_row.hide()
+        self.unavailable = plain_label()
+        self.unavailable.setObjectName("sandboxUnavailable")
+        self.unavailable.setWordWrap(True)
+        self.run_once = QPushButton("Run without the sandbox this time")
+        self.run_once.setObjectName("runUnconfinedOnce")
+        self.run_once.setToolTip("Start it unconfined until MCP Desk quits; its entry stays sandboxed")
+        self.run_always = QPushButton("…always")
+        self.run_always.setObjectName("runUnconfinedAlways")
+        self.run_always.setToolTip("Save its entry with sandboxEnabled off and start it unconfined")
+        self.unavailable_row = QWidget()
+        unavailable_layout = QVBoxLayout(self.unavailable_row)
+        unavailable_layout.setContentsMargins(0, 0, 0, 0)
+        unavailable_layout.addWidget(self.unavailable)
+        unavailable_layout.addWidget(_row(self.run_once, self.run_always))
+        self.unavailable_row.hide()
         self.instructions = InstructionsNote()
         self.sign_in = QPushButton("Sign in")
         self.sign_in.setObjectName("signIn")
@@ -144,6 +159,7 @@ class ServerDetails(QWidget):
         layout.addWidget(self.protection)
         layout.addWidget(self.offer)
         layout.addWidget(self.denial_row)
+        layout.addWidget(self.unavailable_row)
         layout.addWidget(self.instructions)
         layout.addWidget(self.sign_in_bar)
         layout.addLayout(self._paste_holder)
@@ -197,6 +213,7 @@ class ServerDetails(QWidget):
             self.protection.hide()
             self.offer.clear()
             self._show_denial(None)
+            self.unavailable_row.hide()
             self.instructions.show_for(None, False)
             return
         info = connection.catalog.server_info if connection.catalog else None
@@ -209,12 +226,13 @@ class ServerDetails(QWidget):
         set_plain_tooltip(self.state, blocked_text(blocked) if blocked is not None else "")
         self.restart.setEnabled(blocked is None)
         set_plain_tooltip(self.restart, blocked_text(blocked) if blocked is not None else "")
-        confinement = protection(connection.config)
+        confinement = connection.confinement.protection(connection.config)
         self.protection.setText(f"Protection: {confinement}" if confinement else "")
         self.protection.setVisible(confinement is not None)
         set_plain_tooltip(self.protection, _PROTECTION_TIPS.get(confinement or "", ""))
         self.offer.setText(counts(connection.catalog, connection.config.disabled_tools))
         self._show_denial(connection.denials.offer if configured and blocked is None else None)
+        self._show_unavailable(connection, configured)
         self.instructions.show_for(connection.catalog, trusted)
         self.toggle.setText("Enable" if connection.status.state is ServerState.DISABLED else "Disable")
         self.edit.setEnabled(configured)
@@ -231,6 +249,27 @@ class ServerDetails(QWidget):
             return
         what = f"writing to {denial.target}" if denial.kind == "write" else f"a connection to {denial.target}"
         self.refused.setText(f"The sandbox refused {what} (not in {denial.key}).")
+
+    def _show_unavailable(self, connection: ServerConnection, configured: bool) -> None:
+        """A sandboxed server that cannot be confined here: why, and running it without the sandbox, where the
+        organisation allows that (its problem is the probe's text, shown as plain text)."""
+        confinement = connection.confinement
+        failed = connection.status.state is ServerState.FAILED and confinement.unavailable is not None
+        self.unavailable_row.setVisible(failed)
+        if not failed:
+            return
+        if confinement.required is not None:
+            self.unavailable.setText(
+                f"Your organisation requires the sandbox ({confinement.required.field}): it starts once this system"
+                f" can confine it. {confinement.unavailable}."
+            )
+        else:
+            self.unavailable.setText(
+                f"This system cannot sandbox it: {confinement.unavailable}. Without the sandbox it runs as you:"
+                " it can read your files and keys and reach any host."
+            )
+        self.run_once.setVisible(confinement.offers_unconfined)
+        self.run_always.setVisible(confinement.offers_unconfined and configured)
 
     def _follow_paste(self, connection: ServerConnection | None) -> None:
         """The paste fallback follows the shown server's sign-in (it shows itself while one waits)."""

@@ -37,6 +37,7 @@ from desktop_app.core.config_error import ConfigError
 from desktop_app.core.config_file import parse_pasted
 from desktop_app.core.expansion import secret_placeholder
 from desktop_app.core.policy.in_force import PolicyInForce, policy_in_force
+from desktop_app.core.policy.refusal import FIXED
 from desktop_app.core.sandbox.probe import SandboxSupport
 from desktop_app.core.secret_store import SecretStore
 from desktop_app.core.server_config import (
@@ -143,6 +144,8 @@ class ServerEditor(QDialog):
         self.sandbox = SandboxSection(support)
         if support is None:
             probe_in_background(self.sandbox.show_support)
+        if (required := self._managed.sandbox_required()) is not None:
+            self.sandbox.require(f"{FIXED}: {required.what} ({required.field})")
         self.log_level = QComboBox()
         self.log_level.addItem("Default (info)", None)
         for level in LOG_LEVELS:

@@ -34,7 +34,7 @@ from desktop_app.core.events import LogEntry
 from desktop_app.core.policy.refusal import Refusal
 from desktop_app.core.sandbox.denials import Denial, allowed
 from desktop_app.core.server_config import ServerConfig
-from desktop_app.core.server_status import ServerState, ServerStatus, protection
+from desktop_app.core.server_status import ServerState, ServerStatus
 from desktop_app.ui.asks.card import AskCard
 from desktop_app.ui.confirm import confirm
 from desktop_app.ui.notice_box import show_notice
@@ -130,6 +130,8 @@ class ServersPanel(QWidget):
         self.details.remove.clicked.connect(self._on_remove)
         self.details.update_button.clicked.connect(self._on_update)
         self.details.allow.clicked.connect(self.offer_allow)
+        self.details.run_once.clicked.connect(self._run_unconfined_once)
+        self.details.run_always.clicked.connect(self._run_unconfined_always)
         self._add.clicked.connect(lambda: self.open_editor(None))
         bridge.server_state_changed.connect(self._on_state)
         bridge.server_removed.connect(lambda _name: self._sync_items())
@@ -215,7 +217,8 @@ class ServersPanel(QWidget):
         asking = self._asking.get(name, 0) > 0
         blocked = self._blocked(name)
         state = "blocked by your organisation" if blocked is not None else status.state.value
-        confined = f"  ·  {protection(connection.config)}" if connection.config.sandbox_enabled else ""
+        sandboxed = connection.config.sandbox_enabled or connection.confinement.required is not None
+        confined = f"  ·  {connection.confinement.protection(connection.config)}" if sandboxed else ""
         item.setText(f"{name}  —  {state}{confined}{badge}" + ("  ·  asks you something" if asking else ""))
         font = item.font()
         font.setBold(asking)
@@ -326,6 +329,25 @@ class ServersPanel(QWidget):
             self._bridge.save_server(replace(config, sandbox=allowed(config.sandbox, denial)), name)
         except ConfigError as exc:
             show_notice(self, f"It could not be allowed: {exc}")
+
+    def _run_unconfined_once(self) -> None:
+        """The user's click: this server runs without the sandbox until the app quits (nothing is saved)."""
+        name = self.selected()
+        connection = None if name is None else self._bridge.host.connections.get(name)
+        if connection is not None and connection.confinement.offers_unconfined:
+            connection.confinement.unconfined = True
+            self._bridge.restart_server(connection.name)
+
+    def _run_unconfined_always(self) -> None:
+        """The user's click: its entry is saved with `sandboxEnabled` off (the save restarts it)."""
+        name = self.selected()
+        config = None if name is None else self._configured(name)
+        if name is None or config is None or not self._bridge.host.connection(name).confinement.offers_unconfined:
+            return
+        try:
+            self._bridge.save_server(replace(config, sandbox_enabled=False), name)
+        except ConfigError as exc:
+            show_notice(self, f"It could not be saved: {exc}")
 
     def _for_selected(self, action: Callable[[str], None]) -> None:
         if (name := self.selected()) is not None:

@@ -52,6 +52,14 @@ def test_policy_prints_the_rules_in_force_and_their_file(
     assert "Registry: only https://registry.acme.example (registry, line 19)." in out
     assert "Bundles (.mcpb): off (features.bundles, line 21)" in out
     assert "Every tool call asked: yes, no rule or allowance answers for the user (approvals.everyCall, line 27)" in out
+    assert "Local servers sandboxed: as their entries say" in out
+
+    required = home / "required.json"
+    required.write_text('{\n  "sandbox": {"required": true}\n}')
+    assert main(["policy", "--file", str(required)]) == 0
+    assert "Local servers sandboxed: required, whatever their entries say (sandbox.required, line 2)" in (
+        capsys.readouterr().out.splitlines()
+    )
 
     broken = home / "broken.json"
     broken.write_text('{\n  "features": {"apps": "off"}\n}')

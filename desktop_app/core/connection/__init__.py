@@ -1,7 +1,8 @@
 """One MCP server connection: its owner task, each attempt's session, listings, subscriptions and calls.
 
-Imports run one way inside: `owner` → `session` → `subscriptions` → `listings`/`negotiation`, and
-`owner` → `calls`; `server_log` is below them all. Callers import `ServerConnection` from here.
+Imports run one way inside: `owner` → `session` → `subscriptions` → `listings`/`negotiation`,
+`owner` → `requests` → `calls`, and `owner` → `confinement` (how it is sandboxed at each start); `server_log`
+is below them all. Callers import `ServerConnection` from here.
 """
 
 from desktop_app.core.connection.owner import ServerConnection, TargetFactory

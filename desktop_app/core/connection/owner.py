@@ -17,15 +17,6 @@ from dataclasses import replace
 from typing import Any
 
 from mcp import Client
-from mcp.shared.dispatcher import ProgressFnT
-from mcp_types import (
-    CallToolResult,
-    CompleteResult,
-    GetPromptResult,
-    PromptReference,
-    ReadResourceResult,
-    ResourceTemplateReference,
-)
 
 from desktop_app.core.asks.question import FallbackAsker, QuestionGate
 from desktop_app.core.asks.server_asks import ServerAsks
@@ -35,19 +26,20 @@ from desktop_app.core.auth.server_auth import ServerAuth, SignInServices
 from desktop_app.core.catalog import ServerCatalog
 from desktop_app.core.config_error import ConfigError
 from desktop_app.core.connection.calls import Calls
+from desktop_app.core.connection.confinement import Confinement
 from desktop_app.core.connection.listings import Staleness
 from desktop_app.core.connection.negotiation import enable_legacy_logging, is_modern
+from desktop_app.core.connection.requests import Requests
 from desktop_app.core.connection.server_log import ServerLog
 from desktop_app.core.connection.session import Session
 from desktop_app.core.connection.subscriptions import Subscriptions
-from desktop_app.core.events import CatalogChanged, Event, EventBus, LogEntry, LogLine, ServerStateChanged
+from desktop_app.core.events import CatalogChanged, Event, EventBus, LogEntry, ServerStateChanged
 from desktop_app.core.expansion import SecretLookup, resolve_server
 from desktop_app.core.log_routing import server_log_context
+from desktop_app.core.policy.in_force import PolicyInForce, policy_in_force
 from desktop_app.core.process_exit import describe_exit
 from desktop_app.core.restart_policy import RestartPolicy
-from desktop_app.core.sandbox import bubblewrap, landlock_rules
-from desktop_app.core.sandbox.denials import Denials
-from desktop_app.core.sandbox.probe import LANDLOCK, system_support
+from desktop_app.core.sandbox.probe import SandboxUnavailable
 from desktop_app.core.server_config import ServerConfig
 from desktop_app.core.server_errors import ConnectionLost, describe_error, is_connection_loss
 from desktop_app.core.server_status import ServerState, ServerStatus
@@ -60,7 +52,7 @@ TargetFactory = Callable[[ServerConfig, TransportHooks], Any]
 """Builds what `mcp.Client` connects to: a transport, or an in-process server in tests."""
 
 
-class ServerConnection:
+class ServerConnection(Requests):
     """Keeps one server connected, observable and restartable."""
 
     def __init__(
@@ -76,8 +68,10 @@ class ServerConnection:
         sign_in: SignInServices | None = None,
         asks: AskService | None = None,
         tasks: TaskBoard | None = None,
+        managed: PolicyInForce | None = None,
     ) -> None:
-        """`tasks` is the host's board; a connection made without a host (a sign-in) lists its tasks alone."""
+        """`tasks` is the host's board; a connection made without a host (a sign-in) lists its tasks alone.
+        `managed` is the organisation's policy (by default the one in force): it may require the sandbox."""
         self.config = config
         self._bus = bus
         self._secrets = secrets
@@ -88,8 +82,10 @@ class ServerConnection:
         self.status = ServerStatus(ServerState.STOPPED)
         self.catalog: ServerCatalog | None = None
         self._log = ServerLog(lambda: self.name, self._published)
-        self.denials = Denials(self._log.note)
-        """What the sandbox refused this run, and the one thing the user may allow (`denials.offer`)."""
+        required = (policy_in_force() if managed is None else managed).sandbox_required()
+        self.confinement = Confinement(self._log.note, required)
+        """How it is confined at each start: its entry, the policy, the user's choice to run it unconfined."""
+        self.denials = self.confinement.denials
         self._session: Session | None = None
         self._task: asyncio.Task[None] | None = None
         self._stop = asyncio.Event()
@@ -226,9 +222,14 @@ class ServerConnection:
             await enable_legacy_logging(client, self.log_level, self._log.note)
 
     async def roots_changed(self) -> None:
-        """The user changed this server's roots (or the defaults it uses): tell a connected server."""
+        """The user changed this server's roots (or the defaults it uses): tell a connected server, or restart
+        a sandboxed one, whose roots are the folders its sandbox lets it write to."""
         client = self.client
         if client is None:
+            return
+        if self.confinement.restart_for(self.asks.roots.uris()):
+            self._log.note("info", "roots changed: restarting so its sandbox matches them")
+            await self.restart()
             return
         try:
             await self.asks.roots_changed(client)
@@ -240,47 +241,6 @@ class ServerConnection:
         await asyncio.wait_for(self._settled.wait(), timeout)
         return self.status
 
-    # -- requests (any task) ---------------------------------------------------------------
-
-    async def read_resource(self, uri: str) -> ReadResourceResult:
-        return await self._calls.read_resource(uri)
-
-    async def call_tool(
-        self,
-        tool: str,
-        arguments: dict[str, Any],
-        progress: ProgressFnT | None = None,
-        *,
-        call_id: str | None = None,
-        chat: str | None = None,
-    ) -> CallToolResult:
-        """Call a tool; questions the server asks meanwhile are shown with the chat's call `call_id`, and a
-        task it becomes belongs to conversation `chat` (by default the one the user is in)."""
-        return await self._calls.call_tool(tool, arguments, progress, call_id, chat)
-
-    async def get_prompt(self, prompt: str, arguments: dict[str, str]) -> GetPromptResult:
-        return await self._calls.get_prompt(prompt, arguments)
-
-    async def complete(
-        self,
-        ref: PromptReference | ResourceTemplateReference,
-        argument: str,
-        value: str,
-        context: dict[str, str] | None = None,
-    ) -> CompleteResult:
-        return await self._calls.complete(ref, argument, value, context)
-
-    async def subscribe(self, uri: str) -> None:
-        """Ask for `resources/updated` on `uri`; counted, so several viewers may share one."""
-        await self._subscriptions.add(uri)
-
-    async def unsubscribe(self, uri: str) -> None:
-        await self._subscriptions.remove(uri)
-
-    def note_app(self, level: str, text: str) -> None:
-        """A line about one of this server's MCP App views (what it sent, what it was refused)."""
-        self._log.add("app", level, text)
-
     # -- the owner task --------------------------------------------------------------------
 
     async def _own(self) -> None:
@@ -291,6 +251,9 @@ class ServerConnection:
                 ready_since: list[float] = []
                 try:
                     await self._attempt(ready_since)
+                except SandboxUnavailable as exc:
+                    self._fail(self.confinement.failed(exc))
+                    return
                 except ConfigError as exc:
                     self._fail(str(exc))
                     return
@@ -347,10 +310,9 @@ class ServerConnection:
         """One connection attempt, from resolving the configuration to the session's end."""
         resolved = resolve_server(self.config, self._secrets or _NoSecrets(), self._environ)
         self._log.secret_values = resolved.secret_values
-        config = resolved.config
         self._exit_code = None
         self._log.new_attempt()
-        self.denials.reset(config.sandbox if config.is_stdio and config.sandbox_enabled else None)
+        config = self.confinement.launch(resolved.config, self.asks.roots.uris())
         self._watch = watch = TransportWatch(self._log.note)
         hooks = watch.hooks(on_stderr=self._log.on_stderr, on_exit=self._on_exit, auth=self.auth.session_auth(config))
         session = Session(
@@ -368,9 +330,8 @@ class ServerConnection:
         self._session = session
 
         def ready(client: Client) -> None:
-            if config.is_stdio and config.sandbox_enabled:
-                for level, text in _started_notes(config):
-                    self._log.note(level, text)
+            for level, text in self.confinement.started_notes(resolved.config):
+                self._log.note(level, text)
             self._set_status(ServerStatus(ServerState.READY, protocol_version=client.protocol_version))
             ready_since.append(time.monotonic())
 
@@ -410,11 +371,7 @@ class ServerConnection:
     def _published(self, event: Event) -> None:
         """A log line goes out, then a sandboxed server's line is read for what the sandbox refused."""
         self._bus.publish(event)
-        if isinstance(event, LogLine) and self.config.is_stdio and self.config.sandbox_enabled:
-            if event.entry.source == "stderr":
-                self.denials.saw_stderr(event.entry.text)
-            elif event.entry.source == "host":
-                self.denials.saw_note(event.entry.text)
+        self.confinement.seen(event, self.config)
 
     def _fail(self, reason: str) -> None:
         reason = self._log.redact(reason)
@@ -439,11 +396,3 @@ class ServerConnection:
 class _NoSecrets:
     def get(self, name: str) -> str | None:
         return None
-
-
-def _started_notes(config: ServerConfig) -> list[tuple[str, str]]:
-    """The log's line when a sandboxed server is up, in the words of the tier that confines it."""
-    support = system_support()
-    if support.tier == LANDLOCK:
-        return landlock_rules.started_notes(config.sandbox, support.abi or 0)
-    return bubblewrap.started_notes(config.sandbox)

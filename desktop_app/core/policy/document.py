@@ -7,8 +7,12 @@ its file, line and field.
  "registry": "https://registry.acme.example",
  "features": {"bundles": false, "apps": false, "sampling": false, "alwaysAllow": false},
  "approvals": {"everyCall": true},
- "identityProvider": {"issuer": "https://login.acme.example", "clientId": "mcp-desk"}}
+ "identityProvider": {"issuer": "https://login.acme.example", "clientId": "mcp-desk"},
+ "sandbox": {"required": true}}
 ```
+
+`sandbox.required`: every local (stdio) server runs sandboxed whatever its entry says, and the user is never
+offered to run one without the sandbox.
 
 A key the reader does not know is an error, not something to skip: a misspelt `"aloow"` would
 otherwise allow everything while the administrator believes it allows a list.
@@ -80,6 +84,8 @@ class ManagedPolicy:
     every_call: bool = False
     identity_provider: Mapping[str, Any] | None = None
     """The organisation's IdP in its JSON spelling (`issuer`, `clientId`, `clientSecret`, `scopes`)."""
+    sandbox_required: bool = False
+    """Every local server runs sandboxed (`sandbox.required`), whatever its entry says."""
     lines: Mapping[str, int] = field(default_factory=dict)
     """The line of each field the file sets (`features.bundles` -> 5)."""
 
@@ -181,7 +187,9 @@ class PolicyReader:
         return value.strip()
 
     def policy(self) -> ManagedPolicy:
-        top = self.object((), ("$schema", "servers", "registry", "features", "approvals", "identityProvider"))
+        top = self.object(
+            (), ("$schema", "servers", "registry", "features", "approvals", "identityProvider", "sandbox")
+        )
         allow: tuple[ServerRule, ...] | None = None
         if "servers" in top:
             servers = self.object(("servers",), ("allow",))
@@ -202,7 +210,11 @@ class PolicyReader:
             approvals = self.object(("approvals",), ("everyCall",))
             every_call = self.boolean(("approvals", "everyCall")) if "everyCall" in approvals else False
         idp = self.identity_provider(("identityProvider",)) if "identityProvider" in top else None
-        return ManagedPolicy(allow, registry, features, every_call, idp, dict(self.lines))
+        sandbox_required = False
+        if "sandbox" in top:
+            sandbox = self.object(("sandbox",), ("required",))
+            sandbox_required = self.boolean(("sandbox", "required")) if "required" in sandbox else False
+        return ManagedPolicy(allow, registry, features, every_call, idp, sandbox_required, dict(self.lines))
 
     def allow_list(self, path: JsonPath) -> tuple[ServerRule, ...]:
         entries = self.at(path)

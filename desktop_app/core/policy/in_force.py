@@ -39,6 +39,7 @@ FEATURE_WORDS: Final[Mapping[Feature, str]] = {
     "alwaysAllow": '"Always allow" is switched off and rules saved earlier are not applied',
 }
 EVERY_CALL_WORDS: Final = "every tool call needs your approval, each time"
+SANDBOX_WORDS: Final = "local servers run only in the sandbox"
 
 
 @dataclass(frozen=True)
@@ -110,6 +111,12 @@ class PolicyInForce:
         if not self.rules.every_call:
             return None
         return Refusal(EVERY_CALL_WORDS, "approvals.everyCall", self.rules.line("approvals.everyCall"))
+
+    def sandbox_required(self) -> Refusal | None:
+        """Set when every local server must run sandboxed: no entry, click or flag runs one without it."""
+        if not self.rules.sandbox_required:
+            return None
+        return Refusal(SANDBOX_WORDS, "sandbox.required", self.rules.line("sandbox.required"))
 
     @property
     def identity_provider(self) -> Mapping[str, Any] | None:

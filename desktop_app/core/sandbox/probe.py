@@ -35,6 +35,11 @@ _PROBE_TIMEOUT_S: Final = 10.0
 class SandboxUnavailable(ConfigError):
     """A sandboxed server cannot be confined here; like a configuration error it is not retried."""
 
+    def __init__(self, message: str, problem: str) -> None:
+        super().__init__(message)
+        self.problem = problem
+        """The probe's words: why no tier works here and what to install."""
+
 
 @dataclass(frozen=True)
 class SandboxSupport:
@@ -48,8 +53,9 @@ class SandboxSupport:
     def require(self, server: str) -> SandboxSupport:
         """This support when a tier works, or `SandboxUnavailable` naming the server and the fix."""
         if self.tier is None:
+            problem = self.problem or "no sandbox works here"
             raise SandboxUnavailable(
-                f"server '{server}' is sandboxed (sandboxEnabled) but cannot start: {self.problem}"
+                f"server '{server}' is sandboxed (sandboxEnabled) but cannot start: {problem}", problem
             )
         return self
 
