@@ -41,8 +41,8 @@ from desktop_app.core.import_report import (
     SecretNeeded,
 )
 from desktop_app.core.launch_env import Which, launch_names, program_path
-from desktop_app.core.server_config import ServerConfig
-from desktop_app.core.server_entry import OAUTH_KEYS, SERVERS_KEY, TRUST_KEYS
+from desktop_app.core.server_config import JWT_BEARER_GRANT, ServerConfig
+from desktop_app.core.server_entry import OAUTH_ASSERTION_KEYS, OAUTH_KEYS, SERVERS_KEY, TRUST_KEYS
 
 _VARIABLE_RE: Final = re.compile(r"\$\{([^}]*)\}")
 _NOT_SECRET_CHAR_RE: Final = re.compile(r"[^A-Za-z0-9_.-]")
@@ -337,10 +337,19 @@ def _adapt_sign_in(name: str, entry: Any, warnings: list[str]) -> Any:
         entry["oauth"] = {spelled[key]: value for key, value in cursor.items() if key in spelled}
     oauth = entry.get("oauth")
     if isinstance(oauth, dict):
-        dropped = sorted(key for key in oauth if key not in OAUTH_KEYS)
+        dropped = sorted(key for key in oauth if key not in OAUTH_KEYS and key not in OAUTH_ASSERTION_KEYS)
         if dropped:
             warnings.append(f"{name}: sign-in settings {', '.join(dropped)} are not used by MCP Desk.")
         entry["oauth"] = {key: value for key, value in oauth.items() if key in OAUTH_KEYS}
+        # Where a workload's JWT is read from is the user's to say: a file never brings it.
+        sources = sorted(key for key in oauth if key in OAUTH_ASSERTION_KEYS)
+        if sources or entry["oauth"].get("grant") == JWT_BEARER_GRANT:
+            if entry["oauth"].get("grant") == JWT_BEARER_GRANT:
+                del entry["oauth"]["grant"]
+            warnings.append(
+                f"{name}: where its workload JWT is read from ({', '.join(sources) or 'not given'}) was left out, so it"
+                " signs in with the browser; set it yourself in MCP Desk if you trust this server."
+            )
         secret = entry["oauth"].get("clientSecret")
         if isinstance(secret, str) and "${" not in secret:
             warnings.append(f"{name}: its client secret is written in the file; keep it as ${{secret:NAME}} instead.")
