@@ -1,5 +1,8 @@
 """The Servers panel's details of one server: its name and state, what it offers, signing in, and its actions.
 
+What the server says it is (the serverInfo of its results) gets a line of its own, worded as its claim:
+the name above is the one in the user's configuration, and that is what MCP Desk knows it by.
+
 It only draws: `ServersPanel` wires its buttons to the bridge. Signing in gets a row of its own,
 shown only when there is something to do; after a failed sign-in it offers Details… (each step of
 the sign-in, with Copy), and while a sign-in waits for its browser, the paste fallback for a browser
@@ -14,6 +17,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWi
 
 from desktop_app.core.catalog import ServerCatalog
 from desktop_app.core.connection import ServerConnection
+from desktop_app.core.connection.server_claim import ServerClaim
 from desktop_app.core.policy.refusal import Refusal
 from desktop_app.core.sandbox.denials import Denial
 from desktop_app.core.server_status import ServerState
@@ -22,6 +26,7 @@ from desktop_app.ui.instructions_note import InstructionsNote
 from desktop_app.ui.plain_text import plain_label, set_plain_tooltip
 from desktop_app.ui.sign_in_details import SignInDetails, show_sign_in_details
 from desktop_app.ui.sign_in_paste import PasteFallback
+from desktop_app.ui.style import MUTED
 from resources_ui.flow_layout import FlowLayout
 
 
@@ -38,6 +43,22 @@ def counts(catalog: ServerCatalog | None, disabled: tuple[str, ...] | frozenset[
     text = " · ".join(f"{n} {word}{'' if n == 1 else 's'}" for n, word in parts)
     off = sum(tool.name in disabled for tool in catalog.tools)
     return text + (f" ({off} switched off)" if off else "")
+
+
+def claim_text(claim: ServerClaim | None) -> str:
+    """ "Says it is: Acme Files 2.1 (the server's own claim)"; empty when it said nothing."""
+    return f"Says it is: {claim.text} (the server's own claim)" if claim is not None else ""
+
+
+def claim_tip(claim: ServerClaim | None, name: str) -> str:
+    """The hover text: whose words these are, and the name MCP Desk really knows the server by."""
+    if claim is None:
+        return ""
+    site = f"\nThe website it gives: {claim.website_url}" if claim.website_url else ""
+    return (
+        f"What the server's latest result said it is, in its own words: MCP Desk does not check it. "
+        f"MCP Desk knows it as “{name}”, its name in your configuration.{site}"
+    )
 
 
 def blocked_text(refusal: Refusal) -> str:
@@ -87,6 +108,13 @@ class ServerDetails(QWidget):
         self.state = plain_label()
         self.state.setWordWrap(True)
         self.state.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.claim = plain_label()
+        self.claim.setObjectName("serverClaim")
+        self.claim.setWordWrap(True)
+        self.claim.setStyleSheet(MUTED)
+        self.claim.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.claim.hide()
+        self._claim_shown: tuple[ServerClaim | None, str] = (None, "")
         self.protection = plain_label()
         self.protection.setObjectName("serverProtection")
         self.offer = QLabel()
@@ -155,6 +183,7 @@ class ServerDetails(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.title)
+        layout.addWidget(self.claim)
         layout.addWidget(self.state)
         layout.addWidget(self.protection)
         layout.addWidget(self.offer)
@@ -206,6 +235,7 @@ class ServerDetails(QWidget):
         )
         for button in (self.restart, self.toggle, self.edit, self.remove):
             button.setEnabled(connection is not None)
+        self.refresh_claim()
         if connection is None:
             self.update_row.hide()
             self.title.setText("No server selected")
@@ -239,6 +269,18 @@ class ServerDetails(QWidget):
         self.remove.setEnabled(configured)
         self.update_button.setText(f"Update to {newer}…" if newer else "")
         self.update_row.setVisible(newer is not None)
+
+    def refresh_claim(self) -> None:
+        """Show what the server last said it is (as plain text: it is the server's writing); the panel asks again
+        at each of the server's log lines, since a changed claim always writes one."""
+        connection = self._connection
+        claim = connection.claim if connection is not None else None
+        shown = (claim, connection.name if connection is not None else "")
+        if shown != self._claim_shown:
+            self._claim_shown = shown
+            self.claim.setText(claim_text(claim))
+            set_plain_tooltip(self.claim, claim_tip(*shown))
+        self.claim.setVisible(claim is not None)
 
     def _show_denial(self, denial: Denial | None) -> None:
         """What the sandbox refused that the user may allow: one line, one button."""

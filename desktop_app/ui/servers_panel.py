@@ -302,6 +302,7 @@ class ServersPanel(QWidget):
         if name != self.selected():
             return
         self._log_view.append(entry)
+        self.details.refresh_claim()  # a changed claim writes a log line
         connection = self._bridge.host.connections.get(name)
         if connection is not None and self._denials_seen.get(name) != connection.denials.version:
             self._denials_seen[name] = connection.denials.version

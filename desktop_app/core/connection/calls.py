@@ -4,7 +4,8 @@ A failure is worded for what it means to the server: a sign-in it now needs, a t
 lost connection (which also tells the owner task, so it restarts the server at once). A tool
 call that becomes a task is followed by the server's `TaskRunner`, without an overall timeout.
 A result without `resultType` on 2026-07-28 is read as complete, as the specification says
-(`extensions/result_checks.py`: the SDK refuses it).
+(`extensions/result_checks.py`: the SDK refuses it). Every result passes `request`, where what it says
+the server is (`server_claim`) is read.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from mcp_types import (
 
 from desktop_app.core.asks.server_asks import ServerAsks
 from desktop_app.core.auth.server_auth import ServerAuth
+from desktop_app.core.connection.server_claim import ServerClaims
 from desktop_app.core.extensions import result_checks
 from desktop_app.core.server_config import ServerConfig
 from desktop_app.core.server_errors import (
@@ -60,14 +62,18 @@ class Calls:
         asks: ServerAsks,
         mark_dead: Callable[[str], None],
         tasks: TaskBoard,
+        note: Callable[[str, str], None] = lambda _level, _text: None,
     ) -> None:
-        """`tasks` is the host's board: the tool calls that become tasks are listed and followed there."""
+        """`tasks` is the host's board: the tool calls that become tasks are listed and followed there.
+        `note` writes the server's log (a changed or malformed claim of what the server is)."""
         self._config = config
         self._status = status
         self._client = client
         self._auth = auth
         self._asks = asks
         self._mark_dead = mark_dead
+        self.claims = ServerClaims(note)
+        """What the server says it is, read from every result that passes `request` (and the session's)."""
         self._tasks = TaskRunner(tasks, config=config, client=client, request=self.request, asks=asks)
 
     async def read_resource(self, uri: str) -> ReadResourceResult:
@@ -117,7 +123,7 @@ class Calls:
             raise self._auth.unavailable() or ServerUnavailableError(f"Server '{config.name}' is {status.summary}")
         generation = self._auth.generation
         try:
-            return await send(client)
+            result = await send(client)
         except MCPError as exc:
             if (refused := self._auth.refusal(generation)) is not None:
                 raise refused from exc
@@ -138,3 +144,5 @@ class Calls:
             raise ServerUnavailableError(
                 f"Server '{config.name}' connection lost during {what}: {describe_error(exc)}"
             ) from exc
+        self.claims.seen(result)
+        return result

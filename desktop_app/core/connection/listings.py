@@ -51,9 +51,14 @@ class Staleness:
 
 
 async def list_catalog(
-    client: Client, server: str, kept: ServerCatalog | None = None, stale: set[ListKind] | None = None
+    client: Client,
+    server: str,
+    kept: ServerCatalog | None = None,
+    stale: set[ListKind] | None = None,
+    seen: Callable[[Any], None] | None = None,
 ) -> ServerCatalog:
-    """List what the server offers; with `kept` and `stale`, only the stale listings, the others kept."""
+    """List what the server offers; with `kept` and `stale`, only the stale listings, the others kept.
+    `seen` is shown each page as it comes (what it says the server is: `server_claim`)."""
     caps = client.server_capabilities
     if stale is None:
         kept = None
@@ -65,9 +70,11 @@ async def list_catalog(
         if kept is not None and "resources" not in (stale or ()):
             resources, templates = kept.resources, kept.templates
         else:
-            resources = await all_pages(lambda c: client.list_resources(cursor=c), "resources")
+            resources = await all_pages(lambda c: client.list_resources(cursor=c), "resources", seen)
             try:
-                templates = await all_pages(lambda c: client.list_resource_templates(cursor=c), "resource_templates")
+                templates = await all_pages(
+                    lambda c: client.list_resource_templates(cursor=c), "resource_templates", seen
+                )
             except MCPError as exc:
                 # Templates are optional: a server may list resources without implementing templates.
                 if exc.code != METHOD_NOT_FOUND:
@@ -76,12 +83,12 @@ async def list_catalog(
         if kept is not None and "prompts" not in (stale or ()):
             prompts = kept.prompts
         else:
-            prompts = await all_pages(lambda c: client.list_prompts(cursor=c), "prompts")
+            prompts = await all_pages(lambda c: client.list_prompts(cursor=c), "prompts", seen)
     if caps.tools is not None:
         if kept is not None and "tools" not in (stale or ()):
             tools = kept.tools
         else:
-            tools = await all_pages(lambda c: client.list_tools(cursor=c), "tools")
+            tools = await all_pages(lambda c: client.list_tools(cursor=c), "tools", seen)
             ignore_output_schemas(client.session, await asyncio.to_thread(_judge_schemas, tools))
     skills: SkillListing | None = None
     if declared(caps) is not None:
@@ -119,13 +126,18 @@ async def _skills(client: Client) -> SkillListing:
         return SkillListing(malformed=(f"skills/list failed: {describe_error(exc)}",), listed_at=time.monotonic())
 
 
-async def all_pages(fetch: Callable[[str | None], Awaitable[Any]], attr: str) -> tuple[Any, ...]:
-    """Follow every `next_cursor`; stop on a repeated cursor so a buggy server cannot loop us."""
+async def all_pages(
+    fetch: Callable[[str | None], Awaitable[Any]], attr: str, on_page: Callable[[Any], None] | None = None
+) -> tuple[Any, ...]:
+    """Follow every `next_cursor` (each page shown to `on_page`); stop on a repeated cursor so a buggy
+    server cannot loop us."""
     items: list[Any] = []
     cursor: str | None = None
     seen: set[str] = set()
     for _ in range(MAX_PAGES):
         page = await fetch(cursor)
+        if on_page is not None:
+            on_page(page)
         items.extend(getattr(page, attr))
         cursor = page.next_cursor
         if not cursor or cursor in seen:

@@ -122,6 +122,7 @@ class ServerConnection(Requests):
             asks=self.asks,
             mark_dead=lambda reason: self._watch.mark_dead(reason),
             tasks=tasks if tasks is not None else TaskBoard(),
+            note=self._log.note,
         )
         self._subscriptions = Subscriptions(
             lambda: self.name,
@@ -326,6 +327,7 @@ class ServerConnection(Requests):
             staleness=self._staleness,
             subscriptions=self._subscriptions,
             publish=self._bus.publish,
+            claims=self._calls.claims,
         )
         self._session = session
 

@@ -18,6 +18,7 @@ from mcp_types import (
 )
 
 from desktop_app.core.connection.calls import Calls
+from desktop_app.core.connection.server_claim import ServerClaim
 from desktop_app.core.connection.server_log import ServerLog
 from desktop_app.core.connection.subscriptions import Subscriptions
 
@@ -28,6 +29,11 @@ class Requests:
     _calls: Calls
     _subscriptions: Subscriptions
     _log: ServerLog
+
+    @property
+    def claim(self) -> ServerClaim | None:
+        """What the server last said it is (its results' serverInfo): shown as its claim, never trusted."""
+        return self._calls.claims.latest
 
     async def read_resource(self, uri: str) -> ReadResourceResult:
         return await self._calls.read_resource(uri)

@@ -29,6 +29,7 @@ from desktop_app.core.auth.server_auth import ServerAuth
 from desktop_app.core.catalog import ServerCatalog
 from desktop_app.core.connection.listings import ListKind, Staleness, list_catalog
 from desktop_app.core.connection.negotiation import CLIENT_INFO, discover_pinned, enable_legacy_logging, is_modern
+from desktop_app.core.connection.server_claim import ServerClaims
 from desktop_app.core.connection.server_log import ServerLog
 from desktop_app.core.connection.subscriptions import Subscriptions, cancel
 from desktop_app.core.events import Event, ResourceUpdated
@@ -56,7 +57,9 @@ class Session:
         staleness: Staleness,
         subscriptions: Subscriptions,
         publish: Callable[[Event], None],
+        claims: ServerClaims | None = None,
     ) -> None:
+        """`claims` keeps what the handshake and each listing page say the server is."""
         self._config = config
         self._watch = watch
         self._auth = auth
@@ -66,6 +69,7 @@ class Session:
         self._staleness = staleness
         self._subscriptions = subscriptions
         self._publish = publish
+        self._claims = claims
         self.client: Client | None = None
         self._sdk = Client(
             target,
@@ -108,6 +112,8 @@ class Session:
             finally:
                 watch.handshaking = False
             self._log.note("info", f"connected, protocol {client.protocol_version}")
+            if self._claims is not None:
+                self._claims.handshake(client.server_info)
             await discover_pinned(client, config, self._log.note)
             await enable_legacy_logging(client, self._log_level(), self._log.note)
             set_catalog(await self._list(client))
@@ -144,7 +150,8 @@ class Session:
         """List the catalog; a listing refused for want of scopes makes the connection need them."""
         generation = self._auth.generation
         try:
-            return await list_catalog(client, self._config.name, kept, stale)
+            seen = self._claims.seen if self._claims is not None else None
+            return await list_catalog(client, self._config.name, kept, stale, seen)
         except Exception:
             self._auth.listing_refused(generation)
             raise
