@@ -13,7 +13,7 @@ from pytestqt.qtbot import QtBot
 from desktop_app.core.chat.events import ChatEvent, TurnFinished
 from desktop_app.ui.main_window import MainWindow
 from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, text
-from tests.ui.test_main_window import run_app, until
+from tests.ui.chat_window import run_app, until
 
 pytestmark = LITELLM_WARNINGS
 

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QApplication
 from desktop_app.core.catalog import Catalog
 from desktop_app.ui.main_window import MainWindow
 from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM
-from tests.ui.test_main_window import run_app, until
+from tests.ui.chat_window import run_app, until
 
 pytestmark = LITELLM_WARNINGS
 

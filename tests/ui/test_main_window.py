@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import asyncio
-import functools
 import json
 import sys
-from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QDropEvent
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from desktop_app.core.app_settings import AppSettings
@@ -20,54 +18,18 @@ from desktop_app.core.model.llm import load_litellm
 from desktop_app.core.model.settings import ModelSettings
 from desktop_app.ui.conversation.approval_panel import ApprovalPanel
 from desktop_app.ui.conversation.attachment_chip import AttachmentChip
-from desktop_app.ui.conversation.message_bubble import MessageBubble
 from desktop_app.ui.conversation.tool_card import CallState, ResourceChip, ToolCard
 from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.settings_dialog import SettingsDialog
-from tests.hosting import FIXTURE_SCRIPT, eventually
 from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, ToolCall, calls, text, tool_messages
 from tests.servers import claimed_uri_server
 from tests.servers.claimed_uri_server import SHARED_URI
 from tests.servers.fixture_server import LONG_END_MARKER
+from tests.ui.chat_window import bubbles, run_app, shown, until
 from tests.window_kit import run_window_scenario
 
 pytestmark = LITELLM_WARNINGS
-Scenario = Callable[[MainWindow, ScriptedLLM], Awaitable[None]]
-W = TypeVar("W", bound=QWidget)
-
-
-until = functools.partial(eventually, timeout=60.0)
 CLAIMED_URI_SCRIPT = Path(claimed_uri_server.__file__)
-
-
-def run_app(
-    qapp: QApplication, tmp_path: Path, llm: ScriptedLLM | None, scenario: Scenario, *, demo: bool = False
-) -> None:
-    """Run the real composition root with the fixture server and `scenario`, then quit as a user would.
-
-    With `demo`, no server is configured, so the embedded demo server runs instead.
-    """
-    servers = {} if demo else {"fx": {"command": sys.executable, "args": [str(FIXTURE_SCRIPT)]}}
-    chosen = ModelSettings("openai/scripted", api_base=llm.url) if llm is not None else None
-    settings = AppSettings(chosen, provider="compatible") if chosen is not None else None
-
-    async def steps(window: MainWindow) -> None:
-        if llm is not None:
-            # The window loads the model library when the user starts typing; its first import takes
-            # tens of seconds on a busy machine, which is not what these tests time.
-            await asyncio.wait_for(load_litellm(), 120)
-        await scenario(window, llm)  # type: ignore[arg-type]
-
-    run_window_scenario(qapp, tmp_path, steps, servers=servers, settings=settings, ready=1)
-
-
-def bubbles(window: MainWindow, role: str) -> list[MessageBubble]:
-    return [b for b in shown(window, MessageBubble) if b.role == role]
-
-
-def shown(window: MainWindow, kind: type[W]) -> list[W]:
-    """The widgets of `kind` in the conversation now (a cleared view's widgets are hidden, then deleted)."""
-    return [w for w in window.conversation.findChildren(kind) if not w.isHidden()]
 
 
 def test_dragged_resource_is_sent_with_provenance_and_the_answer_streams(

@@ -20,7 +20,7 @@ from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.settings_dialog import SettingsDialog
 from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, text
 from tests.local_http import free_port
-from tests.ui.test_window_actions import run_app, until
+from tests.ui.chat_window import run_fixture_window, until
 
 pytestmark = LITELLM_WARNINGS
 
@@ -74,4 +74,4 @@ def test_a_model_is_chosen_from_the_empty_conversation(
         window.menu_actions.new_chat.trigger()
         assert window.model_choice.card is None, "a model is chosen: a new chat offers no card"
 
-    run_app(qapp, tmp_path, scenario)
+    run_fixture_window(qapp, tmp_path, scenario)

@@ -20,7 +20,7 @@ from desktop_app.ui.conversation.approval_panel import ApprovalPanel
 from desktop_app.ui.conversation.turn_status import LOADING_LIBRARY, WAITING_FOR_PROVIDER
 from desktop_app.ui.main_window import MainWindow
 from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, ToolCall, calls, text
-from tests.ui.test_main_window import bubbles, run_app, until
+from tests.ui.chat_window import bubbles, run_app, until
 
 pytestmark = LITELLM_WARNINGS
 

@@ -27,7 +27,7 @@ from desktop_app.ui.fitting_label import FittingLabel
 from desktop_app.ui.main_window import MainWindow
 from resources_ui.elided_label import ElidedLabel
 from resources_ui.viewers.viewer_pane import ViewerKind
-from tests.ui.test_window_actions import run_app, until
+from tests.ui.chat_window import run_fixture_window, until
 
 pytestmark = pytest.mark.qt_log_ignore("This plugin does not support (raise|grabbing)")
 
@@ -159,7 +159,7 @@ def test_narrow_windows_keep_the_chat_whole_and_widening_gives_the_viewer_back(
         await until(lambda: window.resources_dock.width() == 520, what="the dragged width")
         assert window.dock_fit.wanted[Qt.DockWidgetArea.LeftDockWidgetArea] == 520
 
-    run_app(qapp, tmp_path, first)
+    run_fixture_window(qapp, tmp_path, first)
 
     async def again(window: MainWindow) -> None:
         assert window.dock_fit.wanted[Qt.DockWidgetArea.LeftDockWidgetArea] == 520
@@ -173,7 +173,7 @@ def test_narrow_windows_keep_the_chat_whole_and_widening_gives_the_viewer_back(
         await resized(window, 1920, 1080)
         assert not window.viewer_dock.isVisible(), "a viewer the user closed is not brought back"
 
-    run_app(qapp, tmp_path, again)
+    run_fixture_window(qapp, tmp_path, again)
 
 
 def test_nothing_is_cut_at_narrow_sizes_and_the_composer_grows_with_its_text(
@@ -234,4 +234,4 @@ def test_nothing_is_cut_at_narrow_sizes_and_the_composer_grows_with_its_text(
         await until(lambda: not window.servers_dock.visibleRegion().isEmpty(), what="Servers in front again")
         assert cut(window) == []
 
-    run_app(qapp, tmp_path, scenario)
+    run_fixture_window(qapp, tmp_path, scenario)

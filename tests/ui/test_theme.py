@@ -15,7 +15,7 @@ from desktop_app.ui.conversation.message_bubble import MessageBubble
 from desktop_app.ui.conversation.tool_card import ToolCard
 from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.settings_dialog import SettingsDialog
-from tests.ui.test_window_actions import run_app, until
+from tests.ui.chat_window import run_fixture_window, until
 
 
 def window_colour(app: QApplication) -> int:
@@ -70,6 +70,6 @@ def test_a_dark_theme_from_settings_colours_the_window_and_back(
         assert [b for b in window.conversation.findChildren(MessageBubble) if b is bubble]
 
     try:
-        run_app(qapp, tmp_path, scenario)
+        run_fixture_window(qapp, tmp_path, scenario)
     finally:
         apply_theme(qapp, "system")  # the next test's window starts as the system's

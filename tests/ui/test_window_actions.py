@@ -3,22 +3,18 @@ double-click and Enter, and a server process that dies under the window and come
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import json
 import os
 import signal
 import sys
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
-import qasync
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtWidgets import QApplication, QDialogButtonBox, QMessageBox
 from pytestqt.qtbot import QtBot
 
-from desktop_app.app import run_window
 from desktop_app.core.app_settings import load_settings
 from desktop_app.core.server_status import ServerState, ServerStatus
 from desktop_app.ui.import_review import ImportReview
@@ -29,32 +25,11 @@ from resources_ui.viewers.viewer_pane import ViewerKind
 from tests.hosting import FIXTURE_SCRIPT, eventually, live_children
 from tests.llm_server import LITELLM_WARNINGS
 from tests.servers.fixture_server import ITEM_TEMPLATE, LONG_END_MARKER
-from tests.window_kit import main_window
+from tests.ui.chat_window import run_fixture_window
 
 pytestmark = LITELLM_WARNINGS
 until = functools.partial(eventually, timeout=60.0)
 FIXTURE = {"command": sys.executable, "args": [str(FIXTURE_SCRIPT)]}
-Scenario = Callable[[MainWindow], Awaitable[None]]
-
-
-def run_app(qapp: QApplication, tmp_path: Path, scenario: Scenario) -> None:
-    """The real composition root with the fixture server "fx" over stdio; quit as a user would."""
-    config = tmp_path / "servers.json"
-    config.write_text(json.dumps({"mcpServers": {"fx": FIXTURE}}))
-
-    async def main() -> None:
-        running = asyncio.ensure_future(run_window(qapp, config, tmp_path / "settings.json"))
-        window = await main_window(qapp, timeout=60)
-        try:
-            await until(lambda: window.bridge.host.ready_count() == 1, what="the server ready")
-            await scenario(window)
-        finally:
-            window.close()
-            await asyncio.wait_for(running, 60)
-
-    with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(qapp)) as runner:
-        runner.run(main())
-    assert live_children() == []
 
 
 def server_row(browser: ResourceBrowser, name: str) -> QModelIndex:
@@ -116,7 +91,7 @@ def test_settings_saved_from_the_dialog_apply_to_the_running_window(
         # Applied in place: the servers were not restarted for it.
         assert live_children() == [server_pid] and window.bridge.host.ready_count() == 1
 
-    run_app(qapp, tmp_path, scenario)
+    run_fixture_window(qapp, tmp_path, scenario)
 
 
 # The template's field may open its completion list, which offscreen cannot raise or grab for.
@@ -149,7 +124,7 @@ def test_the_tree_opens_a_resource_in_the_viewer_dock_and_a_template_on_enter(
         await until(lambda: form.isVisible(), what="the template's form in the viewer dock")
         assert form.entry is not None and form.entry.uri == ITEM_TEMPLATE
 
-    run_app(qapp, tmp_path, scenario)
+    run_fixture_window(qapp, tmp_path, scenario)
 
 
 def test_servers_are_imported_from_claude_desktop_through_the_menu(
@@ -179,7 +154,7 @@ def test_servers_are_imported_from_claude_desktop_through_the_menu(
         assert tree_status(browser, "imported").startswith("ready: ")
         assert window.bridge.host.ready_count() == 2 and len(live_children()) == 2
 
-    run_app(qapp, tmp_path, scenario)
+    run_fixture_window(qapp, tmp_path, scenario)
 
 
 def test_reconnect_all_starts_each_server_again_and_the_tree_fills_again(qapp: QApplication, tmp_path: Path) -> None:
@@ -195,7 +170,7 @@ def test_reconnect_all_starts_each_server_again_and_the_tree_fills_again(qapp: Q
         await until(lambda: browser.index_of("fx", "fixture://long").isValid(), what="the tree filled again")
         assert tree_status(browser, "fx") == "ready: 6 resources · 1 template"
 
-    run_app(qapp, tmp_path, scenario)
+    run_fixture_window(qapp, tmp_path, scenario)
 
 
 def test_a_killed_server_is_started_again_and_the_tree_fills_again(qapp: QApplication, tmp_path: Path) -> None:
@@ -213,4 +188,4 @@ def test_a_killed_server_is_started_again_and_the_tree_fills_again(qapp: QApplic
         long_row = browser.index_of("fx", "fixture://long")
         assert browser.proxy.data(long_row, Qt.ItemDataRole.ForegroundRole) is None, "no longer greyed"
 
-    run_app(qapp, tmp_path, scenario)
+    run_fixture_window(qapp, tmp_path, scenario)

@@ -15,7 +15,7 @@ from desktop_app.ui.conversation.message_bubble import MessageBubble
 from desktop_app.ui.conversation.turn_offers import REPLACED
 from desktop_app.ui.main_window import MainWindow
 from tests.llm_server import ScriptedLLM, failure, text
-from tests.ui.test_main_window import run_app, shown, until
+from tests.ui.chat_window import run_app, shown, until
 
 
 def bubbles(window: MainWindow) -> list[tuple[str, str, bool]]:
