@@ -20,6 +20,7 @@ from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata
 from mcp.shared.exceptions import MCPDeprecationWarning
 
 from desktop_app import __version__
+from desktop_app.core.auth.client_auth import DocumentReader
 from desktop_app.core.auth.doctor import Diagnosis, Step
 from desktop_app.core.auth.errors import Challenge, SignInError
 from desktop_app.core.auth.provider import Browser, DeskAuth, RecordStorage
@@ -118,8 +119,12 @@ def build_provider(
     client_metadata_url: str | None = None,
     observer: SessionObserver | None = None,
     diagnosis: Diagnosis | None = None,
+    read_document: DocumentReader | None = None,
 ) -> OAuthClientProvider:
-    """The provider for one server: a sign-in (`browser` given, or machine-to-machine) or a session (`observer`)."""
+    """The provider for one server: a sign-in (`browser` given, or machine-to-machine) or a session (`observer`).
+
+    `read_document` fetches the Client ID Metadata Document, whose methods a browser sign-in as its
+    client chooses from (`client_auth`)."""
     session = observer is not None
     provider: OAuthClientProvider
     scope = " ".join(settings.scopes) or None
@@ -183,7 +188,13 @@ def build_provider(
             )
     assert isinstance(provider, DeskAuth)
     provider._desk_setup(
-        storage, settings, fixed_client=fixed, challenge=challenge, browser=browser, diagnosis=diagnosis
+        storage,
+        settings,
+        fixed_client=fixed,
+        challenge=challenge,
+        browser=browser,
+        diagnosis=diagnosis,
+        read_document=read_document,
     )
     if observer is not None:
         assert isinstance(provider, SessionAuth)

@@ -8,7 +8,9 @@ once the flow retries the refused request with a token, the sign-in is done. Not
 until then: a sign-in that fails or is cancelled leaves the previous record as it was. The
 loopback listener is opened and closed here, by the task that signs in, and told which answer to
 wait for before the browser is shown the page (which is also offered for pasting back, `paste`).
-An organisation's sign-in (`enterprise`) goes through the identity provider instead.
+An organisation's sign-in (`enterprise`) goes through the identity provider instead. Signing in as
+the client of a Client ID Metadata Document reads that document through the same sender first, for
+the authentication methods it lists (`client_auth`).
 """
 
 from __future__ import annotations
@@ -143,6 +145,7 @@ async def sign_in(
                     challenge=challenge,
                     client_metadata_url=settings.client_metadata_url or client_metadata_url,
                     diagnosis=diagnosis,
+                    read_document=lambda url: sender.send(_document_request(url)),
                 )
                 await drive(sender, provider, probe, challenge)
             record = _finished(storage.record, provider, pre_registered=settings.client_id is not None)
@@ -185,6 +188,12 @@ def _probe(config: ServerConfig) -> httpx2.Request:
         json=_PROBE,
         headers={"Accept": "application/json, text/event-stream", "Content-Type": "application/json"},
     )
+
+
+def _document_request(url: str) -> httpx2.Request:
+    """The GET of MCP Desk's Client ID Metadata Document, for the methods it lists (`client_auth`). The
+    diagnosis notes what came of it with the client identity, not as an exchange of its own."""
+    return httpx2.Request("GET", url, headers={"Accept": "application/json"})
 
 
 def _finished(record: AuthRecord, provider: OAuthClientProvider, *, pre_registered: bool) -> AuthRecord:

@@ -23,6 +23,7 @@ from mcp.client.auth.oauth2 import OAuthContext
 from mcp.client.auth.utils import issuers_match, union_scopes
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
+from desktop_app.core.auth.client_auth import DocumentMethods, DocumentReader, assertion_signer, settle_document_method
 from desktop_app.core.auth.credentials import AuthRecord
 from desktop_app.core.auth.doctor import Diagnosis, Step
 from desktop_app.core.auth.dpop import Proofs, advertises_dpop, new_key, read_token_type
@@ -82,6 +83,8 @@ class _SpecContext(OAuthContext):
     """The SDK's flow state, with MCP Desk's renewal margin and the specification's resource rule."""
 
     renew_at: float | None = None
+    assertion: Callable[[str, str], dict[str, str]] | None = None
+    """Signs `private_key_jwt` proofs for a metadata document's client (`client_auth`); None without a key."""
 
     def update_token_expiry(self, token: OAuthToken) -> None:
         super().update_token_expiry(token)
@@ -92,6 +95,16 @@ class _SpecContext(OAuthContext):
         deadline = self.renew_at if self.renew_at is not None else self.token_expiry_time
         tokens = self.current_tokens
         return bool(tokens and tokens.access_token and (deadline is None or time.time() < deadline))
+
+    def prepare_token_auth(
+        self, data: dict[str, str], headers: dict[str, str] | None = None
+    ) -> tuple[dict[str, str], dict[str, str]]:
+        # The SDK leaves `private_key_jwt` to its client-credentials provider; a document's client proves
+        # itself the same way at the code exchange and each refresh (RFC 7523 §2.2).
+        client, metadata, sign = self.client_info, self.oauth_metadata, self.assertion
+        if sign and client and metadata and client.token_endpoint_auth_method == "private_key_jwt":
+            return {**data, **sign(client.client_id, str(metadata.issuer))}, headers or {}
+        return super().prepare_token_auth(data, headers)
 
     def should_include_resource_param(self, protocol_version: str | None = None) -> bool:
         # Spec ("Resource Parameter Implementation"): clients MUST send `resource` in authorization and
@@ -122,9 +135,11 @@ class DeskAuth:
         challenge: Challenge | None = None,
         browser: Browser | None = None,
         diagnosis: Diagnosis | None = None,
+        read_document: DocumentReader | None = None,
     ) -> None:
+        """`read_document` fetches a Client ID Metadata Document, to learn the methods it lists (`client_auth`)."""
         sdk = self.context
-        self.context = _SpecContext(
+        self.context = context = _SpecContext(
             **{f.name: getattr(sdk, f.name) for f in fields(OAuthContext) if f.init and f.name != "lock"}
         )
         self.storage = storage
@@ -133,6 +148,9 @@ class DeskAuth:
         self._challenge = challenge
         self._browser = browser
         self._diagnosis = diagnosis or Diagnosis()
+        self._read_document = read_document
+        if not settings.machine_to_machine:
+            context.assertion = assertion_signer(settings)
         self.proofs = Proofs()
         self._documents: dict[str, dict[str, object]] = {}
         """Authorization-server metadata as served, by token endpoint (for what the SDK's model leaves out)."""
@@ -281,18 +299,20 @@ class DeskAuth:
             raise SignInError(f"{server} publishes no usable authorization server metadata", step=Step.SERVER_METADATA)
         self._settle_scope()
         self._negotiate_client_auth()
-        self._note_client()
+        read = None if self._fixed_client else await settle_document_method(context, self.settings, self._read_document)
+        self._note_client(read)
         return await super()._perform_authorization()  # type: ignore[misc,no-any-return]
 
-    def _note_client(self) -> None:
-        """Tell the doctor which client identity the sign-in uses."""
+    def _note_client(self, document: DocumentMethods | None = None) -> None:
+        """Tell the doctor which client identity the sign-in uses (a document's: with the method chosen)."""
         client = self.context.client_info
         if client is None or client.client_id is None:
             return
         if self._fixed_client is not None:
             how = "pre-registered"
         elif client.client_id == self.context.client_metadata_url:
-            how = "metadata document"
+            unread = f"; the document could not be read: {document.problem}" if document and document.problem else ""
+            how = f"metadata document ({client.token_endpoint_auth_method}{unread})"
         else:
             how = "stored registration"
         self._diagnosis.note_client(Step.CLIENT, how, client.client_id)

@@ -33,7 +33,7 @@ from desktop_app.core.chat.events import (
     event_to_dict,
     kept_in_history,
 )
-from desktop_app.core.chat.request_ledger import RequestSnapshot
+from desktop_app.core.chat.request_ledger import RequestSnapshot, claims_now
 from desktop_app.core.chat.synthetic import synthetic_tool_specs
 from desktop_app.core.chat.synthetic_calls import SyntheticTools
 from desktop_app.core.chat.tokens import count_tokens
@@ -310,6 +310,7 @@ class Turn:
                 engine.options.max_tools,
                 engine.options.read_cap_bytes,
                 tuple(self.conversation.events),
+                claims_now(engine.host.connections),
             )
             try:
                 reply = await self._call_model(messages, tools, api_key)

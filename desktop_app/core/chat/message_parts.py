@@ -115,8 +115,8 @@ class MessageParts:
         self.events: dict[int, list[dict[str, Any]]] = {}
         for position, event in events:
             self.events.setdefault(position, []).append(event)
-        self.extras: dict[int, tuple[PartKind, str]] = {}
-        """Messages the app added after results (a resource's images, a prompt's messages)."""
+        self.extras: dict[int, tuple[PartKind, str, str | None]] = {}
+        """Messages the app added after results (a resource's images, a prompt's messages), with their server."""
         self.call_of: dict[int, tuple[str, dict[str, Any]]] = {}
         """Each tool result's call: its tool's name and arguments."""
         self.imaged: set[int] = set()
@@ -215,16 +215,27 @@ class MessageParts:
             for call_id, (name, arguments) in mine.items():
                 uri = str(arguments.get("uri", ""))
                 if name == READ_RESOURCE and position < len(messages) and self._is_image_of(position, uri):
-                    self.extras[position] = (PartKind.IMAGE, f"Image of {uri}")
+                    self.extras[position] = (PartKind.IMAGE, f"Image of {uri}", None)
                     if call_id in answers:
                         self.imaged.add(answers[call_id])
                     position += 1
                 elif name == INVOKE_PROMPT:
                     answer = messages[answers[call_id]] if call_id in answers else {}
+                    label, server = f"Prompt {arguments.get('name', '')} message", self._prompt_server(arguments)
                     for _ in range(_prompt_messages(answer)):
                         if position < len(messages):
-                            self.extras[position] = (PartKind.PROMPT, f"Prompt {arguments.get('name', '')} message")
+                            self.extras[position] = (PartKind.PROMPT, label, server)
                             position += 1
+
+    def _prompt_server(self, arguments: dict[str, Any]) -> str | None:
+        """The server whose prompt `invoke_prompt` got, found as the call found it (one server offering it)."""
+        name, server = arguments.get("name"), arguments.get("server")
+        owners = {
+            owner
+            for owner, prompt in self.catalog.prompts()
+            if prompt.name == name and (not isinstance(server, str) or owner == server)
+        }
+        return owners.pop() if len(owners) == 1 else None
 
     def _is_image_of(self, position: int, uri: str) -> bool:
         """Whether the message at `position` is the app's message carrying the images of resource `uri`."""
@@ -246,12 +257,12 @@ class MessageParts:
         self.parts.append(Part(Section.MESSAGES, kind, label, tokens, preview(text), server, position))
 
     def _extra(self, position: int, message: dict[str, Any]) -> None:
-        kind, label = self.extras[position]
+        kind, label, server = self.extras[position]
         content = message.get("content")
         images = sum(self.acc.image(url) for url in images_of(content))
         if message.get("role") == "assistant":
             label += " (as the model)"
-        self._add(kind, label, text_of(content), position, extra=images + self.acc.tool_calls(message))
+        self._add(kind, label, text_of(content), position, server, extra=images + self.acc.tool_calls(message))
 
     def _tool(self, position: int, message: dict[str, Any]) -> None:
         call_id = str(message.get("tool_call_id", ""))

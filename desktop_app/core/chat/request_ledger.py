@@ -2,14 +2,16 @@
 
 The turn takes a snapshot of what it sent (catalogs and messages are never changed in place, so
 holding them is enough) and the ledger is counted afterwards in a worker thread, while the loop
-goes on: the first token never waits for a count.
+goes on: the first token never waits for a count. The snapshot also holds what each server last said
+it is (its serverInfo claim); the ledger keeps the claims of the servers whose content the request
+carried, as their own words under the names the user gave them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final, Protocol
 
 from desktop_app.core.catalog import Catalog
 from desktop_app.core.chat.context import SystemPrompt
@@ -17,8 +19,24 @@ from desktop_app.core.chat.message_parts import MessageParts, PartsMemo
 from desktop_app.core.chat.prompt_parts import system_parts
 from desktop_app.core.chat.tokens import encoding_name, uses_library_tokenizer
 from desktop_app.core.ledger.accounting import Accounting, dialect_for, sent_tools, tool_name
+from desktop_app.core.ledger.claims import SaidBy, ServerClaim
 from desktop_app.core.ledger.parts import Cut, Ledger, Part, PartKind, Section, preview
 from desktop_app.core.model.chat_model import ProviderUsage
+
+SERVER_CONTENT: Final = frozenset({PartKind.TOOL_RESULT, PartKind.RESOURCE, PartKind.PROMPT})
+"""The parts that are a server's own content: what it returned, what was read from it, what its prompts added."""
+
+
+class Claiming(Protocol):
+    """A connection, as far as its claim goes."""
+
+    @property
+    def claim(self) -> ServerClaim | None: ...
+
+
+def claims_now(connections: Mapping[str, Claiming]) -> dict[str, ServerClaim]:
+    """What each server last said it is, by its configured name (servers that said nothing are left out)."""
+    return {name: claim for name, connection in connections.items() if (claim := connection.claim) is not None}
 
 
 @dataclass(frozen=True)
@@ -38,6 +56,8 @@ class RequestSnapshot:
     read_cap: int
     events: tuple[tuple[int, dict[str, Any]], ...]
     """The conversation's kept events: which resources were read or attached, which results had bytes."""
+    claims: Mapping[str, ServerClaim] = field(default_factory=dict)
+    """What each server said it is when the request was sent (`claims_now`), by configured name."""
 
 
 def build_ledger(
@@ -77,7 +97,18 @@ def build_ledger(
         reported_prompt_tokens=None if usage is None else usage.prompt_tokens,
         reported_completion_tokens=None if usage is None else usage.completion_tokens,
         notes=tuple(notes),
+        said=said_by(message_parts, snapshot.claims),
     )
+
+
+def said_by(parts: list[Part], claims: Mapping[str, ServerClaim]) -> tuple[SaidBy, ...]:
+    """The claim of each server whose content is among `parts`, by configured name, in name order.
+
+    The name comes from the app's records (the catalog, the read's event), never from the claim: a
+    server claiming to be another is listed under its own name, saying what it says.
+    """
+    servers = sorted({part.server for part in parts if part.kind in SERVER_CONTENT and part.server})
+    return tuple(SaidBy(server, claims[server]) for server in servers if server in claims)
 
 
 def _tool_parts(

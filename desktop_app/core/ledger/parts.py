@@ -7,9 +7,11 @@ section's count exactly: joins and framing are a part of their own, never spread
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any, Final
+
+from desktop_app.core.ledger.claims import SaidBy, said_from
 
 PREVIEW_CHARS: Final = 300
 AGREEMENT: Final = 0.02
@@ -81,6 +83,8 @@ class Ledger:
     """The provider's prompt tokens for this request; None when it reported none."""
     reported_completion_tokens: int | None = None
     notes: tuple[str, ...] = field(default=())
+    said: tuple[SaidBy, ...] = ()
+    """What each server whose content the request carried said it is: its own claim, never checked."""
 
     @property
     def counted(self) -> int:
@@ -110,7 +114,7 @@ class Ledger:
         return abs(difference) <= AGREEMENT
 
     def with_usage(self, prompt_tokens: int | None, completion_tokens: int | None) -> Ledger:
-        return Ledger(self.model, self.parts, self.cuts, self.dialect, prompt_tokens, completion_tokens, self.notes)
+        return replace(self, reported_prompt_tokens=prompt_tokens, reported_completion_tokens=completion_tokens)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -135,11 +139,14 @@ class Ledger:
             ],
             "cuts": [{"kind": c.kind, "text": c.text} for c in self.cuts],
             "notes": list(self.notes),
+            "said": [said.to_dict() for said in self.said],
         }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Ledger:
-        """A ledger read back from a trace; raises `ValueError` for one this version cannot read."""
+        """A ledger read back from a trace; raises `ValueError` for one this version cannot read.
+
+        The servers' claims are read apart: one that cannot be read is left out, the ledger still shows."""
         try:
             parts = tuple(
                 Part(
@@ -162,6 +169,7 @@ class Ledger:
                 reported_prompt_tokens=_optional_int(reported.get("prompt_tokens")),
                 reported_completion_tokens=_optional_int(reported.get("completion_tokens")),
                 notes=tuple(str(n) for n in data.get("notes", [])),
+                said=said_from(data.get("said")),
             )
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise ValueError(f"unreadable ledger: {exc}") from None

@@ -2,7 +2,9 @@
 app's count, what was cut or capped, and the payload exactly as sent, copyable.
 
 Everything shown came from a server, the model or the provider: it is drawn as plain text only
-(item texts, plain labels, escaped tooltips), never as rich text.
+(item texts, plain labels, escaped tooltips), never as rich text. What each server whose content the
+request carried says it is gets a line of its own, under the name the user gave that server and worded
+as its claim.
 """
 
 from __future__ import annotations
@@ -29,13 +31,27 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop_app.core.ledger.claims import SaidBy
 from desktop_app.core.ledger.parts import SECTION_TITLES, Ledger, Section
 from desktop_app.core.ledger.trace_view import RequestView
-from desktop_app.ui.plain_text import plain_label
+from desktop_app.ui.plain_text import plain_label, set_plain_tooltip
 from desktop_app.ui.plain_tooltips import PlainToolTips
 from desktop_app.ui.style import MUTED
 
 COLUMNS = ("Part", "Tokens", "Share")
+SAID_NOTE = "Each server's own claim, not checked: MCP Desk knows a server only by the name you gave it."
+
+
+def said_text(said: Sequence[SaidBy]) -> str:
+    """One line per server whose content the request carried and that said what it is."""
+    return "\n".join(f"• {entry.line}" for entry in said)
+
+
+def said_tip(said: Sequence[SaidBy]) -> str:
+    sites = [
+        f'"{entry.server}" gives the website {entry.claim.website_url}' for entry in said if entry.claim.website_url
+    ]
+    return "\n".join([SAID_NOTE, *sites])
 
 
 def usage_line(ledger: Ledger) -> str:
@@ -108,6 +124,16 @@ class LedgerView(QWidget):
         self.cuts.setObjectName("ledgerCuts")
         self.cuts.setWordWrap(True)
         self.cuts.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.said_title = QLabel("What the servers in this request say they are")
+        self.said_title.setFont(bold)
+        self.said = plain_label()
+        self.said.setObjectName("ledgerSaid")
+        self.said.setWordWrap(True)
+        self.said.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.said_note = plain_label(SAID_NOTE)
+        self.said_note.setWordWrap(True)
+        self.said_note.setStyleSheet(MUTED)
+        self._show_said(())
         self.notes = plain_label()
         self.notes.setObjectName("ledgerNotes")
         self.notes.setWordWrap(True)
@@ -147,6 +173,9 @@ class LedgerView(QWidget):
         column.setContentsMargins(2, 4, 2, 2)
         column.addWidget(self.cuts_title)
         column.addWidget(self.cuts)
+        column.addWidget(self.said_title)
+        column.addWidget(self.said)
+        column.addWidget(self.said_note)
         column.addWidget(self.notes)
         column.addStretch(1)
         scroll = QScrollArea()
@@ -203,12 +232,14 @@ class LedgerView(QWidget):
             self.usage.setText("This request has no ledger yet: it is counted once the answer has come.")
             self.cuts.setText("")
             self.notes.setText("")
+            self._show_said(())
         else:
             self.model_label.setText(ledger.model)
             self.usage.setText(usage_line(ledger))
             self._fill_parts(ledger)
             self.cuts.setText("\n".join(f"• {cut.text}" for cut in ledger.cuts) or "Nothing: every part went whole.")
             self.notes.setText(" ".join(ledger.notes))
+            self._show_said(ledger.said)
             self._share_height()
         payload = None if request is None else request.payload
         if payload is None:
@@ -219,6 +250,13 @@ class LedgerView(QWidget):
             where = f" at {request.api_base}" if request is not None and request.api_base else ""
             self.payload_where.setText(f"The body the provider received{where}, after litellm's translation.")
         self.copy.setEnabled(payload is not None)
+
+    def _show_said(self, said: Sequence[SaidBy]) -> None:
+        """The servers' claims, when any server whose content went said what it is."""
+        self.said.setText(said_text(said))
+        set_plain_tooltip(self.said, said_tip(said) if said else "")
+        for widget in (self.said_title, self.said, self.said_note):
+            widget.setVisible(bool(said))
 
     def _fill_parts(self, ledger: Ledger) -> None:
         total = ledger.counted or 1
