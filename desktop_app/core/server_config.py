@@ -48,7 +48,8 @@ class OAuthSettings:
     token_endpoint_auth_method: str | None = None
     """None: negotiated from the authorization server's metadata."""
     private_key: str | None = None
-    """PEM private key for `private_key_jwt` (client credentials only)."""
+    """PEM private key for `private_key_jwt`: client credentials, or a browser sign-in whose client (pre-registered
+    or its metadata document) authenticates with it."""
     signing_algorithm: str = "RS256"
     issuer: str | None = None
     """The authorization server the pre-registered client belongs to; its credentials go nowhere else."""

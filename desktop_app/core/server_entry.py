@@ -315,9 +315,9 @@ def _check_oauth(settings: OAuthSettings, value: Mapping[str, object], at: KeyPa
                 (*at, "tokenEndpointAuthMethod"),
                 'must be "client_secret_basic" or "client_secret_post" with "enterprise"',
             )
-    elif settings.private_key is not None or method == "private_key_jwt":
-        key = "privateKey" if "privateKey" in value else "tokenEndpointAuthMethod"
-        raise schema_error((*at, key), 'is only used with "grant": "client_credentials"')
+    elif settings.private_key is not None and settings.client_secret is not None:
+        # A browser sign-in authenticates with one of them (`core/auth/client_auth.py` picks the method).
+        raise schema_error((*at, "privateKey"), 'is not used with "clientSecret": give one of them')
     if method == "private_key_jwt" and settings.private_key is None:
         raise schema_error((*at, "tokenEndpointAuthMethod"), 'needs "privateKey" with "private_key_jwt"')
     if method in ("client_secret_basic", "client_secret_post") and settings.client_secret is None:

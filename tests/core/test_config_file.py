@@ -311,7 +311,7 @@ def test_oauth_round_trip_in_the_documented_spelling(tmp_path: Path) -> None:
         ('{"clientSecret": "s"}', "oauth.clientSecret", 'needs "clientId"'),
         ('{"grant": "client_credentials"}', "oauth.grant", 'needs "clientId"'),
         ('{"grant": "client_credentials", "clientId": "r"}', "oauth.grant", '"clientSecret" or "privateKey"'),
-        ('{"clientId": "r", "privateKey": "k"}', "oauth.privateKey", '"client_credentials"'),
+        ('{"clientId": "r", "clientSecret": "s", "privateKey": "k"}', "oauth.privateKey", "give one of them"),
         ('{"tokenEndpointAuthMethod": "client_secret_jwt"}', "oauth.tokenEndpointAuthMethod", "one of"),
         (
             '{"clientId": "r", "tokenEndpointAuthMethod": "client_secret_post"}',
@@ -338,6 +338,15 @@ def test_oauth_errors_name_line_and_field(oauth: str, field: str, words: str) ->
     assert info.value.field == f"mcpServers.s.{field}"
     assert info.value.line == 5
     assert words in str(info.value)
+
+
+@pytest.mark.parametrize("oauth", ['{"privateKey": "${secret:K}"}', '{"clientId": "r", "privateKey": "${secret:K}"}'])
+def test_a_browser_sign_in_may_authenticate_with_a_private_key(oauth: str) -> None:
+    """Its metadata document or its pre-registered client may use `private_key_jwt` (`core/auth/client_auth.py`)."""
+    text = '{"mcpServers": {"s": {"url": "https://x/mcp", "oauth": ' + oauth + "}}}"
+    server = parse_config(text, "servers.json")["s"]
+    assert server.oauth is not None and server.oauth.private_key == "${secret:K}"
+    assert server.oauth.grant is None or not server.oauth.machine_to_machine
 
 
 def test_oauth_does_not_apply_to_a_stdio_server() -> None:
