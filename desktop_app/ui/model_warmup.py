@@ -9,6 +9,8 @@ answer read with nothing typed.
 from __future__ import annotations
 
 import asyncio
+import logging
+import threading
 from collections.abc import Callable
 
 from PySide6.QtCore import QObject, QTimer
@@ -17,11 +19,13 @@ from desktop_app.bridge import CoreBridge
 from desktop_app.core.chat.approval import preload_validation
 from desktop_app.core.chat.tokens import preload as preload_tokenizer
 from desktop_app.core.chat.tokens import release_encodings
-from desktop_app.core.model.llm import load_litellm, preload_openai_sdk
+from desktop_app.core.model.llm import load_litellm, preload_openai_sdk, ready_litellm
 from desktop_app.core.model.settings import ModelSettings
 from desktop_app.memory import release_free_heap
 from desktop_app.ui.conversation.markdown_html import markdown_parser, preload_highlighting
 from desktop_app.ui.conversation.turn_status import LOADING_LIBRARY, WAITING_FOR_PROVIDER, TurnStatus
+
+log = logging.getLogger(__name__)
 
 SETTLED_MS = 2000
 """The tokenizer is given back once the catalog has not been counted for this long (nothing typed)."""
@@ -71,6 +75,7 @@ class ModelWarmup(QObject):
         if not self._warming:
             self._warming = True
             self.held = True
+            begin_loading()
             self._bridge.spawn(self._warm(), "Loading the model library")
         elif not self.held and model is not None:
             self.held = True  # released after the last turn: the next send counts again
@@ -129,6 +134,22 @@ class ModelWarmup(QObject):
         running (the naive dump reads every resource first) ends it when it is done."""
         if not self.held:
             release_encodings()
+
+
+def begin_loading() -> None:
+    """Begin the model library's import on this very call, in a thread of its own.
+
+    Started from the warm-up's task, it would begin on the event loop's next turn: after the send, when a
+    message is pasted or typed and sent in one burst (a message sent the moment the window is on screen
+    waited for it). `load_litellm` then waits for this import rather than starting another."""
+
+    def load() -> None:
+        try:
+            ready_litellm()
+        except Exception as exc:  # the warm-up's own call reports it (it imports again)
+            log.info("the model library did not load in the background: %s", exc)
+
+    threading.Thread(target=load, name="model-library-early", daemon=True).start()
 
 
 def _preload_turn_parts() -> None:

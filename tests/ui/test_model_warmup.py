@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import threading
 from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any
@@ -117,5 +118,26 @@ def test_send_shows_at_once_what_the_first_turn_waits_for(
         qtbot.keyClick(window.composer.editor, Qt.Key.Key_Escape)
         await until(lambda: not window.chat.busy, what="the stop")
         assert not status.isVisible()
+
+    run_app(qapp, tmp_path, llm, scenario)
+
+
+def test_the_library_begins_loading_on_the_first_key_itself(
+    qapp: QApplication, tmp_path: Path, llm: ScriptedLLM, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A message typed and sent in one burst (pasted, or sent the moment the window is on screen) gives the
+    event loop no turn before the send: the import begins on the key, not on the loop's next turn after it."""
+    begun = threading.Event()
+
+    def ready() -> None:  # the library is loaded already in the tests: noted, not loaded again
+        begun.set()
+
+    monkeypatch.setattr(model_warmup, "ready_litellm", ready)
+
+    async def scenario(window: MainWindow, llm: ScriptedLLM) -> None:
+        window.composer.editor.insertPlainText("H")
+        # No await since the key: the event loop has not turned, yet the import's thread has begun.
+        assert window.chat.warmup.requested
+        assert begun.wait(60), "the import's thread ran without the event loop turning"
 
     run_app(qapp, tmp_path, llm, scenario)

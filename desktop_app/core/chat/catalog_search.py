@@ -78,23 +78,31 @@ def words_of(text: str) -> list[str]:
     return [w for w in _WORD.findall(text.lower()) if w not in _STOPWORDS]
 
 
-def rank(entries: Sequence[CatalogEntry], query: str) -> list[tuple[float, CatalogEntry]]:
+def haystack_of(entries: Sequence[CatalogEntry]) -> tuple[str, list[int]]:
+    """The entries' searchable texts joined by newlines, and where each begins: what `rank` searches."""
+    joined = "\n".join(entry.text for entry in entries)
+    return joined, list(itertools.accumulate((len(entry.text) + 1 for entry in entries), initial=0))
+
+
+def rank(
+    entries: Sequence[CatalogEntry], query: str, haystack: tuple[str, list[int]] | None = None
+) -> list[tuple[float, CatalogEntry]]:
     """Entries that share words with `query`, best first (rarer shared words weigh more).
 
     Each query word is looked for in all the entries' text at once, by one regular expression
     over their join, rather than through a set of words made per entry: the entries of a
-    catalog of 10,000 resources are made as a first request waits for them."""
+    catalog of 10,000 resources are made as a first request waits for them. `haystack` is that
+    join (`haystack_of(entries)`) when the caller keeps it between questions."""
     terms = set(words_of(query))
     if not terms:
         return []
-    haystack = "\n".join(entry.text for entry in entries)
-    starts = list(itertools.accumulate((len(entry.text) + 1 for entry in entries), initial=0))
+    joined, starts = haystack if haystack is not None else haystack_of(entries)
     holders: dict[str, set[int]] = {}
     for term in terms:
         # The word first, what precedes it checked after: a literal is found by a fast scan.
-        found = (match.start() for match in re.finditer(rf"{re.escape(term)}(?![a-z0-9])", haystack))
+        found = (match.start() for match in re.finditer(rf"{re.escape(term)}(?![a-z0-9])", joined))
         holders[term] = {
-            bisect.bisect_right(starts, at) - 1 for at in found if at == 0 or haystack[at - 1] not in _WORD_CHARS
+            bisect.bisect_right(starts, at) - 1 for at in found if at == 0 or joined[at - 1] not in _WORD_CHARS
         }
     n = len(entries)
     shared_by: dict[int, list[str]] = {}

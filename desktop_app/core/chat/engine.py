@@ -36,7 +36,7 @@ from desktop_app.core.chat.events import (
 from desktop_app.core.chat.request_ledger import RequestSnapshot, claims_now
 from desktop_app.core.chat.synthetic import synthetic_tool_specs
 from desktop_app.core.chat.synthetic_calls import SyntheticTools
-from desktop_app.core.chat.tokens import count_tokens
+from desktop_app.core.chat.tokens import count_many, count_tokens
 from desktop_app.core.chat.tool_calls import ToolCalls
 from desktop_app.core.chat.tool_specs import ToolOffer
 from desktop_app.core.chat.trace_keeping import TraceKeeping
@@ -104,7 +104,11 @@ class ChatEngine:
         key = (self.settings.model, self.options.catalog_budget)
         if self._builder is None or self._builder_key != key:
             model = self.settings.model
-            self._builder = ContextBuilder(lambda text: count_tokens(model, text), self.options.catalog_budget)
+            self._builder = ContextBuilder(
+                lambda text: count_tokens(model, text),
+                self.options.catalog_budget,
+                lambda texts: count_many(model, texts),
+            )
             self._builder_key = key
         return self._builder
 

@@ -23,8 +23,10 @@ import pickle
 import re
 import subprocess
 import threading
+import time
 from typing import Final
 
+from desktop_app.core.chat.token_process import CHUNK_CHARS
 from desktop_app.core.pipe_messages import read_message, start_worker, write_message
 
 TOKEN_WORKER_FLAG: Final = "--token-worker"
@@ -34,6 +36,11 @@ BUNDLED: Final = frozenset({"cl100k_base", "o200k_base"})
 _DEEPSEEK: Final = re.compile(
     r"deepseek[-_.](?:chat[-_.])?v[34]|(?:^|/)deepseek-(?:chat|reasoner|flash)(?::free)?$", re.IGNORECASE
 )
+REQUEST_CHARS: Final = 64 * CHUNK_CHARS
+"""A longer text is counted in requests of this many characters, each a whole number of the pieces the
+process counts in (from each text's start), so their sum is the text's count: a short count waiting
+meanwhile (a send's prompt, behind the context meter's count of a whole catalog) goes in between."""
+GIVE_WAY_S: Final = 0.001
 _NEWER_OPENAI: Final = re.compile(r"(?:gpt-(?:[5-9]|[1-9]\d+)|o[1-9]\d*)(?:[.-]|$)")
 
 
@@ -66,6 +73,9 @@ class _Tokenizer:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
+        self._queue = threading.Lock()
+        self._waiting = 0
+        """Counts waiting for the process: a long count gives way to them between its requests."""
         self._process: subprocess.Popen[bytes] | None = None
         self._end_after_count = False
         self._ending: list[subprocess.Popen[bytes]] = []
@@ -78,13 +88,29 @@ class _Tokenizer:
 
     def counts(self, encoding: str, texts: list[str]) -> list[int]:
         """Tokens in each of `texts`; a process that stopped is started again once."""
-        with self._lock:
-            try:
-                return self._exchange(encoding, texts)
-            finally:
-                if self._end_after_count:
-                    self._end_after_count = False
-                    self._end()
+        with self._queue:
+            self._waiting += 1
+        try:
+            self._lock.acquire()
+        finally:
+            with self._queue:
+                self._waiting -= 1
+        try:
+            return self._exchange(encoding, texts)
+        finally:
+            if self._end_after_count:
+                self._end_after_count = False
+                self._end()
+            self._lock.release()
+
+    def count_long(self, encoding: str, text: str) -> int:
+        """Tokens in `text`, in requests of `REQUEST_CHARS`; between them, the counts waiting go first."""
+        total = 0
+        for start in range(0, len(text), REQUEST_CHARS):
+            while self._waiting:
+                time.sleep(GIVE_WAY_S)
+            total += self.counts(encoding, [text[start : start + REQUEST_CHARS]])[0]
+        return total
 
     def end(self, *, reap: bool = False) -> None:
         """End the process: now, or after the count that is running (never waits for one).
@@ -172,6 +198,16 @@ def preload(model: str) -> None:
         _tokenizer.counts(encoding_name(model), [])
 
 
+def count_many(model: str, texts: list[str]) -> list[int]:
+    """Tokens in each of `texts` for `model`, as `count_tokens` counts them, in one request to the tokenizer
+    (a catalog's lines are many and short: one request each would cost more than their counting)."""
+    if uses_library_tokenizer(model):
+        return [count_tokens(model, text) for text in texts]
+    if not any(texts):
+        return [0] * len(texts)
+    return _tokenizer.counts(encoding_name(model), texts)
+
+
 def count_tokens(model: str, text: str) -> int:
     """Tokens in `text` for `model`, as litellm's `token_counter` counts them, offline."""
     if uses_library_tokenizer(model):
@@ -184,4 +220,4 @@ def count_tokens(model: str, text: str) -> int:
         return int(_get_count_function(model)(text))
     if not text:
         return 0
-    return _tokenizer.counts(encoding_name(model), [text])[0]
+    return _tokenizer.count_long(encoding_name(model), text)
