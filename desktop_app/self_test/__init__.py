@@ -3,7 +3,9 @@
 Each check is real: the embedded demo server is started over stdio, its long guide and its
 PDF are read, a PDF page is rendered with Qt offscreen, the demo's MCP App is shown in a
 sandboxed QtWebEngine view until it paints (and is checked to have no WebRTC and no network but
-the relay), tokens are counted offline, and the secret store is exercised. Prints one line per
+the relay), a model is asked a question in the OpenAI and the Anthropic dialects (a scripted provider on
+127.0.0.1: LiteLLM's request, stream and tool-call path, offline), tokens are counted offline, and the
+secret store is exercised. Prints one line per
 check; exit status 0 only if all passed.
 """
 
@@ -145,6 +147,42 @@ class SelfTest:
             view.deleteLater()
             profiles.shut_down()
 
+    async def model_call(self) -> str:
+        """One streamed completion per dialect through the chat's own model path, each with a tool call,
+        and one that fails: a bundle missing a part of LiteLLM either path needs fails here."""
+        from desktop_app.core.model.llm import ProviderError, assemble, stream_completion
+        from desktop_app.core.model.settings import ModelSettings
+        from desktop_app.self_test.scripted_provider import FAILING, TEXT, TOOL, ScriptedProvider
+
+        provider = ScriptedProvider()
+        base = await provider.start()
+        messages = [{"role": "user", "content": "What time is it?"}]
+        tools = [{"type": "function", "function": {"name": TOOL, "parameters": {"type": "object", "properties": {}}}}]
+        answered = []
+        try:
+            for model in ("openai/self-test", "anthropic/self-test"):
+                settings = ModelSettings(model, api_base=base, max_retries=0, timeout=30)
+                chunks = [chunk async for chunk in stream_completion(settings, messages, tools, "self-test")]
+                message = assemble(chunks, messages).choices[0].message
+                calls = [call.function.name for call in message.tool_calls or []]
+                if message.content != TEXT or calls != [TOOL]:
+                    raise RuntimeError(f"{model} answered {message.content!r} calling {calls}")
+                answered.append(model.partition("/")[0])
+                failing = ModelSettings(model, api_base=base + FAILING, max_retries=0, timeout=30)
+                try:
+                    _ = [chunk async for chunk in stream_completion(failing, messages, tools, "self-test")]
+                except ProviderError as exc:
+                    if "HTTP 500" not in str(exc):
+                        raise RuntimeError(f"{model}'s failure read as {exc}") from exc
+                else:
+                    raise RuntimeError(f"{model}'s failure was not reported")
+        finally:
+            await provider.close()
+        sent = [body for _path, body in provider.requests]
+        if len(sent) != 4 or not all(body.get("tools") and body.get("stream") for body in sent):
+            raise RuntimeError("the provider did not get the tools in a streamed request")
+        return f"{' and '.join(answered)} dialects streamed text and a tool call, and reported a failure"
+
     async def tokens(self) -> str:
         from desktop_app.core.chat.tokens import count_tokens
 
@@ -178,6 +216,7 @@ class SelfTest:
             ("PDF resource", self.pdf_resource),
             ("PDF page render", self.pdf_render),
             ("MCP App view", self.app_view),
+            ("model call", self.model_call),
             ("token counting", self.tokens),
             ("secret store", self.secrets),
         ]
