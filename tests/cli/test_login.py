@@ -17,7 +17,7 @@ from desktop_app.cli.login import login_command
 from desktop_app.core.app_settings import AppSettings, save_settings
 from desktop_app.core.auth.idp import IdentityProviderSettings
 from desktop_app.core.paths import SETTINGS_FILENAME
-from tests.core.auth.test_enterprise import CLIENT_ID, organisation
+from tests.core.auth.organisation_idp import CLIENT_ID, organisation
 from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, text
 from tests.servers.identity_provider import IDP_CLIENT_ID
 from tests.servers.oauth_browsers import browse_elsewhere

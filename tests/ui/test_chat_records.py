@@ -22,7 +22,7 @@ from desktop_app.ui.main_window import MainWindow
 from tests.core.asks.hosting import ASKING_SCRIPT
 from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, ToolCall, calls, text
 from tests.servers.app_server import PROBE_URI
-from tests.ui.apps.test_app_window import APP_SERVER, reported
+from tests.ui.apps.probe_reports import APP_SERVER, reported
 from tests.ui.chat_window import shown, until
 from tests.window_kit import run_window_scenario
 

@@ -20,7 +20,7 @@ from desktop_app.core.model.settings import ModelSettings
 from desktop_app.core.server_status import ServerState
 from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.settings_dialog import SettingsDialog
-from tests.core.auth.test_enterprise import CLIENT_ID, organisation
+from tests.core.auth.organisation_idp import CLIENT_ID, organisation
 from tests.hosting import eventually
 from tests.servers.identity_provider import IDP_CLIENT_ID
 from tests.servers.oauth_browsers import FollowingBrowser

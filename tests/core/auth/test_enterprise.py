@@ -8,8 +8,6 @@ bearer grant from MCP Desk's pre-registered client.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
 
 import pytest
 
@@ -23,31 +21,13 @@ from desktop_app.core.secret_store import SecretStore
 from desktop_app.core.server_config import OAuthSettings, ServerConfig, TransportKind
 from desktop_app.core.server_status import ServerState
 from tests.core.auth.hosted import hosted, signed_in
+from tests.core.auth.organisation_idp import CLIENT_ID, organisation
 from tests.hosting import eventually
 from tests.servers.identity_provider import IDP_CLIENT_ID, TOKEN_EXCHANGE, TestIdentityProvider
-from tests.servers.oauth_authorization import JWT_BEARER, Client
-from tests.servers.oauth_server import FollowingBrowser, OAuthOptions, OAuthTestServer
+from tests.servers.oauth_authorization import JWT_BEARER
+from tests.servers.oauth_server import FollowingBrowser, OAuthTestServer
 
 pytestmark = pytest.mark.anyio
-
-CLIENT_ID = "mcp-desk-corp"
-"""MCP Desk's client at each MCP authorization server (the organisation registered it there)."""
-
-
-@contextmanager
-def organisation(count: int = 1, **options: object) -> Iterator[tuple[TestIdentityProvider, list[OAuthTestServer]]]:
-    """An identity provider and `count` MCP servers whose authorization servers trust it."""
-    idp = TestIdentityProvider(mcp_client_id=CLIENT_ID)
-    with ExitStack() as stack:
-        stack.enter_context(idp.running())
-        servers = []
-        for index in range(count):
-            server = OAuthTestServer(OAuthOptions(idp=idp, prm="path", **options))  # type: ignore[arg-type]
-            server.register_client(
-                Client(CLIENT_ID, secret=f"secret-{index}", auth_method="client_secret_basic", grant_types=[JWT_BEARER])
-            )
-            servers.append(stack.enter_context(server.running()))
-        yield idp, servers
 
 
 def corporate(server: OAuthTestServer, name: str, index: int = 0) -> ServerConfig:

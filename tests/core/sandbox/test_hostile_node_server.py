@@ -17,8 +17,7 @@ from desktop_app.core.sandbox.landlock import NETWORK_ABI
 from desktop_app.core.sandbox.probe import SandboxSupport, probe_bubblewrap
 from desktop_app.core.server_config import ServerConfig
 from tests.core.sandbox.conftest import APP_SECRET, DIARY, KEY, README, Home, landlock_tier
-from tests.core.sandbox.test_hostile_server import GREETING, listener, run_probe
-from tests.core.sandbox.test_network import call, host_lines, started
+from tests.core.sandbox.probes import GREETING, call, host_lines, listener, run_probe, started
 from tests.servers.everything import NPM_DIR, REQUIRE_TEST_SERVERS
 
 NODE_PROBE = Path(__file__).resolve().parents[2] / "servers" / "sandbox_probe_server.mjs"

@@ -12,9 +12,8 @@ import pytest
 from desktop_app.core.sandbox.landlock import NETWORK_ABI
 from desktop_app.core.server_config import ServerConfig
 from tests.core.sandbox.conftest import README, Home, landlock_tier
-from tests.core.sandbox.test_hostile_server import listener
-from tests.core.sandbox.test_network import call, started
-from tests.core.sandbox.test_proxy import web_server
+from tests.core.sandbox.probes import call, listener, started
+from tests.core.sandbox.web_server import web_server
 
 pytestmark = pytest.mark.anyio
 

@@ -3,52 +3,16 @@ stdio, inside real bubblewrap, fetching from HTTP servers on 127.0.0.1 that the 
 
 from __future__ import annotations
 
-import json
-from collections.abc import AsyncIterator
-from contextlib import AsyncExitStack, asynccontextmanager
+from contextlib import AsyncExitStack
 from typing import Any
 
 import pytest
 
-from desktop_app.core.host import ServerHost
-from desktop_app.core.sandbox.probe import system_support
-from desktop_app.core.server_config import ServerConfig
-from desktop_app.core.server_status import ServerState
-from desktop_app.core.transports import SandboxProbe, open_transport
 from tests.core.sandbox.conftest import Home
-from tests.core.sandbox.test_hostile_server import listener
-from tests.core.sandbox.test_proxy import LOOPBACK_OK, web_server
-from tests.hosting import FAST_RESTARTS
+from tests.core.sandbox.probes import call, host_lines, listener, started
+from tests.core.sandbox.web_server import web_server
 
 pytestmark = pytest.mark.anyio
-
-
-@asynccontextmanager
-async def started(config: ServerConfig, sandbox: SandboxProbe = system_support) -> AsyncIterator[Any]:
-    """`config` running in a real host (confined by the tier `sandbox` gives) whose sandbox proxy resolves the
-    test names to 127.0.0.1."""
-    host = ServerHost(
-        policy=FAST_RESTARTS,
-        target_factory=lambda c, hooks: open_transport(c, hooks, sandbox=sandbox, reach=LOOPBACK_OK),
-    )
-    host.start([config])
-    try:
-        await host.wait_settled(60)
-        connection = host.connection(config.name)
-        assert connection.status.state is ServerState.READY, connection.status.explained()
-        yield connection
-    finally:
-        await host.stop_all()
-
-
-async def call(connection: Any, tool: str, arguments: dict[str, Any]) -> dict[str, str]:
-    result = await connection.call_tool(tool, arguments)
-    report: dict[str, str] = json.loads(result.content[0].text)
-    return report
-
-
-def host_lines(connection: Any) -> list[str]:
-    return [f"{entry.level}: {entry.text}" for entry in connection.log if entry.source == "host"]
 
 
 def log_texts(connection: Any) -> list[str]:

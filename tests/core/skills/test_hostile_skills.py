@@ -6,7 +6,6 @@ makes it declare what its files are not. Reads go through the model's own path (
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -17,24 +16,13 @@ from desktop_app.core.host import ServerHost
 from desktop_app.core.model.settings import ChatOptions
 from desktop_app.core.skills.consent import SkillDecision
 from tests.core.skills.conftest import ERAS, HostFactory, User
+from tests.core.skills.lying_server import GREEDY, GUIDE, REVIEW, lie, log_of
 
 pytestmark = pytest.mark.anyio
-
-REVIEW = "skill://team/review/SKILL.md"
-GUIDE = "skill://team/review/references/GUIDE.md"
-GREEDY = "skill://greedy/SKILL.md"
-
-
-def lie(folder: Path, about: str, **claims: Any) -> None:
-    (folder / "hostile.json").write_text(json.dumps({about: claims}), encoding="utf-8")
 
 
 async def read(host: ServerHost, uri: str, server: str | None = None) -> Any:
     return await read_for_model(host, host.catalog, uri, ChatOptions(), server=server, search_offered=False)
-
-
-def log_of(host: ServerHost, server: str = "skills") -> str:
-    return "\n".join(entry.text for entry in host.connection(server).log)
 
 
 @ERAS

@@ -19,7 +19,7 @@ from desktop_app.core.chat.synthetic import read_for_model
 from desktop_app.core.host import ServerHost
 from desktop_app.core.model.settings import ChatOptions
 from tests.core.skills.conftest import ERAS, HostFactory, User
-from tests.core.skills.test_hostile_skills import GUIDE, REVIEW, lie, log_of
+from tests.core.skills.lying_server import GUIDE, REVIEW, lie, log_of
 
 pytestmark = pytest.mark.anyio
 

@@ -23,7 +23,7 @@ from resources_ui.viewers.image_viewer import ImageError, decode_image, decode_t
 from resources_ui.viewers.text_viewer import MarkdownViewer
 from resources_ui.viewers.viewer_pane import ResourceViewerPane, ViewerKind
 from tests.hosting import eventually
-from tests.resources_ui.viewers.test_viewers import show
+from tests.resources_ui.viewers.viewer_kit import show
 from tests.servers.hostile_content_server import (
     FILE_LINK_RECT,
     HIDDEN_TEXT,

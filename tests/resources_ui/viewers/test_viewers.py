@@ -24,6 +24,7 @@ from resources_ui.viewers.image_viewer import ImageError, decode_image
 from resources_ui.viewers.viewer_pane import ResourceViewerPane, ViewerKind, choose_viewer
 from resources_ui.workspace import ResourceWorkspace
 from tests.hosting import FAST_RESTARTS, eventually
+from tests.resources_ui.viewers.viewer_kit import show
 from tests.servers.fixture_server import (
     LONG_END_MARKER,
     Received,
@@ -32,16 +33,6 @@ from tests.servers.fixture_server import (
     record_requests,
 )
 from tests.window_kit import inprocess_bridge, run_in_qt
-
-
-async def show(pane: ResourceViewerPane, server: str, uri: str) -> ViewerKind:
-    """Open a resource and wait until its viewer (or an error) is on screen."""
-    shown: list[ViewerKind] = []
-    pane.content_shown.connect(shown.append)
-    pane.open(ResourceRef(server, uri, uri))
-    await eventually(lambda: shown, what=f"{uri} shown")
-    pane.content_shown.disconnect(shown.append)
-    return shown[-1]
 
 
 def test_viewer_choice_by_content() -> None:

@@ -9,24 +9,8 @@ from desktop_app.core.apps.session import SessionState
 from desktop_app.core.chat.approval import ApprovalReply, DecidedBy, Decision, Requester
 from tests.hosting import eventually
 from tests.servers.app_server import HUGE_URI, NOTE_TEXT, NOTE_URI, PROBE_URI, SILENT_URI
-from tests.ui.apps.harness import Env, Scenario, make_env, widget_text
-from tests.window_kit import run_in_qt
-
-
-def run(qapp: QApplication, scenario: Scenario) -> None:
-    async def main() -> None:
-        env = await make_env()
-        try:
-            await scenario(env)
-        finally:
-            await env.close()
-
-    quits = qapp.quitOnLastWindowClosed()
-    qapp.setQuitOnLastWindowClosed(False)  # closing a view's window must not end the loop
-    try:
-        run_in_qt(qapp, main())
-    finally:
-        qapp.setQuitOnLastWindowClosed(quits)
+from tests.ui.apps.app_view_run import run
+from tests.ui.apps.harness import Env, widget_text
 
 
 def test_a_view_calls_a_tool_reads_a_resource_opens_a_link_and_sends_a_message(qapp: QApplication) -> None:

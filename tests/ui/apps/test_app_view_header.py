@@ -8,8 +8,8 @@ from PySide6.QtWidgets import QApplication
 
 from desktop_app.core.apps.session import SessionState
 from tests.hosting import eventually
+from tests.ui.apps.app_view_run import run
 from tests.ui.apps.harness import Env
-from tests.ui.apps.test_app_view import run
 
 NARROW = 300
 

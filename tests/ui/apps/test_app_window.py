@@ -28,10 +28,10 @@ from resources_ui.viewers.viewer_pane import ViewerKind
 from tests.hosting import eventually, live_children
 from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, ToolCall, calls, text
 from tests.servers.app_server import NOTE_URI, PROBE_URI
+from tests.ui.apps.probe_reports import APP_SERVER, reported
 from tests.window_kit import main_window
 
 pytestmark = LITELLM_WARNINGS
-APP_SERVER = Path(__file__).parents[2] / "servers" / "app_server.py"
 Scenario = Callable[[MainWindow, ScriptedLLM], Awaitable[None]]
 
 
@@ -58,16 +58,6 @@ def run_app(qapp: QApplication, tmp_path: Path, llm: ScriptedLLM, scenario: Scen
         runner.run(main())
     gc.collect()  # the closed loop, now, not inside a later Qt dispatch (see tests/hosting.run_in_qt)
     assert live_children() == []
-
-
-def probe_reports(window: MainWindow) -> list[dict[str, object]]:
-    prefix = "app log: [probe] "
-    lines = [e.text for e in window.bridge.host.connection("apps").log if prefix in e.text]
-    return [json.loads(line.split(prefix, 1)[1]) for line in lines]
-
-
-def reported(window: MainWindow, step: str) -> dict[str, object] | None:
-    return next((r for r in probe_reports(window) if r["step"] == step), None)
 
 
 def test_a_models_call_shows_its_app_in_the_tool_card_and_the_app_acts_through_the_gate(

@@ -19,8 +19,8 @@ from desktop_app.core.apps.questions import AppPermissionQuestion
 from desktop_app.core.apps.session import SessionState
 from tests.hosting import eventually
 from tests.servers.app_server import GUARDED_URI
+from tests.ui.apps.app_view_run import run
 from tests.ui.apps.harness import Env
-from tests.ui.apps.test_app_view import run
 
 
 def refused_windows(env: Env) -> int:

@@ -16,8 +16,8 @@ import pytest
 from PySide6.QtWidgets import QApplication
 
 from tests.hosting import eventually
+from tests.ui.apps.app_view_run import run
 from tests.ui.apps.harness import Env
-from tests.ui.apps.test_app_view import run
 
 QUIET_FOR = 3.0
 """How long the listeners must stay silent once the view says it tried (ICE starts at once)."""
