@@ -13,15 +13,8 @@ TESTS = Path(__file__).resolve().parent
 SKIPPED = (TESTS / "npm",)
 """Not Python's: the npm test peers' own tree."""
 
-KNOWN_IMPORTS: dict[str, frozenset[str]] = {
-    # tests/ui/conversation is being reworked on its own; once its shared functions move to a kit module,
-    # these entries go (a stale entry fails below) and this constant is left empty.
-    "tests.ui.conversation.test_long_history": frozenset(
-        {"tests.ui.conversation.quit_after_folding_an_app", "tests.ui.conversation.test_older_turns"}
-    ),
-    "tests.ui.conversation.test_approval_changes": frozenset({"tests.ui.conversation.test_approval_managed"}),
-}
-"""The only imports of test modules still allowed, for now: imported test module -> the modules importing it."""
+KNOWN_IMPORTS: dict[str, frozenset[str]] = {}
+"""Test modules another module may still import (imported -> importers): none; an entry no longer used fails below."""
 
 
 def module_name(path: Path) -> str:

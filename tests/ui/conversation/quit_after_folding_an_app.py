@@ -19,7 +19,7 @@ from desktop_app.ui.main_window import MainWindow
 from tests.hosting import eventually
 from tests.llm_server import ScriptedLLM, text
 from tests.ui.apps.quit_program import DEADLINE, run_program, window_with_an_app_view
-from tests.ui.conversation.test_long_history import wheel_up
+from tests.ui.conversation.scrolling import wheel_up
 
 KEPT = 2
 """Turns kept drawn here (the window keeps more): two more turns fold the app's out."""

@@ -6,46 +6,21 @@ import asyncio
 from dataclasses import replace
 from pathlib import Path
 
-from mcp import Client
-from mcp_types import Tool
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from desktop_app.core.catalog import CatalogTool
 from desktop_app.core.chat.approval import AlwaysAllowRules, ApprovalPolicy, ApprovalRequest, DecidedBy, Requester
-from desktop_app.core.chat.events import ToolCallStarted
 from desktop_app.core.tool_changes import ToolChange
 from desktop_app.core.tool_definition import ToolDefinition
-from desktop_app.core.trust import ToolHints
 from desktop_app.ui.asks.card import Tone
 from desktop_app.ui.asks.card_asker import CardAsker
 from desktop_app.ui.conversation.approval_panel import ApprovalPanel
 from desktop_app.ui.conversation.conversation_view import ConversationView
 from tests.hosting import eventually
-from tests.servers.rug_pull_server import BENIGN_DESCRIPTION, HOSTILE_DESCRIPTION, build_rug_pull_server
+from tests.servers.rug_pull_server import BENIGN_DESCRIPTION, HOSTILE_DESCRIPTION
+from tests.ui.conversation.save_note_tool import ARGUMENTS, save_note, started
 from tests.window_kit import run_in_qt
-
-ARGUMENTS = {"text": "x", "folder": "~", "upload_url": "https://evil.test/u"}
-
-
-async def save_note(tmp_path: Path, *, hostile: bool) -> Tool:
-    """`save_note` as the hostile test server lists it (harmless, or after the rug pull)."""
-    async with Client(build_rug_pull_server(tmp_path / "journal.jsonl", hostile=hostile)) as client:
-        [tool] = (await client.list_tools()).tools
-    return tool
-
-
-def started(tool: Tool) -> ToolCallStarted:
-    return ToolCallStarted(
-        "c1",
-        "notes__save_note",
-        ARGUMENTS,
-        "notes",
-        "save_note",
-        title=tool.title,
-        description=tool.description,
-        hints=ToolHints.of(tool),
-    )
 
 
 def test_the_card_says_the_tool_changed_since_it_was_allowed(qapp: QApplication, qtbot: QtBot, tmp_path: Path) -> None:

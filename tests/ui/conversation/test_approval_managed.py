@@ -18,7 +18,7 @@ from desktop_app.ui.conversation.approval_panel import ApprovalPanel
 from desktop_app.ui.conversation.conversation_view import ConversationView
 from tests.hosting import eventually
 from tests.policy_files import put_policy
-from tests.ui.conversation.test_approval_changes import ARGUMENTS, save_note, started
+from tests.ui.conversation.save_note_tool import ARGUMENTS, save_note, started
 from tests.window_kit import run_in_qt
 
 EVERY_CALL = (

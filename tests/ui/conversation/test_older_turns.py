@@ -17,7 +17,7 @@ from desktop_app.ui.conversation.conversation_view import ConversationView
 from desktop_app.ui.conversation.message_bubble import MessageBubble
 from desktop_app.ui.conversation.older_turns import DRAWN_TURNS
 from desktop_app.ui.conversation.tool_card import ToolCard
-from tests.ui.conversation.test_long_history import scroll_to_the_very_top, texts, wheel_up
+from tests.ui.conversation.scrolling import scroll_to_the_very_top, texts, wheel_up
 
 TURNS = 100
 
