@@ -25,6 +25,7 @@ from desktop_app.core.chat.events import (
     ConversationTainted,
     ErrorKind,
     ModelCallStarted,
+    ServersConnecting,
     TextDelta,
     ToolInputPartial,
     ToolResult,
@@ -34,6 +35,7 @@ from desktop_app.core.chat.events import (
     kept_in_history,
 )
 from desktop_app.core.chat.request_ledger import RequestSnapshot, claims_now
+from desktop_app.core.chat.servers_connecting import connecting, wait_connected
 from desktop_app.core.chat.synthetic import synthetic_tool_specs
 from desktop_app.core.chat.synthetic_calls import SyntheticTools
 from desktop_app.core.chat.tokens import count_many, count_tokens
@@ -289,6 +291,9 @@ class Turn:
         for read in reads:  # after the message, so a reopened chat shows them under it
             self._emit(read)
             self._taint(resource_taint(read.server, read.uri, engine.host.trust(read.server)))
+        if waiting := connecting(engine.host.connections):  # the app has just started: their listings come
+            self._emit(ServersConnecting(waiting))
+            await wait_connected(engine.host.connections, waiting, engine.options.connecting_wait)
         limit = engine.options.max_iterations
         for iteration in range(1, limit + 1):
             self._iterations = iteration

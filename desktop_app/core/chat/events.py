@@ -27,6 +27,14 @@ class ModelCallStarted:
 
 
 @dataclass(frozen=True)
+class ServersConnecting:
+    """The turn waits for these servers to finish connecting before it asks the model (the app has just
+    started): `servers_connecting.wait_connected`. Momentary: not kept in history."""
+
+    servers: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class TextDelta:
     """A piece of the assistant's answer as it streams in."""
 
@@ -200,7 +208,8 @@ class TurnFinished:
 
 
 ChatEvent = (
-    ModelCallStarted
+    ServersConnecting
+    | ModelCallStarted
     | TextDelta
     | ToolCallStarted
     | ToolInputPartial

@@ -56,7 +56,8 @@ class ChatOptions:
     `catalog_budget` bounds the catalog part of the system prompt (tokens); beyond it the
     prompt summarises and offers `search_resources`. `read_cap_bytes` is the safety cap on the
     text one `read_resource` returns. `pdf_text` and `images_to_model` are opt-ins: PDF text
-    extracted with PyMuPDF, images sent as image parts (vision models only).
+    extracted with PyMuPDF, images sent as image parts (vision models only). `connecting_wait` is how
+    long a message sent while servers are still connecting waits for them (`chat/servers_connecting.py`).
     """
 
     catalog_budget: int = DEFAULT_CATALOG_BUDGET
@@ -65,12 +66,15 @@ class ChatOptions:
     pdf_text: bool = False
     images_to_model: bool = False
     max_tools: int = DEFAULT_MAX_TOOLS
+    connecting_wait: float = 15.0
 
     def __post_init__(self) -> None:
         if not 1 <= self.max_tools <= 120:
             raise ValueError(f"max_tools must be between 1 and 120, not {self.max_tools}")
         if self.max_iterations < 1:
             raise ValueError(f"max_iterations must be at least 1, not {self.max_iterations}")
+        if self.connecting_wait < 0:
+            raise ValueError(f"the wait for connecting servers cannot be negative, not {self.connecting_wait}")
         if self.catalog_budget < 100:
             raise ValueError(f"the catalog budget must be at least 100 tokens, not {self.catalog_budget}")
         if self.read_cap_bytes < 1024:

@@ -10,6 +10,7 @@ from desktop_app.core.chat.events import (
     ChatError,
     ChatEvent,
     ModelCallStarted,
+    ServersConnecting,
     TextDelta,
     ToolCallStarted,
     ToolDecision,
@@ -24,7 +25,9 @@ def show_wait(status: TurnStatus, event: ChatEvent, model_wait: str) -> None:
     An answer streaming in, a card asking the user, or an error is its own sign of life: the line goes
     until the engine starts its next wait.
     """
-    if isinstance(event, ModelCallStarted):
+    if isinstance(event, ServersConnecting):
+        status.wait_for(f"Waiting for {_names(event.servers)} to connect…")
+    elif isinstance(event, ModelCallStarted):
         status.wait_for(model_wait)
     elif isinstance(event, TextDelta | ApprovalNeeded | ChatError | TurnFinished):
         status.done()
@@ -32,3 +35,9 @@ def show_wait(status: TurnStatus, event: ChatEvent, model_wait: str) -> None:
         status.wait_for(f"Calling {event.name}…")
     elif isinstance(event, ToolDecision) and event.allowed:
         status.wait_for(f"Calling {event.tool} on {event.server}…")
+
+
+def _names(servers: tuple[str, ...]) -> str:
+    """ "demo", "demo and files", "demo, files and 2 more": a line that fits, whatever is configured."""
+    shown = [*servers[:2], f"{len(servers) - 2} more"] if len(servers) > 3 else list(servers)
+    return shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} and {shown[-1]}"

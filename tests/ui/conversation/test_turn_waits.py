@@ -5,7 +5,14 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
-from desktop_app.core.chat.events import ModelCallStarted, TextDelta, ToolCallStarted, ToolDecision, ToolResult
+from desktop_app.core.chat.events import (
+    ModelCallStarted,
+    ServersConnecting,
+    TextDelta,
+    ToolCallStarted,
+    ToolDecision,
+    ToolResult,
+)
 from desktop_app.ui.conversation.turn_status import WAITING_FOR_PROVIDER, TurnStatus
 from desktop_app.ui.conversation.turn_waits import show_wait
 
@@ -24,3 +31,17 @@ def test_each_event_names_the_wait_it_begins(qtbot: QtBot) -> None:
     assert status.text() == "Calling <b>echo</b> on fx…" and status.textFormat() is Qt.TextFormat.PlainText
     show_wait(status, TextDelta("Hi"), WAITING_FOR_PROVIDER)
     assert status.waiting == "" and status.isHidden(), "the answer streaming in is its own sign of life"
+
+
+def test_a_message_sent_as_the_app_starts_names_the_servers_it_waits_for(qtbot: QtBot) -> None:
+    status = TurnStatus()
+    qtbot.addWidget(status)
+    show_wait(status, ServersConnecting(("demo",)), WAITING_FOR_PROVIDER)
+    assert status.text() == "Waiting for demo to connect…"
+    show_wait(status, ServersConnecting(("demo", "<i>files</i>")), WAITING_FOR_PROVIDER)
+    assert status.text() == "Waiting for demo and <i>files</i> to connect…"
+    assert status.textFormat() is Qt.TextFormat.PlainText  # server names are the user's words, never markup
+    show_wait(status, ServersConnecting(("a", "b", "c", "d", "e")), WAITING_FOR_PROVIDER)
+    assert status.text() == "Waiting for a, b and 3 more to connect…"
+    show_wait(status, ModelCallStarted(1), WAITING_FOR_PROVIDER)
+    assert status.text() == WAITING_FOR_PROVIDER

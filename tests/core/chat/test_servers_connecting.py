@@ -1,0 +1,87 @@
+"""A message sent the moment the app starts waits for its servers to connect, briefly, so the model's first
+request carries what they offer (real stdio servers, real litellm, a scripted provider over HTTP)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator
+
+import pytest
+
+from desktop_app.core.chat.approval import ApprovalPolicy
+from desktop_app.core.chat.conversations import Conversation
+from desktop_app.core.chat.engine import ChatEngine
+from desktop_app.core.chat.events import ChatEvent, ModelCallStarted, ServersConnecting, TurnFinished
+from desktop_app.core.host import ServerHost
+from desktop_app.core.model.settings import ChatOptions, ModelSettings
+from desktop_app.core.server_status import ServerState
+from tests.hosting import FAST_RESTARTS, fixture_config
+from tests.llm_server import LITELLM_WARNINGS, RecordingApprover, ScriptedLLM, text
+from tests.servers.fixture_server import RESOURCE_URIS
+
+pytestmark = [pytest.mark.anyio, *LITELLM_WARNINGS]
+
+
+@pytest.fixture
+async def host() -> AsyncIterator[ServerHost]:
+    host = ServerHost(policy=FAST_RESTARTS)
+    try:
+        yield host
+    finally:
+        await host.stop_all()
+
+
+def engine_for(host: ServerHost, llm: ScriptedLLM, wait: float = 15.0) -> ChatEngine:
+    settings = ModelSettings("openai/scripted", api_base=llm.url, api_key_secret=None, max_retries=0)
+    policy = ApprovalPolicy(RecordingApprover())
+    return ChatEngine(host, settings, policy, options=ChatOptions(connecting_wait=wait))
+
+
+async def turn(engine: ChatEngine) -> list[ChatEvent]:
+    return [event async for event in engine.start_turn(Conversation(), "What is in my notes?")]
+
+
+async def test_a_message_sent_as_the_servers_start_reaches_the_model_with_their_catalog(
+    host: ServerHost, llm: ScriptedLLM, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    llm.queue(text("Here they are."))
+    host.start([fixture_config("notes")])
+    assert host.connection("notes").status.state is not ServerState.READY
+
+    events = await turn(engine_for(host, llm))
+
+    assert events[0] == ServersConnecting(("notes",))
+    assert isinstance(events[1], ModelCallStarted)
+    assert isinstance(events[-1], TurnFinished) and events[-1].text == "Here they are."
+    [body] = llm.bodies()
+    system = body["messages"][0]["content"]
+    assert all(uri in system for uri in RESOURCE_URIS)  # the first request carries the server's catalog
+
+
+async def test_a_server_that_never_finishes_connecting_holds_the_message_only_as_long_as_the_wait(
+    host: ServerHost, llm: ScriptedLLM, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    llm.queue(text("Answered without it."))
+    host.start([fixture_config("stuck", "--hang-on-start")])
+    started = time.monotonic()
+
+    events = await turn(engine_for(host, llm, wait=0.5))
+
+    assert events[0] == ServersConnecting(("stuck",))
+    assert isinstance(events[-1], TurnFinished) and events[-1].text == "Answered without it."
+    assert time.monotonic() - started < 10  # not the server's own handshake timeout
+    assert host.connection("stuck").status.state is ServerState.STARTING
+    assert not any(uri in llm.bodies()[0]["messages"][0]["content"] for uri in RESOURCE_URIS)
+
+
+async def test_a_message_after_the_servers_settled_does_not_wait(host: ServerHost, llm: ScriptedLLM) -> None:
+    host.start([fixture_config("notes")])
+    await host.wait_settled(30)
+    llm.queue(text("Hello"))
+
+    events = await turn(engine_for(host, llm))
+
+    assert not any(isinstance(event, ServersConnecting) for event in events)
+    assert isinstance(events[0], ModelCallStarted)
