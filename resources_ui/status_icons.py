@@ -21,6 +21,20 @@ STATE_COLOURS = {
     ServerState.SIGNING_IN: "#8fa2f9",
 }
 
+"""The dots' colours: bright marks that read on light and dark alike (an icon, not text)."""
+
+STATE_TOKENS = {
+    ServerState.READY: "success",
+    ServerState.STARTING: "caution",
+    ServerState.RESTARTING: "caution",
+    ServerState.FAILED: "danger",
+    ServerState.STOPPED: "muted",
+    ServerState.DISABLED: "muted",
+    ServerState.NEEDS_SIGN_IN: "accent",
+    ServerState.SIGNING_IN: "accent",
+}
+"""The token a state's written badge takes (text: the theme's own colour, readable on its surface)."""
+
 
 @cache
 def state_icon(state: ServerState, size: int = 12) -> QIcon:

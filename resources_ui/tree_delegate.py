@@ -19,7 +19,8 @@ from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, QPointF,
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPalette, QStaticText
 from PySide6.QtWidgets import QApplication, QStyle, QStyledItemDelegate, QStyleOptionViewItem, QWidget
 
-from resources_ui.status_icons import STATE_COLOURS
+from resources_ui.status_icons import STATE_TOKENS
+from resources_ui.theme import tokens
 from resources_ui.tree_model import RowLook
 
 Index = QModelIndex | QPersistentModelIndex
@@ -85,8 +86,11 @@ class ResourceRowDelegate(QStyledItemDelegate):
         role = QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text
         palette: QPalette = option.palette
         main_colour = palette.color(group, role)  # a server that is down: its rows greyed
+        theme = tokens(widget)
         quiet_colour = QColor(main_colour)
         quiet_colour.setAlphaF(0.62)
+        if enabled and not selected:  # the second line in the theme's muted text, readable on the tree
+            quiet_colour = QColor(theme.muted)
 
         icon_size: QSize = option.decorationSize
         left = rect.left() + 2
@@ -112,7 +116,7 @@ class ResourceRowDelegate(QStyledItemDelegate):
         painter.drawStaticText(QPointF(line1.topLeft()), text)
         painter.setFont(fonts.small)
         if look.state is not None:
-            colour = QColor(STATE_COLOURS[look.state])
+            colour = QColor(theme.colours()[STATE_TOKENS[look.state]])
             self._paint_badge(painter, second, badge, colour, left + first.horizontalAdvance(shown) + GAP, line1)
         painter.setPen(quiet_colour)
         _, text = self._line(second, fonts.small, look.detail, line2.width(), Qt.TextElideMode.ElideMiddle)
@@ -156,5 +160,5 @@ class ResourceRowDelegate(QStyledItemDelegate):
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(fill)
         painter.drawRoundedRect(box, height / 2, height / 2)
-        painter.setPen(colour.darker(120))
+        painter.setPen(colour)
         painter.drawText(box, Qt.AlignmentFlag.AlignCenter, text)

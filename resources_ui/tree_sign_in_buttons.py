@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QTreeView, QWidg
 
 from desktop_app.bridge import CoreBridge
 from desktop_app.core.server_status import ServerState
-from resources_ui.colours import MUTED
+from resources_ui.theme import muted
 from resources_ui.tree_model import NAME_COLUMN, SERVER_ROLE, ResourceTreeModel
 
 _LABELS = {ServerState.NEEDS_SIGN_IN: "Sign in", ServerState.SIGNING_IN: "Cancel"}
@@ -80,8 +80,7 @@ class TreeSignInButtons(QObject):
         metrics = QFontMetrics(font if isinstance(font, QFont) else self._view.font())
         icon = self._view.iconSize().width() if self._view.iconSize().isValid() else 16
         layout.addSpacing(icon + metrics.horizontalAdvance(server) + 3 * _GAP)
-        words = QLabel(state)
-        words.setStyleSheet(MUTED)
+        words = muted(QLabel(state))
         layout.addWidget(words)
         button = QToolButton()
         button.setText(label)

@@ -16,6 +16,7 @@ from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence, Q
 from PySide6.QtWidgets import QApplication, QDockWidget, QMainWindow, QMenu, QScrollArea, QWidget
 
 from desktop_app.ui.dock_fit import CHAT_MIN, DockFit, scrolling
+from resources_ui.theme import restyle
 
 if TYPE_CHECKING:
     from desktop_app.bridge import CoreBridge
@@ -242,7 +243,12 @@ class MainWindow(QMainWindow):
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
         if event.type() is QEvent.Type.PaletteChange and self.filled:  # the theme (Settings, or the system's)
-            QTimer.singleShot(0, self.conversation.follow_theme)  # once the panes have the new colours too
+            QTimer.singleShot(0, self._follow_theme)  # once the panes have the new colours too
+
+    def _follow_theme(self) -> None:
+        """Sheets built from the theme's tokens are built again from the new one's, then the messages."""
+        restyle()
+        self.conversation.follow_theme()
 
     # -- actions ---------------------------------------------------------------------------
 

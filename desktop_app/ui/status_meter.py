@@ -19,7 +19,7 @@ from desktop_app.core.secret_store import SecretStore, encryption_advice
 from desktop_app.core.server_status import ServerStatus
 from desktop_app.ui.chat_controller import ChatController
 from desktop_app.ui.fitting_label import FittingLabel
-from desktop_app.ui.style import ERROR_STYLE
+from resources_ui.theme import danger, themed
 
 ENCRYPT_TIP: Final = "Click to protect your secrets with a password now."
 RESOURCE_CONTENTS_TIP: Final = "Resource contents are never in the prompt: the model reads them on demand."
@@ -102,14 +102,14 @@ class StatusMeter:
         if store is None:
             self.secrets_label.set_wordings("Secrets: unavailable", "No secrets")
             self.secrets_label.setToolTip("No secret store could be opened (or it is locked).")
-            self.secrets_label.setStyleSheet(ERROR_STYLE)
+            danger(self.secrets_label)
             self.secrets_label.set_clickable(False)
             return
         backend = store.backend
         self.secrets_label.set_wordings(f"Secrets: {backend.short}", *_SECRETS_SHORT.get(backend.kind, ()))
         advice = encryption_advice(backend)
         self.secrets_label.setToolTip(f"{ENCRYPT_TIP}\n\n{advice}" if advice else backend.label)
-        self.secrets_label.setStyleSheet("" if backend.encrypted else ERROR_STYLE)
+        themed(self.secrets_label, lambda p: "" if backend.encrypted else f"color: {p.danger};")
         self.secrets_label.set_clickable(backend.kind == "plaintext-file")
 
     def update_counts(self, *_: str | ServerStatus) -> None:

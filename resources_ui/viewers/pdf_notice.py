@@ -7,6 +7,9 @@ from typing import Final
 from PySide6.QtCore import QRect, Qt, Signal
 from PySide6.QtWidgets import QFrame, QLabel, QProgressBar, QPushButton, QVBoxLayout, QWidget
 
+from resources_ui.theme import themed
+from resources_ui.tokens import SPACE
+
 MAX_WIDTH: Final = 380
 MARGIN: Final = 16
 
@@ -21,7 +24,13 @@ class PageNotice(QFrame):
         self.setObjectName("pageNotice")
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.setAutoFillBackground(True)
-        self.setStyleSheet("#pageNotice { border: 1px solid rgba(127,127,127,110); border-radius: 8px; }")
+        themed(
+            self,
+            lambda p: (
+                f"#pageNotice {{ background: {p.raised}; border: 1px solid {p.border};"
+                f" border-radius: {SPACE.radius}px; }}"
+            ),
+        )
         self.message = QLabel()
         self.message.setTextFormat(Qt.TextFormat.PlainText)  # the reason can quote the PDF engine
         self.message.setWordWrap(True)

@@ -15,6 +15,8 @@ from desktop_app.ui.conversation.message_bubble import MessageBubble
 from desktop_app.ui.conversation.tool_card import ToolCard
 from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.settings_dialog import SettingsDialog
+from resources_ui.theme import tokens
+from resources_ui.tokens import DARK
 from tests.ui.chat_window import run_fixture_window, until
 
 
@@ -28,6 +30,13 @@ def text_lightness(widget: QWidget) -> int:
 
 def base_lightness(widget: QWidget) -> int:
     return widget.palette().color(QPalette.ColorRole.Base).lightness()
+
+
+def surface(window: MainWindow) -> str:
+    """The colour the conversation's rows sit on."""
+    column = window.conversation.widget()
+    assert column is not None
+    return column.palette().color(QPalette.ColorRole.Window).name()
 
 
 def test_a_dark_theme_from_settings_colours_the_window_and_back(
@@ -61,11 +70,15 @@ def test_a_dark_theme_from_settings_colours_the_window_and_back(
         assert text_lightness(card.title) > 128 and base_lightness(card.arguments) < 128
         assert window_colour(qapp) < 128 and load_settings(tmp_path / "settings.json").settings.theme == "dark"
         assert saved_theme(tmp_path / "settings.json") == "dark", "read before the window's first paint"
-        assert bubble.styleSheet() != light_sheet and "#25272d" in bubble.styleSheet(), "a bubble follows the theme"
+        assert bubble.styleSheet() != light_sheet and DARK.muted in bubble.styleSheet(), "a bubble follows the theme"
+        # Sheets and colours built from the tokens are built again from the dark ones: nothing keeps the light.
+        assert DARK.surface in window.composer.styleSheet() and DARK.muted in card.description.styleSheet()
+        assert surface(window) == DARK.surface
         window.resize(1024, 640)
         window.grab().save(str(tmp_path / "dark-1024x640.png"))
         await choose(window, "system")
         assert window_colour(qapp) == system and bubble.styleSheet() == light_sheet
+        assert tokens().surface in window.composer.styleSheet() and surface(window) == tokens().surface
         assert text_lightness(card.title) < 128 and base_lightness(card.arguments) > 128
         assert [b for b in window.conversation.findChildren(MessageBubble) if b is bubble]
 

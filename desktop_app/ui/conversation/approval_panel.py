@@ -36,7 +36,7 @@ from desktop_app.ui.conversation.approval_words import change_note, hint_badges,
 from desktop_app.ui.conversation.tool_card import ARGUMENT_LINES, ToolCard, pretty_json
 from desktop_app.ui.fitted_text import FittedText
 from desktop_app.ui.plain_text import plain_label
-from desktop_app.ui.style import ERROR_STYLE, MUTED
+from resources_ui.theme import danger, muted, primary
 
 ARM_DELAY_MS: Final = 600
 """Enter does nothing this long after the card appears (the user may have been typing elsewhere)."""
@@ -80,7 +80,7 @@ class ApprovalPanel(AskCard[ApprovalReply]):
         # Shown only when the panel stands alone: a tool card already shows these.
         self.description = plain_label(request.description or "")
         self.description.setWordWrap(True)
-        self.description.setStyleSheet(MUTED)
+        muted(self.description)
         self.description.setVisible(bool(request.description))
         self.claims = hint_badges(request.server, request.hints, request.trust.trusted)
         self.body.addWidget(self.description)
@@ -117,7 +117,7 @@ class ApprovalPanel(AskCard[ApprovalReply]):
         self.body.addWidget(self.editor)
         self.problem = plain_label(request.problem or "")
         self.problem.setWordWrap(True)
-        self.problem.setStyleSheet(ERROR_STYLE)
+        danger(self.problem)
         self.problem.setVisible(bool(request.problem))
         self.body.addWidget(self.problem)
 
@@ -145,7 +145,7 @@ class ApprovalPanel(AskCard[ApprovalReply]):
         self.reason.setToolTip("One line for the model: why you deny the call. Enter here denies.")
         self.reason.setClearButtonEnabled(True)
         self.keys = QLabel("Enter allows once · Esc denies")
-        self.keys.setStyleSheet(MUTED)
+        muted(self.keys)
         self.keys.setWordWrap(True)  # in a narrow pane it takes two lines rather than widening the card
         reason_row = QHBoxLayout()
         reason_row.setContentsMargins(0, 0, 0, 0)
@@ -153,7 +153,7 @@ class ApprovalPanel(AskCard[ApprovalReply]):
         reason_row.addWidget(self.keys)
         self.body.addLayout(reason_row)
 
-        self.allow_once = self.add_button("Allow once", default=True)
+        self.allow_once = primary(self.add_button("Allow once", default=True))
         self.allow_chat = self.add_button("Allow for this chat")
         self.allow_always = self.add_button("Always allow…" if destructive else "Always allow")
         self.deny = self.add_button("Deny", right=True)
@@ -166,7 +166,7 @@ class ApprovalPanel(AskCard[ApprovalReply]):
         self.managed = plain_label(" · ".join(dict.fromkeys(w[:1].upper() + w[1:] for w in request.refused.values())))
         self.managed.setObjectName("managedNote")
         self.managed.setWordWrap(True)
-        self.managed.setStyleSheet(MUTED)
+        muted(self.managed)
         self.managed.setVisible(bool(request.refused))
         self.body.addWidget(self.managed)
         self.allow_once.clicked.connect(lambda: self._allow(Decision.ALLOW_ONCE))

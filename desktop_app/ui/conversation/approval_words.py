@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Final
 
 from PySide6.QtWidgets import QLabel, QWidget
@@ -10,11 +11,12 @@ from desktop_app.core.chat.approval import DecidedBy, Decision
 from desktop_app.core.chat.events import ToolDecision
 from desktop_app.core.tool_changes import ToolChange
 from desktop_app.core.trust import ToolHints
-from desktop_app.ui.style import MUTED, MUTED_COLOUR
 from resources_ui.flow_layout import FlowLayout
+from resources_ui.theme import muted, themed
+from resources_ui.tokens import LIGHT, SPACE, Palette
 
-DANGER_COLOUR: Final = "#d64545"
-CAUTION_COLOUR: Final = "#d9a21b"
+DANGER_COLOUR: Final = LIGHT.danger
+"""A destructive claim's colour in the light theme (the dark one has its own token)."""
 
 HINT_TIPS: Final = {
     "read-only": "only reads; it changes nothing",
@@ -24,7 +26,16 @@ HINT_TIPS: Final = {
     "open world": "reaches outside systems (such as the web); its results may contain anything",
     "closed world": "works only within its own data",
 }
-_HINT_COLOURS: Final = {"read-only": "#2e9e5b", "destructive": DANGER_COLOUR, "open world": CAUTION_COLOUR}
+_HINT_COLOURS: Final = {"read-only": "success", "destructive": "danger", "open world": "caution"}
+"""The token each claim is drawn in; the rest are muted."""
+
+
+def _badge_sheet(role: str, p: Palette) -> str:
+    colour = p.colours()[role]
+    return (
+        f"#hintBadge {{ color: {colour}; border: 1px solid {colour};"
+        f" border-radius: {SPACE.radius - 1}px; padding: 0px {SPACE.m - 2}px; }}"
+    )
 
 
 def hint_badges(server: str, hints: ToolHints | None, trusted: bool) -> QWidget | None:
@@ -39,7 +50,7 @@ def hint_badges(server: str, hints: ToolHints | None, trusted: bool) -> QWidget 
     row.setObjectName("hintBadges")
     layout = FlowLayout(row, spacing=4)
     said = QLabel(f"{_escape(server)} says:")
-    said.setStyleSheet(MUTED)
+    muted(said)
     said.setToolTip(
         "These are the server's own claims about the tool (MCP annotations)."
         + (
@@ -52,17 +63,15 @@ def hint_badges(server: str, hints: ToolHints | None, trusted: bool) -> QWidget 
     layout.addWidget(said)
     for claim in claims:
         # An untrusted server's "read-only" is not relied on, so it does not get the reassuring green.
-        colour = _HINT_COLOURS.get(claim, MUTED_COLOUR) if trusted or claim != "read-only" else MUTED_COLOUR
+        role = _HINT_COLOURS.get(claim, "muted") if trusted or claim != "read-only" else "muted"
         badge = QLabel(claim)
         badge.setObjectName("hintBadge")
         badge.setToolTip(f"The server says this tool {HINT_TIPS[claim]}.")
-        badge.setStyleSheet(
-            f"#hintBadge {{ color: {colour}; border: 1px solid {colour}; border-radius: 7px; padding: 0px 6px; }}"
-        )
+        themed(badge, partial(_badge_sheet, role))
         layout.addWidget(badge)
     if not trusted:
         unverified = QLabel("(not verified)")
-        unverified.setStyleSheet(MUTED)
+        muted(unverified)
         unverified.setToolTip(said.toolTip())
         layout.addWidget(unverified)
     return row

@@ -15,6 +15,8 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QWidget
 from desktop_app.core.resource_ref import ResourceRef
 from desktop_app.ui.plain_text import plain_label, set_plain_tooltip
 from resources_ui.icons import kind_for, kind_icon
+from resources_ui.theme import themed
+from resources_ui.tokens import SPACE
 
 MAX_NAME_WIDTH: Final = 240
 """Longer names are elided in the middle, so two similar names stay distinguishable."""
@@ -30,9 +32,12 @@ class AttachmentChip(QFrame):
         super().__init__(parent)
         self.ref = ref
         self.setObjectName("attachmentChip")
-        self.setStyleSheet(
-            "#attachmentChip { border: 1px solid rgba(79,108,247,140); border-radius: 10px; }"
-            " QToolButton { border: none; padding: 0px; }"
+        themed(
+            self,
+            lambda p: (
+                f"#attachmentChip {{ background: {p.raised}; border: 1px solid {p.border};"
+                f" border-radius: {SPACE.radius + 2}px; }} QToolButton {{ border: none; padding: 0px; }}"
+            ),
         )
         self.setCursor(Qt.CursorShape.PointingHandCursor)
         set_plain_tooltip(

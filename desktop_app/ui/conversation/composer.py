@@ -11,18 +11,30 @@ from __future__ import annotations
 from typing import Final
 
 from PySide6.QtCore import QEvent, QObject, QRect, Qt, Signal
-from PySide6.QtGui import QKeyEvent
+from PySide6.QtGui import QKeyEvent, QResizeEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
 
 from desktop_app.core.resource_ref import ResourceRef
 from desktop_app.ui.conversation.attachment_chip import AttachmentChip
-from desktop_app.ui.style import MUTED
+from desktop_app.ui.conversation.reading_column import centre_column
 from resources_ui.flow_layout import FlowLayout
+from resources_ui.theme import muted, primary, themed
+from resources_ui.tokens import SPACE, Palette
 
 MIN_LINES: Final = 2
 """An empty composer is this tall: room to start writing, and the chat keeps the height."""
 MAX_LINES: Final = 8
 """It grows with what is written up to this many lines, then scrolls."""
+
+
+def composer_sheet(p: Palette) -> str:
+    """The composer continues the conversation's surface, its field raised above it."""
+    return (
+        f"#composer {{ background: {p.surface}; }}"
+        f" #composerEditor {{ background: {p.raised}; color: {p.text}; border: 1px solid {p.border};"
+        f" border-radius: {SPACE.radius}px; }}"
+        f" #composerEditor:focus {{ border-color: {p.accent}; }}"
+    )
 
 
 class Composer(QWidget):
@@ -39,7 +51,8 @@ class Composer(QWidget):
         self.editor.setPlaceholderText("Message…  (Ctrl+Enter to send, Ctrl+K for prompts, drop resources to attach)")
         self.editor.setAcceptDrops(False)  # drops go up to the conversation pane, which knows resources
         self.editor.installEventFilter(self)
-        self.send_button = QPushButton("Send")
+        self.send_button = primary(QPushButton("Send"))
+        self.send_button.setObjectName("sendButton")
         self.send_button.setToolTip("Send (Ctrl+Enter)")
         self.send_button.clicked.connect(self.send)
         self.stop_button = QPushButton("Stop")
@@ -53,7 +66,7 @@ class Composer(QWidget):
         self._busy = False
         self.prompt_label = QLabel()
         self.prompt_label.setObjectName("composerPromptOrigin")
-        self.prompt_label.setStyleSheet(MUTED)
+        muted(self.prompt_label)
         self.prompt_label.setWordWrap(True)
         self.prompt_label.hide()
         self.chips = QWidget()
@@ -69,12 +82,20 @@ class Composer(QWidget):
         buttons.addStretch(1)
         row.addLayout(buttons)
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(12, 6, 12, 10)
+        layout.setContentsMargins(SPACE.xl, SPACE.s + 2, SPACE.xl, SPACE.l)
+        self._layout = layout
+        self.setObjectName("composer")
+        self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
+        themed(self, composer_sheet)
         layout.addWidget(self.prompt_label)
         layout.addWidget(self.chips)
         layout.addLayout(row)
         self.editor.textChanged.connect(self.refit)  # and on the editor's resizes: its lines wrap anew
         self.refit()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        centre_column(self._layout, self.width())  # under the conversation's column, as wide
 
     def refit(self) -> None:
         """As tall as what is written (the placeholder when empty), from `MIN_LINES` to `MAX_LINES` lines."""

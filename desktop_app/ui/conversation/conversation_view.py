@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QWheelEvent
+from PySide6.QtGui import QResizeEvent, QWheelEvent
 from PySide6.QtWidgets import QApplication, QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from desktop_app.core.chat.events import (
@@ -36,12 +36,14 @@ from desktop_app.ui.conversation.call_cards import CardPanels, show_on_card
 from desktop_app.ui.conversation.history_replay import replay_history, turn_spans
 from desktop_app.ui.conversation.message_bubble import MessageBubble, Role
 from desktop_app.ui.conversation.older_turns import LAST_SCREEN, OLDER_SLICE, OlderTurns, Stored
+from desktop_app.ui.conversation.reading_column import FocusReveal, SurfaceColumn, centre_column
 from desktop_app.ui.conversation.record_cards import AppStill, record_widget
 from desktop_app.ui.conversation.scroll_keeper import ScrollKeeper
 from desktop_app.ui.conversation.tool_card import ResourceChip, ToolCard
 from desktop_app.ui.conversation.turn_offers import STOPPED, TurnOffers, mark_replaced_rows
 from desktop_app.ui.conversation.turn_status import TurnStatus
-from desktop_app.ui.style import MUTED
+from resources_ui.theme import muted
+from resources_ui.tokens import SPACE
 
 
 class ConversationView(QScrollArea):
@@ -59,10 +61,11 @@ class ConversationView(QScrollArea):
         self.setWidgetResizable(True)
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self._inner = QWidget()
+        self._inner = SurfaceColumn()
+        self._inner.setObjectName("conversationColumn")
         self._layout = QVBoxLayout(self._inner)
-        self._layout.setContentsMargins(16, 12, 16, 12)
-        self._layout.setSpacing(10)
+        self._layout.setContentsMargins(SPACE.xl, SPACE.l, SPACE.xl, SPACE.l)
+        self._layout.setSpacing(SPACE.l)
         self._layout.addStretch(1)
         self.setWidget(self._inner)
         self._assistant: MessageBubble | None = None
@@ -90,13 +93,14 @@ class ConversationView(QScrollArea):
         )
         self.empty_hint.setWordWrap(True)
         self.empty_hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.empty_hint.setStyleSheet(f"{MUTED} padding: 40px;")
+        muted(self.empty_hint, "padding: 40px;")
         self.empty_card: QWidget | None = None
         """What an empty conversation offers above the hint (the "Choose a model" card), if anything."""
         self.turn_status = TurnStatus()
         """The last line while a turn runs: what it waits for (the chat controller says what)."""
         self._layout.insertWidget(0, self.turn_status)
         self.add_widget(self.empty_hint)
+        self._focus = FocusReveal(self._inner)
 
     # -- building blocks -------------------------------------------------------------------
 
@@ -123,13 +127,16 @@ class ConversationView(QScrollArea):
             self._layout.insertWidget(self._layout.indexOf(self.empty_hint), card)
             card.setVisible(empty)
 
-    def add_widget(self, widget: QWidget, *, compact: bool = False) -> QWidget:
-        """Append below the last item; `compact` items (chips) keep their own width, left-aligned."""
+    def add_widget(self, widget: QWidget, *, compact: bool = False, right: bool = False) -> QWidget:
+        """Append below the last item; `compact` items (chips) keep their own width, left-aligned, and
+        `right` ones (the user's messages) theirs, right-aligned."""
         if widget is not self.empty_hint:
             self.empty_hint.hide()
             if self.empty_card is not None:
                 self.empty_card.hide()
-        alignment = Qt.AlignmentFlag.AlignLeft if compact else Qt.AlignmentFlag(0)
+        alignment = (
+            Qt.AlignmentFlag.AlignRight if right else Qt.AlignmentFlag.AlignLeft if compact else Qt.AlignmentFlag(0)
+        )
         self._layout.insertWidget(self._layout.indexOf(self._tail or self.turn_status), widget, 0, alignment)
         return widget
 
@@ -160,7 +167,7 @@ class ConversationView(QScrollArea):
         self._assistant = None
         bubble = MessageBubble(role, text)
         bubble.web_link_requested.connect(self.web_link_requested)
-        self.add_widget(bubble)
+        self.add_widget(bubble, right=role == "user")
         if self._message_slot is None:
             self._messages.append(bubble)
         else:
@@ -381,6 +388,10 @@ class ConversationView(QScrollArea):
         """A new theme: the messages' own colours follow (their style sheets keep the palette from them)."""
         for bubble in self._messages:
             bubble.follow_theme()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        centre_column(self._layout, self.viewport().width())
 
     def wheelEvent(self, event: QWheelEvent) -> None:
         super().wheelEvent(event)

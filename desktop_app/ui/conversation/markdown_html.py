@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Final
 
-from desktop_app.ui.style import MUTED
+from resources_ui.tokens import DARK, LIGHT, SPACE, Palette
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -63,11 +63,16 @@ def _image_as_link(self: object, tokens: Sequence[Token], index: int, options: O
     return f'<a href="{source}">image: {html.escape(alt or "untitled")}</a>'
 
 
+CODE_STYLES: Final = {False: "xcode", True: "native"}
+"""Pygments' styles for code in the light and dark themes: every colour they give the common tokens reads
+at 4.5:1 on the raised surface a code block sits on."""
+
+
 @cache
 def _formatter(dark: bool) -> HtmlFormatter:
     from pygments.formatters import HtmlFormatter
 
-    return HtmlFormatter(noclasses=True, nowrap=True, style="monokai" if dark else "friendly")
+    return HtmlFormatter(noclasses=True, nowrap=True, style=CODE_STYLES[dark])
 
 
 @cache
@@ -105,6 +110,33 @@ def preload_highlighting() -> None:
             highlight("x = 1", lexer, _formatter(False))
 
 
+_ALIGN: Final = re.compile(r"text-align:(left|right|center)")
+
+
+def _dress(tokens: Sequence[Token], p: Palette) -> None:
+    """Qt's rich text knows attributes, not stylesheets: tables get a grid, padding and a header row on
+    the raised surface; links, inline code and quotes their colours from the tokens."""
+    for token in tokens:
+        if token.type == "table_open":
+            token.attrs.update(
+                {"border": "1", "cellspacing": "0", "cellpadding": str(SPACE.m - 2)}
+                | {"style": f"border-collapse:collapse; border-color:{p.border}; border-style:solid; margin:4px 0;"}
+            )
+        elif token.type in ("th_open", "td_open"):
+            if (found := _ALIGN.search(str(token.attrs.pop("style", "")))) is not None:
+                token.attrs["align"] = found.group(1)
+            if token.type == "th_open":
+                token.attrs["bgcolor"] = p.raised
+        elif token.type == "blockquote_open":
+            token.attrs["style"] = f"color:{p.muted}; font-style:italic;"
+        elif token.type == "link_open":
+            token.attrs["style"] = f"color:{p.accent};"
+        elif token.type == "code_inline":
+            token.attrs["style"] = f"background-color:{p.raised}; font-family:monospace;"
+        if token.children:
+            _dress(token.children, p)
+
+
 def render_markdown(text: str, *, dark: bool = False, first_code: int = 0) -> RenderedMarkdown:
     """HTML for one message; fenced code is highlighted and numbered for its Copy link, from `first_code`.
 
@@ -113,8 +145,8 @@ def render_markdown(text: str, *, dark: bool = False, first_code: int = 0) -> Re
     parser = markdown_parser()
     tokens = parser.parse(text)
     blocks: list[str] = []
-    background = "#272822" if dark else "#f4f5f8"
-    border = "#3b3d45" if dark else "#dfe2ea"
+    p = DARK if dark else LIGHT
+    _dress(tokens, p)
     for token in tokens:
         if token.type not in ("fence", "code_block"):
             continue
@@ -126,10 +158,11 @@ def render_markdown(text: str, *, dark: bool = False, first_code: int = 0) -> Re
         body = _highlight(code.rstrip("\n"), language, dark)
         token.type = "html_block"
         token.content = (
-            f'<table width="100%" cellspacing="0" cellpadding="6" border="0" bgcolor="{background}"'
-            f' style="margin:4px 0; border-color:{border};">'
-            f'<tr><td style="{MUTED} font-size:small;">{label}</td>'
-            f'<td align="right" style="font-size:small;"><a href="copy:{index}">Copy</a></td></tr>'
+            f'<table width="100%" cellspacing="0" cellpadding="{SPACE.m}" border="0" bgcolor="{p.raised}"'
+            f' style="margin:6px 0;">'
+            f'<tr><td style="color:{p.muted}; font-size:small;">{label}</td>'
+            f'<td align="right" style="font-size:small;"><a href="copy:{index}" style="color:{p.accent};">Copy</a>'
+            "</td></tr>"
             # pre-wrap: a long line wraps inside the message instead of running past its edge, out of sight
             # with the Copy link (the message does not scroll sideways).
             f'<tr><td colspan="2"><pre style="margin:0; font-family:monospace; white-space:pre-wrap;">{body}</pre>'

@@ -7,20 +7,33 @@ and added once and only the open block at its end is rendered again (`markdown_b
 
 from __future__ import annotations
 
+import itertools
+import math
 from collections.abc import Callable, Sequence
-from typing import Any, Literal
+from typing import Literal
 
-from PySide6.QtCore import QSize, Qt, QTimer, QUrl, Signal
-from PySide6.QtGui import QGuiApplication, QPalette, QResizeEvent, QTextCursor
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QTextBrowser, QVBoxLayout, QWidget
+from PySide6.QtCore import QChildEvent, QEvent, QSize, Qt, QTimer, QUrl, Signal
+from PySide6.QtGui import QEnterEvent, QGuiApplication
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QFrame,
+    QGraphicsOpacityEffect,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
 
 from desktop_app.core.resource_ref import ResourceRef
 from desktop_app.ui.conversation.attachment_chip import AttachmentChip
-from desktop_app.ui.conversation.markdown_blocks import MarkdownBlocks
+from desktop_app.ui.conversation.bubble_look import ACTION_NAME, BOX_NAME, HEADER_NAME, USER_WIDTH, bubble_sheet
 from desktop_app.ui.conversation.markdown_html import render_markdown
-from desktop_app.ui.conversation.streamed_document import StreamedDocument
+from desktop_app.ui.conversation.message_body import AutoHeightBrowser, MessageStream, is_dark
 from resources_ui.flow_layout import FlowLayout
-from resources_ui.inert_images import inert_resource
+from resources_ui.theme import tokens, type_scale
+from resources_ui.tokens import SPACE
 from resources_ui.web_links import WEB_SCHEMES
 
 Role = Literal["user", "assistant", "prompt", "notice", "info", "app"]
@@ -28,87 +41,13 @@ Role = Literal["user", "assistant", "prompt", "notice", "info", "app"]
 _TITLES = {"user": "You", "assistant": "Assistant", "prompt": "Prompt", "notice": "", "info": "", "app": "App"}
 
 
-def is_dark(widget: QWidget) -> bool:
-    """Whether the window around `widget` is dark (its parent's colours: a bubble's own are its role's)."""
-    around = widget.parentWidget() or widget
-    return around.palette().color(QPalette.ColorRole.Window).lightness() < 128
-
-
-class AutoHeightBrowser(QTextBrowser):
-    """A read-only rich text view as tall as its content, so the conversation scrolls, not it.
-
-    It reads nothing a text names: messages carry no images (`markdown_html` makes them links), and
-    should one be asked for, it is the placeholder, never a file.
-    """
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setOpenLinks(False)
-        self.setAcceptDrops(False)  # resources dropped on a message go up to the conversation pane
-        self.viewport().setAcceptDrops(False)
-        self.setFrameShape(QFrame.Shape.NoFrame)
-        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
-        self.viewport().setAutoFillBackground(False)
-        self.document().contentsChanged.connect(self._fit)
-
-    def loadResource(self, kind: int, name: QUrl | str) -> Any:
-        return inert_resource(kind)
-
-    def _fit(self) -> None:
-        document = self.document()
-        width = self.viewport().width()
-        if document.textWidth() != width:  # setting it, even unchanged, lays out the whole text again
-            document.setTextWidth(width)
-        height = int(document.size().height()) + 4
-        if height != self.height():
-            self.setFixedHeight(height)
-
-    def resizeEvent(self, event: QResizeEvent) -> None:
-        super().resizeEvent(event)
-        self._fit()
-
-    def sizeHint(self) -> QSize:
-        return QSize(400, int(self.document().size().height()) + 4)
-
-
-class _Stream:
-    """What an answer being streamed into a bubble has rendered so far."""
-
-    def __init__(self, browser: QTextBrowser, dark: bool) -> None:
-        self.browser = browser
-        self.dark = dark
-        self.blocks = MarkdownBlocks()
-        self.document = StreamedDocument(browser.document())
-        self.code: list[str] = []
-        """The code of the finished blocks, numbered for their Copy links."""
-
-    def show(self, text: str) -> tuple[str, ...] | None:
-        """Show `text`, which extends the last one; its code blocks, or None if it must be rendered whole."""
-        split = self.blocks.split(text)
-        if split is None:
-            return None
-        finished: list[str] = []
-        for block in split.finished:
-            done = render_markdown(block, dark=self.dark, first_code=len(self.code))
-            self.code += done.code_blocks
-            finished.append(done.html)
-        tail = render_markdown(split.tail, dark=self.dark, first_code=len(self.code))
-        # A selection in the finished text stays; one that ends where the tail begins would grow with it.
-        selection = self.browser.textCursor()
-        anchor, position = selection.anchor(), selection.position()
-        kept = selection.hasSelection() and max(anchor, position) <= self.document.finished_end
-        self.document.update(finished, tail.html)
-        if kept:
-            selection.setPosition(anchor)
-            selection.setPosition(position, QTextCursor.MoveMode.KeepAnchor)
-            self.browser.setTextCursor(selection)
-        return (*self.code, *tail.code_blocks)
-
-
 class MessageBubble(QFrame):
-    """A message with a role header; `append` is cheap to call for every streamed token."""
+    """A message with a role header; `append` is cheap to call for every streamed token.
+
+    Its actions (Copy, and what the turn offers: Edit, Regenerate, Retry; the ledger's link) sit in
+    rows under the text, drawn only while the message is hovered or one of them has the keyboard's
+    focus: they stay in the tab order and keep their names, so the keyboard reaches them all the time.
+    """
 
     web_link_requested = Signal(str)  # a link to a web page (or a mail address) was clicked
 
@@ -120,31 +59,58 @@ class MessageBubble(QFrame):
         self._text = text
         self._rendered: str | None = None
         self._code: tuple[str, ...] = ()
-        self._stream: _Stream | None = None
+        self._stream: MessageStream | None = None
         self._dark = False
+        self._natural_width = 0
+        """A user's message: its text's width unwrapped, which the bubble shrinks to."""
         self.header = QLabel(_TITLES[role])
-        header_font = self.header.font()
-        header_font.setBold(True)
-        self.header.setFont(header_font)
+        self.header.setObjectName(HEADER_NAME)
         self.body = AutoHeightBrowser()
         self.body.anchorClicked.connect(self._on_link)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(10, 6, 10, 6)
+        self._outer = QVBoxLayout(self)
+        """The text's box, then the actions' row: under the box, outside it, for the user's messages."""
+        self._outer.setSpacing(SPACE.xs)
+        self.box: QFrame | None = None
+        """A user's message: the raised bubble its text is in."""
+        if role == "user":
+            self.box = QFrame()
+            self.box.setObjectName(BOX_NAME)
+            self._outer.setContentsMargins(0, 0, 0, 0)
+            self._outer.addWidget(self.box)
+            layout = QVBoxLayout(self.box)
+        else:
+            layout = self._outer
+        layout.setContentsMargins(
+            *((12, 8, 12, 8) if self.box else (4, 2, 4, 2) if role == "assistant" else (10, 6, 10, 6))
+        )
         layout.setSpacing(2)
         if _TITLES[role]:
             layout.addWidget(self.header)
         layout.addWidget(self.body)
         self._layout = layout
+        """The text's parts: header, body, attached resources."""
         self._chips: FlowLayout | None = None
+        self._chips_row: QWidget | None = None
         self.action_buttons: dict[str, QPushButton] = {}
         """What can be done with the message now (Edit, Regenerate, Retry), by label."""
         self._actions_row: QWidget | None = None
+        self.copy_button: QPushButton | None = None
+        """Copy the message's text (its Markdown): on the user's messages and the answers."""
+        self._hovered = False
+        self._focused = False
+        if role == "user":
+            self.setMaximumWidth(USER_WIDTH)
+        if role in ("user", "assistant"):
+            self.copy_button = self._action_button("Copy", "Copy this message's text", self.copy_text)
+            self._actions().addWidget(self.copy_button)
         self._style()
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(50)
         self._timer.timeout.connect(self._render)
         self._render()
+        self._watching = True
+        self._reveal()
 
     def follow_theme(self) -> None:
         """The theme changed (Settings, or the system's): the bubble's colours and its text follow.
@@ -157,58 +123,153 @@ class MessageBubble(QFrame):
             self._render()
 
     def _style(self) -> None:
-        self._dark = dark = is_dark(self)
-        colours = {
-            "user": ("#2b3350", "#e9edff") if dark else ("#eef1ff", "#24306b"),
-            "assistant": ("#25272d", "#e6e6e6") if dark else ("#ffffff", "#1f2328"),
-            "prompt": ("#2f2a1f", "#f0e6cc") if dark else ("#fff8e6", "#5b4300"),
-            "notice": ("#3a2325", "#ffd7d7") if dark else ("#fff0f0", "#8a1f1f"),
-            "info": ("#2a2c31", "#b9bec7") if dark else ("#f3f4f6", "#4b5260"),
-            "app": ("#1f3330", "#d2f0ea") if dark else ("#eafaf6", "#15524a"),
-        }[self.role]
-        self.setStyleSheet(
-            f"#{self.objectName()} {{ background: {colours[0]}; border: 1px solid rgba(127,127,127,60);"
-            f" border-radius: 8px; }} QLabel {{ color: {colours[1]}; }}"
-        )
+        self._dark = is_dark(self)
+        self.setStyleSheet(bubble_sheet(self.role, self.objectName(), tokens(self.parentWidget()), type_scale()))
 
     @property
     def text(self) -> str:
         return self._text
 
+    def copy_text(self) -> None:
+        """Put the message's text on the clipboard, as written (Markdown)."""
+        QGuiApplication.clipboard().setText(self._text)
+
     def add_attachments(self, refs: Sequence[ResourceRef]) -> list[AttachmentChip]:
         """Resources sent with the message, as chips under its text."""
         if self._chips is None:
-            row = QWidget()
+            self._chips_row = row = QWidget()
             self._chips = FlowLayout(row)
-            self._layout.addWidget(row)
+            self._layout.insertWidget(self._layout.indexOf(self.body) + 1, row)
         chips = [AttachmentChip(ref, removable=False) for ref in refs]
         for chip in chips:
             self._chips.addWidget(chip)
         self.body.setVisible(bool(self._text))
+        self.updateGeometry()
         return chips
 
+    def _action_button(self, label: str, tip: str, act: Callable[[], object]) -> QPushButton:
+        button = QPushButton(label)
+        button.setObjectName(ACTION_NAME)
+        button.setFlat(True)
+        button.setToolTip(tip)
+        button.setAccessibleName(label)
+        button.setCursor(Qt.CursorShape.PointingHandCursor)
+        button.clicked.connect(lambda _=False, act=act: act())
+        return button
+
+    def _actions(self) -> QHBoxLayout:
+        """The row of action buttons under the text, made on first use."""
+        if self._actions_row is None:
+            self._actions_row = QWidget()
+            row = QHBoxLayout(self._actions_row)
+            row.setContentsMargins(0, 2, 0, 0)
+            row.setSpacing(SPACE.s)
+            row.addStretch(1)
+            self._outer.addWidget(self._actions_row)
+        layout = self._actions_row.layout()
+        assert isinstance(layout, QHBoxLayout)
+        return layout
+
     def set_actions(self, actions: Sequence[tuple[str, str, Callable[[], object]]]) -> None:
-        """Buttons under the message, each (label, tooltip, what it does); none clears them."""
-        if self._actions_row is not None:
+        """Buttons under the message, each (label, tooltip, what it does), before Copy; none clears them."""
+        for button in self.action_buttons.values():
+            button.hide()
+            button.deleteLater()
+        self.action_buttons = {}
+        if not actions and self._actions_row is not None and self.copy_button is None:
             self._actions_row.hide()
             self._actions_row.deleteLater()
             self._actions_row = None
-        self.action_buttons = {}
         if not actions:
             return
-        self._actions_row = QWidget()
-        row = QHBoxLayout(self._actions_row)
-        row.setContentsMargins(0, 2, 0, 0)
-        row.addStretch(1)
+        row = self._actions()
         for label, tip, act in actions:
-            button = QPushButton(label)
-            button.setFlat(True)
-            button.setToolTip(tip)
-            button.setCursor(Qt.CursorShape.PointingHandCursor)
-            button.clicked.connect(lambda _=False, act=act: act())
-            row.addWidget(button)
+            button = self._action_button(label, tip, act)
+            row.insertWidget(row.count() - (self.copy_button is not None), button)
             self.action_buttons[label] = button
-        self._layout.addWidget(self._actions_row)
+        self._order_tabs()
+        self.updateGeometry()
+
+    def _order_tabs(self) -> None:
+        """Tab goes through the actions in the order they are drawn, left to right."""
+        layout = self._actions_row.layout() if self._actions_row is not None else None
+        items = [layout.itemAt(i) for i in range(layout.count())] if layout is not None else []
+        buttons = [w for item in items if item is not None and (w := item.widget()) is not None]
+        for first, second in itertools.pairwise(buttons):
+            QWidget.setTabOrder(first, second)
+
+    # -- shown on hover or focus ----------------------------------------------------------------
+
+    def set_focused(self, focused: bool) -> None:
+        """The keyboard's focus came into the message (an action button) or left it."""
+        if focused != self._focused:
+            self._focused = focused
+            self._reveal()
+
+    def enterEvent(self, event: QEnterEvent) -> None:
+        super().enterEvent(event)
+        self._hovered = True
+        self._reveal()
+
+    def leaveEvent(self, event: QEvent) -> None:
+        super().leaveEvent(event)
+        self._hovered = False
+        self._reveal()
+
+    def childEvent(self, event: QChildEvent) -> None:
+        super().childEvent(event)
+        # A row another part of the window adds (the ledger's link) is an action too: drawn like the others.
+        if event.added() and event.child().isWidgetType() and getattr(self, "_watching", False):
+            QTimer.singleShot(0, self, self._reveal)
+
+    @property
+    def actions_shown(self) -> bool:
+        """Whether the action rows are drawn now (hovered or focused); they are in the tab order either way."""
+        return self._hovered or self._focused
+
+    def _reveal(self) -> None:
+        self._adopt()
+        opacity = 1.0 if self.actions_shown else 0.0
+        row = self._actions_row
+        if row is None:
+            return
+        effect = row.graphicsEffect()
+        if not isinstance(effect, QGraphicsOpacityEffect):
+            effect = QGraphicsOpacityEffect(row)
+            row.setGraphicsEffect(effect)
+        if effect.opacity() != opacity:
+            effect.setOpacity(opacity)
+
+    def _adopt(self) -> None:
+        """Buttons another part of the window put under the text in a row of their own (the ledger's
+        link) join the actions' row: one row, shown and hidden with the others."""
+        mine = (self.box, self.header, self.body, self._chips_row, self._actions_row)
+        for index in reversed(range(self._outer.count())):
+            item = self._outer.itemAt(index)
+            row = item.widget() if item is not None else None
+            if row is None or row in mine or not row.isVisibleTo(self):
+                continue
+            buttons = row.findChildren(QAbstractButton, options=Qt.FindChildOption.FindDirectChildrenOnly)
+            for button in buttons:
+                self._actions().insertWidget(1, button)
+            if buttons:
+                row.hide()
+                self._order_tabs()
+
+    def sizeHint(self) -> QSize:
+        hint = super().sizeHint()
+        if self.role != "user":
+            return hint
+        # A user's message is as wide as its text (up to its maximum), not as wide as the column.
+        margins = self._layout.contentsMargins()
+        parts = [self._natural_width if self.body.isVisibleTo(self) else 0, self.header.sizeHint().width()]
+        parts += [self._chips_row.sizeHint().width()] if self._chips_row is not None else []
+        text = max(parts) + margins.left() + margins.right()
+        actions = self._actions_row.sizeHint().width() if self._actions_row is not None else 0
+        hint.setWidth(min(USER_WIDTH, max(text, actions)))
+        return hint
+
+    # -- the text -------------------------------------------------------------------------------
 
     def mark_replaced(self) -> None:
         """The message was replaced (retried, regenerated, edited): it stays, greyed and saying so."""
@@ -243,13 +304,16 @@ class MessageBubble(QFrame):
         if not grown or (self._stream is not None and self._stream.dark != dark):
             self._stream = None
         if grown and self._stream is None:
-            self._stream = _Stream(self.body, dark)
+            self._stream = MessageStream(self.body, dark)
         code = self._stream.show(self._text) if self._stream is not None else None
         if code is None:
             rendered = render_markdown(self._text, dark=dark)
             code = rendered.code_blocks
             self.body.setHtml(rendered.html)
         self._code = code
+        if self.role == "user":
+            self._natural_width = _natural_width(self.body)
+            self.updateGeometry()
 
     def _on_link(self, url: QUrl) -> None:
         if url.scheme() == "copy":
@@ -258,3 +322,10 @@ class MessageBubble(QFrame):
                 QGuiApplication.clipboard().setText(self._code[index])
         elif url.scheme() in WEB_SCHEMES:
             self.web_link_requested.emit(url.toString())
+
+
+def _natural_width(browser: QTextBrowser) -> int:
+    """The width `browser`'s text takes unwrapped (a short message's bubble is no wider)."""
+    scratch = browser.document().clone()
+    scratch.setTextWidth(-1)
+    return math.ceil(scratch.idealWidth() + 2 * scratch.documentMargin()) + 4

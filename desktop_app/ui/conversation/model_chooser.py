@@ -13,8 +13,9 @@ from PySide6.QtWidgets import QComboBox, QFrame, QHBoxLayout, QLabel, QPushButto
 from desktop_app.core.model.local_servers import KNOWN_SERVERS, LocalServer
 from desktop_app.core.model.providers import PROVIDERS
 from desktop_app.ui.plain_text import plain_label
-from desktop_app.ui.style import MUTED
 from resources_ui.flow_layout import FlowLayout
+from resources_ui.theme import heading, muted, themed
+from resources_ui.tokens import SPACE
 
 NONE_FOUND = (
     "No model server is running on this computer ("
@@ -55,14 +56,20 @@ class ModelChooser(QFrame):
         super().__init__(parent)
         self.setObjectName("modelChooser")
         self.setFrameShape(QFrame.Shape.StyledPanel)
-        self.setStyleSheet("#modelChooser { border: 1px solid rgba(79,108,247,120); border-radius: 8px; }")
-        title = QLabel("<b>Choose a model</b>")
+        themed(
+            self,
+            lambda p: (
+                f"#modelChooser {{ background: {p.raised}; border: 1px solid {p.border};"
+                f" border-radius: {SPACE.radius}px; }}"
+            ),
+        )
+        title = heading(QLabel("Choose a model"))
         intro = QLabel(
             "Your messages go to the model you choose: a provider's, with your API key, or one running on"
             " this computer."
         )
         intro.setWordWrap(True)
-        intro.setStyleSheet(MUTED)
+        muted(intro)
         self.providers: dict[str, QPushButton] = {}
         buttons = QWidget()
         flow = FlowLayout(buttons)
@@ -75,15 +82,15 @@ class ModelChooser(QFrame):
         here = QLabel("<b>On this computer</b>")
         self.status = QLabel()
         self.status.setWordWrap(True)
-        self.status.setStyleSheet(MUTED)
+        muted(self.status)
         self.rows = QVBoxLayout()
         self.rows.setContentsMargins(0, 0, 0, 0)
         self.look_again = QPushButton("Look again")
         self.look_again.setToolTip("Ask the usual ports of local model servers on 127.0.0.1 again")
         self.look_again.clicked.connect(self.sig_look_again)
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(14, 10, 14, 12)
-        layout.setSpacing(8)
+        layout.setContentsMargins(SPACE.xl, SPACE.l, SPACE.xl, SPACE.l)
+        layout.setSpacing(SPACE.m)
         layout.addWidget(title)
         layout.addWidget(intro)
         layout.addWidget(buttons)

@@ -13,6 +13,8 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 from desktop_app.ui.conversation.composer import Composer
 from desktop_app.ui.conversation.conversation_view import ConversationView
 from resources_ui.drag_payload import decode_resources
+from resources_ui.theme import themed
+from resources_ui.tokens import SPACE
 
 
 class ConversationPane(QWidget):
@@ -42,9 +44,12 @@ class ConversationPane(QWidget):
         self.drop_hint.setObjectName("dropHint")
         self.drop_hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.drop_hint.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
-        self.drop_hint.setStyleSheet(
-            "#dropHint { background: rgba(79,108,247,28); border: 2px dashed rgba(79,108,247,170);"
-            " border-radius: 10px; color: #4f6cf7; font-weight: bold; }"
+        themed(
+            self.drop_hint,
+            lambda p: (
+                f"#dropHint {{ background: {p.raised}; border: 2px dashed {p.accent};"
+                f" border-radius: {SPACE.radius + 2}px; color: {p.accent}; font-weight: bold; }}"
+            ),
         )
         self.drop_hint.hide()
 

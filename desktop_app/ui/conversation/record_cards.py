@@ -17,7 +17,8 @@ from PySide6.QtWidgets import QFormLayout, QFrame, QLabel, QVBoxLayout, QWidget
 
 from desktop_app.core.chat.events import AppToolRecord, AppToolResult, AppViewRecord, QuestionRecord
 from desktop_app.ui.plain_text import plain_label
-from desktop_app.ui.style import ERROR_COLOUR, MUTED, MUTED_COLOUR
+from resources_ui.theme import muted, themed
+from resources_ui.tokens import SPACE
 from resources_ui.viewers.image_viewer import decode_thumbnail
 
 STILL_WIDTH: Final = 640
@@ -32,13 +33,12 @@ _DECIDED: Final = {
 }
 
 
-def _wrapped(text: str, style: str = "") -> QLabel:
+def _wrapped(text: str, quiet: bool = False) -> QLabel:
+    """A selectable, wrapped label; `quiet`: in the theme's muted colour."""
     label = plain_label(text)
     label.setWordWrap(True)
     label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-    if style:
-        label.setStyleSheet(style)
-    return label
+    return muted(label) if quiet else label
 
 
 class QuestionRecordCard(QFrame):
@@ -49,7 +49,13 @@ class QuestionRecordCard(QFrame):
         self.record = record
         self.setObjectName("questionRecord")
         self.setFrameShape(QFrame.Shape.StyledPanel)
-        self.setStyleSheet("#questionRecord { border: 1px solid rgba(127,127,127,90); border-radius: 8px; }")
+        themed(
+            self,
+            lambda p: (
+                f"#questionRecord {{ background: {p.raised}; border: 1px solid {p.border};"
+                f" border-radius: {SPACE.radius}px; }}"
+            ),
+        )
         title = _wrapped(record.title)
         font = title.font()
         font.setBold(True)
@@ -58,15 +64,15 @@ class QuestionRecordCard(QFrame):
         layout.setContentsMargins(12, 8, 12, 8)
         layout.setSpacing(4)
         layout.addWidget(title)
-        layout.addWidget(_wrapped(f"Asked by {record.server}", MUTED))
+        layout.addWidget(_wrapped(f"Asked by {record.server}", quiet=True))
         if record.details:
             rows = QFormLayout()
             rows.setContentsMargins(0, 2, 0, 2)
             rows.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
             for label, text in record.details:
-                rows.addRow(_wrapped(label, MUTED), _wrapped(text))
+                rows.addRow(_wrapped(label, quiet=True), _wrapped(text))
             layout.addLayout(rows)
-        self.outcome = _wrapped(record.outcome, MUTED)
+        self.outcome = _wrapped(record.outcome, quiet=True)
         layout.addWidget(self.outcome)
 
 
@@ -79,7 +85,7 @@ def app_call_line(record: AppToolRecord) -> QLabel:
         arguments = arguments[:299] + "…"
     line = _wrapped(f"The app {record.app} called {record.tool} on {record.server} with {arguments}: {settled}{reason}")
     line.setObjectName("appCallRecord")
-    line.setStyleSheet(f"#appCallRecord {{ color: {MUTED_COLOUR}; padding: 0px 12px; }}")
+    themed(line, lambda p: f"#appCallRecord {{ color: {p.muted}; padding: 0px {SPACE.l}px; }}")
     return line
 
 
@@ -88,8 +94,13 @@ def app_result_line(record: AppToolResult) -> QLabel:
     ended = "failed" if record.is_error else "returned"
     line = _wrapped(f"{record.tool} {ended}: {record.text}")
     line.setObjectName("appCallResult")
-    colour = ERROR_COLOUR if record.is_error else MUTED_COLOUR
-    line.setStyleSheet(f"#appCallResult {{ color: {colour}; padding: 0px 12px 0px 28px; }}")
+    themed(
+        line,
+        lambda p: (
+            f"#appCallResult {{ color: {p.danger if record.is_error else p.muted};"
+            f" padding: 0px {SPACE.l}px 0px {SPACE.xxl + SPACE.s}px; }}"
+        ),
+    )
     return line
 
 
@@ -130,7 +141,7 @@ class AppStill(QWidget):
         if image is not None:
             self.picture.setPixmap(QPixmap.fromImage(image))
         self.picture.setVisible(loaded)
-        self.note = _wrapped(f"{STILL_NOTE} ({record.resource_uri})" if loaded else NO_STILL, MUTED)
+        self.note = _wrapped(f"{STILL_NOTE} ({record.resource_uri})" if loaded else NO_STILL, quiet=True)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 4, 0, 0)
         layout.addWidget(self.picture)

@@ -12,7 +12,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QWidget
 
-from desktop_app.ui.conversation.approval_words import CAUTION_COLOUR
+from resources_ui.theme import themed
+from resources_ui.tokens import SPACE
 
 _EXPLAIN: Final = (
     "Content from outside your control is in this conversation: a resource, prompt, tool result or the"
@@ -39,8 +40,12 @@ class TaintChip(QWidget):
         self.label.setObjectName("taintChip")
         self.label.setTextFormat(Qt.TextFormat.PlainText)
         self.label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
-        self.label.setStyleSheet(
-            f"#taintChip {{ border: 1px solid {CAUTION_COLOUR}; border-radius: 10px; padding: 2px 10px; }}"
+        themed(
+            self.label,
+            lambda p: (
+                f"#taintChip {{ border: 1px solid {p.caution}; border-radius: {SPACE.radius + 2}px;"
+                f" padding: {SPACE.xs}px {SPACE.m + 2}px; }}"
+            ),
         )
         layout = QHBoxLayout(self)
         layout.setContentsMargins(_SIDE, 6, _SIDE, 2)

@@ -11,8 +11,8 @@ import json
 from enum import StrEnum
 from typing import Any, Final
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QPixmap
+from PySide6.QtCore import QRectF, Qt, Signal
+from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPixmap
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -29,7 +29,8 @@ from desktop_app.ui.bordered_frame import CALM_BORDER, BorderedFrame
 from desktop_app.ui.conversation.approval_words import decision_line, hint_badges
 from desktop_app.ui.fitted_text import FittedText
 from desktop_app.ui.plain_text import plain_label, set_plain_tooltip
-from desktop_app.ui.style import MUTED, MUTED_COLOUR
+from resources_ui.theme import muted, themed, tokens, type_scale
+from resources_ui.tokens import SPACE, Palette
 from resources_ui.viewers.image_viewer import decode_thumbnail
 
 DESCRIPTION_CHARS: Final = 280
@@ -52,17 +53,26 @@ class CallState(StrEnum):
     """The app stopped (crashed, was killed) before the call finished."""
 
 
-_BADGE = {
-    CallState.AWAITING: "#d9a21b",
-    CallState.ASKING: "#d9a21b",
-    CallState.RUNNING: "#4f6cf7",
-    CallState.DONE: "#2e9e5b",
-    CallState.ERROR: "#d64545",
-    CallState.DENIED: MUTED_COLOUR,
-    CallState.CANCELLED: MUTED_COLOUR,
-    CallState.STOPPED: MUTED_COLOUR,
-    CallState.INTERRUPTED: "#b7791f",
+_BADGE: Final = {
+    CallState.AWAITING: "caution",
+    CallState.ASKING: "caution",
+    CallState.RUNNING: "accent",
+    CallState.DONE: "success",
+    CallState.ERROR: "danger",
+    CallState.DENIED: "muted",
+    CallState.CANCELLED: "muted",
+    CallState.STOPPED: "muted",
+    CallState.INTERRUPTED: "caution",
 }
+"""Each state's badge: its token's colour filled, the label in `on_accent` (4.5:1 on every one of them)."""
+
+
+def badge_sheet(state: CallState, p: Palette) -> str:
+    fill = p.colours()[_BADGE[state]]
+    return (
+        f"background: {fill}; color: {p.on_accent}; border-radius: {SPACE.radius - 2}px;"
+        f" padding: 1px {SPACE.m - 2}px; font-size: {type_scale().small}pt; font-weight: 600;"
+    )
 
 
 def pretty_json(value: Any) -> str:
@@ -95,22 +105,26 @@ class ToolCard(BorderedFrame):
         self.call_id = call_id
         self.hints = hints or ToolHints()
         self.setObjectName("toolCard")
-        on = f"on {_escape(server)}" if server else ""  # a card from history knows no server
-        where = " · ".join(part for part in (_escape(tool) if title else "", on) if part)
-        grey = f" &nbsp;<span style='{MUTED}'>{where}</span>" if where else ""
-        self.title = QLabel(f"<b>{_escape(title or tool)}</b>{grey}")
+        on = f"on {server}" if server else ""  # a card from history knows no server
+        where = " · ".join(part for part in (tool if title else "", on) if part)
+        self.title = QLabel(f"<b>{_escape(title or tool)}</b>")
         self.title.setWordWrap(True)
+        self.where = muted(plain_label(where))
+        self.where.setWordWrap(True)
+        self.where.setVisible(bool(where))
         self.badge = QLabel()
         self.progress = plain_label()  # a server's progress message: its words, wrapped in a narrow column
         self.progress.setWordWrap(True)
-        self.progress.setStyleSheet(MUTED)
+        muted(self.progress)
         header = QHBoxLayout()
-        header.addWidget(self.title, 1)
+        header.setSpacing(SPACE.m)
+        header.addWidget(self.title)
+        header.addWidget(self.where, 1)
         header.addWidget(self.progress)
         header.addWidget(self.badge, 0, Qt.AlignmentFlag.AlignTop)
         self.description = plain_label()
         self.description.setWordWrap(True)
-        self.description.setStyleSheet(MUTED)
+        muted(self.description)
         if description:
             cut = description if len(description) <= DESCRIPTION_CHARS else description[:DESCRIPTION_CHARS] + "…"
             self.description.setText(cut)
@@ -123,7 +137,7 @@ class ToolCard(BorderedFrame):
         self.decision = QLabel()
         self.decision.setObjectName("decisionLine")
         self.decision.setWordWrap(True)
-        self.decision.setStyleSheet(MUTED)
+        muted(self.decision)
         self.decision.hide()
         self.result_toggle = QToolButton()
         self.result_toggle.setText("Result")
@@ -137,8 +151,8 @@ class ToolCard(BorderedFrame):
         self.result_box.setVisible(False)
         self.result_toggle.toggled.connect(self._toggle_result)
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(12, 8, 12, 8)
-        layout.setSpacing(6)
+        layout.setContentsMargins(SPACE.l, SPACE.m + 2, SPACE.l, SPACE.m + 2)
+        layout.setSpacing(SPACE.s + 2)
         layout.addLayout(header)
         layout.addWidget(self.description)
         if self.claims is not None:
@@ -177,10 +191,20 @@ class ToolCard(BorderedFrame):
             trusted=event.trusted,
         )
 
+    def paintEvent(self, event: QPaintEvent) -> None:
+        """The card sits on the raised surface (painted: a sheet on the card would polish all it holds)."""
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(QColor(tokens(self).raised))
+        painter.drawRoundedRect(QRectF(self.rect()).adjusted(0.5, 0.5, -0.5, -0.5), SPACE.radius, SPACE.radius)
+        painter.end()
+        super().paintEvent(event)
+
     def set_state(self, state: CallState) -> None:
         self.state = state
         self.badge.setText(f" {state.value} ")
-        self.badge.setStyleSheet(f"background: {_BADGE[state]}; color: white; border-radius: 6px; padding: 1px 6px;")
+        themed(self.badge, lambda p: badge_sheet(state, p))
         if state is not CallState.RUNNING:
             self.progress.clear()
 
@@ -308,7 +332,7 @@ class ToolCard(BorderedFrame):
             layout.addWidget(button)
         else:
             kept = plain_label(f"{content.mime_type or 'binary'} (not kept in the history)")
-            kept.setStyleSheet(MUTED)
+            muted(kept)
             layout.addWidget(kept)
         layout.addStretch(1)
         return row
@@ -329,7 +353,12 @@ class ResourceChip(QPushButton):
         self.setObjectName("resourceChip")
         self.setFlat(True)
         self.setCursor(Qt.CursorShape.PointingHandCursor)
-        self.setStyleSheet(
-            "#resourceChip { border: 1px solid rgba(79,108,247,120); border-radius: 10px; padding: 2px 10px;"
-            " color: #4f6cf7; text-align: left; }"
+        themed(
+            self,
+            lambda p: (
+                f"#resourceChip {{ border: 1px solid {p.border}; border-radius: {SPACE.radius + 2}px;"
+                f" padding: {SPACE.xs}px {SPACE.m + 2}px; color: {p.accent}; background: {p.raised};"
+                " text-align: left; }"
+                f" #resourceChip:hover, #resourceChip:focus {{ border-color: {p.accent}; }}"
+            ),
         )

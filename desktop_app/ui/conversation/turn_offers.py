@@ -13,7 +13,7 @@ from typing import Final
 from PySide6.QtWidgets import QBoxLayout, QLabel
 
 from desktop_app.ui.conversation.message_bubble import MessageBubble
-from desktop_app.ui.style import MUTED
+from resources_ui.theme import themed
 
 STOPPED: Final = "Stopped."
 """The line a stopped turn ends with (Retry is offered on it)."""
@@ -36,7 +36,7 @@ def mark_replaced_rows(layout: QBoxLayout, start: int, end: int, reason: str) ->
     note = QLabel(REPLACED.get(reason, REPLACED["retry"]))
     note.setObjectName("replacedNote")
     note.setWordWrap(True)
-    note.setStyleSheet(f"#replacedNote {{ {MUTED} font-style: italic; padding: 2px 4px; }}")
+    themed(note, lambda p: f"#replacedNote {{ color: {p.muted}; font-style: italic; padding: 2px 4px; }}")
     layout.insertWidget(start, note)
     return note
 

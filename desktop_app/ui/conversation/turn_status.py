@@ -13,7 +13,7 @@ from typing import Final
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QLabel, QWidget
 
-from desktop_app.ui.style import MUTED
+from resources_ui.theme import themed
 
 SHOW_SECONDS_AFTER: Final = 1.0
 """A wait shorter than this needs no clock."""
@@ -31,7 +31,7 @@ class TurnStatus(QLabel):
         self.setObjectName("turnStatus")
         self.setTextFormat(Qt.TextFormat.PlainText)  # it names tools and servers: their words, never markup
         self.setWordWrap(True)
-        self.setStyleSheet(f"#turnStatus {{ {MUTED} padding: 2px 4px; }}")
+        themed(self, lambda p: f"#turnStatus {{ color: {p.muted}; padding: 2px 4px; }}")
         self._clock = clock
         self._waiting = ""
         self._since = 0.0

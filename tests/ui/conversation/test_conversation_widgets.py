@@ -46,6 +46,7 @@ from desktop_app.ui.conversation.pane import ConversationPane
 from desktop_app.ui.conversation.taint_chip import TaintChip
 from desktop_app.ui.conversation.tool_card import CallState, ResourceChip, ToolCard
 from resources_ui.drag_payload import encode_resources
+from resources_ui.tokens import LIGHT
 from tests.hosting import eventually
 from tests.servers.fixture_server import huge_png_bytes, png_bytes
 from tests.window_kit import run_in_qt
@@ -392,9 +393,9 @@ def test_claims_are_coloured_only_where_they_are_relied_on(qtbot: QtBot) -> None
         return {label.text(): label.styleSheet() for label in row.findChildren(QLabel)}
 
     trusted = badges(ToolHints(read_only=True, open_world=True), trusted=True)
-    assert "#2e9e5b" in trusted["read-only"] and "(not verified)" not in trusted
+    assert LIGHT.success in trusted["read-only"] and "(not verified)" not in trusted
     untrusted = badges(ToolHints(read_only=True, open_world=True), trusted=False)
-    assert "#2e9e5b" not in untrusted["read-only"] and "(not verified)" in untrusted
+    assert LIGHT.success not in untrusted["read-only"] and "(not verified)" in untrusted
     assert DANGER_COLOUR in badges(ToolHints(destructive=True), trusted=False)["destructive"]  # always believed
     assert hint_badges("web", ToolHints(), trusted=False) is None
 

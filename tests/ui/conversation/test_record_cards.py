@@ -8,7 +8,7 @@ from pytestqt.qtbot import QtBot
 
 from desktop_app.core.chat.events import APP_RESULT_KEPT, AppToolResult, event_from_dict, record_to_dict
 from desktop_app.ui.conversation.record_cards import app_result_line
-from desktop_app.ui.style import ERROR_COLOUR
+from resources_ui.theme import tokens
 
 HOSTILE = '<img src="/dev/zero"><b>bold</b>'
 
@@ -25,4 +25,4 @@ def test_an_apps_tool_result_is_kept_cut_read_back_and_shown_as_plain_text(qtbot
     line.show()
     assert line.textFormat() == Qt.TextFormat.PlainText and line.text() == f"bump failed: {HOSTILE}"
     assert line.sizeHint().height() < 100, "no picture loaded"
-    assert ERROR_COLOUR in line.styleSheet()
+    assert tokens().danger in line.styleSheet(), "a failure in the theme's danger colour"

@@ -1,0 +1,60 @@
+"""The design tokens meet WCAG AA in both themes: every text colour on every background it is read on."""
+
+from __future__ import annotations
+
+import pytest
+
+from desktop_app.ui.style import ERROR_COLOUR
+from resources_ui.colours import MUTED_COLOUR
+from resources_ui.tokens import BACKGROUNDS, DARK, LIGHT, TEXT_ROLES, Palette, TypeScale, contrast_ratio
+
+BODY_TEXT = 4.5
+LARGE_TEXT_AND_PARTS = 3.0
+
+
+def test_the_contrast_ratio_is_wcags() -> None:
+    assert contrast_ratio("#000000", "#ffffff") == pytest.approx(21.0)
+    assert contrast_ratio("#777777", "#ffffff") == pytest.approx(4.48, abs=0.01)
+    assert contrast_ratio("#123456", "#123456") == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("palette", [LIGHT, DARK], ids=["light", "dark"])
+def test_every_text_colour_is_readable_as_body_text_on_every_background(palette: Palette) -> None:
+    colours = palette.colours()
+    weak = [
+        (text, background, round(ratio, 2))
+        for text in TEXT_ROLES
+        for background in BACKGROUNDS
+        if (ratio := contrast_ratio(colours[text], colours[background])) < BODY_TEXT
+    ]
+    assert weak == []
+    assert contrast_ratio(palette.on_accent, palette.accent) >= BODY_TEXT, "a button's label on the accent"
+
+
+@pytest.mark.parametrize("palette", [LIGHT, DARK], ids=["light", "dark"])
+def test_the_marks_that_carry_meaning_stand_out_as_ui_parts(palette: Palette) -> None:
+    """Focus, links and the status colours are UI parts: 3:1 against what they sit on."""
+    for part in ("accent", "success", "caution", "danger"):
+        for background in BACKGROUNDS:
+            assert contrast_ratio(getattr(palette, part), getattr(palette, background)) >= LARGE_TEXT_AND_PARTS
+
+
+def test_the_themes_tell_surfaces_apart_and_are_what_they_say() -> None:
+    assert not LIGHT.dark and DARK.dark
+    for palette in (LIGHT, DARK):
+        assert len({palette.surface, palette.raised, palette.border}) == 3, "a raised card shows on its surface"
+    assert contrast_ratio(LIGHT.surface, "#000000") > contrast_ratio(DARK.surface, "#000000")
+
+
+@pytest.mark.parametrize("colour", [MUTED_COLOUR, ERROR_COLOUR], ids=["muted", "error"])
+def test_the_fixed_colours_of_sheets_written_once_are_large_text_readable_on_both_themes(colour: str) -> None:
+    for palette in (LIGHT, DARK):
+        for background in BACKGROUNDS:
+            assert contrast_ratio(colour, getattr(palette, background)) >= LARGE_TEXT_AND_PARTS
+
+
+def test_the_type_scale_grows_from_the_users_body_size() -> None:
+    scale = TypeScale.around(10)
+    assert scale.small < scale.body < scale.title
+    assert TypeScale.around(20).title > scale.title
+    assert TypeScale.around(-1).body == 10, "a font sized in pixels has no point size: a sane default"
