@@ -83,9 +83,10 @@ def main(argv: list[str] | None = None) -> int:
             return command.load()(args[1:])
     options = _parser().parse_args(args)
     # Only Qt and small modules until the window is painted: it shows as fast as a bare Qt window.
-    from PySide6.QtWidgets import QApplication
+    from desktop_app.memory import configure_process  # before PySide, whose import hook would read its source
 
-    from desktop_app.memory import configure_process
+    # isort: split
+    from PySide6.QtWidgets import QApplication
 
     configure_process()  # before the app's own imports: see desktop_app/memory.py
     from desktop_app.core.paths import default_config_path

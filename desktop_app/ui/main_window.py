@@ -16,7 +16,6 @@ from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence, Q
 from PySide6.QtWidgets import QApplication, QDockWidget, QMainWindow, QMenu, QScrollArea, QWidget
 
 from desktop_app.ui.dock_fit import CHAT_MIN, DockFit, scrolling
-from resources_ui.theme import restyle
 
 if TYPE_CHECKING:
     from desktop_app.bridge import CoreBridge
@@ -247,6 +246,8 @@ class MainWindow(QMainWindow):
 
     def _follow_theme(self) -> None:
         """Sheets built from the theme's tokens are built again from the new one's, then the messages."""
+        from resources_ui.theme import restyle  # the panes loaded it: this module imports only Qt (see above)
+
         restyle()
         self.conversation.follow_theme()
 
