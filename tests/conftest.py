@@ -56,6 +56,14 @@ def wide_umask() -> Iterator[None]:
 
 
 @pytest.fixture
+def provider_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keys for the model library to send (it refuses to send a request without one); a module takes them with
+    `pytest.mark.usefixtures("provider_key")`, and one that checks how a key is masked sets its own."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+
+
+@pytest.fixture
 def llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[ScriptedLLM]:
     """A scripted model provider on 127.0.0.1, and an API key for the model library to send it."""
     from tests.llm_server import ScriptedLLM  # its web server loads only for the tests that talk to a model

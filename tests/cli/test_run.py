@@ -17,14 +17,9 @@ from tests.hosting import FIXTURE_SCRIPT
 from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, ToolCall, calls, failure, text, tool_messages
 from tests.servers.fixture_server import LONG_END_MARKER, STARTUP_LINE, long_text
 
-pytestmark = LITELLM_WARNINGS
+pytestmark = [*LITELLM_WARNINGS, pytest.mark.usefixtures("provider_key")]
 ROOT = Path(__file__).resolve().parents[2]
 ANNOTATED_SCRIPT = ROOT / "tests" / "servers" / "annotated_server.py"
-
-
-@pytest.fixture(autouse=True)
-def provider_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
 
 
 @pytest.fixture

@@ -16,14 +16,9 @@ from tests.core.asks.hosting import ABUSE_SCRIPT, ASKING_SCRIPT
 from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, ToolCall, calls, text, tool_messages
 from tests.servers.everything import everything_available, everything_stdio_params
 
-pytestmark = LITELLM_WARNINGS
+pytestmark = [*LITELLM_WARNINGS, pytest.mark.usefixtures("provider_key")]
 needs_everything = pytest.mark.skipif(not everything_available(), reason="server-everything is not installed")
 ALL_DEFAULTS = json.dumps({"type": "object", "properties": {"n": {"type": "integer", "default": 7}}})
-
-
-@pytest.fixture(autouse=True)
-def provider_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
 
 
 @pytest.fixture

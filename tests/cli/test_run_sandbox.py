@@ -18,13 +18,8 @@ from tests.hosting import FIXTURE_SCRIPT
 from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, text
 from tests.policy_files import put_policy
 
-pytestmark = LITELLM_WARNINGS
+pytestmark = [*LITELLM_WARNINGS, pytest.mark.usefixtures("provider_key")]
 PROBLEM = f"bubblewrap (bwrap) is not installed: {INSTALL_HINT}; and this kernel has no Landlock"
-
-
-@pytest.fixture(autouse=True)
-def provider_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
 
 
 @pytest.fixture

@@ -22,13 +22,8 @@ from tests.servers.draft07_server import (
     tool_name,
 )
 
-pytestmark = LITELLM_WARNINGS
+pytestmark = [*LITELLM_WARNINGS, pytest.mark.usefixtures("provider_key")]
 SCRIPT = Path(__file__).resolve().parents[1] / "servers" / "draft07_server.py"
-
-
-@pytest.fixture(autouse=True)
-def provider_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
 
 
 @pytest.fixture

@@ -24,17 +24,13 @@ from tests.servers.everything import everything_available, everything_stdio_para
 
 pytestmark = [
     *LITELLM_WARNINGS,
+    pytest.mark.usefixtures("provider_key"),
     pytest.mark.npm,
     pytest.mark.skipif(not everything_available(), reason="server-everything is not installed"),
 ]
 ROOT = Path(__file__).resolve().parents[2]
 RESEARCH = "everything__simulate-research-query"
 TASKS_SCRIPT = tasks_server.__file__
-
-
-@pytest.fixture(autouse=True)
-def provider_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
 
 
 @pytest.fixture

@@ -21,12 +21,7 @@ from desktop_app.core.model.settings import ModelSettings
 from tests.core.asks.hosting import ERAS, abuse_config, asking_config, asking_host
 from tests.llm_server import LITELLM_WARNINGS, RecordingApprover, ScriptedLLM, ToolCall, calls, text, tool_messages
 
-pytestmark = [pytest.mark.anyio, *LITELLM_WARNINGS]
-
-
-@pytest.fixture(autouse=True)
-def provider_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+pytestmark = [pytest.mark.anyio, *LITELLM_WARNINGS, pytest.mark.usefixtures("provider_key")]
 
 
 def user(question: Question[Any]) -> Any:

@@ -26,12 +26,7 @@ from tests.core.asks.hosting import ERAS, asking_config, asking_host, call_json,
 from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, ToolCall, calls, text
 from tests.servers.everything import everything_available
 
-pytestmark = [pytest.mark.anyio, *LITELLM_WARNINGS]
-
-
-@pytest.fixture(autouse=True)
-def provider_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+pytestmark = [pytest.mark.anyio, *LITELLM_WARNINGS, pytest.mark.usefixtures("provider_key")]
 
 
 def use_model(host: ServerHost, llm: ScriptedLLM, max_tokens: int = 500) -> None:

@@ -25,13 +25,8 @@ from desktop_app.core.model.settings import ModelSettings
 from tests.core.asks.hosting import abuse_config, asking_host, call_json
 from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, ToolCall, calls, text
 
-pytestmark = [pytest.mark.anyio, *LITELLM_WARNINGS]
+pytestmark = [pytest.mark.anyio, *LITELLM_WARNINGS, pytest.mark.usefixtures("provider_key")]
 INVALID_PARAMS = -32602
-
-
-@pytest.fixture(autouse=True)
-def provider_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
 
 
 def use_model(host: ServerHost, llm: ScriptedLLM, max_tokens: int = 500) -> None:

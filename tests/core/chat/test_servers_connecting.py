@@ -19,7 +19,7 @@ from tests.hosting import FAST_RESTARTS, fixture_config
 from tests.llm_server import LITELLM_WARNINGS, RecordingApprover, ScriptedLLM, text
 from tests.servers.fixture_server import RESOURCE_URIS
 
-pytestmark = [pytest.mark.anyio, *LITELLM_WARNINGS]
+pytestmark = [pytest.mark.anyio, *LITELLM_WARNINGS, pytest.mark.usefixtures("provider_key")]
 
 
 @pytest.fixture
@@ -42,9 +42,8 @@ async def turn(engine: ChatEngine) -> list[ChatEvent]:
 
 
 async def test_a_message_sent_as_the_servers_start_reaches_the_model_with_their_catalog(
-    host: ServerHost, llm: ScriptedLLM, monkeypatch: pytest.MonkeyPatch
+    host: ServerHost, llm: ScriptedLLM
 ) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     llm.queue(text("Here they are."))
     host.start([fixture_config("notes")])
     assert host.connection("notes").status.state is not ServerState.READY
@@ -60,9 +59,8 @@ async def test_a_message_sent_as_the_servers_start_reaches_the_model_with_their_
 
 
 async def test_a_server_that_never_finishes_connecting_holds_the_message_only_as_long_as_the_wait(
-    host: ServerHost, llm: ScriptedLLM, monkeypatch: pytest.MonkeyPatch
+    host: ServerHost, llm: ScriptedLLM
 ) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     llm.queue(text("Answered without it."))
     host.start([fixture_config("stuck", "--hang-on-start")])
     started = time.monotonic()

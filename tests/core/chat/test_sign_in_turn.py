@@ -21,12 +21,7 @@ from tests.hosting import FAST_RESTARTS
 from tests.llm_server import LITELLM_WARNINGS, RecordingApprover, ScriptedLLM, ToolCall, calls, text
 from tests.servers.oauth_server import ADMIN_SCOPE, ADMIN_TOOL, FollowingBrowser, OAuthTestServer
 
-pytestmark = [pytest.mark.anyio, *LITELLM_WARNINGS]
-
-
-@pytest.fixture(autouse=True)
-def provider_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+pytestmark = [pytest.mark.anyio, *LITELLM_WARNINGS, pytest.mark.usefixtures("provider_key")]
 
 
 async def _signed_in_host(server: OAuthTestServer, secrets: SecretStore, browser: FollowingBrowser) -> ServerHost:

@@ -34,12 +34,7 @@ from tests.hosting import FAST_RESTARTS
 from tests.llm_server import LITELLM_WARNINGS, RecordingApprover, ScriptedLLM, ToolCall, calls, text, tool_messages
 from tests.servers.annotated_server import INJECTION, build_annotated_server
 
-pytestmark = [pytest.mark.anyio, *LITELLM_WARNINGS]
-
-
-@pytest.fixture(autouse=True)
-def provider_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+pytestmark = [pytest.mark.anyio, *LITELLM_WARNINGS, pytest.mark.usefixtures("provider_key")]
 
 
 @pytest.fixture
