@@ -55,9 +55,11 @@ def test_the_run_waits_for_the_task_prints_its_stages_and_answers_its_question(
     lines = [line.removeprefix("mcp-desk run: ") for line in captured.err.splitlines()]
     prefix = "task simulate-research-query on everything "
     states = [line.removeprefix(prefix).rsplit(" (", 1)[0] for line in lines if line.startswith(prefix)]
-    assert states[0] == "working: Gathering sources..."
     asking = next(i for i, state in enumerate(states) if state.startswith("needs your input: Found multiple"))
-    assert "working: Analyzing content..." in states[:asking]
+    # The stages seen are printed in the server's order; a loaded machine's poll may miss a short one.
+    stages = ["working: Gathering sources...", "working: Analyzing content..."]
+    seen = list(dict.fromkeys(states[:asking]))
+    assert seen and seen == [stage for stage in stages if stage in seen]
     assert states[-1].startswith("completed")
     assert any(line.startswith("declined a form from everything") for line in lines)
     [result] = tool_messages(llm.bodies()[1])
