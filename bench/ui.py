@@ -23,10 +23,10 @@ app down a little).
 
     python bench/ui.py [--runs N] [--skip-startup] [--skip-stream] [--stacks] [--profile]
 
-Goals: the main window painted within 1.5x the bare window (on a busy machine, judged on the CPU time
-each process used until its first paint, as the stall benches judge CPU time); litellm not imported at show; largest
-stall while streaming at most 25 ms (CPU time per streamed token reported); no process left behind.
-Exits 1 when a goal is missed.
+Goals: the main window painted within 1.3x the bare window, failing past 1.5x (on a busy machine, judged on the
+CPU time each process used until its first paint, as the stall benches judge CPU time); litellm not
+imported at show; largest stall while streaming at most 25 ms (CPU time per streamed token reported); no
+process left behind. Exits 1 when a goal is missed.
 """
 
 from __future__ import annotations
@@ -54,7 +54,10 @@ from harness import ROOT
 from stalls import StackSampler, StallMonitor, loaded, profile_report
 
 RUNS: Final = 5
-GOAL_SHOWN_RATIO: Final = 1.5
+GOAL_SHOWN_RATIO: Final = 1.3
+"""What the window aims for against a bare PySide6 window…"""
+LIMIT_SHOWN_RATIO: Final = 1.5
+"""…and where the bench fails, so a feature cannot take the start past it."""
 GOAL_STALL_MS: Final = 25.0
 PAGES: Final = 20
 PER_PAGE: Final = 500
@@ -535,12 +538,13 @@ def report_startup(apps: list[Launch], bares: list[Launch]) -> bool:
     litellm_early = any(r.litellm_at_show for r in apps)
     leftovers = sum(r.leftovers for r in apps + bares)
     failed = [r.exit_code for r in apps + bares if r.exit_code != 0]
-    ok = ratio <= GOAL_SHOWN_RATIO
+    ok = ratio <= LIMIT_SHOWN_RATIO
     load = "busy machine: judged on CPU time" if busy else "quiet machine"
     print(f"Window shown: spawn → on screen, median of {len(apps)} fresh processes each ({load})")
     print(f"  {'':40}{'app':>10}{'bare':>10}{'ratio':>9}   goal")
     print(f"  {'main window shown':40}{ms(app_shown):>10}{ms(bare_shown):>10}{app_shown / bare_shown:>8.2f}x")
-    judged = f"≤ {GOAL_SHOWN_RATIO}x  {verdict(ok)}"
+    aim = "" if ratio <= GOAL_SHOWN_RATIO else f" (aim ≤ {GOAL_SHOWN_RATIO}x not reached)"
+    judged = f"≤ {LIMIT_SHOWN_RATIO}x  {verdict(ok)}{aim}"
     wall, cpu = ("", judged) if busy else (judged, "")
     label = "main window first paint"
     print(f"  {label:40}{ms(app_paint):>10}{ms(bare_paint):>10}{app_paint / bare_paint:>8.2f}x   {wall}")
