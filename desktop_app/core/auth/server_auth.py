@@ -17,7 +17,6 @@ with the first request made with its token) for the Details view.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -236,8 +235,9 @@ class ServerAuth:
         task = self._task
         if task is not None and not task.done():
             task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+            await asyncio.wait({task})  # its end, not its cancellation: a cancel of this caller still reaches it
+            if not task.cancelled():
+                task.result()  # it ended otherwise: what it raised, as before
 
     async def sign_out(self) -> str:
         """Revoke where supported and forget the sign-in; the caller reconnects."""
