@@ -13,7 +13,6 @@ from PySide6.QtWidgets import QApplication, QStyleFactory
 
 from desktop_app.core.paths import SETTINGS_FILENAME, config_dir
 from desktop_app.ui.app_icon import app_icon
-from desktop_app.ui.style import MUTED_COLOUR
 
 _SYSTEM_PALETTE: Final = "mcpDeskSystemPalette"
 
@@ -61,31 +60,44 @@ def _switch_palette(app: QApplication, theme: str) -> None:
         return  # the platform switched its own colours
     if app.style().name().lower() != "fusion" and (fusion := QStyleFactory.create("Fusion")) is not None:
         app.setStyle(fusion)  # a native style may ignore a palette; Fusion draws with it
-    app.setPalette(dark_palette() if theme == "dark" else app.style().standardPalette())
+    app.setPalette(dark_palette() if theme == "dark" else light_palette(app.style().standardPalette()))
+
+
+def light_palette(standard: QPalette) -> QPalette:
+    """Fusion's light colours with the tokens' placeholder and link colours (Fusion's placeholder grey
+    is 4.4:1 on white, under AA; the tokens' muted text is 6.9:1)."""
+    from resources_ui.tokens import LIGHT  # only for a theme chosen in Settings: not before every first paint
+
+    standard.setColor(QPalette.ColorRole.PlaceholderText, QColor(LIGHT.muted))
+    standard.setColor(QPalette.ColorRole.Link, QColor(LIGHT.accent))
+    return standard
 
 
 def dark_palette() -> QPalette:
-    """Fusion's colours for a dark window (where the platform has no dark scheme to switch to)."""
+    """Fusion's colours for a dark window (where the platform has no dark scheme to switch to), from the
+    dark theme's tokens, so the frame and the panes' own sheets agree."""
+    from resources_ui.tokens import DARK  # only for a theme chosen in Settings: not before every first paint
+
     palette = QPalette()
     roles = QPalette.ColorRole
     for role, colour in (
-        (roles.Window, "#2b2d31"),
-        (roles.WindowText, "#e6e6e6"),
-        (roles.Base, "#1f2023"),
-        (roles.AlternateBase, "#2b2d31"),
-        (roles.ToolTipBase, "#2b2d31"),
-        (roles.ToolTipText, "#e6e6e6"),
-        (roles.PlaceholderText, MUTED_COLOUR),
-        (roles.Text, "#e6e6e6"),
+        (roles.Window, DARK.window),
+        (roles.WindowText, DARK.text),
+        (roles.Base, DARK.surface),
+        (roles.AlternateBase, DARK.raised),
+        (roles.ToolTipBase, DARK.raised),
+        (roles.ToolTipText, DARK.text),
+        (roles.PlaceholderText, DARK.muted),
+        (roles.Text, DARK.text),
         (roles.Button, "#35373c"),
-        (roles.ButtonText, "#e6e6e6"),
-        (roles.BrightText, "#ff6b6b"),
+        (roles.ButtonText, DARK.text),
+        (roles.BrightText, DARK.danger),
         (roles.Light, "#4a4c52"),
         (roles.Midlight, "#3d3f44"),
         (roles.Mid, "#2f3135"),
         (roles.Dark, "#1b1c1f"),
         (roles.Shadow, "#000000"),
-        (roles.Link, "#7aa2ff"),
+        (roles.Link, DARK.accent),
         (roles.LinkVisited, "#b48cff"),
         (roles.Highlight, "#3d6fd9"),
         (roles.HighlightedText, "#ffffff"),

@@ -16,7 +16,7 @@ from desktop_app.ui.conversation.tool_card import ToolCard
 from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.settings_dialog import SettingsDialog
 from resources_ui.theme import tokens
-from resources_ui.tokens import DARK
+from resources_ui.tokens import DARK, LIGHT
 from tests.ui.chat_window import run_fixture_window, until
 
 
@@ -86,3 +86,22 @@ def test_a_dark_theme_from_settings_colours_the_window_and_back(
         run_fixture_window(qapp, tmp_path, scenario)
     finally:
         apply_theme(qapp, "system")  # the next test's window starts as the system's
+
+
+def test_the_themes_chosen_in_settings_take_the_tokens_colours_where_fusion_draws(qapp: QApplication) -> None:
+    system = QPalette(qapp.palette())
+    try:
+        apply_theme(qapp, "dark")
+        if qapp.styleHints().colorScheme() is not Qt.ColorScheme.Dark or qapp.style().name().lower() == "fusion":
+            palette = qapp.palette()
+            assert palette.color(QPalette.ColorRole.Window).name() == DARK.window
+            assert palette.color(QPalette.ColorRole.PlaceholderText).name() == DARK.muted
+            assert palette.color(QPalette.ColorRole.Link).name() == DARK.accent
+        apply_theme(qapp, "light")
+        if qapp.style().name().lower() == "fusion":
+            palette = qapp.palette()
+            assert palette.color(QPalette.ColorRole.PlaceholderText).name() == LIGHT.muted  # 6.9:1, not 4.4:1
+            assert palette.color(QPalette.ColorRole.Link).name() == LIGHT.accent
+    finally:
+        apply_theme(qapp, "system")
+    assert qapp.palette().color(QPalette.ColorRole.Window) == system.color(QPalette.ColorRole.Window)
