@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable
 from pathlib import Path
 
 from PySide6.QtWidgets import QApplication
@@ -33,6 +34,9 @@ from desktop_app.ui.notice_box import show_notice
 from desktop_app.ui.panes import fill_window
 
 log = logging.getLogger(__name__)
+
+STEP_DEADLINE_S = 5.0
+"""How long one step of quitting may take before the app moves on (each takes well under a second)."""
 
 
 def demo_server_config() -> ServerConfig:
@@ -104,14 +108,17 @@ class Session:
         self.window.gallery.check_updates()  # "update" badges for servers installed from a registry
 
     async def stop(self) -> None:
-        """Wait for the chat, close app views, stop every server, the PDF engine's and the tokenizer's processes."""
+        """Wait for the chat, close app views, stop every server, the PDF engine's and the tokenizer's processes.
+
+        Each step is bounded, and a step that fails or overstays is logged and left behind: quitting always
+        ends, and the servers are stopped whatever came before them."""
         try:
             if not self._starting.done():
                 self._starting.cancel()  # e.g. closed while the secrets password was being asked for
-                await asyncio.gather(self._starting, return_exceptions=True)
-            await self.window.chat.wait_idle()
-            await self.window.apps.shut_down()
-            await self.bridge.host.stop_all()
+                await _within(self._starting, "connecting to stop")
+            await _within(self.window.chat.wait_idle(), "the chat's turn to end")
+            await _within(self.window.apps.shut_down(), "the app views to close")
+            await self.bridge.host.quit()
         except Exception:
             log.exception("Stopping did not finish cleanly")
         finally:
@@ -120,3 +127,14 @@ class Session:
 
     def close(self) -> None:
         self.conversations.close()
+
+
+async def _within(step: Awaitable[None], what: str) -> None:
+    """Run one step of quitting; past its deadline, or failing, it is logged and cancelled, and quitting goes on."""
+    task = asyncio.ensure_future(step)
+    done, _ = await asyncio.wait({task}, timeout=STEP_DEADLINE_S)
+    if not done:
+        log.warning("Quitting went on without waiting for %s", what)
+        task.cancel()
+    elif not task.cancelled() and (problem := task.exception()) is not None:
+        log.error("Quitting: waiting for %s failed", what, exc_info=problem)

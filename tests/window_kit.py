@@ -55,13 +55,41 @@ def run_in_qt(app: QApplication, scenario: Coroutine[Any, Any, Any]) -> Any:
 
 
 def still_running() -> str:
-    """Every other task of the running loop, with where it waits."""
+    """Every other task of the running loop, with where it waits: its stack, then the chain of awaits
+    down to the innermost (a task's stack stops at its own coroutine; the SDK's waits are further down)."""
     report = io.StringIO()
     for task in asyncio.all_tasks():
         if task is not asyncio.current_task():
             report.write(f"--- {task!r}\n")
             task.print_stack(limit=25, file=report)
+            report.write("awaiting:\n" + "".join(f"  {where}\n" for where in _awaits(task)))
     return report.getvalue()
+
+
+def _awaits(task: asyncio.Task[Any]) -> list[str]:
+    where: list[str] = []
+    awaited: Any = task.get_coro()
+    while awaited is not None and len(where) < 40:
+        frame = getattr(awaited, "cr_frame", None) or getattr(awaited, "ag_frame", None)
+        frame = frame or getattr(awaited, "gi_frame", None)
+        if frame is not None:
+            where.append(f"{frame.f_code.co_filename}:{frame.f_lineno} in {frame.f_code.co_name}")
+        inner = getattr(awaited, "cr_await", None) or getattr(awaited, "ag_await", None)
+        awaited = inner or getattr(awaited, "gi_yieldfrom", None)
+    return where
+
+
+async def _no_task_outlives_the_app() -> None:
+    """Once the app has quit, no server's task may still run; any other left is cancelled here, as the
+    event loop's close would, and must end: the loop's close would otherwise wait for it forever."""
+    left = {task for task in asyncio.all_tasks() if task is not asyncio.current_task()}
+    servers = sorted(task.get_name() for task in left if task.get_name().startswith("mcp-server:"))
+    for task in left:
+        task.cancel()
+    if left and (await asyncio.wait(left, timeout=QUIT_DEADLINE))[1]:
+        os.write(2, still_running().encode("utf-8", "replace"))
+        raise AssertionError("tasks left by the app did not end when cancelled; they are on stderr")
+    assert servers == [], f"servers still running after the app quit: {servers}"
 
 
 def run_window_scenario(
@@ -99,8 +127,14 @@ def run_window_scenario(
                 os.write(2, still_running().encode("utf-8", "replace"))  # past the capture: the test may be killed
                 raise AssertionError("quitting hung; the tasks still running are on stderr")
             running.result()
+        await _no_task_outlives_the_app()
 
-    run_in_qt(app, play())
+    quits_alone = app.quitOnLastWindowClosed()
+    app.setQuitOnLastWindowClosed(False)  # as the app's (`set_up_application`): quitting waits for the servers
+    try:
+        run_in_qt(app, play())
+    finally:
+        app.setQuitOnLastWindowClosed(quits_alone)
     assert live_children() == []
     return config
 

@@ -97,6 +97,7 @@ class ServerHost:
         self._target_factory = target_factory
         self._connections: dict[str, ServerConnection] = {}
         self._applying = asyncio.Lock()
+        self._quitting = False
         self._offers: dict[str, ServerCatalog] = {}
         """Each ready server's listing as offered (less its switched-off tools), before skills are checked."""
         self._refused_skills: dict[tuple[str, str], str] = {}
@@ -202,8 +203,16 @@ class ServerHost:
         await asyncio.wait_for(asyncio.gather(*(c.wait_settled() for c in self._connections.values())), timeout)
 
     async def stop_all(self, timeout: float = 1.8) -> None:
-        """Stop every server in parallel; bounded so quitting the app stays under two seconds."""
-        await asyncio.gather(*(c.stop(timeout) for c in self._connections.values()))
+        """Stop every server in parallel; each stop is bounded (`ServerConnection.stop`)."""
+        await asyncio.gather(*(c.stop(timeout) for c in list(self._connections.values())))
+
+    async def quit(self, timeout: float = 1.8) -> None:
+        """Stop every server for good: none starts again, not one a change being applied adds or restarts
+        meanwhile, so no server outlives the app (its task would be cancelled with the event loop)."""
+        self._quitting = True
+        for connection in self._connections.values():
+            connection.retire()
+        await self.stop_all(timeout)
 
     def trust(self, server: str) -> ServerTrust:
         """The user's trust in `server` as configured now (untrusted when it is unknown)."""
@@ -242,6 +251,8 @@ class ServerHost:
             tasks=self.tasks,
             managed=self.managed,
         )
+        if self._quitting:
+            connection.retire()
         sampling_off = self.managed.feature_refusal("sampling")
         connection.asks.sampling.refused = None if sampling_off is None else str(sampling_off)
         self._connections[config.name] = connection

@@ -10,6 +10,11 @@ qasync keeps every delayed callback, cancelled or not, with a Qt timer until its
 model library's HTTP client resets a 120 s read timeout on every streamed chunk, so a long session
 held about ten thousand cancelled callbacks and Qt timers at any moment. Delays of a second or
 more go to `_LongTimers` here instead, which kills a callback's Qt timer as soon as it is cancelled.
+
+qasync's `run_until_complete` runs Qt's events once more after its loop has stopped, with no running
+loop set: a task stepped there (a server connecting as the window closes) failed on its next
+`create_task` or `Event.wait` with "no running event loop", an error nobody retrieved. That pass runs
+as this loop here.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from contextvars import Context
 from typing import Any, Final
 
 import qasync
-from PySide6.QtCore import QObject, QTimerEvent
+from PySide6.QtCore import QEventLoop, QObject, QTimerEvent
 from PySide6.QtWidgets import QApplication
 
 LONG_DELAY_S: Final = 1.0
@@ -81,6 +86,7 @@ class QtEventLoop(qasync.QEventLoop):  # type: ignore[misc]
 
     def __init__(self, app: QApplication) -> None:
         super().__init__(app)
+        self._app = app
         self._long_timers = _LongTimers()
 
     def run_forever(self) -> Any:
@@ -90,6 +96,29 @@ class QtEventLoop(qasync.QEventLoop):  # type: ignore[misc]
             return super().run_forever()
         finally:
             sys.set_asyncgen_hooks(*previous)
+
+    def run_until_complete(self, future: Any) -> Any:
+        """qasync's, with its last pass over Qt's events made as this loop (see the module's note)."""
+        if self.is_running():
+            raise RuntimeError("Event loop already running")
+        future = asyncio.ensure_future(future, loop=self)
+
+        def stop(_future: object) -> None:
+            self.stop()
+
+        future.add_done_callback(stop)
+        try:
+            self.run_forever()
+        finally:
+            future.remove_done_callback(stop)
+        asyncio.events._set_running_loop(self)
+        try:
+            self._app.eventDispatcher().processEvents(QEventLoop.ProcessEventsFlag.AllEvents)
+        finally:
+            asyncio.events._set_running_loop(None)
+        if not future.done():
+            raise RuntimeError("Event loop stopped before Future completed.")
+        return future.result()
 
     def call_later(
         self, delay: float, callback: Callable[..., object], *args: Any, context: Context | None = None

@@ -38,3 +38,24 @@ def test_a_cancelled_long_timer_is_forgotten_and_a_live_one_still_fires(qapp: QA
 
     with asyncio.Runner(loop_factory=lambda: qt_event_loop(qapp)) as runner:
         runner.run(scenario())
+
+
+def test_what_runs_in_the_last_pass_after_the_loop_stopped_still_runs_on_it(qapp: QApplication) -> None:
+    """qasync runs Qt's events once more after its loop stopped; a task stepped there (a server connecting as
+    the window closed) found no running loop and died with an error nobody retrieved."""
+    seen: list[bool] = []
+
+    async def scenario() -> None:
+        loop = asyncio.get_running_loop()
+
+        def late() -> None:
+            seen.append(asyncio.get_running_loop() is loop)
+
+        # Scheduled once this coroutine has returned: after the callback that stops the loop.
+        current = asyncio.current_task()
+        assert current is not None
+        current.add_done_callback(lambda _task: loop.call_soon(late))
+
+    with asyncio.Runner(loop_factory=lambda: qt_event_loop(qapp)) as runner:
+        runner.run(scenario())
+    assert seen == [True], "it ran, on this loop"

@@ -3,7 +3,9 @@
 anyio cancel scopes must be exited by the task that entered them, so the owner task alone
 enters and leaves the SDK's `Client` (one `Session` per attempt); other tasks only send requests
 through it (`Calls`). The owner restarts a dead server with exponential backoff, waits for the
-user to sign in where the server asks for it, and re-lists the catalog on change.
+user to sign in where the server asks for it, and re-lists the catalog on change. Stopping cancels
+the owner's own cancel scope, never its task, so the server's process is always wound down
+(`owner_task`); once the app quits, a connection is retired and nothing starts it again.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import asyncio
 import contextlib
 import time
 from collections import deque
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -29,6 +31,7 @@ from desktop_app.core.connection.calls import Calls
 from desktop_app.core.connection.confinement import Confinement
 from desktop_app.core.connection.listings import Staleness
 from desktop_app.core.connection.negotiation import enable_legacy_logging, is_modern
+from desktop_app.core.connection.owner_task import OwnerTask
 from desktop_app.core.connection.requests import Requests
 from desktop_app.core.connection.server_log import ServerLog
 from desktop_app.core.connection.session import Session
@@ -87,11 +90,10 @@ class ServerConnection(Requests):
         """How it is confined at each start: its entry, the policy, the user's choice to run it unconfined."""
         self.denials = self.confinement.denials
         self._session: Session | None = None
-        self._task: asyncio.Task[None] | None = None
+        self._owner = OwnerTask(self._log.note)
         self._stop = asyncio.Event()
+        self._retired = False
         self._watch = TransportWatch(self._log.note)
-        self._idle = False
-        """True while the owner only waits (for work, a stop or a retry): stopping then needs no cancel."""
         self._settled = asyncio.Event()
         self._staleness = Staleness()
         self.auth = ServerAuth(
@@ -139,7 +141,7 @@ class ServerConnection(Requests):
 
     @property
     def running(self) -> bool:
-        return self._task is not None and not self._task.done()
+        return self._owner.running
 
     @property
     def client(self) -> Client | None:
@@ -163,35 +165,33 @@ class ServerConnection(Requests):
     # -- lifecycle -------------------------------------------------------------------------
 
     def start(self) -> None:
-        """Begin connecting in the background; a disabled server just reports so."""
-        if self.running:
+        """Begin connecting in the background; a disabled server just reports so (a retired one, nothing)."""
+        if self.running or self._retired:
             return
         if self.config.disabled:
             self._set_status(ServerStatus(ServerState.DISABLED))
             return
         self._stop = asyncio.Event()
         # The SDK's own log records about this server land in its log (`log_routing`).
-        self._task = asyncio.create_task(
-            self._own(), name=f"mcp-server:{self.name}", context=server_log_context(self._log.note)
-        )
+        self._owner.start(self._own(), f"mcp-server:{self.name}", server_log_context(self._log.note))
+
+    def retire(self) -> None:
+        """The app is quitting: nothing starts this server again (a restart only stops it)."""
+        self._retired = True
 
     async def stop(self, timeout: float = 1.8) -> None:
-        """Close the session and end the server process; cancel the owner if it overstays."""
-        task = self._task
-        if task is None or task.done():
+        """Close the session and end the server process: gracefully when the owner only waits, else by
+        cancelling what it awaits; an owner that overstays `timeout` is cancelled, within a bound."""
+        if not self._owner.running:
             if self.status.state not in (ServerState.DISABLED, ServerState.FAILED):
                 self._set_status(ServerStatus(ServerState.STOPPED))
             return
+        idle = self._owner.idle
         self._stop.set()
+        if not idle:
+            self._owner.cancel()  # before anything else is awaited: the owner may wake meanwhile
         await self.auth.close()
-        if not self._idle:
-            # A handshake or a listing in progress is work thrown away: unwind it now, don't wait.
-            task.cancel()
-        done, _ = await asyncio.wait({task}, timeout=timeout)
-        if not done:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        await self._owner.stop(idle, timeout)
 
     async def restart(self, config: ServerConfig | None = None) -> None:
         await self.stop()
@@ -297,7 +297,7 @@ class ServerConnection(Requests):
                         next_try_at=time.time() + delay,
                     )
                 )
-                with self._idling(), contextlib.suppress(TimeoutError):
+                with self._owner.idling(), contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._stop.wait(), delay)
             self._set_status(ServerStatus(ServerState.STOPPED))
         except asyncio.CancelledError:
@@ -343,19 +343,10 @@ class ServerConnection(Requests):
                 catalog=lambda: self.catalog,
                 set_catalog=self._set_catalog,
                 ready=ready,
-                idling=self._idling,
+                idling=self._owner.idling,
             )
         finally:
             self._session = None
-
-    @contextlib.contextmanager
-    def _idling(self) -> Iterator[None]:
-        """The owner only waits meanwhile: a stop need not cancel it."""
-        self._idle = True
-        try:
-            yield
-        finally:
-            self._idle = False
 
     # -- observation -----------------------------------------------------------------------
 

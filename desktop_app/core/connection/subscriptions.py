@@ -8,7 +8,6 @@ starts the listener over. Counts let several viewers share one subscription.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import warnings
 from collections import Counter
 from collections.abc import Awaitable, Callable
@@ -121,6 +120,7 @@ class Subscriptions:
 
 
 async def cancel(task: asyncio.Task[None]) -> None:
+    """Cancel the listener and wait for its end: only its own cancellation is swallowed, never the caller's
+    (the owner being stopped must not take the listener's CancelledError for its own and carry on)."""
     task.cancel()
-    with contextlib.suppress(asyncio.CancelledError):
-        await task
+    await asyncio.wait({task})
