@@ -36,6 +36,7 @@ from desktop_app.core.auth.server_auth import SignInServices
 from desktop_app.core.catalog import Catalog, ServerCatalog
 from desktop_app.core.config_error import ConfigError
 from desktop_app.core.connection import ServerConnection, TargetFactory
+from desktop_app.core.connection.requests import ServerRequests
 from desktop_app.core.content import ResourceContent, from_mcp
 from desktop_app.core.events import CatalogChanged, EventBus, ServerRemoved
 from desktop_app.core.expansion import SecretLookup
@@ -146,6 +147,10 @@ class ServerHost:
             return self._connections[name]
         except KeyError:
             raise ServerUnavailableError(f"No server named '{name}' is configured") from None
+
+    def requests(self, server: str) -> ServerRequests:
+        """What a turn sends `server`: its connection's reads, calls, prompts and completions."""
+        return self.connection(server)
 
     def start(self, configs: Iterable[ServerConfig]) -> None:
         """Start connecting every server concurrently; returns immediately."""

@@ -28,8 +28,8 @@ from desktop_app.core.chat.approval import (
     validate_arguments,
 )
 from desktop_app.core.chat.tool_results import ERROR_MARK, convert_tool_result
+from desktop_app.core.chat.turn_host import TurnHost
 from desktop_app.core.extensions.apps_meta import ViewOrigin, callable_by_app
-from desktop_app.core.host import ServerHost
 from desktop_app.core.server_errors import ServerRequestTimeout, ServerUnavailableError
 
 MAX_READ_BYTES: Final = 16 * 1024 * 1024
@@ -71,7 +71,7 @@ class AppGateway:
 
     def __init__(
         self,
-        host: ServerHost,
+        host: TurnHost,
         server: str,
         origin: ViewOrigin,
         *,
@@ -131,7 +131,7 @@ class AppGateway:
             self._chat.app_tool_result(chat, self.origin, self.server, name, text, is_error)
 
         try:
-            result = await self.host.connection(self.server).call_tool(name, verdict.arguments, chat=chat)
+            result = await self.host.requests(self.server).call_tool(name, verdict.arguments, chat=chat)
         except (ServerUnavailableError, ServerRequestTimeout) as exc:
             ended(str(exc), True)
             raise AppRefusal(str(exc)) from exc
@@ -144,7 +144,7 @@ class AppGateway:
 
     async def read_resource(self, uri: str) -> dict[str, Any]:
         try:
-            result = await self.host.connection(self.server).read_resource(uri)
+            result = await self.host.requests(self.server).read_resource(uri)
         except (ServerUnavailableError, ServerRequestTimeout) as exc:
             raise AppRefusal(str(exc)) from exc
         except MCPError as exc:

@@ -44,6 +44,7 @@ from desktop_app.core.chat.tool_specs import ToolOffer
 from desktop_app.core.chat.trace_keeping import TraceKeeping
 from desktop_app.core.chat.trace_secrets import SecretsInUse
 from desktop_app.core.chat.traced_host import TracedHost, watch_questions
+from desktop_app.core.chat.turn_host import TurnHost
 from desktop_app.core.chat.user_message import AttachmentError, user_message
 from desktop_app.core.expansion import SecretLookup
 from desktop_app.core.extensions.apps_meta import ui_resource_uri
@@ -170,7 +171,7 @@ class Turn:
         self._queue: asyncio.Queue[ChatEvent | None] = asyncio.Queue()
         self.events: list[ChatEvent] = []
         self.trace = engine.traces.for_turn(conversation, engine.settings.model, trace)
-        self._host = TracedHost(engine.host, self.trace.mcp).as_host() if self.trace.active else engine.host
+        self._host: TurnHost = TracedHost(engine.host, self.trace.mcp) if self.trace.active else engine.host
         synthetic = SyntheticTools(
             self._host,
             engine.options,

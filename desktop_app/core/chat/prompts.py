@@ -24,8 +24,8 @@ from mcp_types import (
 from desktop_app.core.catalog import Catalog
 from desktop_app.core.chat.synthetic import NOT_FOUND_LIST, ToolInputError
 from desktop_app.core.chat.tool_results import decode_base64, embedded_text, link_reference, media_descriptor
+from desktop_app.core.chat.turn_host import TurnHost
 from desktop_app.core.content import from_mcp
-from desktop_app.core.host import ServerHost
 from desktop_app.core.server_errors import ServerRequestTimeout, ServerUnavailableError, describe_error
 from desktop_app.core.skills.addresses import claimants, linked_from
 
@@ -145,7 +145,7 @@ def _prompt_list(catalog: Catalog) -> str:
 
 
 async def invoke_prompt(
-    host: ServerHost, catalog: Catalog, name: str, arguments: Any, server: str | None
+    host: TurnHost, catalog: Catalog, name: str, arguments: Any, server: str | None
 ) -> PromptOutput:
     """Get a prompt from its server; its messages are what the engine injects into the conversation."""
     matches = [(s, p) for s, p in catalog.prompts() if p.name == name and (server is None or s == server)]
@@ -168,7 +168,7 @@ async def invoke_prompt(
     if missing:
         return PromptOutput(f"Prompt '{name}' needs the argument(s) {json.dumps(missing)}.", is_error=True)
     try:
-        result = await host.connection(owner).get_prompt(name, values)
+        result = await host.requests(owner).get_prompt(name, values)
     except MCPError as exc:
         return PromptOutput(
             f"Server '{owner}' could not give prompt '{name}': {exc.message}", owner, name, is_error=True

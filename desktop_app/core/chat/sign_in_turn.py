@@ -17,14 +17,14 @@ from desktop_app.core.server_errors import ServerUnavailableError
 from desktop_app.core.server_status import ServerState
 
 if TYPE_CHECKING:
-    from desktop_app.core.host import ServerHost
+    from desktop_app.core.chat.turn_host import TurnHost
 
 T = TypeVar("T")
 
 READY_TIMEOUT_S: Final = 60.0
 
 
-async def call_with_sign_in(host: ServerHost, server: str, call_id: str | None, call: Callable[[], Awaitable[T]]) -> T:
+async def call_with_sign_in(host: TurnHost, server: str, call_id: str | None, call: Callable[[], Awaitable[T]]) -> T:
     """`call()`, or, when `server` wants a sign-in first, the user's sign-in and `call()` once more.
 
     Raises `ServerUnavailableError` (saying why) when the user does not sign in or it fails.
@@ -36,7 +36,7 @@ async def call_with_sign_in(host: ServerHost, server: str, call_id: str | None, 
     return await call()
 
 
-async def _sign_in(host: ServerHost, server: str, call_id: str | None, exc: SignInRequired) -> None:
+async def _sign_in(host: TurnHost, server: str, call_id: str | None, exc: SignInRequired) -> None:
     challenge = exc.challenge
     scopes = tuple((challenge.scope or "").split()) if challenge is not None and challenge.step_up else ()
     question = SignInQuestion(server=server, call_id=call_id, reason=exc.reason, scopes=scopes)

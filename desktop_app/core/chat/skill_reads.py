@@ -4,7 +4,7 @@ A read reaches here only once it is routed to a server (`core/skills/addresses.p
 that server's own skills: a skill never answers for an address another server serves. A read of a
 skill's `SKILL.md` loads the skill (checked, asked, then handed over); a read of one of its other files
 is served only once the chat loaded the skill; a read of anything else in a skill's folder is refused,
-as the entry does not list it. Everything here is decided per host: one `SkillLoader` per `ServerHost`,
+as the entry does not list it. Everything here is decided per host: one `SkillLoader` per `TurnHost`,
 its permissions kept in `skills.json`.
 """
 
@@ -18,9 +18,9 @@ from mcp.shared.exceptions import MCPError
 
 from desktop_app.core.asks.question import QuestionGate, TooManyQuestions
 from desktop_app.core.catalog import Catalog
+from desktop_app.core.chat.turn_host import TurnHost
 from desktop_app.core.content import ResourceContent, from_mcp
 from desktop_app.core.extensions.skills import SkillEntry
-from desktop_app.core.host import ServerHost
 from desktop_app.core.paths import data_dir
 from desktop_app.core.server_errors import ServerRequestTimeout, ServerUnavailableError
 from desktop_app.core.skills.addresses import also_offering, skills_of
@@ -31,7 +31,7 @@ from desktop_app.core.skills.loading import SkillLoader, SkillRead
 _loaders: weakref.WeakKeyDictionary[QuestionGate, SkillLoader] = weakref.WeakKeyDictionary()
 
 
-def skill_loader(host: ServerHost) -> SkillLoader:
+def skill_loader(host: TurnHost) -> SkillLoader:
     """The host's skill loader: asks through the host's questions, keeps "always" in the user's `skills.json`.
 
     It is found by the host's question gate, which a turn's view of the host (one that records its
@@ -54,7 +54,7 @@ class SkillOutput:
     is_error: bool = False
 
 
-async def read_skill(host: ServerHost, catalog: Catalog, server: str, uri: str, chat: str | None = None) -> SkillOutput:
+async def read_skill(host: TurnHost, catalog: Catalog, server: str, uri: str, chat: str | None = None) -> SkillOutput:
     """Load `server`'s skill `uri` names, or read one of its loaded skills' files (see the module's docstring)."""
     chat = host.asks.chat if chat is None else chat
     chat = chat or ""
@@ -99,7 +99,7 @@ async def read_skill(host: ServerHost, catalog: Catalog, server: str, uri: str, 
     return _output(host, server, read)
 
 
-def _output(host: ServerHost, server: str, read: SkillRead) -> SkillOutput:
+def _output(host: TurnHost, server: str, read: SkillRead) -> SkillOutput:
     if read.log is not None:
         host.connection(server).asks.context.note("warning", read.log)
     if read.is_error or read.content is None:

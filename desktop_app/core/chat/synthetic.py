@@ -21,8 +21,8 @@ from desktop_app.core.chat.context import ContextBuilder
 from desktop_app.core.chat.pdf_text import PageRangeError, pdf_text
 from desktop_app.core.chat.skill_reads import read_skill
 from desktop_app.core.chat.tool_specs import ToolOffer
+from desktop_app.core.chat.turn_host import TurnHost
 from desktop_app.core.content import ResourceContent, describe_for_model, from_mcp, human_size
-from desktop_app.core.host import ServerHost
 from desktop_app.core.image_limits import image_for_model
 from desktop_app.core.model.settings import ChatOptions
 from desktop_app.core.server_errors import ServerRequestTimeout, ServerUnavailableError
@@ -228,7 +228,7 @@ def cap_text(text: str, cap_bytes: int) -> tuple[str, bool]:
 
 
 async def read_for_model(
-    host: ServerHost,
+    host: TurnHost,
     catalog: Catalog,
     uri: str,
     options: ChatOptions,
@@ -252,7 +252,7 @@ async def read_for_model(
     if skills_of(catalog, server, uri):
         return await _read_skill(host, catalog, server, uri, options, pages, chat)
     try:
-        result = await host.connection(server).read_resource(uri)
+        result = await host.requests(server).read_resource(uri)
     except MCPError as exc:
         return ReadOutput(
             f"Error reading resource '{uri}' from server '{server}': {exc.message}", server, is_error=True
@@ -271,7 +271,7 @@ async def read_for_model(
 
 
 async def _read_skill(
-    host: ServerHost,
+    host: TurnHost,
     catalog: Catalog,
     server: str,
     uri: str,

@@ -26,7 +26,7 @@ from desktop_app.core.chat.synthetic import (
     search_tools,
 )
 from desktop_app.core.chat.tool_specs import ToolOffer
-from desktop_app.core.host import ServerHost
+from desktop_app.core.chat.turn_host import TurnHost
 from desktop_app.core.model.settings import ChatOptions
 from desktop_app.core.trust import prompt_taint, resource_taint
 
@@ -44,7 +44,7 @@ class SyntheticOutcome:
 class SyntheticTools:
     """What the client-side tools need of the engine and the turn."""
 
-    host: ServerHost
+    host: TurnHost
     options: ChatOptions
     builder: ContextBuilder
     offer: ToolOffer

@@ -31,8 +31,8 @@ from desktop_app.core.chat.sign_in_turn import call_with_sign_in
 from desktop_app.core.chat.synthetic import INVOKE_PROMPT, READ_RESOURCE, SEARCH_RESOURCES, SEARCH_TOOLS
 from desktop_app.core.chat.synthetic_calls import SyntheticTools
 from desktop_app.core.chat.tool_results import convert_tool_result
+from desktop_app.core.chat.turn_host import TurnHost
 from desktop_app.core.extensions.apps_meta import ui_resource_uri
-from desktop_app.core.host import ServerHost
 from desktop_app.core.server_errors import ServerRequestTimeout, ServerUnavailableError
 from desktop_app.core.trust import ToolHints, tool_result_taint
 
@@ -44,7 +44,7 @@ class ToolCalls:
 
     def __init__(
         self,
-        host: ServerHost,
+        host: TurnHost,
         policy: ApprovalPolicy,
         conversation: Conversation,
         synthetic: SyntheticTools,
@@ -148,12 +148,12 @@ class ToolCalls:
             self._emit(ToolProgress(call_id, progress, total, message))
 
         try:
-            connection = self.host.connection(server)
+            requests = self.host.requests(server)
             result = await call_with_sign_in(
                 self.host,
                 server,
                 call_id,
-                lambda: connection.call_tool(tool, verdict.arguments, report, call_id=call_id, chat=chat),
+                lambda: requests.call_tool(tool, verdict.arguments, report, call_id=call_id, chat=chat),
             )
         except (ServerUnavailableError, ServerRequestTimeout) as exc:
             self._emit(ChatError(ErrorKind.SERVER, str(exc)))

@@ -2,27 +2,40 @@
 
 A turn reaches servers three ways: reading a resource, getting a prompt, calling a tool. The turn
 hands the functions that do so (`read_for_model`, `invoke_prompt`, its own tool calls) this view
-instead of the host: the same host and connections, each of those requests timed and told to the
-trace with its params and its result or error. What servers ask the user meanwhile (a form, a
-link, a sign-in) goes through the host's question gate, whose asker is wrapped once so listening
-turns hear each question and its answer.
+instead of the host (both are a `TurnHost`): the same host and connections, each request sent through
+`requests(server)` timed and told to the trace with its params and its result or error. What servers
+ask the user meanwhile (a form, a link, a sign-in) goes through the host's question gate, whose asker is
+wrapped once so listening turns hear each question and its answer.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from collections.abc import Awaitable, Callable, Mapping
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from desktop_app.core.asks.question import Asker, Question, QuestionGate
 
 if TYPE_CHECKING:
     from mcp.shared.dispatcher import ProgressFnT
-    from mcp_types import CallToolResult, GetPromptResult, ReadResourceResult
+    from mcp_types import (
+        CallToolResult,
+        CompleteResult,
+        GetPromptResult,
+        PromptReference,
+        ReadResourceResult,
+        ResourceTemplateReference,
+    )
 
+    from desktop_app.core.asks.service import AskService
+    from desktop_app.core.auth.server_auth import SignInServices
+    from desktop_app.core.catalog import Catalog
     from desktop_app.core.connection import ServerConnection
+    from desktop_app.core.connection.requests import ServerRequests
+    from desktop_app.core.expansion import SecretLookup
     from desktop_app.core.host import ServerHost
+    from desktop_app.core.trust import ServerTrust
 
 R = TypeVar("R")
 T = TypeVar("T")
@@ -33,16 +46,13 @@ QuestionLog = Callable[[Question[Any], Any, float, bool], None]
 """(question, answer, started, answered): one question put to the user."""
 
 
-class TracedConnection:
-    """A server connection whose reads, prompts and tool calls are recorded; the rest passes through."""
+class TracedRequests:
+    """A server's requests, each read, prompt and tool call recorded (completions pass unrecorded)."""
 
-    def __init__(self, inner: ServerConnection, server: str, record: McpLog) -> None:
+    def __init__(self, inner: ServerRequests, server: str, record: McpLog) -> None:
         self._inner = inner
         self._server = server
         self._record = record
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
 
     async def read_resource(self, uri: str) -> ReadResourceResult:
         return await self._timed("resources/read", {"uri": uri}, None, lambda: self._inner.read_resource(uri))
@@ -68,6 +78,15 @@ class TracedConnection:
             lambda: self._inner.call_tool(tool, arguments, progress, call_id=call_id, chat=chat),
         )
 
+    async def complete(
+        self,
+        ref: PromptReference | ResourceTemplateReference,
+        argument: str,
+        value: str,
+        context: dict[str, str] | None = None,
+    ) -> CompleteResult:
+        return await self._inner.complete(ref, argument, value, context)
+
     async def _timed(
         self, method: str, params: dict[str, Any], call_id: str | None, send: Callable[[], Awaitable[T]]
     ) -> T:
@@ -82,21 +101,44 @@ class TracedConnection:
 
 
 class TracedHost:
-    """The host as a turn sees it: `connection()` gives recorded connections; the rest passes through."""
+    """The host as a turn sees it: `requests()` gives recorded requests; everything else is the host's."""
 
     def __init__(self, host: ServerHost, record: McpLog) -> None:
         self._host = host
         self._record = record
 
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._host, name)
+    @property
+    def catalog(self) -> Catalog:
+        return self._host.catalog
+
+    @property
+    def questions(self) -> QuestionGate:
+        return self._host.questions
+
+    @property
+    def asks(self) -> AskService:
+        return self._host.asks
+
+    @property
+    def sign_in(self) -> SignInServices:
+        return self._host.sign_in
+
+    @property
+    def secrets(self) -> SecretLookup | None:
+        return self._host.secrets
+
+    @property
+    def connections(self) -> Mapping[str, ServerConnection]:
+        return self._host.connections
 
     def connection(self, name: str) -> ServerConnection:
-        return cast("ServerConnection", TracedConnection(self._host.connection(name), name, self._record))
+        return self._host.connection(name)
 
-    def as_host(self) -> ServerHost:
-        """This view where a `ServerHost` is expected (it answers everything a turn asks of one)."""
-        return cast("ServerHost", self)
+    def requests(self, server: str) -> ServerRequests:
+        return TracedRequests(self._host.requests(server), server, self._record)
+
+    def trust(self, server: str) -> ServerTrust:
+        return self._host.trust(server)
 
 
 class QuestionWatch:

@@ -8,7 +8,7 @@ from typing import Any
 
 from desktop_app.core.chat.events import ResourceRead
 from desktop_app.core.chat.synthetic import image_message, read_for_model
-from desktop_app.core.host import ServerHost
+from desktop_app.core.chat.turn_host import TurnHost
 from desktop_app.core.model.settings import ChatOptions
 from desktop_app.core.resource_ref import ResourceRef
 
@@ -18,7 +18,7 @@ class AttachmentError(ValueError):
 
 
 async def user_message(
-    host: ServerHost,
+    host: TurnHost,
     options: ChatOptions,
     text: str,
     attachments: Sequence[ResourceRef],

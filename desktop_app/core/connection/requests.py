@@ -1,11 +1,13 @@
 """The requests any task sends to a server: forwarded to the owner's current session (`Calls`, `Subscriptions`).
 
 `ServerConnection` takes these methods; the owner task alone opens and closes the session they go through.
+`ServerRequests` names the part a chat turn sends (a resource read, a tool call, a prompt, a completion),
+which a connection answers and a turn's recording view (`chat/traced_host.py`) answers too.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
 from mcp.shared.dispatcher import ProgressFnT
 from mcp_types import (
@@ -21,6 +23,32 @@ from desktop_app.core.connection.calls import Calls
 from desktop_app.core.connection.server_claim import ServerClaim
 from desktop_app.core.connection.server_log import ServerLog
 from desktop_app.core.connection.subscriptions import Subscriptions
+
+
+class ServerRequests(Protocol):
+    """What a turn sends one server."""
+
+    async def read_resource(self, uri: str) -> ReadResourceResult: ...
+
+    async def call_tool(
+        self,
+        tool: str,
+        arguments: dict[str, Any],
+        progress: ProgressFnT | None = None,
+        *,
+        call_id: str | None = None,
+        chat: str | None = None,
+    ) -> CallToolResult: ...
+
+    async def get_prompt(self, prompt: str, arguments: dict[str, str]) -> GetPromptResult: ...
+
+    async def complete(
+        self,
+        ref: PromptReference | ResourceTemplateReference,
+        argument: str,
+        value: str,
+        context: dict[str, str] | None = None,
+    ) -> CompleteResult: ...
 
 
 class Requests:
