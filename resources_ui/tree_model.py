@@ -1,7 +1,7 @@
 """The source model of the resource browser: server → resources, templates and skills.
 
 Every configured server is a top-level row carrying its live status; its children are the
-entries it last listed (`tree_entries`; a skill is one row, its `SKILL.md`). A catalog change
+entries it last listed (`server_rows`, `tree_entries`; a skill is one row, its `SKILL.md`). A catalog change
 replaces a server's children with a single layout change that re-points persistent indexes by
 URI, so views keep selection and expansion; a server that goes down keeps its last-known
 children, greyed.
@@ -10,7 +10,6 @@ children, greyed.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any, Final, NamedTuple, overload
 
 from PySide6.QtCore import (
@@ -28,9 +27,10 @@ from desktop_app.bridge import CoreBridge
 from desktop_app.core.catalog import ServerCatalog
 from desktop_app.core.server_status import ServerState, ServerStatus
 from resources_ui.drag_payload import RESOURCES_MIME, URI_LIST_MIME, encode_resources
-from resources_ui.icons import ContentKind, kind_for, kind_icon
 from resources_ui.listing_entries import ListingEntries, is_big
 from resources_ui.qt_compat import no_data
+from resources_ui.server_icon_cache import RowIcons
+from resources_ui.server_rows import ServerRows
 from resources_ui.status_icons import state_icon
 from resources_ui.tree_entries import Entry, EntryKey, entries_of, entry_tooltip, refs_of, size_text, type_text
 
@@ -75,45 +75,13 @@ class RowLook(NamedTuple):
     """False when the server is not connected (its last-known rows are greyed)."""
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n:,} {word}{'' if n == 1 else 's'}"
-
-
-@dataclass
-class _Server:
-    id: int
-    name: str
-    status: ServerStatus
-    entries: list[Entry] = field(default_factory=list)
-    rows: dict[EntryKey, int] = field(default_factory=dict)
-    listed: bool = False
-    """Whether `entries` come from a live catalog (False before the first listing and after it went away)."""
-    listing: tuple[object, object, object] = ((), (), None)
-    """The catalog's resources, templates and skills the entries were made from (a relist of the tools keeps them)."""
-    templates: int = 0
-    skills: int = 0
-
-    @property
-    def live(self) -> bool:
-        return self.status.state is ServerState.READY
-
-    def counts(self) -> str:
-        if not self.listed and not self.entries:
-            return "nothing listed yet"
-        resources = len(self.entries) - self.templates - self.skills
-        text = f"{_plural(resources, 'resource')} · {_plural(self.templates, 'template')}"
-        if self.skills:
-            text += f" · {_plural(self.skills, 'skill')}"
-        return text if self.listed else f"{text} (last known)"
-
-
 class ResourceTreeModel(QAbstractItemModel):
     """Servers and what they offer; fed by the bridge (or directly, through the `set_*` methods)."""
 
     def __init__(self, bridge: CoreBridge | None = None, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self._servers: list[_Server] = []
-        self._by_id: dict[int, _Server] = {}
+        self._servers: list[ServerRows] = []
+        self._by_id: dict[int, ServerRows] = {}
         self._next_id = 1
         self._bold = QFont()
         self._bold.setBold(True)
@@ -174,6 +142,7 @@ class ResourceTreeModel(QAbstractItemModel):
             server.listed = False
         else:
             server.listed = True
+            server.icons = RowIcons(catalog)
             listing = (catalog.resources, catalog.templates, catalog.skills)
             if any(new is not old for new, old in zip(listing, server.listing, strict=True)):
                 server.listing = listing
@@ -193,8 +162,8 @@ class ResourceTreeModel(QAbstractItemModel):
         del self._by_id[server.id]
         self.endRemoveRows()
 
-    def _add_server(self, name: str, status: ServerStatus) -> _Server:
-        server = _Server(self._next_id, name, status)
+    def _add_server(self, name: str, status: ServerStatus) -> ServerRows:
+        server = ServerRows(self._next_id, name, status)
         self._next_id += 1
         row = len(self._servers)
         self.beginInsertRows(QModelIndex(), row, row)
@@ -203,15 +172,11 @@ class ResourceTreeModel(QAbstractItemModel):
         self.endInsertRows()
         return server
 
-    def _replace_entries(self, server: _Server, entries: list[Entry]) -> None:
+    def _replace_entries(self, server: ServerRows, entries: list[Entry]) -> None:
         """Swap the children in one layout change; persistent indexes follow their URI or die."""
         parent = QPersistentModelIndex(self.index(self._servers.index(server), 0))
         layout_signal(self.layoutAboutToBeChanged).emit([parent], _NO_HINT)
-        old = server.entries
-        server.entries = entries
-        server.rows = {entry.key: row for row, entry in enumerate(entries)}
-        server.templates = sum(entry.is_template for entry in entries)
-        server.skills = sum(entry.skill is not None for entry in entries)
+        old = server.set_entries(entries)
         moved_from: list[QModelIndex] = []
         moved_to: list[QModelIndex] = []
         for index in self.persistentIndexList():
@@ -225,7 +190,7 @@ class ResourceTreeModel(QAbstractItemModel):
 
     # -- lookups used by the filter proxy and the browser -----------------------------------
 
-    def _server_named(self, name: str) -> _Server | None:
+    def _server_named(self, name: str) -> ServerRows | None:
         return next((s for s in self._servers if s.name == name), None)
 
     def server_count(self) -> int:
@@ -268,12 +233,13 @@ class ResourceTreeModel(QAbstractItemModel):
         """A server row; `offers` replaces its counts (the filter's "n of m match")."""
         server = self._servers[row]
         state = server.status.state
-        return RowLook(server.name, offers or server.counts(), state_icon(state), state, server.live)
+        icon = server.icons.server() or state_icon(state)
+        return RowLook(server.name, offers or server.counts(), icon, state, server.live)
 
     def entry_look(self, server_id: int, entry: Entry) -> RowLook:
         detail = " · ".join(part for part in (entry.uri, type_text(entry), size_text(entry)) if part)
-        kind = ContentKind.TEMPLATE if entry.is_template else kind_for(entry.mime_type, entry.uri)
-        return RowLook(entry.label, detail, kind_icon(kind), None, self._by_id[server_id].live)
+        server = self._by_id[server_id]
+        return RowLook(entry.label, detail, server.entry_icon(entry), None, server.live)
 
     def row_look(self, index: Index) -> RowLook | None:
         if not index.isValid():
@@ -294,7 +260,7 @@ class ResourceTreeModel(QAbstractItemModel):
                 return server.status.state.value
             return no_data()
         if role == Qt.ItemDataRole.DecorationRole and column == NAME_COLUMN:
-            return state_icon(server.status.state)
+            return server.icons.server() or state_icon(server.status.state)
         if role == Qt.ItemDataRole.ToolTipRole:
             return f"{server.name}: {server.status.summary}"
         if role == Qt.ItemDataRole.FontRole and column == NAME_COLUMN:
@@ -315,7 +281,7 @@ class ResourceTreeModel(QAbstractItemModel):
                 return type_text(entry)
             return size_text(entry)
         if role == Qt.ItemDataRole.DecorationRole and column == NAME_COLUMN:
-            return kind_icon(ContentKind.TEMPLATE if entry.is_template else kind_for(entry.mime_type, entry.uri))
+            return self._by_id[server_id].entry_icon(entry)
         if role == Qt.ItemDataRole.ToolTipRole:
             return entry_tooltip(entry)
         if role == Qt.ItemDataRole.TextAlignmentRole and column == SIZE_COLUMN:

@@ -15,7 +15,7 @@ from desktop_app.core.server_errors import describe_error
 from desktop_app.ui.chat_controller import ChatController
 from desktop_app.ui.conversation.composer import Composer
 from desktop_app.ui.conversation.conversation_view import ConversationView
-from desktop_app.ui.palette import CommandPalette, PaletteEntry, skill_entries
+from desktop_app.ui.palette import CommandPalette, PaletteEntry, prompt_entries, skill_entries
 from desktop_app.ui.prompt_form import PromptForm
 from resources_ui.workspace import ResourceWorkspace
 
@@ -96,13 +96,7 @@ class ChatActions:
         for name in self._bridge.host.connections:
             restart = partial(self._bridge.restart_server, name)
             entries.append(PaletteEntry("command", f"Reconnect {name}", "Restart this server", restart))
-        for server, prompt in self._bridge.host.catalog.prompts():
-            subtitle = f"{server} · {prompt.description or 'prompt'}"
-            entries.append(
-                PaletteEntry(
-                    "prompt", prompt.title or prompt.name, subtitle, partial(self._prompt_form.open_for, server, prompt)
-                )
-            )
+        entries += prompt_entries(self._bridge.host.catalog, self._prompt_form.open_for)
         entries += skill_entries(self._bridge.host.catalog, self.attach)
         self._palette.open_with(entries)
 

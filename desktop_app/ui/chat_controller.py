@@ -3,8 +3,9 @@
 The controller owns the chat-side core objects (engine, conversation store, approval policy)
 so the widgets stay simple: the composer asks to send, the view renders what comes back. The
 policy asks the user through the window's asker, which puts each approval inside its tool card.
-Getting the model library ready (`model_warmup`) and the status bar's count of the catalog
-(`context_meter`) are objects of their own; the controller tells them when turns start and end.
+The model in use and its engine (`model_in_use`), getting the model library ready (`model_warmup`)
+and the status bar's count of the catalog (`context_meter`) are objects of their own; the controller
+tells them when settings change and when turns start and end.
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ from PySide6.QtWidgets import QWidget
 from desktop_app.bridge import CoreBridge
 from desktop_app.core.app_settings import AppSettings
 from desktop_app.core.asks.question import Asker
-from desktop_app.core.asks.service import SamplingModel
 from desktop_app.core.chat.approval import AlwaysAllowRules
 from desktop_app.core.chat.conversations import DEFAULT_TITLE, Conversation, ConversationStore
 from desktop_app.core.chat.engine import ChatEngine, Turn
@@ -45,7 +45,9 @@ from desktop_app.ui.conversation.record_cards import still_png
 from desktop_app.ui.conversation.tool_card import ToolCard
 from desktop_app.ui.conversation.turn_status import READING_ATTACHMENTS
 from desktop_app.ui.conversation.turn_waits import show_wait
+from desktop_app.ui.model_in_use import ModelInUse
 from desktop_app.ui.model_warmup import ModelWarmup
+from resources_ui.server_icon_cache import tool_icon
 
 if TYPE_CHECKING:
     from desktop_app.ui.apps.controller import AppViews
@@ -74,11 +76,12 @@ class ChatController(QObject):
         super().__init__()
         self._bridge = bridge
         self.view = view
+        view.tool_icon = lambda server, tool: tool_icon(bridge.host.catalog, server, tool, view)
         self.store = store
         self.rules = rules
-        self.settings = settings
         self.records = ChatRecords(view, lambda: self.conversation, lambda: bridge.host.catalog, self._app_view)
         self.policy = RecordingPolicy(asker, rules, on_app_call=self.records.app_call)
+        self._model = ModelInUse(bridge, settings, self.policy)
         self.conversation = Conversation.start(store)
         view.older.source = lambda: (self.conversation.messages, self.conversation.events)
         view.card_folded.connect(self._card_folded)
@@ -87,7 +90,6 @@ class ChatController(QObject):
         self._turn: Turn | None = None
         self._showing = False
         """From a turn's start until its end is shown (its offers made, `busy_changed` told)."""
-        self._engine: ChatEngine | None = None
         self.warmup = ModelWarmup(bridge, lambda: self.settings.model, view.turn_status)
         self.meter = ContextMeter(bridge, self.engine, self.warmup)
         self.apps: AppViews | None = None
@@ -105,34 +107,20 @@ class ChatController(QObject):
         bridge.secrets_changed.connect(lambda _store: self._tell_servers())
 
     def _tell_servers(self) -> None:
-        """Servers that sample use the user's model; "allow for this chat" means the chat on screen."""
-        asks = self._bridge.host.asks
-        asks.chat = self.conversation.id
-        model = self.settings.model
-        asks.model = None if model is None else SamplingModel(model, self.settings.provider, self._bridge.secrets)
+        self._model.tell_servers(self.conversation.id)
 
-    # -- settings and the engine -----------------------------------------------------------
+    # -- settings and the engine (`model_in_use`) --------------------------------------------
+
+    @property
+    def settings(self) -> AppSettings:
+        return self._model.settings
 
     def apply_settings(self, settings: AppSettings) -> None:
-        self.settings = settings
-        self._tell_servers()
-        if self._engine is not None and settings.model is not None:
-            self._engine.settings = settings.model
-            self._engine.options = settings.chat
+        self._model.apply(settings, self.conversation.id)
         self.meter.refresh()
 
     def engine(self) -> ChatEngine | None:
-        if self.settings.model is None:
-            return None
-        if self._engine is None:
-            self._engine = ChatEngine(
-                self._bridge.host,
-                self.settings.model,
-                self.policy,
-                options=self.settings.chat,
-                secrets=self._bridge.secrets,
-            )
-        return self._engine
+        return self._model.engine()
 
     # -- turns -----------------------------------------------------------------------------
 

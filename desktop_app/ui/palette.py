@@ -9,14 +9,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 
-from PySide6.QtCore import QEvent, QObject, QPoint, Qt, Signal
-from PySide6.QtGui import QKeyEvent
+from mcp_types import Prompt
+from PySide6.QtCore import QEvent, QObject, QPoint, QSize, Qt, Signal
+from PySide6.QtGui import QColor, QIcon, QKeyEvent, QPixmap
 from PySide6.QtWidgets import QFrame, QLineEdit, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
 from rapidfuzz import fuzz, utils
 
 from desktop_app.core.catalog import Catalog
 from desktop_app.core.resource_ref import ResourceRef
 from desktop_app.core.skills.manifest import problem
+from resources_ui.server_icon_cache import CARD_SIDE, item_icon
 
 MIN_SCORE = 55.0
 MAX_ROWS = 12
@@ -31,6 +33,8 @@ class PaletteEntry:
     subtitle: str
     run: Callable[[], object]
     keywords: str = ""
+    icon: QIcon | None = None
+    """The item's own icon from its server (a prompt's, else its server's), checked and decoded once."""
 
 
 KIND_LABELS = {"prompt": "Prompt", "skill": "Skill", "command": "Command"}
@@ -44,6 +48,18 @@ def skill_entries(catalog: Catalog, attach: Callable[[list[ResourceRef]], object
             ref = ResourceRef(server, skill.uri, skill.name, "text/markdown")
             subtitle = f"{server} · skill · {' '.join(skill.description.split())[:200]}"
             entries.append(PaletteEntry("skill", skill.name, subtitle, partial(attach, [ref]), skill.uri))
+    return entries
+
+
+def prompt_entries(catalog: Catalog, open_for: Callable[[str, Prompt], object]) -> list[PaletteEntry]:
+    """A palette entry per prompt, with its own icon (else its server's; else none, as the commands)."""
+    entries = []
+    for server, prompt in catalog.prompts():
+        info = catalog.servers[server].server_info
+        icon = item_icon(prompt.icons, CARD_SIDE) or item_icon(info.icons if info else None, CARD_SIDE)
+        subtitle = f"{server} · {prompt.description or 'prompt'}"
+        run = partial(open_for, server, prompt)
+        entries.append(PaletteEntry("prompt", prompt.title or prompt.name, subtitle, run, icon=icon))
     return entries
 
 
@@ -88,6 +104,7 @@ class CommandPalette(QFrame):
         self.list.setUniformItemSizes(True)
         self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.list.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.list.setIconSize(QSize(CARD_SIDE, CARD_SIDE))
         self.list.itemActivated.connect(lambda _item: self.run_current())
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 8, 8, 8)
@@ -126,9 +143,14 @@ class CommandPalette(QFrame):
 
     def _refilter(self) -> None:
         self.list.clear()
-        for entry in rank(self.query.text(), self._entries):
+        ranked = rank(self.query.text(), self._entries)
+        # Rows are one height (uniform sizes): with any icon shown, the others keep its room, blank.
+        blank = _blank_icon() if any(entry.icon is not None for entry in ranked) else None
+        for entry in ranked:
             label = KIND_LABELS.get(entry.kind, "Command")
             item = QListWidgetItem(f"{entry.title}    —  {entry.subtitle}" if entry.subtitle else entry.title)
+            if (icon := entry.icon or blank) is not None:
+                item.setIcon(icon)
             item.setToolTip(f"{label}: {entry.subtitle}")
             item.setData(Qt.ItemDataRole.UserRole, entry)
             self.list.addItem(item)
@@ -160,3 +182,9 @@ class CommandPalette(QFrame):
                 self.hide()
                 return True
         return super().eventFilter(watched, event)
+
+
+def _blank_icon() -> QIcon:
+    pixmap = QPixmap(CARD_SIDE, CARD_SIDE)
+    pixmap.fill(QColor(0, 0, 0, 0))
+    return QIcon(pixmap)

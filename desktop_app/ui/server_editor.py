@@ -1,8 +1,7 @@
 """Add or edit one server: stdio (command, args, env, cwd) or HTTP/SSE (URL, headers).
 
 Values marked secret go to the secret store and the config keeps only `${secret:NAME}`.
-Environment names that change which program runs or what it loads (PATH, LD_PRELOAD, …, see
-`launch_env`) are shown in red with a warning: the user wrote them, so they are flagged, not refused.
+The two ways to reach a server are pages of their own (`server_editor_pages`).
 An entry the organisation's policy would block is saved only when the user saves again after being
 told which rule blocks it (it is kept, but never started while the policy stands).
 The dialog is non-modal (`open()`), so the event loop and every server keep running.
@@ -11,7 +10,6 @@ The dialog is non-modal (`open()`), so the event loop and every server keep runn
 from __future__ import annotations
 
 import re
-import shlex
 from collections.abc import Mapping
 
 from PySide6.QtCore import Signal
@@ -51,6 +49,7 @@ from desktop_app.core.server_config import (
 from desktop_app.ui.asks.roots_editor import RootsEditor
 from desktop_app.ui.key_value_table import KeyValueTable
 from desktop_app.ui.sandbox_section import SandboxSection, probe_in_background
+from desktop_app.ui.server_editor_pages import AddressPage, CommandPage
 from desktop_app.ui.server_editor_parts import TrustSection, store_note
 from desktop_app.ui.style import error_label
 
@@ -97,39 +96,14 @@ class ServerEditor(QDialog):
         self.transport.addItem("Streamable HTTP", TransportKind.HTTP.value)
         self.transport.addItem("Server-sent events (SSE)", TransportKind.SSE.value)
 
-        self.command = QLineEdit()
-        self.command.setPlaceholderText("npx, uvx, python, /path/to/server …")
-        self.args = QLineEdit()
-        self.args.setPlaceholderText('-y @modelcontextprotocol/server-filesystem "/my files"')
-        self.cwd = QLineEdit()
-        self.cwd.setPlaceholderText("optional working directory")
         where = secrets.backend.where if secrets is not None else "in the secret store"
-        self.env = KeyValueTable("Variable", where)
-        self.env_warning = error_label()
-        self.env_warning.setObjectName("launchEnvWarning")
-        self.env_warning.setWordWrap(True)
-        self.env_warning.hide()
-        self.env.itemChanged.connect(lambda _item: self._flag_env())
-        self.env.model().rowsRemoved.connect(lambda *_: self._flag_env())
-        stdio_page = QWidget()
-        stdio_form = QFormLayout(stdio_page)
-        stdio_form.addRow("Command", self.command)
-        stdio_form.addRow("Arguments", self.args)
-        stdio_form.addRow("Working directory", self.cwd)
-        stdio_form.addRow("Environment", self._with_buttons(self.env))
-        stdio_form.addRow("", self.env_warning)
-
-        self.url = QLineEdit()
-        self.url.setPlaceholderText("https://example.com/mcp")
-        self.headers = KeyValueTable("Header", where)
-        http_page = QWidget()
-        http_form = QFormLayout(http_page)
-        http_form.addRow("URL", self.url)
-        http_form.addRow("Headers", self._with_buttons(self.headers))
-
+        self.local, self.remote = CommandPage(where), AddressPage(where)
+        self.command, self.args, self.cwd = self.local.command, self.local.args, self.local.cwd
+        self.env, self.env_warning = self.local.env, self.local.env_warning
+        self.url, self.headers = self.remote.url, self.remote.headers
         self.pages = QStackedWidget()
-        self.pages.addWidget(stdio_page)
-        self.pages.addWidget(http_page)
+        self.pages.addWidget(self.local)
+        self.pages.addWidget(self.remote)
 
         self.protocol = QComboBox()
         for mode in PROTOCOL_MODES:
@@ -210,32 +184,6 @@ class ServerEditor(QDialog):
         if config is not None:
             self.load(config)
 
-    def _with_buttons(self, table: KeyValueTable) -> QWidget:
-        box = QWidget()
-        layout = QVBoxLayout(box)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(table)
-        row = QHBoxLayout()
-        add, remove = QPushButton("Add"), QPushButton("Remove")
-        add.clicked.connect(lambda: table.add_row())
-        remove.clicked.connect(table.remove_selected)
-        row.addWidget(add)
-        row.addWidget(remove)
-        row.addStretch(1)
-        layout.addLayout(row)
-        return box
-
-    def _flag_env(self) -> None:
-        names = self.env.flag_names()
-        self.env_warning.setVisible(bool(names))
-        if names:
-            listed = ", ".join(names)
-            change = "changes" if len(names) == 1 else "change"
-            self.env_warning.setText(
-                f"⚠ {listed} {change} which program runs or what it loads: the command above may not be"
-                " what starts. Keep only if you know why it is there."
-            )
-
     def _on_transport(self) -> None:
         local = self._kind() is TransportKind.STDIO
         self.pages.setCurrentIndex(0 if local else 1)
@@ -250,16 +198,8 @@ class ServerEditor(QDialog):
         self.sandbox.load(config.sandbox_enabled, config.sandbox)
         self.name.setText(config.name)
         self.transport.setCurrentIndex(self.transport.findData(config.transport.value))
-        self.command.setText(config.command or "")
-        self.args.setText(shlex.join(config.args))
-        self.cwd.setText(config.cwd or "")
-        self.url.setText(config.url or "")
-        self.env.setRowCount(0)
-        for key, value in config.env.items():
-            self.env.add_row(key, value)
-        self.headers.setRowCount(0)
-        for key, value in config.headers.items():
-            self.headers.add_row(key, value)
+        self.local.load(config)
+        self.remote.load(config)
         self.protocol.setCurrentText(config.protocol)
         self.timeout.setValue(config.timeout)
         self.disabled.setChecked(config.disabled)
@@ -304,13 +244,7 @@ class ServerEditor(QDialog):
         if not self.default_roots.isChecked() and (problem := self.roots.first_problem()) is not None:
             raise ValueError(problem)
         if kind is TransportKind.STDIO:
-            command = self.command.text().strip()
-            if not command:
-                raise ValueError("A local server needs a command.")
-            try:
-                args = tuple(shlex.split(self.args.text()))
-            except ValueError as exc:
-                raise ValueError(f"Arguments: {exc}") from exc
+            command, args = self.local.command_line()
             sandbox_enabled, sandbox = self.sandbox.settings()
             env = self._values(name, self.env)
             return ServerConfig(
@@ -324,9 +258,7 @@ class ServerEditor(QDialog):
                 sandbox=sandbox,
                 **common,
             )
-        url = self.url.text().strip()
-        if not url.startswith(("http://", "https://")):
-            raise ValueError("The URL must start with http:// or https://.")
+        url = self.remote.address()
         return ServerConfig(
             name=name,
             transport=kind,

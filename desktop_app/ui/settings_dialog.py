@@ -1,5 +1,5 @@
 """Settings: the model (`settings_model`), appearance, the conversation, organisation sign-in
-(`settings_sign_in`), default roots and approval rules.
+(`settings_sign_in`), default roots and approval rules (`settings_rules`).
 
 Non-modal (`open()`). Apply emits `saved(AppSettings)` and the window uses them at once; Save does
 the same and closes. Apply is enabled only while the form differs from what is in use.
@@ -25,9 +25,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QListWidget,
-    QListWidgetItem,
-    QPushButton,
     QScrollArea,
     QSpinBox,
     QVBoxLayout,
@@ -45,6 +42,7 @@ from desktop_app.core.secret_store import SecretStore
 from desktop_app.core.server_config import ServerConfig
 from desktop_app.ui.asks.roots_editor import RootsEditor, roots_hint
 from desktop_app.ui.settings_model import ModelGroup
+from desktop_app.ui.settings_rules import ApprovalRules
 from desktop_app.ui.settings_sign_in import OrganisationSignIn
 from desktop_app.ui.style import MUTED, error_label
 from desktop_app.ui.unsqueezed_column import UnsqueezedColumn
@@ -74,9 +72,6 @@ class SettingsDialog(QDialog):
         self.setObjectName("settingsDialog")
         self.setWindowTitle("Settings")
         self._secrets = secrets
-        self._rules = rules
-        self._servers = dict(servers or {})
-        self._grants = grants
         self.reason = QLabel(reason or "")
         self.reason.setObjectName("settingsReason")
         self.reason.setWordWrap(True)
@@ -143,25 +138,9 @@ class SettingsDialog(QDialog):
         roots_layout.addWidget(roots_hint())
         roots_layout.addWidget(self.roots)
 
-        rules_box = QGroupBox("Approval rules")
-        self.rules_list = QListWidget()
-        self.rules_list.setMaximumHeight(120)
-        self.revoke = QPushButton("Revoke")
-        self.revoke.clicked.connect(self._revoke)
-        self.rules_list.currentItemChanged.connect(lambda item, _old: self.revoke.setEnabled(item is not None))
-        rules_note = QLabel(
-            "Calls these rules cover run without asking. While untrusted content is in a chat, the rules"
-            " pause there for tools that are not read-only. Trust a server in its editor (Servers panel)."
-        )
-        rules_note.setWordWrap(True)
-        rules_note.setStyleSheet(MUTED)
-        paused = self._managed.every_call() or self._managed.feature_refusal("alwaysAllow")
-        if paused is not None:  # the rules stay (revocable) but do not apply: say so where they are listed
-            rules_note.setText(f"These rules are not applied now: {paused}. {rules_note.text()}")
-        rules_layout = QVBoxLayout(rules_box)
-        rules_layout.addWidget(self.rules_list)
-        rules_layout.addWidget(rules_note)
-        rules_layout.addWidget(self.revoke, 0, Qt.AlignmentFlag.AlignLeft)
+        self.rules_box = ApprovalRules(rules, servers or {}, grants, self._managed)
+        self.rules_box.server_rule_revoked.connect(self.server_rule_revoked)
+        self.rules_list, self.revoke = self.rules_box.rules_list, self.rules_box.revoke
 
         self.error = error_label()
         buttons = QDialogButtonBox(
@@ -174,7 +153,7 @@ class SettingsDialog(QDialog):
         self.apply = buttons.button(QDialogButtonBox.StandardButton.Apply)
         self.apply.setToolTip("Use these settings now and keep the window open")
         self.apply.clicked.connect(self._apply)
-        self.sections = UnsqueezedColumn(self.model_box, look_box, chat_box, self.sign_in, roots_box, rules_box)
+        self.sections = UnsqueezedColumn(self.model_box, look_box, chat_box, self.sign_in, roots_box, self.rules_box)
         self.scroller = QScrollArea()
         self.scroller.setWidgetResizable(True)
         self.scroller.setFrameShape(QFrame.Shape.NoFrame)
@@ -224,7 +203,7 @@ class SettingsDialog(QDialog):
         self.theme.setCurrentIndex(max(0, self.theme.findData(settings.theme)))
         self.sign_in.load(settings.identity_provider)
         self.roots.set_entries(settings.roots)
-        self._fill_rules()
+        self.rules_box.fill()
 
     def choose_provider(self, provider_id: str) -> None:
         """Show `provider_id`'s settings, with the keyboard where they need the user first."""
@@ -271,44 +250,6 @@ class SettingsDialog(QDialog):
 
     def _on_changed(self, *_: object) -> None:
         self.apply.setEnabled(self._fields() != self._applied)
-
-    def _fill_rules(self) -> None:
-        """Every rule: always-allow per tool, then each trusted server whose read-only tools run unasked."""
-        self.rules_list.clear()
-        for server, tool in self._rules.rules() if self._rules else []:
-            item = QListWidgetItem(f"Always allow {tool} on {server}")
-            item.setData(Qt.ItemDataRole.UserRole, ("tool", server, tool))
-            self.rules_list.addItem(item)
-        for name, config in sorted(self._servers.items()):
-            if not config.auto_approve_read_only:
-                continue
-            paused = "" if config.trusted else " (inactive: the server is not trusted)"
-            item = QListWidgetItem(f"Run read-only tools of {name} without asking{paused}")
-            item.setData(Qt.ItemDataRole.UserRole, ("server", name, ""))
-            self.rules_list.addItem(item)
-        for server in self._grants.always() if self._grants else []:
-            item = QListWidgetItem(f"Let {server} use your model (sampling) without asking")
-            item.setData(Qt.ItemDataRole.UserRole, ("sampling", server, ""))
-            self.rules_list.addItem(item)
-        if self.rules_list.count() == 0:
-            empty = QListWidgetItem("No rules yet: every tool call asks you.")
-            empty.setFlags(Qt.ItemFlag.NoItemFlags)
-            self.rules_list.addItem(empty)
-        self.revoke.setEnabled(False)
-
-    def _revoke(self) -> None:
-        item = self.rules_list.currentItem()
-        if item is None or not item.data(Qt.ItemDataRole.UserRole):
-            return
-        kind, server, tool = item.data(Qt.ItemDataRole.UserRole)
-        if kind == "tool" and self._rules is not None:
-            self._rules.revoke(server, tool)
-        elif kind == "sampling" and self._grants is not None:
-            self._grants.revoke(server)
-        elif kind == "server" and server in self._servers:
-            self._servers[server] = replace(self._servers[server], auto_approve_read_only=False)
-            self.server_rule_revoked.emit(server)
-        self._fill_rules()
 
     # -- saving ----------------------------------------------------------------------------
 

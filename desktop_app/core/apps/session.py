@@ -1,9 +1,9 @@
 """The host's side of one view's connection: the MCP Apps lifecycle, guarded against a bad view.
 
 A view is untrusted code. Everything it sends arrives here as text and is parsed, validated,
-rate-limited and answered; what it asks for is delegated to `AppServices` (which gates tool calls
-and asks the user). What the host tells the view waits until the view has initialized, as the
-specification requires. A view that floods, keeps sending garbage or never starts is closed with
+rate-limited and answered; what it asks for is served by `view_requests`, through `AppServices`
+(which gates tool calls and asks the user). What the host tells the view waits until the view has
+initialized, as the specification requires. A view that floods, keeps sending garbage or never starts is closed with
 a reason the window shows; the conversation and the app carry on.
 """
 
@@ -16,11 +16,12 @@ import logging
 import time
 from collections.abc import Callable, Mapping
 from enum import Enum
-from typing import Any, Final, Protocol
+from typing import Any, Final
 
 from desktop_app import __version__
 from desktop_app.core.apps import protocol
 from desktop_app.core.apps.protocol import Notification, ProtocolError, Request, Response
+from desktop_app.core.apps.view_requests import VIEW_REQUESTS, AppRefusal, AppServices
 from desktop_app.core.extensions.apps_meta import PROTOCOL_VERSION
 from desktop_app.core.server_errors import describe_error
 
@@ -35,26 +36,6 @@ MAX_MALFORMED: Final = 20
 START_TIMEOUT: Final = 15.0
 TEARDOWN_TIMEOUT: Final = 1.0
 HOST_INFO: Final = {"name": "mcp-desk", "title": "MCP Desk", "version": __version__}
-
-
-class AppRefusal(Exception):
-    """The host or the user refused a view's request; the message is shown to the view as is."""
-
-
-class AppServices(Protocol):
-    """What a view's requests reach: one server, gated; the conversation; the user."""
-
-    async def call_tool(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]: ...
-
-    async def read_resource(self, uri: str) -> dict[str, Any]: ...
-
-    async def open_link(self, url: str) -> None: ...
-
-    async def send_message(self, text: str) -> None: ...
-
-    async def update_model_context(self, text: str) -> None: ...
-
-    def log(self, level: str, text: str) -> None: ...
 
 
 class SessionState(Enum):
@@ -333,39 +314,12 @@ class AppSession:
         self._send(protocol.error(message.id, code, text))
 
     async def _handle(self, message: Request) -> None:
-        method, params = message.method, message.params
-        services = self._services
+        method = message.method
+        if (serve := VIEW_REQUESTS.get(method)) is None:
+            self._refuse(message, protocol.METHOD_NOT_FOUND, f"{method} is not supported by this host")
+            return
         try:
-            if method == "tools/call":
-                call = protocol.tool_call_params(params)
-                services.log("info", f"app → host tools/call {call.name}")
-                value = await services.call_tool(call.name, call.arguments)
-            elif method == "resources/read":
-                uri = protocol.resource_read_params(params)
-                services.log("info", f"app → host resources/read {uri}")
-                value = await services.read_resource(uri)
-            elif method == "ui/open-link":
-                url = protocol.open_link_params(params)
-                services.log("info", f"app → host ui/open-link {url}")
-                await services.open_link(url)
-                value = {}
-            elif method == "ui/message":
-                text = protocol.message_params(params)
-                services.log("info", f"app → host ui/message ({len(text):,} characters)")
-                await services.send_message(text)
-                value = {}
-            elif method == "ui/update-model-context":
-                text = protocol.model_context_params(params)
-                services.log("info", f"app → host ui/update-model-context ({len(text):,} characters)")
-                await services.update_model_context(text)
-                value = {}
-            elif method == "ui/request-display-mode":
-                mode = protocol.display_mode_params(params)
-                services.log("info", f"app → host ui/request-display-mode {mode}")
-                value = {"mode": "inline"}  # the card decides where it is shown; the user moves it
-            else:
-                self._refuse(message, protocol.METHOD_NOT_FOUND, f"{method} is not supported by this host")
-                return
+            value = await serve(self._services, message.params)
         except ProtocolError as exc:
             self._malformed_message(ProtocolError(exc.code, f"{method}: {exc.message}", message.id))
             return

@@ -16,7 +16,7 @@ from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel
 
 from desktop_app.core.apps.questions import OpenLinkQuestion
-from desktop_app.core.apps.session import AppRefusal
+from desktop_app.core.apps.view_requests import AppRefusal
 from desktop_app.core.asks.link_check import check_link
 from desktop_app.core.asks.question import TooManyQuestions
 from desktop_app.core.catalog import CatalogTool

@@ -23,12 +23,13 @@ from pathlib import Path, PurePosixPath
 from typing import Final
 
 from desktop_app.core.launch_env import Which, launch_names, program_path, refusal
+from desktop_app.core.registry.answer_values import secret_name
 from desktop_app.core.registry.bundle import Bundle, UnpackedBundle, bundles_dir, target_dir
 from desktop_app.core.registry.entry_text import SecretSlots
 from desktop_app.core.registry.errors import PlanError
 from desktop_app.core.registry.fields import Answers
 from desktop_app.core.registry.manifest import BundleError, Manifest, McpConfig, UserOption, user_dirs
-from desktop_app.core.registry.plan import InstallPlan, secret_name
+from desktop_app.core.registry.plan import InstallPlan
 from desktop_app.core.sandbox.defaults import Rights
 from desktop_app.core.server_config import ServerConfig, TransportKind
 

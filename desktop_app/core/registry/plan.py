@@ -2,13 +2,14 @@
 
 npm runs as `npx -y -- pkg@version`, PyPI as `uvx -- pkg==version` (or `pipx run` where uv is
 absent), OCI as `docker run -i --rm -- image`, each runner by the absolute path the app's PATH finds
-(`launch_env`); remotes become URL entries with their headers. Secrets become `${secret:NAME}`
-placeholders and travel separately to the secret store; everything the publisher or the user wrote
-is literal (`entry_text`). Names, versions and runtime options that would run another package are
-refused (`package_checks`), and so are environment names that change what runs. Nothing here runs
-or writes anything: the plan is what the consent step shows, whole, before anything happens. A
-remote's host is resolved before it is planned (`check_remote_address`): a registry on the internet
-may not point the app at this computer or the local network.
+(`launch_env`); remotes become URL entries with their headers. The user's answers become values
+(`answer_values`): secrets become `${secret:NAME}` placeholders and travel separately to the secret
+store; everything the publisher or the user wrote is literal (`entry_text`). Names, versions and
+runtime options that would run another package are refused (`package_checks`), and so are
+environment names that change what runs. Nothing here runs or writes anything: the plan is what the
+consent step shows, whole, before anything happens. A remote's host is resolved before it is planned
+(`check_remote_address`): a registry on the internet may not point the app at this computer or the
+local network.
 
 npm and PyPI packages run sandboxed by default, with the rights `sandbox.defaults` derives from the
 folders the user gives them, the hosts their values name and the registry their runner downloads
@@ -17,7 +18,6 @@ from; the consent shows them. Container images do not: the sandbox would keep `d
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 from collections.abc import Collection, Mapping
@@ -27,18 +27,17 @@ from urllib.parse import urlsplit
 
 from desktop_app.core.launch_env import Which, launch_names, program_path, refusal
 from desktop_app.core.network_guard import InternalAddressError, Resolver, public_addresses, system_resolver
-from desktop_app.core.publisher_document import Input, KeyValue, Transport
-from desktop_app.core.registry.entry_text import SecretSlots
+from desktop_app.core.publisher_document import Input, Transport
+from desktop_app.core.registry.answer_values import AnswerValues, argv_of, check_answers, key_values
 from desktop_app.core.registry.errors import PlanError
-from desktop_app.core.registry.fields import Answers, Field, argument_key, package_fields, remote_fields
-from desktop_app.core.registry.model import Argument, Package, ServerEntry
+from desktop_app.core.registry.fields import Answers, package_fields, remote_fields
+from desktop_app.core.registry.model import Package, ServerEntry
 from desktop_app.core.registry.package_checks import check_package, check_runtime_options
 from desktop_app.core.sandbox.defaults import Rights, is_local
 from desktop_app.core.server_config import ServerConfig, TransportKind
 
 NPM_REGISTRY: Final = "https://registry.npmjs.org"
 PYPI_REGISTRY: Final = "https://pypi.org"
-_PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _HEADER_NAME: Final = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 _HEADER_VALUE: Final = re.compile(r"[\x20-\x7e\t]*")
 DOCKER_NOTE: Final = (
@@ -77,16 +76,6 @@ def command_line(config: ServerConfig) -> list[str]:
     return [config.command or "", *config.args]
 
 
-def secret_name(entry: str, key: str) -> str:
-    """The secret-store name for one value of one installed server: WEATHER_API_KEY for `weather`'s
-    `API_KEY`, and WEATHER_API_KEY too for its `WEATHER_API_KEY` (the entry's name is not doubled)."""
-    entry_part = re.sub(r"[^A-Za-z0-9_.-]+", "_", entry).strip("_").upper()
-    key_part = re.sub(r"[^A-Za-z0-9_.-]+", "_", key).strip("_").upper()
-    if key_part.startswith(f"{entry_part}_"):
-        return key_part
-    return "_".join(p for p in (entry_part, key_part) if p) or "SECRET"
-
-
 def entry_name_for(server_name: str, taken: Collection[str]) -> str:
     """`io.github.acme/weather` -> `weather` (or `weather-2`, … when that name is in use)."""
     base = re.sub(r"[^A-Za-z0-9_.-]+", "-", server_name.rpartition("/")[2]).strip("-").lower() or "server"
@@ -94,107 +83,6 @@ def entry_name_for(server_name: str, taken: Collection[str]) -> str:
     while name in taken:
         name, counter = f"{base}-{counter}", counter + 1
     return name
-
-
-def check_answers(fields: list[Field], answers: Answers) -> None:
-    """Refuse answers to questions the server does not ask (a typo in `--set` must not pass silently)."""
-    known = {f.key for f in fields}
-    unknown = sorted(set(answers) - known)
-    if unknown:
-        offered = ", ".join(f.key for f in fields) or "nothing"
-        raise PlanError(f"unknown setting {unknown[0]} (this server takes: {offered})")
-
-
-class _Values:
-    """Turns answers into raw values: defaults, checks, secrets swapped for slots (`entry_text`)."""
-
-    def __init__(self, entry: str, answers: Answers, stored: Collection[str]) -> None:
-        self._entry = entry
-        self._answers = answers
-        self._stored = stored
-        self.secrets: dict[str, str] = {}
-        self.slots = SecretSlots()
-        self.folders: dict[str, str] = {}
-        """Paths given (or left at their default) for a `filepath` value or naming a folder here, with why."""
-
-    def asked(self, key: str, label: str, spec: Input) -> list[str]:
-        given = [v for v in self._answers.get(key, ()) if v.strip()]
-        why = f"you gave it as {label}"
-        if not given and spec.default is not None:
-            given, why = [spec.default], f"the default of {label}"
-        name = secret_name(self._entry, key)
-        if not given:
-            if spec.is_secret and name in self._stored:
-                return [self.slots.slot(name)]  # an update keeps the stored secret
-            if spec.is_required:
-                raise PlanError(f"{label} is required")
-            return []
-        values = [self._checked(label, spec, value) for value in given]
-        if spec.is_secret:
-            self.secrets[name] = values[0]
-            return [self.slots.slot(name)]
-        for value in values:
-            if spec.format == "filepath" or (value.startswith(("/", "~")) and os.path.isdir(os.path.expanduser(value))):
-                self.folders.setdefault(value, why)
-        return values
-
-    def fixed(self, spec: Input) -> str:
-        """A publisher's `value`, with its `{variables}` filled (unknown ones stay, as the schema says)."""
-        assert spec.value is not None
-
-        def fill(match: re.Match[str]) -> str:
-            variable = spec.variables.get(match.group(1))
-            if variable is None:
-                return match.group(0)
-            values = self.asked(match.group(1), match.group(1), variable)
-            return values[0] if values else match.group(0)
-
-        return _PLACEHOLDER.sub(fill, spec.value)
-
-    @staticmethod
-    def _checked(label: str, spec: Input, value: str) -> str:
-        if spec.choices and value not in spec.choices:
-            raise PlanError(f"{label} must be one of: {', '.join(spec.choices)}")
-        if spec.format == "number":
-            try:
-                float(value)
-            except ValueError:
-                raise PlanError(f"{label} must be a number") from None
-        if spec.format == "boolean":
-            lowered = value.strip().lower()
-            if lowered not in ("true", "false"):
-                raise PlanError(f"{label} must be true or false")
-            return lowered
-        return value
-
-
-def _arguments(arguments: tuple[Argument, ...], values: _Values) -> list[str]:
-    argv: list[str] = []
-    for argument in arguments:
-        if argument.value is not None:
-            given = [values.fixed(argument)]
-        else:
-            label = argument.name if argument.type == "named" and argument.name else argument_key(argument)
-            given = values.asked(argument_key(argument), label or "argument", argument)
-        for value in given:
-            if argument.type == "positional":
-                argv.append(value)
-            elif argument.name and argument.name.endswith("="):
-                argv.append(argument.name + value)
-            elif argument.name:
-                # The schema's prose says `--flag={value}` in one version and `--flag {value}` in another;
-                # published servers use the separate form, which every argument parser accepts.
-                argv.extend([argument.name, value] if value else [argument.name])
-    return argv
-
-
-def _key_values(items: tuple[KeyValue, ...], values: _Values) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for item in items:
-        given = [values.fixed(item)] if item.value is not None else values.asked(item.name, item.name, item)
-        if given:
-            out[item.name] = given[0]
-    return out
 
 
 def _origin(entry: ServerEntry, registry_url: str, package: str) -> dict[str, str]:
@@ -282,11 +170,11 @@ def plan_package(
     changing = launch_names(item.name for item in package.environment_variables)
     if changing:
         raise PlanError(refusal(changing, "server's entry", "registry entries"))
-    values = _Values(entry_name, answers, stored)
-    runtime_args = _arguments(package.runtime_arguments, values)
+    values = AnswerValues(entry_name, answers, stored)
+    runtime_args = argv_of(package.runtime_arguments, values)
     check_runtime_options(runner.tool, runtime_args)
-    package_args = _arguments(package.package_arguments, values)
-    env = _key_values(package.environment_variables, values)
+    package_args = argv_of(package.package_arguments, values)
+    env = key_values(package.environment_variables, values)
     passed_env = [flag for name in env for flag in ("-e", name)] if runner.tool == "docker" else []
     argv = [*runner.argv, *runtime_args, *passed_env, *_spec(package, runner.tool), *package_args]
     version = f" {package.version}" if package.version else ""
@@ -307,7 +195,7 @@ def plan_package(
 
 
 def _rights(
-    tool: str, package: Package, values: _Values, args: list[str], env: Mapping[str, str], registry_url: str
+    tool: str, package: Package, values: AnswerValues, args: list[str], env: Mapping[str, str], registry_url: str
 ) -> Rights:
     """The sandbox of a package run by `tool`: the folders the user gave it, the hosts its values name (never
     a secret's), and the registry the runner downloads it from (inside only for a registry inside)."""
@@ -402,12 +290,12 @@ def plan_url(
     """The URL entry for a hosted server described by anyone (a registry entry, a Server Card): the URL
     with its variables filled and the headers, all literal but this install's own secrets."""
     check_answers(remote_fields(remote), answers)
-    values = _Values(entry_name, answers, stored)
+    values = AnswerValues(entry_name, answers, stored)
     assert remote.url is not None
     url = values.fixed(Input(value=remote.url, variables=remote.variables))
     if not url.startswith(("https://", "http://")) or "{" in url:
         raise PlanError(f"the server's URL is incomplete: {url}")
-    headers = {name: values.slots.entry(value) for name, value in _key_values(remote.headers, values).items()}
+    headers = {name: values.slots.entry(value) for name, value in key_values(remote.headers, values).items()}
     _check_headers(headers)
     config = ServerConfig(
         name=entry_name,

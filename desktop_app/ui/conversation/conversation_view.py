@@ -9,8 +9,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QResizeEvent, QWheelEvent
-from PySide6.QtWidgets import QApplication, QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
+from PySide6.QtGui import QIcon, QResizeEvent, QWheelEvent
+from PySide6.QtWidgets import QApplication, QFrame, QScrollArea, QWidget
 
 from desktop_app.core.chat.events import (
     AppToolRecord,
@@ -33,17 +33,15 @@ from desktop_app.core.chat.events import (
 from desktop_app.core.chat.history_search import message_text
 from desktop_app.core.resource_ref import ResourceRef
 from desktop_app.ui.conversation.call_cards import CardPanels, show_on_card
+from desktop_app.ui.conversation.column_rows import ColumnRows
 from desktop_app.ui.conversation.history_replay import replay_history, turn_spans
 from desktop_app.ui.conversation.message_bubble import MessageBubble, Role
 from desktop_app.ui.conversation.older_turns import LAST_SCREEN, OLDER_SLICE, OlderTurns, Stored
-from desktop_app.ui.conversation.reading_column import FocusReveal, SurfaceColumn, centre_column
+from desktop_app.ui.conversation.reading_column import FocusReveal, centre_column
 from desktop_app.ui.conversation.record_cards import AppStill, record_widget
 from desktop_app.ui.conversation.scroll_keeper import ScrollKeeper
 from desktop_app.ui.conversation.tool_card import ResourceChip, ToolCard
 from desktop_app.ui.conversation.turn_offers import STOPPED, TurnOffers, mark_replaced_rows
-from desktop_app.ui.conversation.turn_status import TurnStatus
-from resources_ui.theme import muted
-from resources_ui.tokens import SPACE
 
 
 class ConversationView(QScrollArea):
@@ -61,12 +59,8 @@ class ConversationView(QScrollArea):
         self.setWidgetResizable(True)
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self._inner = SurfaceColumn()
-        self._inner.setObjectName("conversationColumn")
-        self._layout = QVBoxLayout(self._inner)
-        self._layout.setContentsMargins(SPACE.xl, SPACE.l, SPACE.xl, SPACE.l)
-        self._layout.setSpacing(SPACE.l)
-        self._layout.addStretch(1)
+        self._column = ColumnRows()
+        self._inner, self._layout = self._column.widget, self._column.layout
         self.setWidget(self._inner)
         self._assistant: MessageBubble | None = None
         self._cards: dict[str, ToolCard] = {}
@@ -77,68 +71,35 @@ class ConversationView(QScrollArea):
         self._messages: list[MessageBubble] = []
         """Every message shown, in order: kept, so a turn's end never searches the whole chat's widgets."""
         self._offers = TurnOffers()
-        self._tail: QWidget | None = None
-        """What new widgets go above: the turn's status line, or the top of what is drawn while older turns are."""
+        self.tool_icon: Callable[[str, str], QIcon | None] = lambda _server, _tool: None
+        """A tool card's icon (the tool's own, else its server's), as the chat controller finds it in the catalog."""
         self._message_slot: int | None = None
         """Where in `_messages` new ones go while older turns are drawn (None: at the end)."""
         self.older = OlderTurns(self, self)
         """The turns drawn and folded out; the chat controller gives it the stored chat (`source`)."""
         self.older.drawn.connect(self.history_drawn)
         self._scrolling = ScrollKeeper(
-            self, self._inner, self._rows, lambda value: self.older.scrolled(value, self._screen())
+            self, self._inner, self._column.rows, lambda value: self.older.scrolled(value, self._screen())
         )
-        self.empty_hint = QLabel(
-            "Ask anything. The model sees a catalog of your servers' resources and prompts and reads what"
-            " it needs. Drag resources here to attach them; Ctrl+K opens the prompt palette."
-        )
-        self.empty_hint.setWordWrap(True)
-        self.empty_hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        muted(self.empty_hint, "padding: 40px;")
-        self.empty_card: QWidget | None = None
-        """What an empty conversation offers above the hint (the "Choose a model" card), if anything."""
-        self.turn_status = TurnStatus()
+        self.turn_status = self._column.turn_status
         """The last line while a turn runs: what it waits for (the chat controller says what)."""
-        self._layout.insertWidget(0, self.turn_status)
-        self.add_widget(self.empty_hint)
         self._focus = FocusReveal(self._inner)
 
     # -- building blocks -------------------------------------------------------------------
 
-    def _fixtures(self) -> tuple[QWidget, ...]:
-        """What the view keeps through `clear()`: the empty conversation's card and hint, the turn's status."""
-        return tuple(w for w in (self.empty_card, self.empty_hint, self.turn_status) if w is not None)
-
     @property
     def is_empty(self) -> bool:
         """Nothing but the empty conversation's hint (and card) is shown."""
-        return self._layout.count() - 1 == len(self._fixtures())
+        return self._column.is_empty
 
     def set_empty_card(self, card: QWidget | None) -> None:
         """Offer `card` above the hint while the conversation is empty (None: offer nothing)."""
-        if self.empty_card is card:
-            return
-        if self.empty_card is not None:
-            self.empty_card.hide()
-            self._layout.removeWidget(self.empty_card)
-            self.empty_card = None
-        empty = self.is_empty
-        self.empty_card = card
-        if card is not None:
-            self._layout.insertWidget(self._layout.indexOf(self.empty_hint), card)
-            card.setVisible(empty)
+        self._column.set_empty_card(card)
 
     def add_widget(self, widget: QWidget, *, compact: bool = False, right: bool = False) -> QWidget:
         """Append below the last item; `compact` items (chips) keep their own width, left-aligned, and
         `right` ones (the user's messages) theirs, right-aligned."""
-        if widget is not self.empty_hint:
-            self.empty_hint.hide()
-            if self.empty_card is not None:
-                self.empty_card.hide()
-        alignment = (
-            Qt.AlignmentFlag.AlignRight if right else Qt.AlignmentFlag.AlignLeft if compact else Qt.AlignmentFlag(0)
-        )
-        self._layout.insertWidget(self._layout.indexOf(self._tail or self.turn_status), widget, 0, alignment)
-        return widget
+        return self._column.add(widget, compact=compact, right=right)
 
     def add_below(self, call_id: str, widget: QWidget) -> QWidget:
         """Put `widget` under the tool card of `call_id` (after what is already there for that call).
@@ -147,16 +108,10 @@ class ConversationView(QScrollArea):
         stream; with no such card the widget is appended.
         """
         card = self._cards.get(call_id)
-        index = self._layout.indexOf(card) if card is not None else -1
-        if index < 0:
+        if card is None or self._layout.indexOf(card) < 0:
             return self.add_widget(widget)
-        self.empty_hint.hide()
-        if self.empty_card is not None:
-            self.empty_card.hide()
         below = [w for w in self._below.get(call_id, []) if self._layout.indexOf(w) >= 0]
-        anchor: QWidget = below[-1] if below else card  # type: ignore[assignment]
-        self._layout.insertWidget(self._layout.indexOf(anchor) + 1, widget)
-        self._below[call_id] = [*below, widget]
+        self._below[call_id] = [*below, self._column.add_after(below[-1] if below else card, widget)]
         return widget
 
     def embed(self, call_id: str, panel: QWidget) -> None:
@@ -193,14 +148,7 @@ class ConversationView(QScrollArea):
         return bubble
 
     def clear(self) -> None:
-        kept = self._fixtures()
-        for index in reversed(range(self._layout.count())):
-            item = self._layout.itemAt(index)
-            widget = item.widget() if item is not None else None
-            if widget is not None and widget not in kept:
-                self._layout.takeAt(index)
-                widget.hide()
-                widget.deleteLater()
+        self._column.clear()
         self._assistant = None
         self._cards.clear()
         self._below.clear()
@@ -209,12 +157,8 @@ class ConversationView(QScrollArea):
         self._messages.clear()
         self._offers.forget()
         self.older.clear()
-        self._tail = None
         self._scrolling.reset()
-        self.turn_status.done()
-        self.empty_hint.show()
-        if self.empty_card is not None:
-            self.empty_card.show()
+        self._column.show_empty()
 
     def show_history(self, messages: list[dict[str, Any]], events: Sequence[tuple[int, dict[str, Any]]] = ()) -> None:
         """Render a stored conversation as it happened (`history_replay`); its user messages are tracked
@@ -227,14 +171,6 @@ class ConversationView(QScrollArea):
         self.older.reopened((messages, events), last[0])
         self._scrolling.reveal_at_end()
 
-    def _top(self) -> int:
-        """Where the conversation's first widget is in the column (below the empty chat's card and hint)."""
-        return self._layout.indexOf(self.empty_hint) + 1
-
-    def _end(self) -> int:
-        """Where the conversation's widgets end in the column (at the turn's status line)."""
-        return self._layout.indexOf(self.turn_status)
-
     @property
     def following(self) -> bool:
         """The user is at the bottom, following the stream."""
@@ -244,32 +180,24 @@ class ConversationView(QScrollArea):
         """Go to the end and follow the stream (the user sent a message, wherever they had scrolled)."""
         self._scrolling.follow()
 
-    def _rows(self) -> list[QWidget]:
-        """The conversation's widgets, in order."""
-        items = (self._layout.itemAt(i) for i in range(self._top(), self._end()))
-        return [w for item in items if item is not None and (w := item.widget()) is not None]
-
     def _screen(self) -> int:
         return self.viewport().height()
 
     def draw_above(self, stored: Stored, span: tuple[int, int]) -> None:
         """Draw `span` of the stored chat above what is shown; what is on screen stays where it is."""
         self._scrolling.hold_what_is_read()
-        tail, live = QWidget(), self._assistant
-        tail.hide()  # takes no room
-        self._layout.insertWidget(self._top(), tail)
-        self._tail, self._assistant, self._message_slot = tail, None, 0
-        try:
-            replay_history(self, *stored, track=True, span=span)
-            self.end_assistant()
-        finally:
-            self._tail, self._assistant, self._message_slot = None, live, None
-            self._layout.removeWidget(tail)
-            tail.deleteLater()
+        live = self._assistant
+        with self._column.adding_at_top():
+            self._assistant, self._message_slot = None, 0
+            try:
+                replay_history(self, *stored, track=True, span=span)
+                self.end_assistant()
+            finally:
+                self._assistant, self._message_slot = live, None
 
     def fold_above(self, head: QWidget) -> None:
         """Delete every widget above `head` (the oldest turns), and forget them."""
-        top, folded = self._top(), set()
+        top, folded = self._column.top(), set()
         while (item := self._layout.itemAt(top)) is not None and (widget := item.widget()) not in (None, head):
             self._layout.takeAt(top)
             folded.add(widget)
@@ -285,6 +213,9 @@ class ConversationView(QScrollArea):
         self._messages = [b for b in self._messages if b not in folded]
         self._user_bubbles = {p: b for p, b in self._user_bubbles.items() if b not in folded}
         self._scrolling.forget(folded)
+
+    def _icon_for(self, event: ToolCallStarted) -> QIcon | None:
+        return self.tool_icon(event.server, event.tool) if event.server and event.tool else None
 
     def add_card(self, card: ToolCard) -> ToolCard:
         """Append a tool call's card, found by its call from now on."""
@@ -307,7 +238,7 @@ class ConversationView(QScrollArea):
             card.show_still(AppStill(record))
         elif isinstance(record, Replaced):
             self.end_assistant()
-            start = self._layout.indexOf(self._tail or self.turn_status)
+            start = self._column.next_row()
             replay_history(self, list(record.messages), record.events, track=False)
             self.end_assistant()
             self._mark_from(start, record.reason)
@@ -324,7 +255,7 @@ class ConversationView(QScrollArea):
             self._mark_from(start, reason)
 
     def _mark_from(self, start: int, reason: str) -> None:
-        end = self._layout.indexOf(self._tail or self.turn_status)
+        end = self._column.next_row()
         self.older.replaced_part(mark_replaced_rows(self._layout, start, end, reason))
 
     def offer_actions(self, position: int, *, edit: Callable[[], object] | None, again: Callable[[], object]) -> None:
@@ -334,7 +265,7 @@ class ConversationView(QScrollArea):
         if bubble is None:
             self._offers.clear()
             return
-        rows = (self._layout.itemAt(i) for i in range(self._layout.indexOf(bubble) + 1, self._end()))
+        rows = (self._layout.itemAt(i) for i in range(self._layout.indexOf(bubble) + 1, self._column.end()))
         after = [w for item in rows if item is not None and isinstance(w := item.widget(), MessageBubble)]
         self._offers.offer(bubble, after, edit=edit, again=again)
 
@@ -352,7 +283,7 @@ class ConversationView(QScrollArea):
         elif isinstance(event, ToolCallStarted):
             self.end_assistant()
             if event.server is not None and event.tool is not None:
-                self._panels.card_drawn(self.add_card(ToolCard.for_call(event)))
+                self._panels.card_drawn(self.add_card(ToolCard.for_call(event, self._icon_for(event))))
         elif isinstance(event, ToolDecision | ToolProgress | ToolResult):
             if (card := self._cards.get(event.call_id)) is not None:
                 show_on_card(card, event)

@@ -12,7 +12,7 @@ from enum import StrEnum
 from typing import Any, Final
 
 from PySide6.QtCore import QRectF, Qt, Signal
-from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPixmap
+from PySide6.QtGui import QColor, QIcon, QPainter, QPaintEvent, QPixmap
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -29,6 +29,7 @@ from desktop_app.ui.bordered_frame import CALM_BORDER, BorderedFrame
 from desktop_app.ui.conversation.approval_words import decision_line, hint_badges
 from desktop_app.ui.fitted_text import FittedText
 from desktop_app.ui.plain_text import plain_label, set_plain_tooltip
+from resources_ui.server_icon_cache import CARD_SIDE
 from resources_ui.theme import muted, themed, tokens, type_scale
 from resources_ui.tokens import SPACE, Palette
 from resources_ui.viewers.image_viewer import decode_thumbnail
@@ -100,6 +101,7 @@ class ToolCard(BorderedFrame):
         description: str | None = None,
         hints: ToolHints | None = None,
         trusted: bool = False,
+        icon: QIcon | None = None,
     ):
         super().__init__(parent)
         self.call_id = call_id
@@ -116,8 +118,12 @@ class ToolCard(BorderedFrame):
         self.progress = plain_label()  # a server's progress message: its words, wrapped in a narrow column
         self.progress.setWordWrap(True)
         muted(self.progress)
+        self.server_icon = QLabel()  # the tool's own icon (else its server's), checked and decoded once
+        self.server_icon.setFixedSize(CARD_SIDE, CARD_SIDE)
+        self.set_icon(icon)
         header = QHBoxLayout()
         header.setSpacing(SPACE.m)
+        header.addWidget(self.server_icon, 0, Qt.AlignmentFlag.AlignTop)
         header.addWidget(self.title)
         header.addWidget(self.where, 1)
         header.addWidget(self.progress)
@@ -178,7 +184,7 @@ class ToolCard(BorderedFrame):
         self.set_state(CallState.RUNNING)
 
     @classmethod
-    def for_call(cls, event: ToolCallStarted) -> ToolCard:
+    def for_call(cls, event: ToolCallStarted, icon: QIcon | None = None) -> ToolCard:
         assert event.server is not None and event.tool is not None
         return cls(
             event.call_id,
@@ -189,7 +195,13 @@ class ToolCard(BorderedFrame):
             description=event.description,
             hints=event.hints,
             trusted=event.trusted,
+            icon=icon,
         )
+
+    def set_icon(self, icon: QIcon | None) -> None:
+        """Show the server's icon for this tool; None: no icon (a card from history, a tool without one)."""
+        self.server_icon.setPixmap(icon.pixmap(CARD_SIDE, CARD_SIDE) if icon is not None else QPixmap())
+        self.server_icon.setVisible(icon is not None)
 
     def paintEvent(self, event: QPaintEvent) -> None:
         """The card sits on the raised surface (painted: a sheet on the card would polish all it holds)."""

@@ -20,6 +20,7 @@ from PySide6.QtGui import QIcon
 from desktop_app.bridge import CoreBridge
 from desktop_app.core.catalog import ServerCatalog
 from desktop_app.core.network_guard import Resolver, system_resolver
+from desktop_app.core.registry.answer_values import secret_name
 from desktop_app.core.registry.bundle import Bundle
 from desktop_app.core.registry.bundle_plan import plan_bundle
 from desktop_app.core.registry.choices import Choice, choices, download_bundle
@@ -35,7 +36,6 @@ from desktop_app.core.registry.plan import (
     entry_name_for,
     plan_package,
     plan_remote,
-    secret_name,
 )
 from desktop_app.core.registry.updates import find_installed, previous_answers
 from desktop_app.core.secret_store import SecretStoreError

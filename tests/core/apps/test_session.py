@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from desktop_app.core.apps import protocol
-from desktop_app.core.apps.session import BURST, MAX_IN_FLIGHT, MAX_MALFORMED, AppRefusal, AppSession, SessionState
+from desktop_app.core.apps.session import BURST, MAX_IN_FLIGHT, MAX_MALFORMED, AppSession, SessionState
+from desktop_app.core.apps.view_requests import AppRefusal
 from tests.hosting import eventually
 
 pytestmark = pytest.mark.anyio

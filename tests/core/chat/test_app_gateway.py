@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from desktop_app.core.apps.questions import OpenLinkQuestion
-from desktop_app.core.apps.session import AppRefusal
+from desktop_app.core.apps.view_requests import AppRefusal
 from desktop_app.core.asks.question import Question, ScriptedAsker
 from desktop_app.core.chat.app_gateway import AppGateway
 from desktop_app.core.chat.approval import ApprovalPolicy, ApprovalReply, DecidedBy, Decision, Requester

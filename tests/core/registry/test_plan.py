@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 import pytest
 
+from desktop_app.core.registry.answer_values import secret_name
 from desktop_app.core.registry.choices import choices, pick
 from desktop_app.core.registry.errors import PlanError
 from desktop_app.core.registry.fields import package_fields, remote_fields
@@ -15,7 +16,6 @@ from desktop_app.core.registry.plan import (
     entry_name_for,
     plan_package,
     plan_remote,
-    secret_name,
 )
 from desktop_app.core.server_config import TransportKind
 from tests.servers.registry_documents import hello, simple, weather
