@@ -3,6 +3,10 @@ left docks' tabs; widening gives each dock back the width the user gave it. A do
 narrower than its tab titles and the pane in front need while the chat keeps `CHAT_MIN`, and tab
 titles are never elided ("R…"): below that they scroll.
 
+The viewer takes room only while it shows something: opening a resource brings it (at the width the
+user last gave it, folded and in front if the window is too narrow), closing what it shows gives its
+room back to the chat. View → Viewer still shows or hides it as the user chooses.
+
 Left to itself, QMainWindow keeps each dock's width while the window narrows (the conversation took
 all the loss, and its content was cut) and gives every new pixel to the middle when it widens. Here
 the widths are decided after each resize instead, from the widths the user chose by dragging a
@@ -30,7 +34,7 @@ DOCK_COMFORT: Final = 300
 UNFOLD_MARGIN: Final = 40
 """Extra room needed before a folded viewer comes back, so a window at the edge does not flip-flop."""
 DEFAULT_WIDTHS: Final = (460, 440)
-"""The left docks' and the viewer's widths on a first start (the servers panel needs about 460)."""
+"""The left docks' width on a first start (the servers panel needs about 460), and the viewer's when it first opens."""
 
 _LEFT, _RIGHT = Qt.DockWidgetArea.LeftDockWidgetArea, Qt.DockWidgetArea.RightDockWidgetArea
 
@@ -58,11 +62,14 @@ class DockFit(QObject):
         """Whether the viewer sits in the left tabs because the window was too narrow (not the user's doing)."""
         self._front: QDockWidget | None = None
         """The left tab in front when the viewer folded: in front again when it unfolds from the front."""
+        self._opened = False
+        """The viewer was just shown on its side (something opened in it): if it must fold, it is in front."""
         self._dragging = False
         self._pressed: tuple[int | None, int | None] = (None, None)
         self._pending = QTimer(self, singleShot=True, interval=0)
         self._pending.timeout.connect(self.fit)
         viewer.dockLocationChanged.connect(self._viewer_moved)
+        viewer.visibilityChanged.connect(self._viewer_shown)
         window.installEventFilter(self)
 
     # -- remembering ---------------------------------------------------------------------------
@@ -96,6 +103,12 @@ class DockFit(QObject):
             self._pending.start()
         return False
 
+    def _viewer_shown(self, visible: bool) -> None:
+        """Opened or closed: fit again (shown by any hand, and folded then, what it shows is in front)."""
+        if visible and not self._in_left_tabs():
+            self._opened = True
+        self._pending.start()
+
     def _viewer_moved(self, area: Qt.DockWidgetArea) -> None:
         if area is not _LEFT:
             self.folded = False  # the user put it somewhere else: it is theirs again
@@ -128,7 +141,7 @@ class DockFit(QObject):
         if self._window.centralWidget() is None or not self._window.isVisible() or self._dragging:
             return
         if self.folded and not self._viewer.toggleViewAction().isChecked():
-            self.folded = False  # the user closed the viewer: it is not brought back
+            self._stow()  # the user closed the viewer: it is not brought back, and is the user's again
         left, right = bool(self._docked(_LEFT)), bool(self._docked(_RIGHT))
         fold_below = min(2 * DOCK_COMFORT, sum(self.wanted.values()))
         if self.folded and self._room(left + 1) >= fold_below + UNFOLD_MARGIN:
@@ -137,7 +150,10 @@ class DockFit(QObject):
             self._pending.start()  # once the layout has taken the viewer back, fit again
         elif left and right and self._room(2) < fold_below and self._fold():
             right = False
+            if self._opened:
+                self._viewer.raise_()
             self._pending.start()
+        self._opened = False
         room = self._room(left + right)
         targets = self._lifted(_share(room, self.wanted[_LEFT] if left else 0, self.wanted[_RIGHT] if right else 0))
         docks, sizes = [], []
@@ -215,10 +231,35 @@ class DockFit(QObject):
         if front is not None and front.toggleViewAction().isChecked():
             front.raise_()  # not the viewer's neighbour, which the tabs would put in front
 
-    def reveal_viewer(self) -> None:
-        """Something opened in the viewer: a folded viewer's tab comes to the front."""
+    def _stow(self) -> None:
+        """A folded viewer that was closed goes back to its own side, closed: opened again, it is fitted
+        anew (folded only if the window is still too narrow), never left among the left tabs for good."""
+        self.folded = False
+        front = self._front
+        if self._window.dockWidgetArea(self._viewer) is _LEFT:  # (a closed dock is in no tabs)
+            self._window.addDockWidget(_RIGHT, self._viewer)
+            self._viewer.hide()
+        if front is not None and front.toggleViewAction().isChecked():
+            front.raise_()
+
+    def show_viewer(self) -> None:
+        """Something opened in the viewer: it is shown, at the width the user last gave it, folded into the
+        left tabs (in front) when the window is too narrow for both sides."""
+        if not self._viewer.toggleViewAction().isChecked():
+            if self._docked(_LEFT) and self._room(2) < min(2 * DOCK_COMFORT, sum(self.wanted.values())):
+                self._fold()  # before it is shown: it never flashes in a column it has no room for
+            self._viewer.show()
+        self.fit()  # shown by another hand first (a chip in the chat): folded now if it must be
         if self._in_left_tabs():
-            self._viewer.raise_()
+            self._viewer.raise_()  # what was opened is in front
+        self._pending.start()  # and fitted again once the layout has it
+
+    def hide_viewer(self) -> None:
+        """The viewer shows nothing any more: its room goes back to the chat (shown again when something opens)."""
+        if self.folded:
+            self._stow()
+        self._viewer.hide()
+        self._pending.start()
 
 
 def _share(room: int, left: int, right: int) -> tuple[int, int]:

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 
 from desktop_app.core.chat.conversations import ConversationInfo, ConversationStore, SearchHit
 from desktop_app.ui.confirm import confirm
+from desktop_app.ui.empty_state import HISTORY_EMPTY, note_in_place_of
 
 _ID = Qt.ItemDataRole.UserRole
 FIND_DELAY_MS: Final = 150
@@ -97,6 +98,7 @@ class HistoryPanel(QWidget):
         layout.addWidget(self.find_field)
         layout.addWidget(self.list)
         self.refresh()
+        self.empty = note_in_place_of(self.list, HISTORY_EMPTY, "historyEmpty")
 
     def focus_find(self) -> None:
         """Put the cursor in the find field, its text selected (Find in history)."""

@@ -1,5 +1,5 @@
 """The MCP Desk main window: servers and resources on the left, the conversation in the middle,
-the viewer on the right. Docks can be moved and hidden; their layout is remembered.
+the viewer on the right while it shows something. Docks can be moved and hidden; their layout is remembered.
 
 This module builds only the frame (title, menus, docks, status bar, remembered geometry) and imports
 only Qt, so the window is on screen as fast as a bare Qt window. The panes need the core, the MCP SDK
@@ -112,6 +112,7 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage("Starting…")
         self.dock_fit = DockFit(self, self.viewer_dock)
         self._restore_geometry()
+        self.dock_fit.hide_viewer()  # it shows nothing yet: the chat has its room until something is opened
 
     def _dock(self, title: str, name: str, area: Qt.DockWidgetArea) -> QDockWidget:
         dock = QDockWidget(title, self)

@@ -216,7 +216,8 @@ def _wire(window: MainWindow) -> None:
     chat.conversations_changed.connect(lambda: window.history.set_current(chat.conversation.id))
     window.resources.attach_requested.connect(actions.attach)
     for opened in (window.resources.browser.open_requested, window.resources.browser.template_requested):
-        opened.connect(lambda *_: window.dock_fit.reveal_viewer())  # folded into the tabs: in front
+        opened.connect(lambda *_: window.dock_fit.show_viewer())  # opening a resource opens the viewer
+    window.resources.occupied_changed.connect(lambda shows: _viewer_room(window, shows))
     window.resources.web_link_requested.connect(lambda url: ask_to_open(window, url))
     window.conversation.web_link_requested.connect(lambda url: ask_to_open(window, url))
     window.conversation.open_resource.connect(lambda uri, server: actions.open_resource(ResourceRef(server, uri, uri)))
@@ -257,6 +258,14 @@ def _menus(window: MainWindow, servers: ServerActions) -> None:
     _enable(menu.add_server, lambda: window.servers_panel.open_editor(None))
     _enable(menu.reconnect_all, servers.reconnect_all)
     servers.fill_import_menu(menu.import_from)
+
+
+def _viewer_room(window: MainWindow, shows: bool) -> None:
+    """The viewer is on screen while it shows something; emptied, its room goes back to the chat."""
+    if shows:
+        window.dock_fit.show_viewer()
+    else:
+        window.dock_fit.hide_viewer()
 
 
 def _find_in_history(window: MainWindow) -> None:

@@ -37,6 +37,7 @@ from desktop_app.core.server_config import ServerConfig
 from desktop_app.core.server_status import ServerState, ServerStatus
 from desktop_app.ui.asks.card import AskCard
 from desktop_app.ui.confirm import confirm
+from desktop_app.ui.empty_state import SERVERS_EMPTY, note_in_place_of
 from desktop_app.ui.notice_box import show_notice
 from desktop_app.ui.plain_tooltips import PlainToolTips
 from desktop_app.ui.server_details import ServerDetails, blocked_text
@@ -139,6 +140,7 @@ class ServersPanel(QWidget):
         bridge.log_line.connect(self._on_log)
         for name in bridge.host.connections:
             self._item(name)
+        self.empty = note_in_place_of(self._list, SERVERS_EMPTY, "serversEmpty")
         self._show_selected()
 
     def add_card(self, card: AskCard[Any]) -> None:

@@ -10,7 +10,7 @@ import json
 from typing import Any, Final
 
 from PySide6.QtCore import QUrl, Signal
-from PySide6.QtGui import QFontDatabase, QTextDocument, QTextOption
+from PySide6.QtGui import QFontDatabase, QTextCursor, QTextDocument, QTextOption
 from PySide6.QtWidgets import (
     QButtonGroup,
     QHBoxLayout,
@@ -124,6 +124,9 @@ class MarkdownViewer(QWidget):
         """Show `text`; its relative links are resolved against `uri`, the resource's own."""
         self._base = QUrl(uri)
         self.rendered.document().setMarkdown(text, _MARKDOWN)
+        # The cursor is left at the end: shown for the first time (the viewer opens with it), the
+        # browser would scroll to keep it in sight. A document is read from its start.
+        self.rendered.moveCursor(QTextCursor.MoveOperation.Start)
         self.source.show_text(text, mime or "text/markdown", uri)
 
     def set_source_visible(self, visible: bool) -> None:

@@ -1,4 +1,4 @@
-"""The viewer's header: the resource's name, Reload and Attach, its URI, type and size, a note, its parts.
+"""The viewer's header: the resource's name, Reload, Attach and Close, its URI, type and size, a note, its parts.
 
 It only draws what the pane tells it and says what was pressed. A resource's name, URI and note are
 the server's words: plain text, never guessed to be markup. Type and size are never cut; only a URI
@@ -8,13 +8,23 @@ longer than the whole width is shortened, in the middle, with the whole URI in i
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSizePolicy,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from desktop_app.core.content import ResourceContent, human_size
 from desktop_app.core.resource_ref import ResourceRef
 from resources_ui.elided_label import ElidedLabel
 
 SEPARATOR = " · "
+CLOSE_TIP = "Close — the chat gets the viewer's room back"
 
 
 class ViewerHeader(QWidget):
@@ -22,6 +32,7 @@ class ViewerHeader(QWidget):
 
     reload_requested = Signal()  # Reload was pressed
     attach_requested = Signal()  # Attach was pressed
+    close_requested = Signal()  # Close was pressed: nothing to show, the viewer gives its room back
     part_chosen = Signal(int)  # the user picked another part of a multi-part resource
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -52,12 +63,24 @@ class ViewerHeader(QWidget):
         self.attach_button = QPushButton("Attach")
         self.attach_button.setToolTip("Attach this resource to the conversation")
         self.attach_button.clicked.connect(self.attach_requested)
+        self.close_button = QToolButton()
+        self.close_button.setObjectName("viewerClose")
+        self.close_button.setText("×")
+        self.close_button.setAutoRaise(True)
+        self.close_button.setAccessibleName("Close")
+        self.close_button.setToolTip(CLOSE_TIP)
+        self.close_button.setFocusPolicy(Qt.FocusPolicy.StrongFocus)  # reachable with Tab, like the buttons
+        font = self.close_button.font()
+        font.setPointSizeF(font.pointSizeF() * 1.3)
+        self.close_button.setFont(font)
+        self.close_button.clicked.connect(self.close_requested)
 
         top = QHBoxLayout()
         top.addWidget(self.title, 1)
         top.addWidget(self.part_box)
         top.addWidget(self.reload_button)
         top.addWidget(self.attach_button)
+        top.addWidget(self.close_button)
         line = QHBoxLayout()  # the whole width: a URI is cut only when it must be
         line.setSpacing(0)
         self.meta.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)  # shrinks first
@@ -73,7 +96,7 @@ class ViewerHeader(QWidget):
     def show_ref(self, ref: ResourceRef | None) -> None:
         """What is about to be read: its name and URI (and its type, as listed), or nothing selected."""
         self.set_actionable(ref is not None)
-        for button in (self.reload_button, self.attach_button):
+        for button in (self.reload_button, self.attach_button, self.close_button):
             button.setVisible(ref is not None)  # with nothing to act on, the title has the row to itself
         if ref is None:
             self.title.setText("No resource selected")

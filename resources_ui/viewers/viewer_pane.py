@@ -4,66 +4,30 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from enum import Enum
-from functools import cache
 from typing import Final
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QImageReader
 from PySide6.QtWidgets import QLabel, QStackedWidget, QVBoxLayout, QWidget
 
 from desktop_app.bridge import CoreBridge
-from desktop_app.core.apps.document import is_app_mime
 from desktop_app.core.content import ResourceContent
 from desktop_app.core.resource_ref import ResourceRef
 from desktop_app.core.server_errors import describe_error
 from desktop_app.core.skills.addresses import claimants, linked_from
-from resources_ui.icons import ContentKind, kind_for
 from resources_ui.viewers.binary_card import BinaryCard, ErrorCard
 from resources_ui.viewers.image_viewer import ImageError, ImageViewer, decode_image
 from resources_ui.viewers.pdf_viewer import PdfError, PdfViewer
 from resources_ui.viewers.resource_cache import ResourceCache
 from resources_ui.viewers.text_viewer import MarkdownViewer, TextViewer
 from resources_ui.viewers.viewer_header import ViewerHeader
+from resources_ui.viewers.viewer_kind import ViewerKind as ViewerKind
+from resources_ui.viewers.viewer_kind import choose_viewer as choose_viewer
 
 LOADING_DELAY_MS: Final = 150
 """Fast reads swap content directly; only slow ones flash a "Loading…" page."""
 
 AppViewFactory = Callable[[ResourceRef], QWidget]
 """Makes the live view of an MCP App (`ui://`) resource; the window supplies it (web views live above us)."""
-
-
-class ViewerKind(Enum):
-    EMPTY = "empty"
-    LOADING = "loading"
-    TEXT = "text"
-    MARKDOWN = "markdown"
-    PDF = "pdf"
-    IMAGE = "image"
-    BINARY = "binary"
-    APP = "app"
-    ERROR = "error"
-
-
-@cache
-def _decodable_images() -> frozenset[str]:
-    return frozenset(bytes(m.data()).decode("ascii") for m in QImageReader.supportedMimeTypes())
-
-
-def choose_viewer(content: ResourceContent) -> ViewerKind:
-    """The viewer for one content item, by what it holds and then by its (possibly sniffed) type."""
-    if content.error is not None:
-        return ViewerKind.ERROR
-    if is_app_mime(content.mime_type) and content.uri.startswith("ui://"):
-        return ViewerKind.APP
-    kind = kind_for(content.mime_type, content.uri)
-    if content.text is not None:
-        return ViewerKind.MARKDOWN if kind is ContentKind.MARKDOWN else ViewerKind.TEXT
-    if kind is ContentKind.PDF:
-        return ViewerKind.PDF
-    if kind is ContentKind.IMAGE and content.mime_essence in _decodable_images():
-        return ViewerKind.IMAGE
-    return ViewerKind.BINARY
 
 
 def _centered_label(text: str) -> QLabel:
@@ -85,6 +49,8 @@ class ResourceViewerPane(QWidget):
     """str: a web link in a document was clicked (the window asks before opening a browser)."""
     app_released = Signal(QWidget)
     """The app view shown here was taken off (something else is shown now); its owner decides its fate."""
+    showing_changed = Signal(bool)  # whether it has something to show (a resource, its loading, its error)
+    close_requested = Signal()  # the header's Close: the pane's owner clears it and gives its room back
 
     def __init__(self, bridge: CoreBridge, cache: ResourceCache | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -104,11 +70,13 @@ class ResourceViewerPane(QWidget):
         self.header = ViewerHeader()
         self.header.reload_requested.connect(self.reload)
         self.header.attach_requested.connect(self._attach)
+        self.header.close_requested.connect(self.close_requested)
         self.header.part_chosen.connect(lambda part: self._spawn_render(part, keep_view=False))
         # The header's parts, as the pane's own: what tests and the window look at.
         self.title, self.meta, self.note = self.header.title, self.header.meta, self.header.note
         self.part_box = self.header.part_box
         self.reload_button, self.attach_button = self.header.reload_button, self.header.attach_button
+        self.close_button = self.header.close_button
 
         self.placeholder = _centered_label("Select a resource to see it here.\nDrag resources into the chat to attach.")
         self.loading = _centered_label("Loading…")
@@ -158,6 +126,11 @@ class ResourceViewerPane(QWidget):
     @property
     def current_kind(self) -> ViewerKind:
         return self._kind
+
+    @property
+    def showing(self) -> bool:
+        """Whether something is shown (or on its way): an empty pane is not worth a column of the window."""
+        return self._ref is not None
 
     @property
     def loading_now(self) -> bool:
@@ -216,11 +189,13 @@ class ResourceViewerPane(QWidget):
             self.cache.release(self._ref.server, self._ref.uri)
         if ref is not None and ref != self._ref:
             self.cache.retain(ref.server, ref.uri)
-        self._ref = ref
+        was_showing, self._ref = self._ref is not None, ref
         self._contents = []
         self._server_gone = False
         if ref is not None:
             self.header.show_ref(ref)
+        if was_showing != (ref is not None):
+            self.showing_changed.emit(ref is not None)
 
     def _load(self, *, keep_view: bool) -> None:
         ref = self._ref

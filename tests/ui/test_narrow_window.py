@@ -1,9 +1,11 @@
-"""The window at every size. The chat column wins a narrow window (the docks shrink, then the viewer folds
-into the left tabs), widening gives the viewer its width back, and the widths the user dragged come back
-at the next start. Nothing on screen is cut, at 1024x640 and even at 800x600: every visible label's and
-button's text fits where it is seen (a tool card's and an approval's claims wrap), the folded docks' tab
-titles are whole, the viewer's meta line and the status bar say what fits in full, and the empty composer
-leaves the height to the conversation. Screenshots of each size are saved in the test's folder."""
+"""The window at every size. The viewer takes room only while it shows something: a first start shows
+none, opening a resource brings it and closing it gives its room back to the chat. The chat column wins a
+narrow window (the docks shrink, then the viewer folds into the left tabs), widening gives the viewer that
+shows something its width back, and the widths the user dragged come back at the next start. Nothing on
+screen is cut, at 1024x640 and even at 800x600: every visible label's and button's text fits where it is
+seen (a tool card's and an approval's claims wrap), the folded docks' tab titles are whole, the viewer's
+meta line and the status bar say what fits in full, and the empty composer leaves the height to the
+conversation. Screenshots of each size are saved in the test's folder."""
 
 from __future__ import annotations
 
@@ -110,12 +112,14 @@ def test_narrow_windows_keep_the_chat_whole_and_widening_gives_the_viewer_back(
 
     async def first(window: MainWindow) -> None:
         await resized(window, 1920, 1080)
-        assert not folded(window) and window.dockWidgetArea(window.viewer_dock) is Qt.DockWidgetArea.RightDockWidgetArea
-        assert (window.resources_dock.width(), window.viewer_dock.width()) == (460, 440)
+        assert not window.viewer_dock.isVisible(), "a first start shows no viewer: it has nothing to show"
+        assert window.resources_dock.width() == 460
+        separator = window.centralWidget().geometry().left() - window.resources_dock.geometry().right()
+        assert window.centralWidget().width() >= 1920 - 460 - 2 * separator, "the chat has the viewer's room"
         window.grab().save(str(tmp_path / "empty-1920x1080.png"))
 
         await resized(window, 1024, 640)
-        assert folded(window), "too narrow for both docks: the viewer is a tab beside the resources"
+        assert not folded(window) and not window.viewer_dock.isVisible()
         assert window.centralWidget().width() >= CHAT_COMFORT and uncut(window) == []
         assert window.resources_dock.isVisible(), "the tab in front stays in front"
         assert window.minimumSizeHint().width() < 700
@@ -131,6 +135,19 @@ def test_narrow_windows_keep_the_chat_whole_and_widening_gives_the_viewer_back(
         )
         conversation.apply(ToolDecision("c1", "fx-with-a-long-name", "echo", True, "user", "allow_once", {"t": 1}))
         conversation.apply(ToolResult("c1", "fx__echo", "done"))
+
+        # Opening a resource in a narrow window: the viewer comes, folded into the left tabs and in front.
+        browser = window.resources.browser
+        await until(lambda: browser.index_of("fx", "fixture://long").isValid(), what="the fixture's resources")
+        index = browser.index_of("fx", "fixture://long")
+        browser.view.scrollTo(index)
+        center = browser.view.visualRect(index).center()
+        qtbot.mouseDClick(browser.view.viewport(), Qt.MouseButton.LeftButton, pos=center)
+        await until(lambda: window.viewer_dock.isVisible(), what="the viewer's tab in front for what was opened")
+        await resized(window, 1024, 640)
+        assert folded(window), "too narrow for both docks: the viewer is a tab beside the resources"
+        assert window.centralWidget().width() >= CHAT_COMFORT
+
         for width, height in ((1024, 640), (1280, 800), (1920, 1080)):
             await resized(window, width, height)
             assert uncut(window) == [], f"at {width}x{height}"
@@ -140,15 +157,22 @@ def test_narrow_windows_keep_the_chat_whole_and_widening_gives_the_viewer_back(
                 assert min(window.resources_dock.width(), window.viewer_dock.width()) >= DOCK_COMFORT
         assert (window.resources_dock.width(), window.viewer_dock.width()) == (460, 440), "widened: widths back"
 
+        # Closing what it shows gives the room back to the chat, folded or not.
+        chat_with_viewer = window.centralWidget().width()
+        window.resources.viewer.close_button.click()
+        await until(lambda: not window.viewer_dock.isVisible(), what="the emptied viewer gone")
+        await resized(window, 1920, 1080)
+        assert window.centralWidget().width() > chat_with_viewer + 400, "the viewer's room is the chat's again"
         await resized(window, 1024, 640)
-        browser = window.resources.browser
-        await until(lambda: browser.index_of("fx", "fixture://long").isValid(), what="the fixture's resources")
-        index = browser.index_of("fx", "fixture://long")
-        browser.view.scrollTo(index)
-        center = browser.view.visualRect(index).center()
         qtbot.mouseDClick(browser.view.viewport(), Qt.MouseButton.LeftButton, pos=center)
-        await until(lambda: window.viewer_dock.isVisible(), what="the viewer's tab in front for what was opened")
+        await until(lambda: window.viewer_dock.isVisible() and folded(window), what="the viewer folded again")
+        window.resources.viewer.close_button.click()
+        await until(lambda: not window.viewer_dock.isVisible(), what="the folded viewer closed")
+        assert not folded(window) and window.resources_dock.isVisible(), "the resources in front again"
+        assert window.dockWidgetArea(window.viewer_dock) is Qt.DockWidgetArea.RightDockWidgetArea, "back on its side"
 
+        qtbot.mouseDClick(browser.view.viewport(), Qt.MouseButton.LeftButton, pos=center)
+        await until(lambda: window.viewer_dock.isVisible(), what="the viewer back for the resource")
         await resized(window, 1600, 900)
         assert not folded(window)
         # The separator between the left docks and the chat.
@@ -165,13 +189,19 @@ def test_narrow_windows_keep_the_chat_whole_and_widening_gives_the_viewer_back(
         assert window.dock_fit.wanted[Qt.DockWidgetArea.LeftDockWidgetArea] == 520
         await resized(window, 1600, 900)  # (restored within the test screen's 800x800 first)
         await until(lambda: window.resources_dock.width() == 520, what="the width the user left")
-        assert not folded(window) and window.viewer_dock.width() == 440
+        assert not window.viewer_dock.isVisible(), "nothing to show at a start: no viewer"
+        window.chat_actions.open_resource(ResourceRef("fx", "fixture://long", "Long"))  # a chip in the chat
+        await until(lambda: window.viewer_dock.width() == 440, what="the viewer at the width it had")
+        assert not folded(window)
 
         await resized(window, 1024, 640)
         assert folded(window)
         window.viewer_dock.toggleViewAction().trigger()  # View → Viewer: the user closes it
         await resized(window, 1920, 1080)
         assert not window.viewer_dock.isVisible(), "a viewer the user closed is not brought back"
+        window.viewer_dock.toggleViewAction().trigger()  # and opens it again: what it showed, on its side
+        await until(lambda: window.viewer_dock.width() == 440, what="the viewer at the width it had")
+        assert not folded(window) and window.resources.viewer.current_ref is not None
 
     run_fixture_window(qapp, tmp_path, again)
 

@@ -1,5 +1,5 @@
-"""One request's ledger drawn: its parts by section with their tokens, the provider's figure beside the
-app's count, what was cut or capped, and the payload exactly as sent, copyable.
+"""One request's ledger drawn: its parts as a stacked bar, then by section with their tokens, the
+provider's figure beside the app's count, what was cut or capped, and the payload exactly as sent, copyable.
 
 Everything shown came from a server, the model or the provider: it is drawn as plain text only
 (item texts, plain labels, escaped tooltips), never as rich text. What each server whose content the
@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 from desktop_app.core.ledger.claims import SaidBy
 from desktop_app.core.ledger.parts import SECTION_TITLES, Ledger, Section
 from desktop_app.core.ledger.trace_view import RequestView
+from desktop_app.ui.ledger.parts_bar import PartsBar
 from desktop_app.ui.plain_text import plain_label, set_plain_tooltip
 from desktop_app.ui.plain_tooltips import PlainToolTips
 from desktop_app.ui.style import MUTED
@@ -118,6 +119,7 @@ class LedgerView(QWidget):
         for column in (1, 2):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
         PlainToolTips(self.parts)
+        self.bar = PartsBar()
         self.cuts_title = QLabel("Cut or capped")
         self.cuts_title.setFont(bold)
         self.cuts = plain_label()
@@ -167,7 +169,7 @@ class LedgerView(QWidget):
         layout.addWidget(self.tabs, 1)
 
     def _parts_tab(self) -> QWidget:
-        """The parts above; what was cut and the notes below, scrolling when there are many."""
+        """The bar of the parts over their table; what was cut and the notes below, scrolling when there are many."""
         below = QWidget()
         column = QVBoxLayout(below)
         column.setContentsMargins(2, 4, 2, 2)
@@ -192,6 +194,7 @@ class LedgerView(QWidget):
         tab = QWidget()
         layout = QVBoxLayout(tab)
         layout.setContentsMargins(6, 6, 6, 6)
+        layout.addWidget(self.bar)
         layout.addWidget(splitter)
         return tab
 
@@ -227,6 +230,7 @@ class LedgerView(QWidget):
     def show_request(self, request: RequestView | None) -> None:
         ledger = None if request is None else request.ledger
         self.parts.clear()
+        self.bar.set_ledger(ledger)
         if request is None or ledger is None:
             self.model_label.setText("")
             self.usage.setText("This request has no ledger yet: it is counted once the answer has come.")

@@ -17,15 +17,13 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QScrollA
 
 from desktop_app.core.tasks.events import LateResult
 from desktop_app.core.tasks.model import TaskRecord
+from desktop_app.ui.empty_state import TASKS_EMPTY as EMPTY
+from desktop_app.ui.empty_state import empty_note
 from desktop_app.ui.plain_text import plain_label, set_plain_tooltip
 from desktop_app.ui.style import MUTED
 from desktop_app.ui.tasks.feed import TaskFeed
 from desktop_app.ui.tasks.look import chip_style, duration_text
 
-EMPTY: Final = (
-    "No tasks yet. A tool its server runs as a task shows here while it works, and for a while after; "
-    "one still running when MCP Desk quits is followed again at the next start."
-)
 MESSAGE_CHARS: Final = 300
 MAX_ENTRIES: Final = 100
 """Entries kept in the view; past this, ended tasks the board no longer lists leave it."""
@@ -118,9 +116,7 @@ class TasksPanel(QWidget):
         self.area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.area.setFrameShape(QFrame.Shape.NoFrame)
         self.area.setWidget(self._list)
-        self.empty = plain_label(EMPTY)
-        self.empty.setWordWrap(True)
-        self.empty.setStyleSheet(MUTED)
+        self.empty = empty_note(EMPTY, "tasksEmpty")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addWidget(self.empty)
