@@ -9,19 +9,16 @@ again), only edited or removed. The panel is narrow enough to sit beside the cha
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Any, Final
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
-    QFrame,
     QHBoxLayout,
     QListWidget,
     QListWidgetItem,
     QMessageBox,
     QPushButton,
-    QScrollArea,
     QSplitter,
     QTabWidget,
     QVBoxLayout,
@@ -32,7 +29,6 @@ from desktop_app.bridge import CoreBridge
 from desktop_app.core.config_error import ConfigError
 from desktop_app.core.events import LogEntry
 from desktop_app.core.policy.refusal import Refusal
-from desktop_app.core.sandbox.denials import Denial, allowed
 from desktop_app.core.server_config import ServerConfig
 from desktop_app.core.server_status import ServerState, ServerStatus
 from desktop_app.ui.asks.card import AskCard
@@ -40,14 +36,15 @@ from desktop_app.ui.confirm import confirm
 from desktop_app.ui.empty_state import SERVERS_EMPTY, note_in_place_of
 from desktop_app.ui.notice_box import show_notice
 from desktop_app.ui.plain_tooltips import PlainToolTips
+from desktop_app.ui.sandbox_remedies import SandboxRemedies, configured
 from desktop_app.ui.server_details import ServerDetails, blocked_text
 from desktop_app.ui.server_editor import ServerEditor
 from desktop_app.ui.server_log_view import ServerLogView
+from desktop_app.ui.server_questions import ServerQuestions
 from desktop_app.ui.tools_list import ToolsList
 from resources_ui.status_icons import state_icon
 
 _NAME_ROLE = Qt.ItemDataRole.UserRole
-CARD_LINGER_MS = 4000
 LOG_TAB: Final = 0
 TOOLS_TAB: Final = 1
 
@@ -61,10 +58,8 @@ class ServersPanel(QWidget):
     def __init__(self, bridge: CoreBridge, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._bridge = bridge
-        self._asking: dict[str, int] = {}
         self._denials_seen: dict[str, int] = {}
         """Each server's `denials.version` the details last showed: they redraw only when it changes."""
-        """Open questions per server, shown on its row."""
         self._list = QListWidget()
         self._list.setObjectName("serverList")
         PlainToolTips(self._list)  # a row's tooltip quotes the server (why it failed)
@@ -88,18 +83,9 @@ class ServersPanel(QWidget):
         details_layout = QVBoxLayout(details)
         details_layout.setContentsMargins(8, 8, 8, 8)
         details_layout.addWidget(self.details)
-        # Questions asked outside a turn; a long form scrolls here instead of squeezing the log away.
-        cards = QWidget()
-        self._cards = QVBoxLayout(cards)
-        self._cards.setContentsMargins(0, 0, 0, 0)
-        self._cards.addStretch(1)  # cards keep their own height; spare room stays below them
-        self._cards_area = QScrollArea()
-        self._cards_area.setObjectName("serverQuestions")
-        self._cards_area.setWidget(cards)
-        self._cards_area.setWidgetResizable(True)
-        self._cards_area.setFrameShape(QFrame.Shape.NoFrame)
-        self._cards_area.hide()
-        details_layout.addWidget(self._cards_area, 6)
+        self._questions = ServerQuestions()  # asked outside a turn
+        self._questions.sig_asking_changed.connect(self._refresh)
+        details_layout.addWidget(self._questions, 6)
         details_layout.addWidget(self._tabs, 1)
 
         top = QWidget()
@@ -130,9 +116,10 @@ class ServersPanel(QWidget):
         self.details.edit.clicked.connect(self._on_edit)
         self.details.remove.clicked.connect(self._on_remove)
         self.details.update_button.clicked.connect(self._on_update)
+        self._remedies = SandboxRemedies(self, bridge, self.selected, lambda: self.details.denial)
         self.details.allow.clicked.connect(self.offer_allow)
-        self.details.run_once.clicked.connect(self._run_unconfined_once)
-        self.details.run_always.clicked.connect(self._run_unconfined_always)
+        self.details.run_once.clicked.connect(self._remedies.run_unconfined_once)
+        self.details.run_always.clicked.connect(self._remedies.run_unconfined_always)
         self._add.clicked.connect(lambda: self.open_editor(None))
         bridge.server_state_changed.connect(self._on_state)
         bridge.server_removed.connect(lambda _name: self._sync_items())
@@ -146,15 +133,11 @@ class ServersPanel(QWidget):
     def add_card(self, card: AskCard[Any]) -> None:
         """Show a server's question outside a turn: above the log, its server selected and its row marked."""
         server = card.question.server
-        self._cards.insertWidget(self._cards.count() - 1, card)
-        self._cards_area.show()
-        self._asking[server] = self._asking.get(server, 0) + 1
+        self._questions.add(card)
         self._list.setCurrentItem(self._item(server))
         self._refresh(server)
-        self._cards_area.verticalScrollBar().setValue(0)
+        self._questions.scroll_to_top()
         self._make_room()
-        card.sig_answered.connect(lambda _reply: self._retire(card))
-        card.sig_withdrawn.connect(lambda _why: self._retire(card))
 
     def _make_room(self) -> None:
         """Shrink the server list to its rows so a question or the tools get the height (never grows it)."""
@@ -163,19 +146,6 @@ class ServersPanel(QWidget):
         needed = self._list.sizeHintForRow(0) * rows + 2 * self._list.frameWidth() + self._add_row_height
         if top > needed:
             self._splitter.setSizes([needed, rest + top - needed])
-
-    def _retire(self, card: AskCard[Any]) -> None:
-        server = card.question.server
-        self._asking[server] = max(self._asking.get(server, 0) - 1, 0)
-        self._refresh(server)
-
-        def remove() -> None:
-            card.deleteLater()
-            if self._cards.count() <= 2:  # this card (until deleted) and the stretch
-                self._cards_area.hide()
-
-        # The outcome stays readable for a moment, then the card leaves the panel.
-        QTimer.singleShot(CARD_LINGER_MS, remove)
 
     def show_updates(self, updates: dict[str, str]) -> None:
         """Mark installed servers that have a newer registry version (entry name -> version)."""
@@ -216,7 +186,7 @@ class ServersPanel(QWidget):
         status = connection.status
         item.setIcon(state_icon(status.state))
         badge = f"  ·  update {self._updates[name]}" if name in self._updates else ""
-        asking = self._asking.get(name, 0) > 0
+        asking = self._questions.asking(name)
         blocked = self._blocked(name)
         state = "blocked by your organisation" if blocked is not None else status.state.value
         sandboxed = connection.config.sandbox_enabled or connection.confinement.required is not None
@@ -277,7 +247,7 @@ class ServersPanel(QWidget):
 
     def _configured(self, name: str) -> ServerConfig | None:
         """The server's entry in servers.json (None for the embedded demo, which is not in it)."""
-        return self._bridge.store.servers.get(name) if self._bridge.store is not None else None
+        return configured(self._bridge, name)
 
     def _on_tool_switched(self, tool: str, on: bool) -> None:
         """Save the switch, then let the host leave what is off out of what the model is offered."""
@@ -311,46 +281,8 @@ class ServersPanel(QWidget):
             self._show_details()  # the sandbox refused something new (a log line says so)
 
     def offer_allow(self) -> QMessageBox | None:
-        """Ask, without blocking, to allow exactly what the sandbox refused; Yes saves it in the entry and restarts."""
-        name, denial = self.selected(), self.details.denial
-        if name is None or denial is None or self._configured(name) is None:
-            return None
-        box = confirm(
-            self,
-            "Allow in the sandbox",
-            f'{denial.question(name)}\n\n"{denial.target}" is added to {denial.key} in its entry, and it restarts.',
-            lambda: self._allow(name, denial),
-        )
-        box.setTextFormat(Qt.TextFormat.PlainText)  # a path the server named is its text, never markup
-        return box
-
-    def _allow(self, name: str, denial: Denial) -> None:
-        config = self._configured(name)
-        if config is None:
-            return
-        try:
-            self._bridge.save_server(replace(config, sandbox=allowed(config.sandbox, denial)), name)
-        except ConfigError as exc:
-            show_notice(self, f"It could not be allowed: {exc}")
-
-    def _run_unconfined_once(self) -> None:
-        """The user's click: this server runs without the sandbox until the app quits (nothing is saved)."""
-        name = self.selected()
-        connection = None if name is None else self._bridge.host.connections.get(name)
-        if connection is not None and connection.confinement.offers_unconfined:
-            connection.confinement.unconfined = True
-            self._bridge.restart_server(connection.name)
-
-    def _run_unconfined_always(self) -> None:
-        """The user's click: its entry is saved with `sandboxEnabled` off (the save restarts it)."""
-        name = self.selected()
-        config = None if name is None else self._configured(name)
-        if name is None or config is None or not self._bridge.host.connection(name).confinement.offers_unconfined:
-            return
-        try:
-            self._bridge.save_server(replace(config, sandbox_enabled=False), name)
-        except ConfigError as exc:
-            show_notice(self, f"It could not be saved: {exc}")
+        """Ask, without blocking, to allow what the sandbox refused (see `SandboxRemedies`)."""
+        return self._remedies.offer_allow()
 
     def _for_selected(self, action: Callable[[str], None]) -> None:
         if (name := self.selected()) is not None:

@@ -6,36 +6,27 @@ import asyncio
 from collections.abc import Callable
 from typing import Final
 
-from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import QLabel, QStackedWidget, QVBoxLayout, QWidget
+from PySide6.QtCore import QTimer, Signal
+from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from desktop_app.bridge import CoreBridge
 from desktop_app.core.content import ResourceContent
 from desktop_app.core.resource_ref import ResourceRef
 from desktop_app.core.server_errors import describe_error
 from desktop_app.core.skills.addresses import claimants, linked_from
-from resources_ui.viewers.binary_card import BinaryCard, ErrorCard
-from resources_ui.viewers.image_viewer import ImageError, ImageViewer, decode_image
-from resources_ui.viewers.pdf_viewer import PdfError, PdfViewer
+from resources_ui.viewers.image_viewer import ImageError, decode_image
+from resources_ui.viewers.pdf_viewer import PdfError
 from resources_ui.viewers.resource_cache import ResourceCache
-from resources_ui.viewers.text_viewer import MarkdownViewer, TextViewer
 from resources_ui.viewers.viewer_header import ViewerHeader
 from resources_ui.viewers.viewer_kind import ViewerKind as ViewerKind
 from resources_ui.viewers.viewer_kind import choose_viewer as choose_viewer
+from resources_ui.viewers.viewer_stack import ViewerStack
 
 LOADING_DELAY_MS: Final = 150
 """Fast reads swap content directly; only slow ones flash a "Loading…" page."""
 
 AppViewFactory = Callable[[ResourceRef], QWidget]
 """Makes the live view of an MCP App (`ui://`) resource; the window supplies it (web views live above us)."""
-
-
-def _centered_label(text: str) -> QLabel:
-    label = QLabel(text)
-    label.setAlignment(Qt.AlignmentFlag.AlignCenter)
-    label.setWordWrap(True)
-    label.setEnabled(False)
-    return label
 
 
 class ResourceViewerPane(QWidget):
@@ -78,36 +69,18 @@ class ResourceViewerPane(QWidget):
         self.reload_button, self.attach_button = self.header.reload_button, self.header.attach_button
         self.close_button = self.header.close_button
 
-        self.placeholder = _centered_label("Select a resource to see it here.\nDrag resources into the chat to attach.")
-        self.loading = _centered_label("Loading…")
-        self.text_viewer = TextViewer()
-        self.markdown_viewer = MarkdownViewer()
+        self._stack = ViewerStack()
+        self._stack.app_released.connect(self.app_released)
+        # The pages, as the pane's own: what tests and the window look at.
+        self.placeholder, self.loading = self._stack.placeholder, self._stack.loading
+        self.app_page = self._stack.app_page
+        self.text_viewer, self.markdown_viewer = self._stack.text_viewer, self._stack.markdown_viewer
+        self.pdf_viewer, self.image_viewer = self._stack.pdf_viewer, self._stack.image_viewer
+        self.binary_card, self.error_card = self._stack.binary_card, self._stack.error_card
         self.markdown_viewer.link_activated.connect(self._follow_link)
         self.markdown_viewer.web_link_requested.connect(self.web_link_requested)
-        self.pdf_viewer = PdfViewer()
-        self.image_viewer = ImageViewer()
-        self.binary_card = BinaryCard()
-        self.error_card = ErrorCard()
         self.error_card.retry_requested.connect(self.reload)
-        self.app_page = QWidget()
-        self._app_layout = QVBoxLayout(self.app_page)
-        self._app_layout.setContentsMargins(0, 0, 0, 0)
-        self._app: QWidget | None = None
         self._app_factory: AppViewFactory | None = None
-        self._pages = {
-            ViewerKind.EMPTY: self.placeholder,
-            ViewerKind.LOADING: self.loading,
-            ViewerKind.TEXT: self.text_viewer,
-            ViewerKind.MARKDOWN: self.markdown_viewer,
-            ViewerKind.PDF: self.pdf_viewer,
-            ViewerKind.IMAGE: self.image_viewer,
-            ViewerKind.BINARY: self.binary_card,
-            ViewerKind.APP: self.app_page,
-            ViewerKind.ERROR: self.error_card,
-        }
-        self._stack = QStackedWidget()
-        for page in self._pages.values():
-            self._stack.addWidget(page)
         self._loading_timer = QTimer(self, singleShot=True, interval=LOADING_DELAY_MS)
         self._loading_timer.timeout.connect(lambda: self._switch(ViewerKind.LOADING))
 
@@ -162,14 +135,14 @@ class ResourceViewerPane(QWidget):
 
     @property
     def app_widget(self) -> QWidget | None:
-        return self._app
+        return self._stack.app
 
     def show_widget(self, ref: ResourceRef, widget: QWidget) -> None:
         """Show a live app view that lives elsewhere (moved here from a tool card)."""
         self._set_ref(ref)
         self._generation += 1
         self.header.show_uri(ref.uri)
-        self._hold_app(widget)
+        self._stack.hold_app(widget)
         self._switch(ViewerKind.APP)
 
     def clear(self) -> None:
@@ -270,7 +243,7 @@ class ResourceViewerPane(QWidget):
                     kind = ViewerKind.TEXT
                     self.text_viewer.show_text(content.text or "", "text/html", content.uri)
                 else:
-                    self._hold_app(self._app_factory(self._ref))
+                    self._stack.hold_app(self._app_factory(self._ref))
             else:
                 self._show_error("The server sent content that cannot be shown.", content.error or "")
                 return
@@ -294,28 +267,13 @@ class ResourceViewerPane(QWidget):
         self.error_card.show_error(heading, message)
         self._switch(ViewerKind.ERROR)
 
-    def _hold_app(self, widget: QWidget) -> None:
-        if widget is self._app:
-            return
-        self._release_app()
-        self._app = widget
-        self._app_layout.addWidget(widget)
-        widget.show()
-
-    def _release_app(self) -> None:
-        if self._app is not None:
-            app, self._app = self._app, None
-            self._app_layout.removeWidget(app)
-            app.setParent(None)
-            self.app_released.emit(app)
-
     def _switch(self, kind: ViewerKind) -> None:
         if kind is not ViewerKind.APP:
-            self._release_app()
+            self._stack.release_app()
         if kind is not ViewerKind.LOADING:
             self._loading_timer.stop()
         self._kind = kind
-        self._stack.setCurrentWidget(self._pages[kind])
+        self._stack.show_page(kind)
         if kind not in (ViewerKind.EMPTY, ViewerKind.LOADING):
             self.content_shown.emit(kind)
 

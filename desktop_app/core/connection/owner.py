@@ -15,7 +15,6 @@ import contextlib
 import time
 from collections import deque
 from collections.abc import Callable, Mapping
-from dataclasses import replace
 from typing import Any
 
 from mcp import Client
@@ -30,8 +29,9 @@ from desktop_app.core.config_error import ConfigError
 from desktop_app.core.connection.calls import Calls
 from desktop_app.core.connection.confinement import Confinement
 from desktop_app.core.connection.listings import Staleness
-from desktop_app.core.connection.negotiation import enable_legacy_logging, is_modern
+from desktop_app.core.connection.live_config import LiveConfig
 from desktop_app.core.connection.owner_task import OwnerTask
+from desktop_app.core.connection.process_end import ProcessEnd
 from desktop_app.core.connection.requests import Requests
 from desktop_app.core.connection.server_log import ServerLog
 from desktop_app.core.connection.session import Session
@@ -40,11 +40,10 @@ from desktop_app.core.events import CatalogChanged, Event, EventBus, LogEntry, S
 from desktop_app.core.expansion import SecretLookup, resolve_server
 from desktop_app.core.log_routing import server_log_context
 from desktop_app.core.policy.in_force import PolicyInForce, policy_in_force
-from desktop_app.core.process_exit import describe_exit
 from desktop_app.core.restart_policy import RestartPolicy
 from desktop_app.core.sandbox.probe import SandboxUnavailable
 from desktop_app.core.server_config import ServerConfig
-from desktop_app.core.server_errors import ConnectionLost, describe_error, is_connection_loss
+from desktop_app.core.server_errors import describe_error, is_connection_loss
 from desktop_app.core.server_status import ServerState, ServerStatus
 from desktop_app.core.tasks.board import TaskBoard
 from desktop_app.core.transport_watch import TransportWatch
@@ -55,7 +54,7 @@ TargetFactory = Callable[[ServerConfig, TransportHooks], Any]
 """Builds what `mcp.Client` connects to: a transport, or an in-process server in tests."""
 
 
-class ServerConnection(Requests):
+class ServerConnection(Requests, LiveConfig):
     """Keeps one server connected, observable and restartable."""
 
     def __init__(
@@ -105,8 +104,7 @@ class ServerConnection(Requests):
             lost=lambda: self._watch.mark_dead("the server asks to sign in again"),
         )
         """The server's sign-in (remote servers that answer 401); idle for the others."""
-        self._exit_code: int | None = None
-        """How the last stdio process ended, once the transport has stopped it."""
+        self._exit = ProcessEnd()
         self.asks = ServerAsks(
             config.name,
             asks or AskService(QuestionGate(FallbackAsker())),
@@ -199,44 +197,6 @@ class ServerConnection(Requests):
             self.config = config
         self.start()
 
-    async def apply_config(self, config: ServerConfig) -> None:
-        """Take a changed configuration: new roots or log level apply live where the protocol allows,
-        anything else restarts the server."""
-        old, client = self.config, self.client
-        live = (
-            replace(
-                old,
-                roots=config.roots,
-                log_level=config.log_level,
-                trusted=config.trusted,
-                auto_approve_read_only=config.auto_approve_read_only,
-            )
-            == config
-        )
-        if not live or client is None or (config.log_level != old.log_level and is_modern(client)):
-            await self.restart(config)
-            return
-        self.config = config
-        if config.roots != old.roots:
-            await self.roots_changed()
-        if config.log_level != old.log_level:
-            await enable_legacy_logging(client, self.log_level, self._log.note)
-
-    async def roots_changed(self) -> None:
-        """The user changed this server's roots (or the defaults it uses): tell a connected server, or restart
-        a sandboxed one, whose roots are the folders its sandbox lets it write to."""
-        client = self.client
-        if client is None:
-            return
-        if self.confinement.restart_for(self.asks.roots.uris()):
-            self._log.note("info", "roots changed: restarting so its sandbox matches them")
-            await self.restart()
-            return
-        try:
-            await self.asks.roots_changed(client)
-        except Exception as exc:
-            self._log.note("warning", f"could not send roots/list_changed: {describe_error(exc)}")
-
     async def wait_settled(self, timeout: float | None = None) -> ServerStatus:
         """Wait until the server is ready, failed, disabled or stopped (not mid-attempt)."""
         await asyncio.wait_for(self._settled.wait(), timeout)
@@ -266,11 +226,11 @@ class ServerConnection(Requests):
                         break
                     # The process's exit, else why the transport ended (it knows), else the error itself.
                     lost = self._watch.dead.is_set() and is_connection_loss(exc)
-                    reason = self._exit_reason(exc) or (self._watch.dead_reason if lost else describe_error(exc))
+                    reason = self._exit.reason(exc) or (self._watch.dead_reason if lost else describe_error(exc))
                 else:
                     if self._stop.is_set():
                         break
-                    reason = self._exit_reason(None) or "the server closed the connection"
+                    reason = self._exit.reason(None) or "the server closed the connection"
                 if self.auth.needs_sign_in:  # a 401 or 403: wait for the user to sign in, not for backoff
                     if (gave_up := self.auth.gave_up()) is not None:
                         self._fail(gave_up)
@@ -311,11 +271,12 @@ class ServerConnection(Requests):
         """One connection attempt, from resolving the configuration to the session's end."""
         resolved = resolve_server(self.config, self._secrets or _NoSecrets(), self._environ)
         self._log.secret_values = resolved.secret_values
-        self._exit_code = None
+        self._exit.new_attempt()
         self._log.new_attempt()
         config = self.confinement.launch(resolved.config, self.asks.roots.uris())
         self._watch = watch = TransportWatch(self._log.note)
-        hooks = watch.hooks(on_stderr=self._log.on_stderr, on_exit=self._on_exit, auth=self.auth.session_auth(config))
+        auth = self.auth.session_auth(config)
+        hooks = watch.hooks(on_stderr=self._log.on_stderr, on_exit=self._exit.on_exit, auth=auth)
         session = Session(
             config,
             self._target_factory(config, hooks),
@@ -349,17 +310,6 @@ class ServerConnection(Requests):
             self._session = None
 
     # -- observation -----------------------------------------------------------------------
-
-    def _on_exit(self, returncode: int) -> None:
-        self._exit_code = returncode
-
-    def _exit_reason(self, exc: Exception | None) -> str | None:
-        """How the process ended, when that is why the connection did (not when a stop or a timeout ended it)."""
-        while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-            exc = exc.exceptions[0]
-        if self._exit_code is None or not (exc is None or isinstance(exc, ConnectionLost) or is_connection_loss(exc)):
-            return None
-        return describe_exit(self._exit_code)
 
     def _published(self, event: Event) -> None:
         """A log line goes out, then a sandboxed server's line is read for what the sandbox refused."""
