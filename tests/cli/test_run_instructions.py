@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -15,13 +14,6 @@ from tests.servers.instructions_server import DROP_ADDRESS, ORDER, SCRIPT, sent
 
 pytestmark = LITELLM_WARNINGS
 READ_TAINT = "read the instructions of news, a server you have not marked as trusted"
-
-
-@pytest.fixture
-def llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[ScriptedLLM]:
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    with ScriptedLLM() as server:
-        yield server
 
 
 def test_instructions_read_from_an_untrusted_server_pause_a_saved_rule(

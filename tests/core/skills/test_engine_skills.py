@@ -3,7 +3,6 @@ a skill allowed "for this chat" in one conversation is not read in another, whic
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,13 +19,6 @@ pytestmark = [pytest.mark.anyio, *LITELLM_WARNINGS]
 
 REVIEW = "skill://team/review/SKILL.md"
 GUIDE = "skill://team/review/references/GUIDE.md"
-
-
-@pytest.fixture
-def llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[ScriptedLLM]:
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    with ScriptedLLM() as server:
-        yield server
 
 
 async def test_a_turn_reads_skills_as_its_own_conversation(
