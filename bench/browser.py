@@ -108,7 +108,7 @@ async def measure() -> None:
     from desktop_app.bridge import CoreBridge
     from desktop_app.core.host import ServerHost
     from desktop_app.core.server_config import ServerConfig, TransportKind
-    from resources_ui.drag_payload import ResourceRef
+    from desktop_app.qt_kit.drag_payload import ResourceRef
     from resources_ui.workspace import ResourceWorkspace
 
     fixture = ROOT / "tests" / "servers" / "fixture_server.py"

@@ -25,9 +25,9 @@ from PySide6.QtCore import (
     Qt,
 )
 
-from resources_ui.drag_payload import encode_resources
+from desktop_app.qt_kit.drag_payload import encode_resources
+from desktop_app.qt_kit.qt_compat import no_data
 from resources_ui.filter_matching import query_words, ranked_matches
-from resources_ui.qt_compat import no_data
 from resources_ui.tree_entries import Entry, EntryKey, EntryKind, refs_of
 from resources_ui.tree_model import (
     COLUMNS,

@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from PySide6.QtGui import QIcon
 
 from desktop_app.core.server_status import ServerState, ServerStatus
-from resources_ui.icons import ContentKind, kind_for, kind_icon
-from resources_ui.server_icon_cache import RowIcons
+from desktop_app.qt_kit.icons import ContentKind, kind_for, kind_icon
+from desktop_app.qt_kit.server_icon_cache import RowIcons
 from resources_ui.tree_entries import Entry, EntryKey
 
 

@@ -18,7 +18,7 @@ from uritemplate import URITemplate
 
 from desktop_app.bridge import CoreBridge
 from desktop_app.core.resource_ref import ResourceRef
-from resources_ui.completing_fields import CompletingFields, FieldSpec
+from desktop_app.qt_kit.completing_fields import CompletingFields, FieldSpec
 from resources_ui.tree_entries import Entry
 
 

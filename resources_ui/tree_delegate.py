@@ -19,8 +19,8 @@ from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, QPointF,
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPalette, QStaticText
 from PySide6.QtWidgets import QApplication, QStyle, QStyledItemDelegate, QStyleOptionViewItem, QWidget
 
-from resources_ui.status_icons import STATE_TOKENS
-from resources_ui.theme import tokens
+from desktop_app.qt_kit.status_icons import STATE_TOKENS
+from desktop_app.qt_kit.theme import tokens
 from resources_ui.tree_model import RowLook
 
 Index = QModelIndex | QPersistentModelIndex

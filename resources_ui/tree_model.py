@@ -26,12 +26,12 @@ from PySide6.QtGui import QFont, QGuiApplication, QIcon, QPalette
 from desktop_app.bridge import CoreBridge
 from desktop_app.core.catalog import ServerCatalog
 from desktop_app.core.server_status import ServerState, ServerStatus
-from resources_ui.drag_payload import RESOURCES_MIME, URI_LIST_MIME, encode_resources
+from desktop_app.qt_kit.drag_payload import RESOURCES_MIME, URI_LIST_MIME, encode_resources
+from desktop_app.qt_kit.qt_compat import no_data
+from desktop_app.qt_kit.server_icon_cache import RowIcons
+from desktop_app.qt_kit.status_icons import state_icon
 from resources_ui.listing_entries import ListingEntries, is_big
-from resources_ui.qt_compat import no_data
-from resources_ui.server_icon_cache import RowIcons
 from resources_ui.server_rows import ServerRows
-from resources_ui.status_icons import state_icon
 from resources_ui.tree_entries import Entry, EntryKey, entries_of, entry_tooltip, refs_of, size_text, type_text
 
 Index = QModelIndex | QPersistentModelIndex

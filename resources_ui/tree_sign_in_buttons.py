@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QTreeView, QWidg
 
 from desktop_app.bridge import CoreBridge
 from desktop_app.core.server_status import ServerState
-from resources_ui.theme import muted
+from desktop_app.qt_kit.theme import muted
 from resources_ui.tree_model import NAME_COLUMN, SERVER_ROLE, ResourceTreeModel
 
 _LABELS = {ServerState.NEEDS_SIGN_IN: "Sign in", ServerState.SIGNING_IN: "Cancel"}

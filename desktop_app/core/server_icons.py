@@ -10,7 +10,7 @@ decoder ever seeing it). An SVG is drawn only when it is self-contained (`svg_ch
 nested `data:` images either), and only by Qt's SVG renderer at the icon's size, which runs no
 script. A refused icon falls back to the app's own glyph, with one debug line saying why.
 
-Qt-free: the UI decodes the `ServerIcon` values this gives (`resources_ui/server_icon_cache.py`).
+Qt-free: the UI decodes the `ServerIcon` values this gives (`desktop_app/qt_kit/server_icon_cache.py`).
 """
 
 from __future__ import annotations

@@ -66,7 +66,7 @@ def _switch_palette(app: QApplication, theme: str) -> None:
 def light_palette(standard: QPalette) -> QPalette:
     """Fusion's light colours with the tokens' placeholder and link colours (Fusion's placeholder grey
     is 4.4:1 on white, under AA; the tokens' muted text is 6.9:1)."""
-    from resources_ui.tokens import LIGHT  # only for a theme chosen in Settings: not before every first paint
+    from desktop_app.qt_kit.tokens import LIGHT  # only for a theme chosen in Settings: not before every first paint
 
     standard.setColor(QPalette.ColorRole.PlaceholderText, QColor(LIGHT.muted))
     standard.setColor(QPalette.ColorRole.Link, QColor(LIGHT.accent))
@@ -76,7 +76,7 @@ def light_palette(standard: QPalette) -> QPalette:
 def dark_palette() -> QPalette:
     """Fusion's colours for a dark window (where the platform has no dark scheme to switch to), from the
     dark theme's tokens, so the frame and the panes' own sheets agree."""
-    from resources_ui.tokens import DARK  # only for a theme chosen in Settings: not before every first paint
+    from desktop_app.qt_kit.tokens import DARK  # only for a theme chosen in Settings: not before every first paint
 
     palette = QPalette()
     roles = QPalette.ColorRole

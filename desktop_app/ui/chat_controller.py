@@ -37,6 +37,7 @@ from desktop_app.core.chat.prompts import PromptDraft
 from desktop_app.core.chat.skill_reads import skill_loader
 from desktop_app.core.ledger.store import LedgerStore
 from desktop_app.core.resource_ref import ResourceRef
+from desktop_app.qt_kit.server_icon_cache import tool_icon
 from desktop_app.ui.app_chat import AppChatSide
 from desktop_app.ui.chat_records import ChatRecords, RecordingPolicy
 from desktop_app.ui.context_meter import ContextMeter
@@ -47,7 +48,6 @@ from desktop_app.ui.conversation.turn_status import READING_ATTACHMENTS
 from desktop_app.ui.conversation.turn_waits import show_wait
 from desktop_app.ui.model_in_use import ModelInUse
 from desktop_app.ui.model_warmup import ModelWarmup
-from resources_ui.server_icon_cache import tool_icon
 
 if TYPE_CHECKING:
     from desktop_app.ui.apps.controller import AppViews

@@ -12,9 +12,9 @@ from typing import Final
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtWidgets import QAbstractItemView, QBoxLayout, QLabel
 
+from desktop_app.qt_kit.theme import muted
+from desktop_app.qt_kit.tokens import SPACE
 from desktop_app.ui.plain_text import plain_label
-from resources_ui.theme import muted
-from resources_ui.tokens import SPACE
 
 SERVERS_EMPTY: Final = (
     "No servers yet. Add one with Servers → Add server… (or the button below), install one from the gallery"

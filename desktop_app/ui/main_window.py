@@ -247,7 +247,7 @@ class MainWindow(QMainWindow):
 
     def _follow_theme(self) -> None:
         """Sheets built from the theme's tokens are built again from the new one's, then the messages."""
-        from resources_ui.theme import restyle  # the panes loaded it: this module imports only Qt (see above)
+        from desktop_app.qt_kit.theme import restyle  # the panes loaded it: this module imports only Qt (see above)
 
         restyle()
         self.conversation.follow_theme()

@@ -18,7 +18,7 @@ from rapidfuzz import fuzz, utils
 from desktop_app.core.catalog import Catalog
 from desktop_app.core.resource_ref import ResourceRef
 from desktop_app.core.skills.manifest import problem
-from resources_ui.server_icon_cache import CARD_SIDE, item_icon
+from desktop_app.qt_kit.server_icon_cache import CARD_SIDE, item_icon
 
 MIN_SCORE = 55.0
 MAX_ROWS = 12

@@ -8,8 +8,8 @@ from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from desktop_app.bridge import CoreBridge
+from desktop_app.qt_kit.completing_fields import CompletingFields, FieldSpec
 from desktop_app.ui.style import MUTED, error_label
-from resources_ui.completing_fields import CompletingFields, FieldSpec
 
 
 class PromptForm(QFrame):

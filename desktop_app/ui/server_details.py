@@ -22,12 +22,12 @@ from desktop_app.core.policy.refusal import Refusal
 from desktop_app.core.sandbox.denials import Denial
 from desktop_app.core.server_status import ServerState
 from desktop_app.core.terminal_text import printable
+from desktop_app.qt_kit.flow_layout import FlowLayout
 from desktop_app.ui.instructions_note import InstructionsNote
 from desktop_app.ui.plain_text import plain_label, set_plain_tooltip
 from desktop_app.ui.sign_in_details import SignInDetails, show_sign_in_details
 from desktop_app.ui.sign_in_paste import PasteFallback
 from desktop_app.ui.style import MUTED
-from resources_ui.flow_layout import FlowLayout
 
 
 def counts(catalog: ServerCatalog | None, disabled: tuple[str, ...] | frozenset[str] | set[str]) -> str:

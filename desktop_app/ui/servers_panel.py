@@ -31,6 +31,7 @@ from desktop_app.core.events import LogEntry
 from desktop_app.core.policy.refusal import Refusal
 from desktop_app.core.server_config import ServerConfig
 from desktop_app.core.server_status import ServerState, ServerStatus
+from desktop_app.qt_kit.status_icons import state_icon
 from desktop_app.ui.asks.card import AskCard
 from desktop_app.ui.confirm import confirm
 from desktop_app.ui.empty_state import SERVERS_EMPTY, note_in_place_of
@@ -42,7 +43,6 @@ from desktop_app.ui.server_editor import ServerEditor
 from desktop_app.ui.server_log_view import ServerLogView
 from desktop_app.ui.server_questions import ServerQuestions
 from desktop_app.ui.tools_list import ToolsList
-from resources_ui.status_icons import state_icon
 
 _NAME_ROLE = Qt.ItemDataRole.UserRole
 LOG_TAB: Final = 0

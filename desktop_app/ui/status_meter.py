@@ -17,9 +17,9 @@ from desktop_app.core.chat.events import Usage
 from desktop_app.core.events import SamplingUsage
 from desktop_app.core.secret_store import SecretStore, encryption_advice
 from desktop_app.core.server_status import ServerStatus
+from desktop_app.qt_kit.theme import danger, themed
 from desktop_app.ui.chat_controller import ChatController
 from desktop_app.ui.fitting_label import FittingLabel
-from resources_ui.theme import danger, themed
 
 ENCRYPT_TIP: Final = "Click to protect your secrets with a password now."
 RESOURCE_CONTENTS_TIP: Final = "Resource contents are never in the prompt: the model reads them on demand."

@@ -7,8 +7,8 @@ from typing import Final
 
 from PySide6.QtWidgets import QLabel
 
-from resources_ui.colours import MUTED as MUTED
-from resources_ui.colours import MUTED_COLOUR as MUTED_COLOUR
+from desktop_app.qt_kit.colours import MUTED as MUTED
+from desktop_app.qt_kit.colours import MUTED_COLOUR as MUTED_COLOUR
 
 ERROR_COLOUR: Final = "#dc4a3d"
 ERROR_STYLE: Final = f"color: {ERROR_COLOUR};"
@@ -17,7 +17,7 @@ ERROR_STYLE: Final = f"color: {ERROR_COLOUR};"
 
 def error_label() -> QLabel:
     """An empty, word-wrapped label for a form's problem text, in the theme's danger colour."""
-    from resources_ui.theme import danger  # the tokens load after the first paint: this module is read before it
+    from desktop_app.qt_kit.theme import danger  # the tokens load after the first paint: this module is read before it
 
     label = danger(QLabel())
     label.setWordWrap(True)

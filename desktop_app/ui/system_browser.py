@@ -12,8 +12,8 @@ from PySide6.QtWidgets import QMessageBox, QWidget
 
 from desktop_app.core.auth.errors import SignInError
 from desktop_app.core.terminal_text import printable
+from desktop_app.qt_kit.web_links import vet_web_link
 from desktop_app.ui.confirm import confirm
-from resources_ui.web_links import vet_web_link
 
 
 class SystemBrowser:

@@ -8,7 +8,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QPushButton, QStyle, QVBoxLayout, QWidget
 
 from desktop_app.core.content import ResourceContent, human_size
-from resources_ui.icons import kind_for, kind_icon
+from desktop_app.qt_kit.icons import kind_for, kind_icon
 
 
 def suggested_file_name(uri: str) -> str:

@@ -7,8 +7,8 @@ from typing import Final
 from PySide6.QtCore import QRect, Qt, Signal
 from PySide6.QtWidgets import QFrame, QLabel, QProgressBar, QPushButton, QVBoxLayout, QWidget
 
-from resources_ui.theme import themed
-from resources_ui.tokens import SPACE
+from desktop_app.qt_kit.theme import themed
+from desktop_app.qt_kit.tokens import SPACE
 
 MAX_WIDTH: Final = 380
 MARGIN: Final = 16

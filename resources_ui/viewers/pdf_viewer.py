@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from resources_ui.flow_layout import FlowLayout
+from desktop_app.qt_kit.flow_layout import FlowLayout
 from resources_ui.viewers.pdf_canvas import GAP, PdfCanvas, mupdf
 from resources_ui.viewers.toolbar import tool_button
 

@@ -22,9 +22,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from resources_ui.inert_images import inert_resource
+from desktop_app.qt_kit.inert_images import inert_resource
+from desktop_app.qt_kit.web_links import WEB_SCHEMES
 from resources_ui.viewers.highlighting import MAX_HIGHLIGHT_CHARS, PygmentsHighlighter, lexer_for
-from resources_ui.web_links import WEB_SCHEMES
 
 
 def display_text(text: str, mime: str | None) -> str:

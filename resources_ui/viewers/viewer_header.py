@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 
 from desktop_app.core.content import ResourceContent, human_size
 from desktop_app.core.resource_ref import ResourceRef
-from resources_ui.elided_label import ElidedLabel
+from desktop_app.qt_kit.elided_label import ElidedLabel
 
 SEPARATOR = " · "
 CLOSE_TIP = "Close — the chat gets the viewer's room back"

@@ -9,7 +9,7 @@ from PySide6.QtGui import QImageReader
 
 from desktop_app.core.apps.document import is_app_mime
 from desktop_app.core.content import ResourceContent
-from resources_ui.icons import ContentKind, kind_for
+from desktop_app.qt_kit.icons import ContentKind, kind_for
 
 
 class ViewerKind(Enum):

@@ -13,8 +13,8 @@ from pytestqt.qtbot import QtBot
 from desktop_app.core.resource_ref import ResourceRef
 from desktop_app.core.server_status import ServerState
 from desktop_app.demo_server import build_server as build_demo_server
+from desktop_app.qt_kit.drag_payload import RESOURCES_MIME, decode_resources, encode_resources
 from resources_ui.browser import ResourceBrowser
-from resources_ui.drag_payload import RESOURCES_MIME, decode_resources, encode_resources
 from resources_ui.filter_proxy import CHUNK, MIN_FIRST, SCREENFUL
 from resources_ui.tree_delegate import ResourceRowDelegate
 from resources_ui.tree_model import ENTRY_ROLE

@@ -21,9 +21,9 @@ from PySide6.QtWidgets import QApplication
 
 from desktop_app.core.server_config import ServerConfig, TransportKind
 from desktop_app.core.server_status import ServerState
+from desktop_app.qt_kit.icons import ContentKind, kind_icon
+from desktop_app.qt_kit.server_icon_cache import TREE_SIDE, item_icon
 from resources_ui.browser import ResourceBrowser
-from resources_ui.icons import ContentKind, kind_icon
-from resources_ui.server_icon_cache import TREE_SIDE, item_icon
 from resources_ui.tree_model import ResourceTreeModel
 from tests.servers import icon_server
 from tests.servers.icon_server import GOOD_COLOUR, build_icon_server, data_uri, png

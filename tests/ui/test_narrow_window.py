@@ -22,12 +22,12 @@ from desktop_app.core.chat.approval import ApprovalRequest, Requester
 from desktop_app.core.chat.events import ToolCallStarted, ToolDecision, ToolResult
 from desktop_app.core.resource_ref import ResourceRef
 from desktop_app.core.trust import ServerTrust, ToolHints
+from desktop_app.qt_kit.elided_label import ElidedLabel
 from desktop_app.ui.conversation.approval_panel import ApprovalPanel
 from desktop_app.ui.conversation.composer import MAX_LINES, MIN_LINES
 from desktop_app.ui.dock_fit import CHAT_COMFORT, CHAT_MIN, DOCK_COMFORT
 from desktop_app.ui.fitting_label import FittingLabel
 from desktop_app.ui.main_window import MainWindow
-from resources_ui.elided_label import ElidedLabel
 from resources_ui.viewers.viewer_pane import ViewerKind
 from tests.ui.chat_window import run_fixture_window, until
 

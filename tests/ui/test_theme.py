@@ -10,13 +10,13 @@ from PySide6.QtWidgets import QApplication, QDialogButtonBox, QWidget
 from pytestqt.qtbot import QtBot
 
 from desktop_app.core.app_settings import load_settings
+from desktop_app.qt_kit.theme import tokens
+from desktop_app.qt_kit.tokens import DARK, LIGHT
 from desktop_app.ui.application import apply_theme, saved_theme
 from desktop_app.ui.conversation.message_bubble import MessageBubble
 from desktop_app.ui.conversation.tool_card import ToolCard
 from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.settings_dialog import SettingsDialog
-from resources_ui.theme import tokens
-from resources_ui.tokens import DARK, LIGHT
 from tests.ui.chat_window import run_fixture_window, until
 
 

@@ -29,14 +29,14 @@ from desktop_app.core.asks.question import TooManyQuestions
 from desktop_app.core.chat.app_gateway import AppGateway
 from desktop_app.core.extensions.apps_meta import ViewOrigin
 from desktop_app.core.server_errors import describe_error
+from desktop_app.qt_kit.elided_label import ElidedLabel
+from desktop_app.qt_kit.flow_layout import FlowLayout
 from desktop_app.ui.apps.guard import AppPage
 from desktop_app.ui.apps.host_context import host_context, look_context
 from desktop_app.ui.apps.profiles import server_web
 from desktop_app.ui.apps.serving import ViewChannel
 from desktop_app.ui.apps.view_page import has_painted, open_page, release_page
 from desktop_app.ui.style import ERROR_STYLE, MUTED
-from resources_ui.elided_label import ElidedLabel
-from resources_ui.flow_layout import FlowLayout
 
 log = logging.getLogger(__name__)
 

@@ -17,9 +17,9 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QLabel, QPushButton, QVBoxLayout, QWidget
 
 from desktop_app.core.asks.question import Question
+from desktop_app.qt_kit.flow_layout import FlowLayout
 from desktop_app.ui.bordered_frame import CALM_BORDER, BorderedFrame
 from desktop_app.ui.style import MUTED
-from resources_ui.flow_layout import FlowLayout
 
 R = TypeVar("R")
 

@@ -11,9 +11,9 @@ from desktop_app.core.chat.approval import DecidedBy, Decision
 from desktop_app.core.chat.events import ToolDecision
 from desktop_app.core.tool_changes import ToolChange
 from desktop_app.core.trust import ToolHints
-from resources_ui.flow_layout import FlowLayout
-from resources_ui.theme import muted, themed
-from resources_ui.tokens import LIGHT, SPACE, Palette
+from desktop_app.qt_kit.flow_layout import FlowLayout
+from desktop_app.qt_kit.theme import muted, themed
+from desktop_app.qt_kit.tokens import LIGHT, SPACE, Palette
 
 DANGER_COLOUR: Final = LIGHT.danger
 """A destructive claim's colour in the light theme (the dark one has its own token)."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from resources_ui.tokens import READABLE_WIDTH, SPACE, Palette, TypeScale
+from desktop_app.qt_kit.tokens import READABLE_WIDTH, SPACE, Palette, TypeScale
 
 ACTION_NAME: Final = "messageAction"
 """The object name of a message's action buttons (Copy, Edit, Regenerate, Retry)."""

@@ -12,10 +12,10 @@ from contextlib import contextmanager
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
+from desktop_app.qt_kit.theme import muted
+from desktop_app.qt_kit.tokens import SPACE
 from desktop_app.ui.conversation.reading_column import SurfaceColumn
 from desktop_app.ui.conversation.turn_status import TurnStatus
-from resources_ui.theme import muted
-from resources_ui.tokens import SPACE
 
 
 class ColumnRows:

@@ -15,11 +15,11 @@ from PySide6.QtGui import QKeyEvent, QResizeEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
 
 from desktop_app.core.resource_ref import ResourceRef
+from desktop_app.qt_kit.flow_layout import FlowLayout
+from desktop_app.qt_kit.theme import muted, primary, themed
+from desktop_app.qt_kit.tokens import SPACE, Palette
 from desktop_app.ui.conversation.attachment_chip import AttachmentChip
 from desktop_app.ui.conversation.reading_column import centre_column
-from resources_ui.flow_layout import FlowLayout
-from resources_ui.theme import muted, primary, themed
-from resources_ui.tokens import SPACE, Palette
 
 MIN_LINES: Final = 2
 """An empty composer is this tall: room to start writing, and the chat keeps the height."""

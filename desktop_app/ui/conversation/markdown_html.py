@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Final
 
-from resources_ui.tokens import DARK, LIGHT, SPACE, Palette
+from desktop_app.qt_kit.tokens import DARK, LIGHT, SPACE, Palette
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt

@@ -12,10 +12,10 @@ from PySide6.QtCore import QSize, Qt, QUrl
 from PySide6.QtGui import QPalette, QResizeEvent, QTextCursor
 from PySide6.QtWidgets import QFrame, QSizePolicy, QTextBrowser, QWidget
 
+from desktop_app.qt_kit.inert_images import inert_resource
 from desktop_app.ui.conversation.markdown_blocks import MarkdownBlocks
 from desktop_app.ui.conversation.markdown_html import render_markdown
 from desktop_app.ui.conversation.streamed_document import StreamedDocument
-from resources_ui.inert_images import inert_resource
 
 
 def is_dark(widget: QWidget) -> bool:

@@ -27,14 +27,14 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app.core.resource_ref import ResourceRef
+from desktop_app.qt_kit.flow_layout import FlowLayout
+from desktop_app.qt_kit.theme import tokens, type_scale
+from desktop_app.qt_kit.tokens import SPACE
+from desktop_app.qt_kit.web_links import WEB_SCHEMES
 from desktop_app.ui.conversation.attachment_chip import AttachmentChip
 from desktop_app.ui.conversation.bubble_look import ACTION_NAME, BOX_NAME, HEADER_NAME, USER_WIDTH, bubble_sheet
 from desktop_app.ui.conversation.markdown_html import render_markdown
 from desktop_app.ui.conversation.message_body import AutoHeightBrowser, MessageStream, is_dark
-from resources_ui.flow_layout import FlowLayout
-from resources_ui.theme import tokens, type_scale
-from resources_ui.tokens import SPACE
-from resources_ui.web_links import WEB_SCHEMES
 
 Role = Literal["user", "assistant", "prompt", "notice", "info", "app"]
 """`notice` is for failures (red); `info` for neutral news such as "Stopped."; `app` for an MCP App's words."""

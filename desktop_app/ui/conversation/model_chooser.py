@@ -12,10 +12,10 @@ from PySide6.QtWidgets import QComboBox, QFrame, QHBoxLayout, QLabel, QPushButto
 
 from desktop_app.core.model.local_servers import KNOWN_SERVERS, LocalServer
 from desktop_app.core.model.providers import PROVIDERS
+from desktop_app.qt_kit.flow_layout import FlowLayout
+from desktop_app.qt_kit.theme import heading, muted, themed
+from desktop_app.qt_kit.tokens import SPACE
 from desktop_app.ui.plain_text import plain_label
-from resources_ui.flow_layout import FlowLayout
-from resources_ui.theme import heading, muted, themed
-from resources_ui.tokens import SPACE
 
 NONE_FOUND = (
     "No model server is running on this computer ("

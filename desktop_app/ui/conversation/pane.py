@@ -10,11 +10,11 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QDragEnterEvent, QDragLeaveEvent, QDragMoveEvent, QDropEvent, QResizeEvent
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
+from desktop_app.qt_kit.drag_payload import decode_resources
+from desktop_app.qt_kit.theme import themed
+from desktop_app.qt_kit.tokens import SPACE
 from desktop_app.ui.conversation.composer import Composer
 from desktop_app.ui.conversation.conversation_view import ConversationView
-from resources_ui.drag_payload import decode_resources
-from resources_ui.theme import themed
-from resources_ui.tokens import SPACE
 
 
 class ConversationPane(QWidget):

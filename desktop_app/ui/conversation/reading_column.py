@@ -7,9 +7,9 @@ from PySide6.QtCore import QObject
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication, QLayout, QWidget
 
+from desktop_app.qt_kit.theme import on_theme
+from desktop_app.qt_kit.tokens import READABLE_WIDTH, SPACE, Palette
 from desktop_app.ui.conversation.message_bubble import MessageBubble
-from resources_ui.theme import on_theme
-from resources_ui.tokens import READABLE_WIDTH, SPACE, Palette
 
 
 def centre_column(layout: QLayout, width: int) -> None:

@@ -12,8 +12,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QWidget
 
-from resources_ui.theme import themed
-from resources_ui.tokens import SPACE
+from desktop_app.qt_kit.theme import themed
+from desktop_app.qt_kit.tokens import SPACE
 
 _EXPLAIN: Final = (
     "Content from outside your control is in this conversation: a resource, prompt, tool result or the"

@@ -12,8 +12,8 @@ from typing import Final
 
 from PySide6.QtWidgets import QBoxLayout, QLabel
 
+from desktop_app.qt_kit.theme import themed
 from desktop_app.ui.conversation.message_bubble import MessageBubble
-from resources_ui.theme import themed
 
 STOPPED: Final = "Stopped."
 """The line a stopped turn ends with (Retry is offered on it)."""

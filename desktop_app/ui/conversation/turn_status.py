@@ -13,7 +13,7 @@ from typing import Final
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QLabel, QWidget
 
-from resources_ui.theme import themed
+from desktop_app.qt_kit.theme import themed
 
 SHOW_SECONDS_AFTER: Final = 1.0
 """A wait shorter than this needs no clock."""

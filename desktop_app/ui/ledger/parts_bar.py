@@ -18,12 +18,12 @@ from PySide6.QtGui import QColor, QHelpEvent, QPainter, QPaintEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QToolTip, QVBoxLayout, QWidget
 
 from desktop_app.core.ledger.parts import Ledger, PartKind, Section
+from desktop_app.qt_kit.elided_label import ElidedLabel
+from desktop_app.qt_kit.flow_layout import FlowLayout
+from desktop_app.qt_kit.theme import muted, tokens
+from desktop_app.qt_kit.tokens import SPACE, Palette
 from desktop_app.ui.plain_text import plain_label
 from desktop_app.ui.plain_tooltips import as_plain_rich_text
-from resources_ui.elided_label import ElidedLabel
-from resources_ui.flow_layout import FlowLayout
-from resources_ui.theme import muted, tokens
-from resources_ui.tokens import SPACE, Palette
 
 BAR_HEIGHT: Final = 14
 GAP: Final = 2

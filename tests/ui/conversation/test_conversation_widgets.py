@@ -32,6 +32,8 @@ from desktop_app.core.chat.history_repair import INTERRUPTED_RESULT
 from desktop_app.core.content import ResourceContent
 from desktop_app.core.resource_ref import ResourceRef
 from desktop_app.core.trust import ServerTrust, ToolHints
+from desktop_app.qt_kit.drag_payload import encode_resources
+from desktop_app.qt_kit.tokens import LIGHT
 from desktop_app.ui.asks.card import Tone
 from desktop_app.ui.asks.card_asker import CardAsker
 from desktop_app.ui.bordered_frame import CALM_BORDER
@@ -45,8 +47,6 @@ from desktop_app.ui.conversation.message_bubble import MessageBubble
 from desktop_app.ui.conversation.pane import ConversationPane
 from desktop_app.ui.conversation.taint_chip import TaintChip
 from desktop_app.ui.conversation.tool_card import CallState, ResourceChip, ToolCard
-from resources_ui.drag_payload import encode_resources
-from resources_ui.tokens import LIGHT
 from tests.hosting import eventually
 from tests.servers.fixture_server import huge_png_bytes, png_bytes
 from tests.window_kit import run_in_qt

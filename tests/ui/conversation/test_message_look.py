@@ -9,12 +9,12 @@ from PySide6.QtGui import QEnterEvent, QGuiApplication, QPalette, QTextCursor
 from PySide6.QtWidgets import QApplication, QGraphicsOpacityEffect, QLabel, QPushButton, QWidget
 from pytestqt.qtbot import QtBot
 
+from desktop_app.qt_kit.theme import muted, restyle, themed, tokens
+from desktop_app.qt_kit.tokens import DARK, LIGHT, READABLE_WIDTH, SPACE, contrast_ratio
 from desktop_app.ui.conversation.bubble_look import ACTION_NAME, USER_WIDTH
 from desktop_app.ui.conversation.conversation_view import ConversationView
 from desktop_app.ui.conversation.markdown_html import CODE_STYLES, render_markdown
 from desktop_app.ui.conversation.message_bubble import MessageBubble
-from resources_ui.theme import muted, restyle, themed, tokens
-from resources_ui.tokens import DARK, LIGHT, READABLE_WIDTH, SPACE, contrast_ratio
 
 TABLE = "| item | qty |\n|------|----:|\n| milk | 1 |\n| eggs | 12 |\n"
 CODE = "items = {'milk': 1}\nprint(sum(items.values()))\n"

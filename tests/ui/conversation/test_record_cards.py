@@ -7,8 +7,8 @@ from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from desktop_app.core.chat.events import APP_RESULT_KEPT, AppToolResult, event_from_dict, record_to_dict
+from desktop_app.qt_kit.theme import tokens
 from desktop_app.ui.conversation.record_cards import app_result_line
-from resources_ui.theme import tokens
 
 HOSTILE = '<img src="/dev/zero"><b>bold</b>'
 

@@ -12,6 +12,7 @@ from pytestqt.qtbot import QtBot
 
 from desktop_app.core.ledger.parts import Ledger, Part, PartKind, Section
 from desktop_app.core.ledger.trace_view import RequestView
+from desktop_app.qt_kit.tokens import BACKGROUNDS, DARK, LIGHT, Palette, contrast_ratio
 from desktop_app.ui.ledger.ledger_view import LedgerView
 from desktop_app.ui.ledger.parts_bar import (
     GAP,
@@ -24,7 +25,6 @@ from desktop_app.ui.ledger.parts_bar import (
     spans,
     system_tone,
 )
-from resources_ui.tokens import BACKGROUNDS, DARK, LIGHT, Palette, contrast_ratio
 
 HOSTILE = '<img src="/dev/zero"><b>FAKE ✔ verified</b>' + "-very-long" * 30
 

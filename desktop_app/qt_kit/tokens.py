@@ -2,7 +2,7 @@
 
 Every widget and style sheet takes its colours, sizes and gaps from here, so the window reads as one
 system and a theme is one table, not a search through the widgets. Plain values, no Qt: the contrast
-check (`contrast_ratio`) runs on them alone. `resources_ui/theme.py` picks the table for the window's
+check (`contrast_ratio`) runs on them alone. `desktop_app/qt_kit/theme.py` picks the table for the window's
 current colours and turns tokens into style sheets.
 """
 

@@ -13,7 +13,7 @@ from functools import cache
 from PySide6.QtCore import QByteArray
 from PySide6.QtGui import QColor, QImage, QPainter, QPen, QTextDocument
 
-from resources_ui.colours import MUTED_COLOUR
+from desktop_app.qt_kit.colours import MUTED_COLOUR
 
 
 @cache

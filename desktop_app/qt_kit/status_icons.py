@@ -8,7 +8,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QIcon, QPainter, QPixmap
 
 from desktop_app.core.server_status import ServerState
-from resources_ui.colours import MUTED_COLOUR
+from desktop_app.qt_kit.colours import MUTED_COLOUR
 
 STATE_COLOURS = {
     ServerState.READY: "#2e9e5b",

@@ -15,7 +15,7 @@ from functools import partial
 from PySide6.QtGui import QFont, QGuiApplication, QPalette
 from PySide6.QtWidgets import QLabel, QPushButton, QWidget
 
-from resources_ui.tokens import DARK, LIGHT, SPACE, Palette, TypeScale
+from desktop_app.qt_kit.tokens import DARK, LIGHT, SPACE, Palette, TypeScale
 
 SheetBuilder = Callable[[Palette], str]
 """A widget's style sheet, written from a palette's tokens."""

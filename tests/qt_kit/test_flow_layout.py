@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QLabel, QWidget
 from pytestqt.qtbot import QtBot
 
-from resources_ui.flow_layout import FlowLayout
+from desktop_app.qt_kit.flow_layout import FlowLayout
 
 
 def test_items_wrap_to_the_width_and_a_changed_item_is_measured_again(qtbot: QtBot) -> None:

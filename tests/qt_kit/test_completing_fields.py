@@ -10,7 +10,7 @@ from mcp_types import ResourceTemplateReference
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtWidgets import QApplication
 
-from resources_ui.completing_fields import CompletingFields, FieldSpec
+from desktop_app.qt_kit.completing_fields import CompletingFields, FieldSpec
 from resources_ui.template_form import TemplateForm
 from resources_ui.tree_entries import EntryKind, make_entry
 from tests.hosting import eventually

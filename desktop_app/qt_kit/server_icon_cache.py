@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QWidget
 
 from desktop_app.core.catalog import Catalog, ServerCatalog
 from desktop_app.core.server_icons import MAX_ICON_SIDE, ServerIcon, Theme, best_icon, server_icons, tool_icons
-from resources_ui.theme import tokens
+from desktop_app.qt_kit.theme import tokens
 
 logger = logging.getLogger(__name__)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QWidget
 from pytestqt.qtbot import QtBot
 
-from resources_ui.elided_label import ElidedLabel
+from desktop_app.qt_kit.elided_label import ElidedLabel
 
 URI = "demo://resource/a/rather/long/address/that/ends/in/W"
 
