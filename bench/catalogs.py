@@ -107,7 +107,7 @@ async def scenario(app: Any, home: Path, llm: Any, rounds: int, profile: bool) -
 
     from desktop_app.app import run_window
     from desktop_app.core.model import llm as llm_module
-    from desktop_app.ui.main_window import MainWindow
+    from desktop_app.ui.shell.main_window import MainWindow
 
     config = home / "servers.json"
     config.write_text(json.dumps({"mcpServers": {}}))  # the demo server runs until one is added

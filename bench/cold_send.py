@@ -104,7 +104,7 @@ def timed_build(self, *args, **kwargs):
 cpu_lock = threading.Lock()
 ContextBuilder.build = timed_build
 
-from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.shell.main_window import MainWindow
 
 original_show = MainWindow.show_painted
 

@@ -64,7 +64,7 @@ async def scenario(app: Any, rounds: int, monitor: StallMonitor, profile: bool) 
     from PySide6.QtTest import QTest
 
     from desktop_app.app import run_window
-    from desktop_app.ui.main_window import MainWindow
+    from desktop_app.ui.shell.main_window import MainWindow
 
     config = Path(os.environ["XDG_CONFIG_HOME"]).parent / "servers.json"
     servers = {f"server-{i:02d}": paginated_server(PER_SERVER, per_page=250, tools=5) for i in range(SERVERS)}

@@ -124,7 +124,7 @@ async def measure(app: Any, home: Path, big: str, monitor: StallMonitor, profile
     from PySide6.QtCore import QEvent, QObject, Qt
     from PySide6.QtTest import QTest
 
-    from desktop_app.ui.history_panel import FIND_DELAY_MS
+    from desktop_app.ui.chat.history_panel import FIND_DELAY_MS
 
     result: dict[str, Any] = {"find_delay_ms": FIND_DELAY_MS}
     async with window_session(app, home, servers(100), None) as window:

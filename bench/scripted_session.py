@@ -116,7 +116,7 @@ async def window_session(
     from desktop_app.app import run_window
     from desktop_app.core.app_settings import AppSettings, save_settings
     from desktop_app.core.model.settings import ModelSettings
-    from desktop_app.ui.main_window import MainWindow
+    from desktop_app.ui.shell.main_window import MainWindow
 
     config = home / "servers.json"
     config.write_text(json.dumps({"mcpServers": servers_config}))
@@ -201,7 +201,7 @@ def run_in_qt(scenario: Callable[[Any], Any]) -> Any:
     from PySide6.QtWidgets import QApplication
 
     from desktop_app.ui.apps.web_engine import prepare_application
-    from desktop_app.ui.event_loop import qt_event_loop
+    from desktop_app.ui.shell.event_loop import qt_event_loop
 
     if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")

@@ -116,7 +116,7 @@ app.exec()
 APP_PROBE: Final = (
     _PROBE_COMMON
     + """
-from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.shell.main_window import MainWindow
 from desktop_app.__main__ import main
 
 marks = {"started": STARTED}
@@ -382,7 +382,7 @@ async def stream_scenario(app: Any, home: Path, run: StreamRun, profile: bool) -
     from desktop_app.core.model import llm as llm_module
     from desktop_app.ui.conversation import markdown_html
     from desktop_app.ui.conversation.message_bubble import MessageBubble
-    from desktop_app.ui.main_window import MainWindow
+    from desktop_app.ui.shell.main_window import MainWindow
 
     fixture = ROOT / "tests" / "servers" / "fixture_server.py"
     server = {"command": sys.executable, "args": [str(fixture), "--pages", str(PAGES), "--per-page", str(PER_PAGE)]}

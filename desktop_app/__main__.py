@@ -91,9 +91,9 @@ def main(argv: list[str] | None = None) -> int:
     configure_process()  # before the app's own imports: see desktop_app/memory.py
     from desktop_app.core.paths import default_config_path
     from desktop_app.single_instance import claim
-    from desktop_app.ui.application import set_up_application
     from desktop_app.ui.apps.web_engine import prepare_application
-    from desktop_app.ui.main_window import MainWindow
+    from desktop_app.ui.shell.application import set_up_application
+    from desktop_app.ui.shell.main_window import MainWindow
 
     prepare_application()  # MCP App views need this set before the QApplication exists (no import cost)
 

@@ -21,9 +21,9 @@ from PySide6.QtWidgets import QApplication
 from desktop_app.core.log_routing import install_logging
 from desktop_app.pyside_fixes import reserve_none_references
 from desktop_app.single_instance import PrimaryInstance
-from desktop_app.ui.event_loop import qt_event_loop
-from desktop_app.ui.gui_thread import gui_thread_first
-from desktop_app.ui.main_window import FIRST_PAINT_WAIT_MS, MainWindow
+from desktop_app.ui.shell.event_loop import qt_event_loop
+from desktop_app.ui.shell.gui_thread import gui_thread_first
+from desktop_app.ui.shell.main_window import FIRST_PAINT_WAIT_MS, MainWindow
 
 if TYPE_CHECKING:
     from desktop_app.session import Session

@@ -28,10 +28,10 @@ from desktop_app.core.policy.in_force import PolicyInForce
 from desktop_app.core.secret_store import PasswordRequiredError, SecretStoreError, open_secret_store
 from desktop_app.core.server_config import ServerConfig, TransportKind
 from desktop_app.demo_server import demo_server_command
-from desktop_app.ui.application import apply_theme
-from desktop_app.ui.main_window import MainWindow
-from desktop_app.ui.notice_box import show_notice
-from desktop_app.ui.panes import fill_window
+from desktop_app.ui.shell.application import apply_theme
+from desktop_app.ui.shell.main_window import MainWindow
+from desktop_app.ui.shell.panes import fill_window
+from desktop_app.ui.widgets.notice_box import show_notice
 
 log = logging.getLogger(__name__)
 

@@ -34,9 +34,9 @@ from desktop_app.app import run_window  # noqa: E402
 from desktop_app.core.app_settings import AppSettings, default_settings_path, save_settings  # noqa: E402
 from desktop_app.core.model.settings import ModelSettings  # noqa: E402
 from desktop_app.qt_kit.drag_payload import ResourceRef  # noqa: E402
-from desktop_app.ui.application import apply_theme  # noqa: E402
 from desktop_app.ui.conversation.approval_panel import ApprovalPanel  # noqa: E402
-from desktop_app.ui.main_window import MainWindow  # noqa: E402
+from desktop_app.ui.shell.application import apply_theme  # noqa: E402
+from desktop_app.ui.shell.main_window import MainWindow  # noqa: E402
 from tests.llm_server import ScriptedLLM, ToolCall, calls, text  # noqa: E402
 
 ANSWER = (

@@ -36,7 +36,7 @@ from desktop_app.core.model.settings import ModelSettings  # noqa: E402
 from desktop_app.ui.apps.web_engine import prepare_application  # noqa: E402
 from desktop_app.ui.conversation.approval_panel import ApprovalPanel  # noqa: E402
 from desktop_app.ui.conversation.tool_card import ToolCard  # noqa: E402
-from desktop_app.ui.main_window import MainWindow  # noqa: E402
+from desktop_app.ui.shell.main_window import MainWindow  # noqa: E402
 from tests.llm_server import ScriptedLLM, ToolCall, calls, text  # noqa: E402
 
 NOTES = [

@@ -8,7 +8,7 @@ from pathlib import Path
 from PySide6.QtGui import QImage, QImageReader
 from PySide6.QtWidgets import QApplication
 
-from desktop_app.ui.app_icon import app_icon
+from desktop_app.ui.shell.app_icon import app_icon
 
 RENDER = Path(__file__).resolve().parents[1] / "icons" / "render.py"
 

@@ -47,7 +47,7 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
 FIRST_PAINT_PROBE = """
 import json, os, sys
 from PySide6.QtCore import QEvent, QObject
-from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.shell.main_window import MainWindow
 from desktop_app.__main__ import main
 
 

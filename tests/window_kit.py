@@ -18,8 +18,8 @@ from desktop_app.bridge import CoreBridge
 from desktop_app.core.app_settings import AppSettings, save_settings
 from desktop_app.core.host import ServerHost
 from desktop_app.core.server_config import ServerConfig, TransportKind
-from desktop_app.ui.event_loop import qt_event_loop
-from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.shell.event_loop import qt_event_loop
+from desktop_app.ui.shell.main_window import MainWindow
 from tests.hosting import FAST_RESTARTS, eventually, live_children
 
 WINDOW_DEADLINE = 60.0

@@ -6,7 +6,7 @@ import pytest
 
 from desktop_app.qt_kit.colours import MUTED_COLOUR
 from desktop_app.qt_kit.tokens import BACKGROUNDS, DARK, LIGHT, TEXT_ROLES, Palette, TypeScale, contrast_ratio
-from desktop_app.ui.style import ERROR_COLOUR
+from desktop_app.ui.widgets.style import ERROR_COLOUR
 
 BODY_TEXT = 4.5
 LARGE_TEXT_AND_PARTS = 3.0

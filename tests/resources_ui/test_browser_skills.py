@@ -21,7 +21,7 @@ from desktop_app.qt_kit.drag_payload import decode_resources
 from desktop_app.ui.asks.card_asker import CardAsker
 from desktop_app.ui.asks.cards import register_cards
 from desktop_app.ui.asks.skill_card import SkillCard
-from desktop_app.ui.palette import CommandPalette, skill_entries
+from desktop_app.ui.chat.palette import CommandPalette, skill_entries
 from resources_ui.viewers.viewer_pane import ViewerKind
 from resources_ui.workspace import ResourceWorkspace
 from tests.hosting import eventually

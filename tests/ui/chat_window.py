@@ -15,7 +15,7 @@ from desktop_app.core.app_settings import AppSettings
 from desktop_app.core.model.llm import load_litellm
 from desktop_app.core.model.settings import ModelSettings
 from desktop_app.ui.conversation.message_bubble import MessageBubble
-from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.shell.main_window import MainWindow
 from tests.hosting import FIXTURE_SCRIPT, eventually
 from tests.llm_server import ScriptedLLM
 from tests.window_kit import run_window_scenario

@@ -21,8 +21,8 @@ from jeepney.io.blocking import open_dbus_connection  # type: ignore[import-unty
 from PySide6.QtWidgets import QApplication, QWidget
 
 from desktop_app.core.chat.approval import ApprovalRequest
-from desktop_app.ui.attention import Attention
-from desktop_app.ui.desktop_notice import SERVICE, show_notice
+from desktop_app.ui.shell.attention import Attention
+from desktop_app.ui.shell.desktop_notice import SERVICE, show_notice
 from tests.hosting import eventually
 from tests.window_kit import run_in_qt
 

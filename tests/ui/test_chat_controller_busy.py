@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from desktop_app.core.chat.events import ChatEvent, TurnFinished
-from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.shell.main_window import MainWindow
 from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, text
 from tests.ui.chat_window import run_app, until
 

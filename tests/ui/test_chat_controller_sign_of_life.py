@@ -13,7 +13,7 @@ from pytestqt.qtbot import QtBot
 from desktop_app.core.chat.events import ModelCallStarted, ToolResult
 from desktop_app.ui.conversation.approval_panel import ApprovalPanel
 from desktop_app.ui.conversation.turn_status import LOADING_LIBRARY, WAITING_FOR_PROVIDER
-from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.shell.main_window import MainWindow
 from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, ToolCall, calls, text
 from tests.ui.chat_window import run_app, until
 

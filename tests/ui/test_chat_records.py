@@ -18,7 +18,7 @@ from desktop_app.core.model.settings import ModelSettings
 from desktop_app.ui.asks.form_card import FormCard
 from desktop_app.ui.conversation.approval_panel import ApprovalPanel
 from desktop_app.ui.conversation.record_cards import STILL_NOTE, AppStill, QuestionRecordCard
-from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.shell.main_window import MainWindow
 from tests.core.asks.hosting import ASKING_SCRIPT
 from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, ToolCall, calls, text
 from tests.servers.app_server import PROBE_URI

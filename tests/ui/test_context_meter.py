@@ -10,7 +10,7 @@ from typing import Any
 from PySide6.QtWidgets import QApplication
 
 from desktop_app.core.catalog import Catalog
-from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.shell.main_window import MainWindow
 from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM
 from tests.ui.chat_window import run_app, until
 

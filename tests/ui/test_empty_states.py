@@ -12,11 +12,11 @@ from pytestqt.qtbot import QtBot
 from desktop_app.core.chat.conversations import ConversationStore
 from desktop_app.qt_kit.theme import tokens
 from desktop_app.qt_kit.tokens import DARK, LIGHT
-from desktop_app.ui.empty_state import HISTORY_EMPTY, TASKS_EMPTY
-from desktop_app.ui.history_panel import HistoryPanel
-from desktop_app.ui.servers_panel import ServersPanel
+from desktop_app.ui.chat.history_panel import HistoryPanel
+from desktop_app.ui.servers.servers_panel import ServersPanel
 from desktop_app.ui.tasks.feed import TaskFeed
 from desktop_app.ui.tasks.tasks_panel import TasksPanel
+from desktop_app.ui.widgets.empty_state import HISTORY_EMPTY, TASKS_EMPTY
 from tests.hosting import eventually
 from tests.servers.fixture_server import build_fixture_server
 from tests.window_kit import inprocess_bridge, run_in_qt

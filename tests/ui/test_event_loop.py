@@ -12,7 +12,7 @@ import gc
 
 from PySide6.QtWidgets import QApplication
 
-from desktop_app.ui.event_loop import qt_event_loop
+from desktop_app.ui.shell.event_loop import qt_event_loop
 
 
 def _handles() -> int:

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from desktop_app.core.long_lived import long_lived
-from desktop_app.ui.gui_thread import GuiThreadCollector, gui_thread_first
+from desktop_app.ui.shell.gui_thread import GuiThreadCollector, gui_thread_first
 
 
 class Node:

@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QApplication, QDialog, QTableWidget
 from pytestqt.qtbot import QtBot
 
 from desktop_app import __version__
-from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.shell.main_window import MainWindow
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -63,7 +63,8 @@ def test_help_menu_shortcuts_about_and_readme(qapp: QApplication, qtbot: QtBot) 
 
 def test_about_reads_versions_without_importing_the_model_library() -> None:
     probe = (
-        "import sys; from desktop_app.ui.help_dialogs import versions; found = dict((c, v) for c, v, _ in versions());"
+        "import sys; from desktop_app.ui.shell.help_dialogs import versions;"
+        " found = dict((c, v) for c, v, _ in versions());"
         " assert found['LiteLLM'] != 'not installed', found;"
         " assert 'litellm' not in sys.modules"
     )

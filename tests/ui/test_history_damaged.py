@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 
 from desktop_app.core.chat.conversations import Conversation, ConversationStore
 from desktop_app.core.paths import history_path
-from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.shell.main_window import MainWindow
 from tests.hosting import eventually
 from tests.window_kit import run_window_scenario
 

@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QApplication, QLineEdit, QMenu, QMessageBox
 from pytestqt.qtbot import QtBot
 
 from desktop_app.core.chat.conversations import ConversationStore
-from desktop_app.ui.history_panel import HistoryPanel, day_label
+from desktop_app.ui.chat.history_panel import HistoryPanel, day_label
 
 
 def _texts(panel: HistoryPanel) -> list[str]:

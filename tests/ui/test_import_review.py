@@ -13,9 +13,9 @@ from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 from desktop_app.bridge import CoreBridge
 from desktop_app.core.config_store import ConfigStore
 from desktop_app.core.host import ServerHost
-from desktop_app.ui.import_review import ImportReview
-from desktop_app.ui.server_actions import ServerActions
-from desktop_app.ui.style import ERROR_COLOUR
+from desktop_app.ui.servers.import_review import ImportReview
+from desktop_app.ui.servers.server_actions import ServerActions
+from desktop_app.ui.widgets.style import ERROR_COLOUR
 from tests.hosting import FAST_RESTARTS, FIXTURE_SCRIPT, eventually, live_children
 
 

@@ -19,8 +19,8 @@ from desktop_app.core.model.settings import ModelSettings
 from desktop_app.ui.conversation.approval_panel import ApprovalPanel
 from desktop_app.ui.conversation.attachment_chip import AttachmentChip
 from desktop_app.ui.conversation.tool_card import CallState, ResourceChip, ToolCard
-from desktop_app.ui.main_window import MainWindow
-from desktop_app.ui.settings_dialog import SettingsDialog
+from desktop_app.ui.settings.settings_dialog import SettingsDialog
+from desktop_app.ui.shell.main_window import MainWindow
 from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, ToolCall, calls, text, tool_messages
 from tests.servers import claimed_uri_server
 from tests.servers.claimed_uri_server import SHARED_URI

@@ -16,8 +16,8 @@ from desktop_app.core.model.settings import ModelSettings
 from desktop_app.core.paths import history_path
 from desktop_app.ui.conversation.message_bubble import MessageBubble
 from desktop_app.ui.conversation.model_chooser import NONE_FOUND
-from desktop_app.ui.main_window import MainWindow
-from desktop_app.ui.settings_dialog import SettingsDialog
+from desktop_app.ui.settings.settings_dialog import SettingsDialog
+from desktop_app.ui.shell.main_window import MainWindow
 from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, text
 from tests.local_http import free_port
 from tests.ui.chat_window import run_fixture_window, until

@@ -25,9 +25,9 @@ from desktop_app.core.trust import ServerTrust, ToolHints
 from desktop_app.qt_kit.elided_label import ElidedLabel
 from desktop_app.ui.conversation.approval_panel import ApprovalPanel
 from desktop_app.ui.conversation.composer import MAX_LINES, MIN_LINES
-from desktop_app.ui.dock_fit import CHAT_COMFORT, CHAT_MIN, DOCK_COMFORT
-from desktop_app.ui.fitting_label import FittingLabel
-from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.shell.dock_fit import CHAT_COMFORT, CHAT_MIN, DOCK_COMFORT
+from desktop_app.ui.shell.main_window import MainWindow
+from desktop_app.ui.widgets.fitting_label import FittingLabel
 from resources_ui.viewers.viewer_pane import ViewerKind
 from tests.ui.chat_window import run_fixture_window, until
 

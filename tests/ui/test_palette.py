@@ -6,7 +6,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
 
-from desktop_app.ui.palette import CommandPalette, PaletteEntry, rank
+from desktop_app.ui.chat.palette import CommandPalette, PaletteEntry, rank
 
 
 def _entries(ran: list[str]) -> list[PaletteEntry]:

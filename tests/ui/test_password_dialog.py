@@ -16,9 +16,9 @@ from desktop_app.app import run_window
 from desktop_app.core.paths import data_dir
 from desktop_app.core.secret_store import ENCRYPTED_FILENAME, PLAINTEXT_FILENAME, open_secret_store
 from desktop_app.core.server_status import ServerState
-from desktop_app.ui.main_window import MainWindow
-from desktop_app.ui.password_dialog import PasswordDialog
-from desktop_app.ui.settings_dialog import SettingsDialog
+from desktop_app.ui.settings.password_dialog import PasswordDialog
+from desktop_app.ui.settings.settings_dialog import SettingsDialog
+from desktop_app.ui.shell.main_window import MainWindow
 from tests.hosting import FIXTURE_SCRIPT, eventually
 
 TOKEN = "tok-0123456789-never-shown"

@@ -25,8 +25,8 @@ from desktop_app.ui.apps.controller import AppSlot
 from desktop_app.ui.conversation.approval_panel import ApprovalPanel
 from desktop_app.ui.conversation.tool_card import ToolCard
 from desktop_app.ui.gallery.bundle_dialog import BundleDialog
-from desktop_app.ui.main_window import MainWindow
-from desktop_app.ui.settings_dialog import SettingsDialog
+from desktop_app.ui.settings.settings_dialog import SettingsDialog
+from desktop_app.ui.shell.main_window import MainWindow
 from tests.hosting import FIXTURE_SCRIPT, eventually, live_children
 from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, ToolCall, calls, text
 from tests.servers.app_server import PROBE_URI

@@ -14,8 +14,8 @@ from pathlib import Path
 from PySide6.QtWidgets import QApplication
 
 from desktop_app.core.server_status import ServerState
-from desktop_app.ui.main_window import MainWindow
-from desktop_app.ui.settings_dialog import SettingsDialog
+from desktop_app.ui.settings.settings_dialog import SettingsDialog
+from desktop_app.ui.shell.main_window import MainWindow
 from tests.hosting import FIXTURE_SCRIPT, eventually
 from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, text
 from tests.servers.oauth_browsers import FollowingBrowser

@@ -8,7 +8,7 @@ import functools
 from PySide6.QtWidgets import QApplication
 
 from desktop_app.core.server_status import ServerState
-from desktop_app.ui.servers_panel import ServersPanel
+from desktop_app.ui.servers.servers_panel import ServersPanel
 from tests.core.connection.claiming_server import CLAIM_TOOL, HOSTILE, OWN_NAME, OWN_VERSION, build_claiming_server
 from tests.hosting import eventually
 from tests.window_kit import inprocess_bridge, run_in_qt

@@ -24,10 +24,10 @@ from desktop_app.core.sandbox.settings import SandboxSettings
 from desktop_app.core.secret_store import SecretStore, encryption_advice, open_secret_store
 from desktop_app.core.server_config import OAuthSettings, ServerConfig, TransportKind
 from desktop_app.core.server_status import ServerState
-from desktop_app.ui.sandbox_section import support_text
-from desktop_app.ui.server_editor import ServerEditor
-from desktop_app.ui.servers_panel import ServersPanel
-from desktop_app.ui.style import ERROR_COLOUR
+from desktop_app.ui.servers.sandbox_section import support_text
+from desktop_app.ui.servers.server_editor import ServerEditor
+from desktop_app.ui.servers.servers_panel import ServersPanel
+from desktop_app.ui.widgets.style import ERROR_COLOUR
 from tests.hosting import FAST_RESTARTS, FIXTURE_SCRIPT, eventually
 
 

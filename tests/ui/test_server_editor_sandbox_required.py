@@ -11,7 +11,7 @@ from desktop_app.core.policy.document import ManagedPolicy
 from desktop_app.core.policy.in_force import NO_POLICY, PolicyInForce
 from desktop_app.core.sandbox.probe import BUBBLEWRAP, SandboxSupport
 from desktop_app.core.server_config import ServerConfig, TransportKind
-from desktop_app.ui.server_editor import ServerEditor
+from desktop_app.ui.servers.server_editor import ServerEditor
 
 REQUIRED = PolicyInForce(ManagedPolicy(sandbox_required=True), source=Path("/etc/mcp-desk/policy.json"))
 PLAIN = ServerConfig(name="files", transport=TransportKind.STDIO, command="/usr/bin/python3")

@@ -14,8 +14,8 @@ from PySide6.QtWidgets import QApplication, QListWidgetItem, QWidget
 
 from desktop_app.core.server_status import ServerState
 from desktop_app.qt_kit.server_icon_cache import CARD_SIDE, tool_icon
+from desktop_app.ui.chat.palette import CommandPalette, PaletteEntry, prompt_entries
 from desktop_app.ui.conversation.tool_card import ToolCard
-from desktop_app.ui.palette import CommandPalette, PaletteEntry, prompt_entries
 from tests.servers.icon_server import GOOD_COLOUR, build_icon_server
 from tests.window_kit import inprocess_bridge, run_in_qt
 

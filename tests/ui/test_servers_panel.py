@@ -20,9 +20,9 @@ from desktop_app.core.host import ServerHost
 from desktop_app.core.restart_policy import RestartPolicy
 from desktop_app.core.server_config import ServerConfig, TransportKind
 from desktop_app.core.server_status import ServerState
-from desktop_app.ui.instructions_note import SAYS
-from desktop_app.ui.main_window import MainWindow
-from desktop_app.ui.servers_panel import ServersPanel
+from desktop_app.ui.servers.instructions_note import SAYS
+from desktop_app.ui.servers.servers_panel import ServersPanel
+from desktop_app.ui.shell.main_window import MainWindow
 from tests.hosting import FIXTURE_SCRIPT, eventually, fixture_config, live_children
 from tests.llm_server import LITELLM_WARNINGS
 from tests.servers.fixture_server import STARTUP_LINE

@@ -21,7 +21,7 @@ from desktop_app.core.sandbox.denials import Denial
 from desktop_app.core.server_config import ServerConfig
 from desktop_app.core.server_status import ServerState
 from desktop_app.core.transports import open_transport
-from desktop_app.ui.servers_panel import ServersPanel
+from desktop_app.ui.servers.servers_panel import ServersPanel
 from tests.core.sandbox.conftest import PROBE_SCRIPT, Home, home  # noqa: F401  (the planted home fixture)
 from tests.core.sandbox.web_server import LOOPBACK_OK, web_server
 from tests.hosting import FAST_RESTARTS, eventually

@@ -22,7 +22,7 @@ from desktop_app.core.sandbox.probe import probe
 from desktop_app.core.server_config import ServerConfig
 from desktop_app.core.server_status import ServerState
 from desktop_app.core.transports import open_transport
-from desktop_app.ui.servers_panel import ServersPanel
+from desktop_app.ui.servers.servers_panel import ServersPanel
 from tests.core.sandbox.conftest import Home, home  # noqa: F401  (the planted home fixture)
 from tests.hosting import FAST_RESTARTS, eventually
 from tests.policy_files import put_policy

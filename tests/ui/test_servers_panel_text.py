@@ -15,7 +15,7 @@ from desktop_app.core.host import ServerHost
 from desktop_app.core.restart_policy import RestartPolicy
 from desktop_app.core.server_config import ServerConfig, TransportKind
 from desktop_app.core.server_status import ServerState
-from desktop_app.ui.servers_panel import ServersPanel
+from desktop_app.ui.servers.servers_panel import ServersPanel
 from tests.hosting import eventually
 from tests.servers.escape_server import CONTROLS, MARKUP_VERSION
 from tests.window_kit import run_in_qt

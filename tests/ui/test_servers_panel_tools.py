@@ -23,8 +23,8 @@ from desktop_app.core.app_settings import AppSettings, save_settings
 from desktop_app.core.model.llm import load_litellm
 from desktop_app.core.model.settings import ModelSettings
 from desktop_app.core.server_config import ServerConfig, TransportKind
-from desktop_app.ui.servers_panel import TOOLS_TAB, ServersPanel
-from desktop_app.ui.tools_list import MAX_SHOWN
+from desktop_app.ui.servers.servers_panel import TOOLS_TAB, ServersPanel
+from desktop_app.ui.servers.tools_list import MAX_SHOWN
 from tests.hosting import eventually, live_children
 from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, text, tool_names
 from tests.servers.draft07_server import REMOTE_SCHEMA, STRING_TOOL, TOOL_COUNT, UNUSABLE_TOOL, tool_name

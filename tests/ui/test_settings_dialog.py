@@ -27,7 +27,7 @@ from desktop_app.core.model.providers import (
 from desktop_app.core.model.settings import ModelSettings
 from desktop_app.core.secret_store import open_secret_store
 from desktop_app.core.server_config import ServerConfig, TransportKind
-from desktop_app.ui.settings_dialog import SettingsDialog
+from desktop_app.ui.settings.settings_dialog import SettingsDialog
 from tests.hosting import eventually
 from tests.llm_server import ScriptedLLM
 

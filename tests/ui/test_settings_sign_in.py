@@ -18,8 +18,8 @@ from desktop_app.core.app_settings import IDP_SECRET, IDP_SECRET_NAME, AppSettin
 from desktop_app.core.auth.idp import IdentityProviderSettings
 from desktop_app.core.model.settings import ModelSettings
 from desktop_app.core.server_status import ServerState
-from desktop_app.ui.main_window import MainWindow
-from desktop_app.ui.settings_dialog import SettingsDialog
+from desktop_app.ui.settings.settings_dialog import SettingsDialog
+from desktop_app.ui.shell.main_window import MainWindow
 from tests.core.auth.organisation_idp import CLIENT_ID, organisation
 from tests.hosting import eventually
 from tests.servers.identity_provider import IDP_CLIENT_ID

@@ -21,7 +21,7 @@ from desktop_app.core.server_config import ServerConfig, TransportKind
 from desktop_app.core.server_status import ServerState
 from desktop_app.ui.asks.card_asker import CardAsker
 from desktop_app.ui.asks.sign_in_card import WAITING, SignInCard
-from desktop_app.ui.sign_in_details import SignInDetails
+from desktop_app.ui.asks.sign_in_details import SignInDetails
 from tests.hosting import FAST_RESTARTS, eventually, live_children
 from tests.servers.oauth_server import FollowingBrowser, OAuthOptions, OAuthTestServer
 from tests.window_kit import main_window

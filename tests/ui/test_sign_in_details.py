@@ -15,8 +15,8 @@ from desktop_app.core.host import ServerHost
 from desktop_app.core.secret_store import open_secret_store
 from desktop_app.core.server_config import ServerConfig, TransportKind
 from desktop_app.core.server_status import ServerState
-from desktop_app.ui.sign_in_details import SignInDetails
-from desktop_app.ui.sign_in_paste import PasteFallback
+from desktop_app.ui.asks.sign_in_details import SignInDetails
+from desktop_app.ui.asks.sign_in_paste import PasteFallback
 from tests.hosting import FAST_RESTARTS, eventually
 from tests.servers.oauth_browsers import ElsewhereBrowser
 from tests.servers.oauth_server import FollowingBrowser, OAuthOptions, OAuthTestServer

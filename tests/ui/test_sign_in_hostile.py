@@ -10,7 +10,7 @@ import pytest
 from PySide6.QtWidgets import QApplication, QPushButton
 
 from desktop_app.core.server_status import ServerState
-from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.shell.main_window import MainWindow
 from tests.hosting import eventually
 from tests.servers.oauth_server import FollowingBrowser, ForgingBrowser, OAuthOptions, OAuthTestServer
 from tests.window_kit import run_window_scenario

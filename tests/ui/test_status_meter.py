@@ -18,9 +18,9 @@ from pytestqt.qtbot import QtBot
 from desktop_app.app import run_window
 from desktop_app.core.paths import data_dir
 from desktop_app.core.secret_store import ENCRYPTED_FILENAME, encryption_advice, open_secret_store
-from desktop_app.ui.fitting_label import FittingLabel
-from desktop_app.ui.password_dialog import PasswordDialog
-from desktop_app.ui.status_meter import ENCRYPT_TIP, dump_part, plural
+from desktop_app.ui.settings.password_dialog import PasswordDialog
+from desktop_app.ui.shell.status_meter import ENCRYPT_TIP, dump_part, plural
+from desktop_app.ui.widgets.fitting_label import FittingLabel
 from tests.hosting import eventually
 from tests.window_kit import main_window
 

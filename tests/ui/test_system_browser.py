@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QMessageBox, QWidget
 from pytestqt.qtbot import QtBot
 
 from desktop_app.core.auth.errors import SignInError
-from desktop_app.ui.system_browser import SystemBrowser, ask_to_open
+from desktop_app.ui.shell.system_browser import SystemBrowser, ask_to_open
 
 SCHEMES = ("file", "smb", "javascript", "vscode", "http", "https", "mailto")
 

@@ -12,11 +12,11 @@ from pytestqt.qtbot import QtBot
 from desktop_app.core.app_settings import load_settings
 from desktop_app.qt_kit.theme import tokens
 from desktop_app.qt_kit.tokens import DARK, LIGHT
-from desktop_app.ui.application import apply_theme, saved_theme
 from desktop_app.ui.conversation.message_bubble import MessageBubble
 from desktop_app.ui.conversation.tool_card import ToolCard
-from desktop_app.ui.main_window import MainWindow
-from desktop_app.ui.settings_dialog import SettingsDialog
+from desktop_app.ui.settings.settings_dialog import SettingsDialog
+from desktop_app.ui.shell.application import apply_theme, saved_theme
+from desktop_app.ui.shell.main_window import MainWindow
 from tests.ui.chat_window import run_fixture_window, until
 
 

@@ -14,8 +14,8 @@ from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from desktop_app.core.resource_ref import ResourceRef
-from desktop_app.ui.dock_fit import CHAT_COMFORT
-from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.shell.dock_fit import CHAT_COMFORT
+from desktop_app.ui.shell.main_window import MainWindow
 from resources_ui.viewers.text_viewer import MarkdownViewer
 from tests.servers.fixture_server import ITEM_TEMPLATE
 from tests.ui.chat_window import run_fixture_window, until

@@ -17,9 +17,9 @@ from pytestqt.qtbot import QtBot
 
 from desktop_app.core.app_settings import load_settings
 from desktop_app.core.server_status import ServerState, ServerStatus
-from desktop_app.ui.import_review import ImportReview
-from desktop_app.ui.main_window import MainWindow
-from desktop_app.ui.settings_dialog import SettingsDialog
+from desktop_app.ui.servers.import_review import ImportReview
+from desktop_app.ui.settings.settings_dialog import SettingsDialog
+from desktop_app.ui.shell.main_window import MainWindow
 from resources_ui.browser import ResourceBrowser
 from resources_ui.viewers.viewer_pane import ViewerKind
 from tests.hosting import FIXTURE_SCRIPT, eventually, live_children

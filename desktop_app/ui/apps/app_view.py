@@ -36,7 +36,7 @@ from desktop_app.ui.apps.host_context import host_context, look_context
 from desktop_app.ui.apps.profiles import server_web
 from desktop_app.ui.apps.serving import ViewChannel
 from desktop_app.ui.apps.view_page import has_painted, open_page, release_page
-from desktop_app.ui.style import ERROR_STYLE, MUTED
+from desktop_app.ui.widgets.style import ERROR_STYLE, MUTED
 
 log = logging.getLogger(__name__)
 

@@ -8,8 +8,8 @@ from PySide6.QtWidgets import QLabel
 
 from desktop_app.core.apps.questions import AppPermissionQuestion, OpenLinkQuestion
 from desktop_app.ui.asks.card import AskCard, Tone
-from desktop_app.ui.plain_text import plain_label
-from desktop_app.ui.style import ERROR_STYLE, MUTED
+from desktop_app.ui.widgets.plain_text import plain_label
+from desktop_app.ui.widgets.style import ERROR_STYLE, MUTED
 
 
 def _escape(text: str) -> str:

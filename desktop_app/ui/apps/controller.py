@@ -35,8 +35,8 @@ from desktop_app.core.chat.events import (
 from desktop_app.core.extensions.apps_meta import ViewOrigin, ui_resource_uri
 from desktop_app.core.resource_ref import ResourceRef
 from desktop_app.ui.conversation.conversation_view import ConversationView
-from desktop_app.ui.plain_text import plain_label
-from desktop_app.ui.style import MUTED
+from desktop_app.ui.widgets.plain_text import plain_label
+from desktop_app.ui.widgets.style import MUTED
 
 if TYPE_CHECKING:
     from desktop_app.ui.apps.app_view import AppView

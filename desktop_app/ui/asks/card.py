@@ -18,8 +18,8 @@ from PySide6.QtWidgets import QLabel, QPushButton, QVBoxLayout, QWidget
 
 from desktop_app.core.asks.question import Question
 from desktop_app.qt_kit.flow_layout import FlowLayout
-from desktop_app.ui.bordered_frame import CALM_BORDER, BorderedFrame
-from desktop_app.ui.style import MUTED
+from desktop_app.ui.widgets.bordered_frame import CALM_BORDER, BorderedFrame
+from desktop_app.ui.widgets.style import MUTED
 
 R = TypeVar("R")
 

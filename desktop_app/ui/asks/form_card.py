@@ -21,7 +21,7 @@ from desktop_app.core.asks.elicitation import ElicitReply, FormQuestion
 from desktop_app.core.asks.form_schema import FieldKind, field_problem
 from desktop_app.ui.asks.card import AskCard, escape
 from desktop_app.ui.asks.form_fields import FieldEditor, field_editor
-from desktop_app.ui.style import MUTED, error_label
+from desktop_app.ui.widgets.style import MUTED, error_label
 
 NO_SECRETS: Final = "Never enter passwords, API keys or other secrets here: servers must not ask for them this way."
 OUTCOMES: Final = {"accept": "Sent to {server}", "decline": "Declined", "cancel": "Cancelled"}

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app.core.root_paths import root_problem, root_uri
-from desktop_app.ui.style import MUTED, error_label
+from desktop_app.ui.widgets.style import MUTED, error_label
 
 ROWS_SHOWN = 3
 

@@ -23,8 +23,8 @@ from desktop_app.core.asks.sampling import (
     SamplingQuestion,
 )
 from desktop_app.ui.asks.card import AskCard, Tone, escape
-from desktop_app.ui.fitted_text import FittedText
-from desktop_app.ui.style import ERROR_STYLE, MUTED
+from desktop_app.ui.widgets.fitted_text import FittedText
+from desktop_app.ui.widgets.style import ERROR_STYLE, MUTED
 
 MAX_LINES: Final = 8
 DECISIONS: Final = {

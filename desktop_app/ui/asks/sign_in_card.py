@@ -14,9 +14,9 @@ from desktop_app.bridge import CoreBridge
 from desktop_app.core.auth.question import SignInQuestion
 from desktop_app.core.server_status import ServerState, ServerStatus
 from desktop_app.ui.asks.card import AskCard, Tone, escape
-from desktop_app.ui.sign_in_details import show_sign_in_details
-from desktop_app.ui.sign_in_paste import PasteFallback
-from desktop_app.ui.style import MUTED
+from desktop_app.ui.asks.sign_in_details import show_sign_in_details
+from desktop_app.ui.asks.sign_in_paste import PasteFallback
+from desktop_app.ui.widgets.style import MUTED
 
 WAITING = "Waiting for the browser… finish signing in there."
 

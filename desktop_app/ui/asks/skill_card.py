@@ -18,8 +18,8 @@ from PySide6.QtWidgets import QLabel, QWidget
 from desktop_app.core.content import human_size
 from desktop_app.core.skills.consent import SkillDecision, SkillQuestion, SkillReply
 from desktop_app.ui.asks.card import AskCard, Tone, escape
-from desktop_app.ui.fitted_text import FittedText
-from desktop_app.ui.style import ERROR_STYLE, MUTED
+from desktop_app.ui.widgets.fitted_text import FittedText
+from desktop_app.ui.widgets.style import ERROR_STYLE, MUTED
 
 MAX_LINES: Final = 10
 FILES_SHOWN: Final = 8

@@ -28,7 +28,7 @@ from PySide6.QtWidgets import QLabel, QPushButton, QWidget
 
 from desktop_app.core.asks.elicitation import ElicitReply, UrlQuestion
 from desktop_app.ui.asks.card import AskCard, Tone, escape
-from desktop_app.ui.style import ERROR_STYLE, MUTED
+from desktop_app.ui.widgets.style import ERROR_STYLE, MUTED
 
 OUTCOMES: Final = {"decline": "Declined: the page was not opened", "cancel": "Cancelled: the page was not opened"}
 NO_BROWSER: Final = (

@@ -32,11 +32,11 @@ from desktop_app.core.chat.approval import (
 )
 from desktop_app.qt_kit.theme import danger, muted, primary
 from desktop_app.ui.asks.card import AskCard, Tone
-from desktop_app.ui.bordered_frame import CALM_BORDER
 from desktop_app.ui.conversation.approval_words import change_note, hint_badges, taint_note
 from desktop_app.ui.conversation.tool_card import ARGUMENT_LINES, ToolCard, pretty_json
-from desktop_app.ui.fitted_text import FittedText
-from desktop_app.ui.plain_text import plain_label
+from desktop_app.ui.widgets.bordered_frame import CALM_BORDER
+from desktop_app.ui.widgets.fitted_text import FittedText
+from desktop_app.ui.widgets.plain_text import plain_label
 
 ARM_DELAY_MS: Final = 600
 """Enter does nothing this long after the card appears (the user may have been typing elsewhere)."""

@@ -16,7 +16,7 @@ from desktop_app.core.resource_ref import ResourceRef
 from desktop_app.qt_kit.icons import kind_for, kind_icon
 from desktop_app.qt_kit.theme import themed
 from desktop_app.qt_kit.tokens import SPACE
-from desktop_app.ui.plain_text import plain_label, set_plain_tooltip
+from desktop_app.ui.widgets.plain_text import plain_label, set_plain_tooltip
 
 MAX_NAME_WIDTH: Final = 240
 """Longer names are elided in the middle, so two similar names stay distinguishable."""

@@ -1,6 +1,6 @@
 """The empty conversation's "Choose a model" card: the providers, and the model servers running here.
 
-It only draws and says what the user picked; `desktop_app.ui.model_choice` looks for the local
+It only draws and says what the user picked; `desktop_app.ui.shell.model_choice` looks for the local
 servers and applies the choice. Model names come from whatever listens on a local port: they are
 shown as plain text.
 """
@@ -15,7 +15,7 @@ from desktop_app.core.model.providers import PROVIDERS
 from desktop_app.qt_kit.flow_layout import FlowLayout
 from desktop_app.qt_kit.theme import heading, muted, themed
 from desktop_app.qt_kit.tokens import SPACE
-from desktop_app.ui.plain_text import plain_label
+from desktop_app.ui.widgets.plain_text import plain_label
 
 NONE_FOUND = (
     "No model server is running on this computer ("

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QFormLayout, QFrame, QLabel, QVBoxLayout, QWidget
 from desktop_app.core.chat.events import AppToolRecord, AppToolResult, AppViewRecord, QuestionRecord
 from desktop_app.qt_kit.theme import muted, themed
 from desktop_app.qt_kit.tokens import SPACE
-from desktop_app.ui.plain_text import plain_label
+from desktop_app.ui.widgets.plain_text import plain_label
 from resources_ui.viewers.image_viewer import decode_thumbnail
 
 STILL_WIDTH: Final = 640

@@ -28,10 +28,10 @@ from desktop_app.core.trust import ToolHints
 from desktop_app.qt_kit.server_icon_cache import CARD_SIDE
 from desktop_app.qt_kit.theme import muted, themed, tokens, type_scale
 from desktop_app.qt_kit.tokens import SPACE, Palette
-from desktop_app.ui.bordered_frame import CALM_BORDER, BorderedFrame
 from desktop_app.ui.conversation.approval_words import decision_line, hint_badges
-from desktop_app.ui.fitted_text import FittedText
-from desktop_app.ui.plain_text import plain_label, set_plain_tooltip
+from desktop_app.ui.widgets.bordered_frame import CALM_BORDER, BorderedFrame
+from desktop_app.ui.widgets.fitted_text import FittedText
+from desktop_app.ui.widgets.plain_text import plain_label, set_plain_tooltip
 from resources_ui.viewers.image_viewer import decode_thumbnail
 
 DESCRIPTION_CHARS: Final = 280

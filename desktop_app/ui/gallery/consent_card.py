@@ -22,7 +22,7 @@ from desktop_app.core.terminal_text import printable
 from desktop_app.ui.asks.card import AskCard, Tone
 from desktop_app.ui.gallery.consent_sandbox import SandboxChoice
 from desktop_app.ui.gallery.look import CAUTION_STYLE
-from desktop_app.ui.style import MUTED
+from desktop_app.ui.widgets.style import MUTED
 
 
 class CommandBox(QPlainTextEdit):

@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QCheckBox, QLabel, QStyle, QVBoxLayout, QWidget
 from desktop_app.core.registry.sandbox_offer import UNSANDBOXED, SandboxOffer
 from desktop_app.core.terminal_text import printable
 from desktop_app.ui.gallery.look import CAUTION_STYLE
-from desktop_app.ui.style import MUTED
+from desktop_app.ui.widgets.style import MUTED
 
 SANDBOX_BOX = "Run it in the sandbox"
 

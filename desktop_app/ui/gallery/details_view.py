@@ -24,7 +24,7 @@ from desktop_app.core.registry.manifest import Manifest
 from desktop_app.core.registry.model import Package, ServerEntry
 from desktop_app.core.terminal_text import printable
 from desktop_app.ui.gallery.look import CAUTION_COLOUR
-from desktop_app.ui.style import ERROR_COLOUR, MUTED
+from desktop_app.ui.widgets.style import ERROR_COLOUR, MUTED
 
 ICON_SIDE = 48
 _STATUS_COLOURS = {"deprecated": CAUTION_COLOUR, "deleted": ERROR_COLOUR}

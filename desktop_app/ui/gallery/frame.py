@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 from desktop_app.core.terminal_text import printable
 from desktop_app.ui.gallery.install_pane import InstallPane
 from desktop_app.ui.gallery.look import CAUTION_STYLE
-from desktop_app.ui.style import ERROR_STYLE, MUTED
+from desktop_app.ui.widgets.style import ERROR_STYLE, MUTED
 
 LIST_ICON = 32
 _INDEX_ROLE = Qt.ItemDataRole.UserRole

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QWidg
 from desktop_app.core.registry.model import ServerEntry
 from desktop_app.ui.gallery.frame import ListDetailsDialog
 from desktop_app.ui.gallery.unreachable_view import UnreachableView
-from desktop_app.ui.style import MUTED
+from desktop_app.ui.widgets.style import MUTED
 
 SEARCH_PAUSE_MS = 300
 NOTHING_SELECTED = "Select a server to see what it offers and how to install it."

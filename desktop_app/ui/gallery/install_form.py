@@ -28,7 +28,7 @@ from desktop_app.core.registry.fields import Answers, Field
 from desktop_app.core.registry.install import STORE_UNKNOWN, store_words
 from desktop_app.core.secret_store import SecretBackend
 from desktop_app.ui.gallery.look import CAUTION_STYLE
-from desktop_app.ui.style import MUTED
+from desktop_app.ui.widgets.style import MUTED
 
 _KINDS = {"argument": "argument", "env": "environment variable", "header": "HTTP header", "variable": "", "option": ""}
 

@@ -33,7 +33,7 @@ from desktop_app.ui.asks.card import AskCard
 from desktop_app.ui.gallery.details_view import DetailsView
 from desktop_app.ui.gallery.install_form import InstallForm
 from desktop_app.ui.gallery.look import CAUTION_STYLE, OK_STYLE
-from desktop_app.ui.style import ERROR_STYLE, MUTED, error_label
+from desktop_app.ui.widgets.style import ERROR_STYLE, MUTED, error_label
 
 
 class InstallPane(QWidget):

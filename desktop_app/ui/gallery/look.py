@@ -1,4 +1,4 @@
-"""The gallery's few colours beyond `ui.style`: a caution (deprecated, unencrypted, a card that
+"""The gallery's few colours beyond `ui.widgets.style`: a caution (deprecated, unencrypted, a card that
 disagrees) and a success (the installed server runs)."""
 
 from __future__ import annotations

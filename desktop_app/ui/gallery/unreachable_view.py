@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app.core.terminal_text import printable
-from desktop_app.ui.style import MUTED
+from desktop_app.ui.widgets.style import MUTED
 
 TEXT_WIDTH = 560
 

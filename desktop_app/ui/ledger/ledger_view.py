@@ -35,9 +35,9 @@ from desktop_app.core.ledger.claims import SaidBy
 from desktop_app.core.ledger.parts import SECTION_TITLES, Ledger, Section
 from desktop_app.core.ledger.trace_view import RequestView
 from desktop_app.ui.ledger.parts_bar import PartsBar
-from desktop_app.ui.plain_text import plain_label, set_plain_tooltip
-from desktop_app.ui.plain_tooltips import PlainToolTips
-from desktop_app.ui.style import MUTED
+from desktop_app.ui.widgets.plain_text import plain_label, set_plain_tooltip
+from desktop_app.ui.widgets.plain_tooltips import PlainToolTips
+from desktop_app.ui.widgets.style import MUTED
 
 COLUMNS = ("Part", "Tokens", "Share")
 SAID_NOTE = "Each server's own claim, not checked: MCP Desk knows a server only by the name you gave it."

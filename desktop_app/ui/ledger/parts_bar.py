@@ -22,8 +22,8 @@ from desktop_app.qt_kit.elided_label import ElidedLabel
 from desktop_app.qt_kit.flow_layout import FlowLayout
 from desktop_app.qt_kit.theme import muted, tokens
 from desktop_app.qt_kit.tokens import SPACE, Palette
-from desktop_app.ui.plain_text import plain_label
-from desktop_app.ui.plain_tooltips import as_plain_rich_text
+from desktop_app.ui.widgets.plain_text import plain_label
+from desktop_app.ui.widgets.plain_tooltips import as_plain_rich_text
 
 BAR_HEIGHT: Final = 14
 GAP: Final = 2

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Final
 
 from desktop_app.core.tasks.model import TaskRecord, TaskStatus, elapsed_text
-from desktop_app.ui.style import MUTED_COLOUR
+from desktop_app.ui.widgets.style import MUTED_COLOUR
 
 COLOURS: Final = {
     TaskStatus.WORKING: "#4f6cf7",

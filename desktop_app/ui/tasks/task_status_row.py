@@ -13,10 +13,10 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QVBoxLayout, QWidget
 
 from desktop_app.core.tasks.model import TaskRecord, TaskStatus
-from desktop_app.ui.plain_text import plain_label, set_plain_tooltip
-from desktop_app.ui.style import MUTED
 from desktop_app.ui.tasks.feed import TaskFeed
 from desktop_app.ui.tasks.look import chip_style, duration_text
+from desktop_app.ui.widgets.plain_text import plain_label, set_plain_tooltip
+from desktop_app.ui.widgets.style import MUTED
 
 MESSAGE_CHARS: Final = 160
 """Longer status messages are cut in the row (the whole text is in the tooltip); shorter ones wrap."""

@@ -17,12 +17,12 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QScrollA
 
 from desktop_app.core.tasks.events import LateResult
 from desktop_app.core.tasks.model import TaskRecord
-from desktop_app.ui.empty_state import TASKS_EMPTY as EMPTY
-from desktop_app.ui.empty_state import empty_note
-from desktop_app.ui.plain_text import plain_label, set_plain_tooltip
-from desktop_app.ui.style import MUTED
 from desktop_app.ui.tasks.feed import TaskFeed
 from desktop_app.ui.tasks.look import chip_style, duration_text
+from desktop_app.ui.widgets.empty_state import TASKS_EMPTY as EMPTY
+from desktop_app.ui.widgets.empty_state import empty_note
+from desktop_app.ui.widgets.plain_text import plain_label, set_plain_tooltip
+from desktop_app.ui.widgets.style import MUTED
 
 MESSAGE_CHARS: Final = 300
 MAX_ENTRIES: Final = 100

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.shell.main_window import MainWindow
 
 APP_SERVER = Path(__file__).parents[2] / "servers" / "app_server.py"
 

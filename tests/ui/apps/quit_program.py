@@ -26,8 +26,8 @@ from desktop_app.core.model.settings import ModelSettings
 from desktop_app.ui.apps.controller import AppSlot
 from desktop_app.ui.apps.web_engine import prepare_application
 from desktop_app.ui.conversation.approval_panel import ApprovalPanel
-from desktop_app.ui.event_loop import qt_event_loop
-from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.shell.event_loop import qt_event_loop
+from desktop_app.ui.shell.main_window import MainWindow
 from tests.hosting import eventually
 from tests.llm_server import ScriptedLLM, ToolCall, calls, text
 from tests.window_kit import main_window

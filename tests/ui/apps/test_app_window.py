@@ -23,7 +23,7 @@ from desktop_app.ui.apps.controller import AppSlot, AppWindow
 from desktop_app.ui.conversation.approval_panel import ApprovalPanel
 from desktop_app.ui.conversation.message_bubble import MessageBubble
 from desktop_app.ui.conversation.tool_card import ToolCard
-from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.shell.main_window import MainWindow
 from resources_ui.viewers.viewer_pane import ViewerKind
 from tests.hosting import eventually, live_children
 from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, ToolCall, calls, text
@@ -154,7 +154,7 @@ def test_a_ui_resource_selected_in_the_browser_runs_in_the_viewer(
 
 def test_starting_the_window_does_not_load_qtwebengine() -> None:
     code = (
-        "import sys; import desktop_app.app, desktop_app.ui.main_window;"
+        "import sys; import desktop_app.app, desktop_app.ui.shell.main_window;"
         "loaded = [m for m in sys.modules if 'WebEngine' in m];"
         "assert not loaded, loaded"
     )

@@ -18,9 +18,9 @@ from desktop_app.core.model.settings import ModelSettings
 from desktop_app.core.secret_store import open_secret_store
 from desktop_app.core.server_config import ServerConfig, TransportKind
 from desktop_app.ui.asks.roots_editor import RootsEditor
-from desktop_app.ui.server_editor import ServerEditor
-from desktop_app.ui.servers_panel import ServersPanel
-from desktop_app.ui.settings_dialog import SettingsDialog
+from desktop_app.ui.servers.server_editor import ServerEditor
+from desktop_app.ui.servers.servers_panel import ServersPanel
+from desktop_app.ui.settings.settings_dialog import SettingsDialog
 
 
 def test_the_roots_editor_reads_back_entries_and_flags_bad_ones(qapp: QApplication) -> None:

@@ -23,7 +23,7 @@ from desktop_app.ui.asks.sampling_cards import SamplingCard
 from desktop_app.ui.asks.url_card import UrlCard
 from desktop_app.ui.conversation.approval_panel import ApprovalPanel
 from desktop_app.ui.conversation.tool_card import CallState
-from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.shell.main_window import MainWindow
 from tests.core.asks.hosting import ASKING_SCRIPT
 from tests.hosting import eventually
 from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, ToolCall, calls, text, tool_messages

@@ -15,7 +15,7 @@ from desktop_app.core.apps.session import SessionState
 from desktop_app.ui.apps.controller import AppSlot
 from desktop_app.ui.conversation import older_turns
 from desktop_app.ui.conversation.record_cards import STILL_NOTE, AppStill
-from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.shell.main_window import MainWindow
 from tests.hosting import eventually
 from tests.llm_server import ScriptedLLM, text
 from tests.ui.apps.quit_program import DEADLINE, run_program, window_with_an_app_view

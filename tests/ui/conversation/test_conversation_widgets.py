@@ -36,7 +36,6 @@ from desktop_app.qt_kit.drag_payload import encode_resources
 from desktop_app.qt_kit.tokens import LIGHT
 from desktop_app.ui.asks.card import Tone
 from desktop_app.ui.asks.card_asker import CardAsker
-from desktop_app.ui.bordered_frame import CALM_BORDER
 from desktop_app.ui.conversation.approval_panel import ApprovalPanel
 from desktop_app.ui.conversation.approval_words import DANGER_COLOUR, hint_badges
 from desktop_app.ui.conversation.attachment_chip import AttachmentChip
@@ -47,6 +46,7 @@ from desktop_app.ui.conversation.message_bubble import MessageBubble
 from desktop_app.ui.conversation.pane import ConversationPane
 from desktop_app.ui.conversation.taint_chip import TaintChip
 from desktop_app.ui.conversation.tool_card import CallState, ResourceChip, ToolCard
+from desktop_app.ui.widgets.bordered_frame import CALM_BORDER
 from tests.hosting import eventually
 from tests.servers.fixture_server import huge_png_bytes, png_bytes
 from tests.window_kit import run_in_qt

@@ -13,7 +13,7 @@ from pytestqt.qtbot import QtBot
 from desktop_app.core.chat.conversations import Conversation
 from desktop_app.ui.conversation.message_bubble import MessageBubble
 from desktop_app.ui.conversation.turn_offers import REPLACED
-from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.shell.main_window import MainWindow
 from tests.llm_server import ScriptedLLM, failure, text
 from tests.ui.chat_window import run_app, shown, until
 

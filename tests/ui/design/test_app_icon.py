@@ -10,7 +10,7 @@ from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QApplication
 
-from desktop_app.ui import app_icon as icon_module
+from desktop_app.ui.shell import app_icon as icon_module
 
 
 def test_the_drawn_sizes_are_used_and_the_master_draws_the_rest(

@@ -15,7 +15,7 @@ from desktop_app.core.app_settings import AppSettings
 from desktop_app.core.registry import DEFAULT_REGISTRY_URL
 from desktop_app.ui.gallery.consent_card import ConsentCard
 from desktop_app.ui.gallery.install_pane import InstallPane
-from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.shell.main_window import MainWindow
 from tests.hosting import eventually
 from tests.window_kit import run_window_scenario
 

@@ -19,7 +19,7 @@ from desktop_app.core.server_config import ServerConfig, TransportKind
 from desktop_app.ui.asks.card_asker import CardAsker
 from desktop_app.ui.gallery.consent_card import ConsentCard
 from desktop_app.ui.gallery.look import CAUTION_STYLE
-from desktop_app.ui.style import MUTED
+from desktop_app.ui.widgets.style import MUTED
 from tests.hosting import eventually
 from tests.window_kit import run_in_qt
 

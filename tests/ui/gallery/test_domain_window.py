@@ -17,7 +17,7 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QApplication, QLineEdit
 
 from desktop_app.ui.gallery.domain_dialog import DomainDialog
-from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.shell.main_window import MainWindow
 from tests.llm_server import LITELLM_WARNINGS
 from tests.name_table import NameTable
 from tests.servers.card_domain import CATALOG_PATH, CardDomain, Served, card, catalog, entry, running_domain

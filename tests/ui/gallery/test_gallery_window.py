@@ -23,8 +23,8 @@ from PySide6.QtWidgets import QApplication, QFileDialog, QLabel, QLineEdit, QPus
 
 from desktop_app.core.registry.bundle import bundles_dir
 from desktop_app.ui.gallery.bundle_dialog import BundleDialog
-from desktop_app.ui.main_window import MainWindow
-from desktop_app.ui.server_editor import ServerEditor
+from desktop_app.ui.servers.server_editor import ServerEditor
+from desktop_app.ui.shell.main_window import MainWindow
 from tests.llm_server import LITELLM_WARNINGS
 from tests.name_table import SOME_PUBLIC_ADDRESS, NameTable
 from tests.servers.oauth_server import FollowingBrowser, OAuthTestServer

@@ -27,8 +27,8 @@ from desktop_app.core.tasks.model import TaskRecord, TaskStatus
 from desktop_app.core.tasks.store import TASKS_FILENAME, TaskStore
 from desktop_app.ui.conversation.approval_panel import ApprovalPanel
 from desktop_app.ui.conversation.tool_card import CallState
-from desktop_app.ui.main_window import MainWindow
-from desktop_app.ui.panes import LATE_DELETED
+from desktop_app.ui.shell.main_window import MainWindow
+from desktop_app.ui.shell.panes import LATE_DELETED
 from desktop_app.ui.tasks.task_status_row import TaskStatusRow
 from desktop_app.ui.tasks.tasks_panel import TasksPanel
 from tests.hosting import eventually, live_children

@@ -1,0 +1,75 @@
+"""The inline form for a prompt chosen in the palette: its arguments, with server completions."""
+
+from __future__ import annotations
+
+from mcp_types import Prompt, PromptReference
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+
+from desktop_app.bridge import CoreBridge
+from desktop_app.qt_kit.completing_fields import CompletingFields, FieldSpec
+from desktop_app.ui.widgets.style import MUTED, error_label
+
+
+class PromptForm(QFrame):
+    """Emits `submitted(server, prompt name, arguments)` once every required argument is filled."""
+
+    submitted = Signal(str, str, dict)
+
+    def __init__(self, bridge: CoreBridge, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("promptForm")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.setStyleSheet("#promptForm { border: 1px solid rgba(217,162,27,160); border-radius: 8px; }")
+        self._server = ""
+        self._prompt: Prompt | None = None
+        self.heading = QLabel()
+        self.description = QLabel()
+        self.description.setWordWrap(True)
+        self.description.setStyleSheet(MUTED)
+        self.fields = CompletingFields(bridge)
+        self.fields.submitted.connect(self.submit)
+        self.problem = error_label()
+        self.insert = QPushButton("Use prompt")
+        self.insert.setDefault(True)
+        self.insert.clicked.connect(self.submit)
+        cancel = QPushButton("Cancel")
+        cancel.clicked.connect(self.hide)
+        QShortcut(
+            QKeySequence(Qt.Key.Key_Escape), self, self.hide, context=Qt.ShortcutContext.WidgetWithChildrenShortcut
+        )
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.problem, 1)
+        buttons.addWidget(cancel)
+        buttons.addWidget(self.insert)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(10, 8, 10, 8)
+        layout.addWidget(self.heading)
+        layout.addWidget(self.description)
+        layout.addWidget(self.fields)
+        layout.addLayout(buttons)
+        self.hide()
+
+    def open_for(self, server: str, prompt: Prompt) -> None:
+        self._server = server
+        self._prompt = prompt
+        self.heading.setText(f"<b>{prompt.title or prompt.name}</b> <span style='{MUTED}'>from {server}</span>")
+        self.description.setText(prompt.description or "")
+        self.description.setVisible(bool(prompt.description))
+        specs = [FieldSpec(a.name, a.description, bool(a.required)) for a in prompt.arguments or []]
+        self.problem.clear()
+        self.show()
+        self.fields.set_fields(server, PromptReference(name=prompt.name), specs)
+        if not specs:
+            self.insert.setFocus()
+
+    def submit(self) -> None:
+        if self._prompt is None:
+            return
+        if missing := self.fields.missing():
+            self.problem.setText(f"Fill in: {', '.join(missing)}")
+            return
+        arguments = {k: v for k, v in self.fields.values().items() if v}
+        self.hide()
+        self.submitted.emit(self._server, self._prompt.name, arguments)
