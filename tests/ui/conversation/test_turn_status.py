@@ -1,5 +1,5 @@
 """The turn's status line: what the turn waits for and, past a second, for how long. The window's own
-line as Send is pressed is tested with the model warm-up (tests/ui/test_model_warmup.py)."""
+line as Send is pressed is tested with the model warm-up (tests/ui/chat/test_model_warmup.py)."""
 
 from __future__ import annotations
 

@@ -15,7 +15,7 @@ from pytestqt.qtbot import QtBot
 from desktop_app import __version__
 from desktop_app.ui.shell.main_window import MainWindow
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def rows(dialog: QDialog) -> list[tuple[str, ...]]:

@@ -20,7 +20,7 @@ from tests.hosting import eventually
 from tests.servers.escape_server import CONTROLS, MARKUP_VERSION
 from tests.window_kit import run_in_qt
 
-ESCAPE_SCRIPT = Path(__file__).resolve().parents[1] / "servers" / "escape_server.py"
+ESCAPE_SCRIPT = Path(__file__).resolve().parents[2] / "servers" / "escape_server.py"
 until = functools.partial(eventually, timeout=20.0)
 
 

@@ -31,8 +31,8 @@ from tests.servers.draft07_server import REMOTE_SCHEMA, STRING_TOOL, TOOL_COUNT,
 from tests.window_kit import inprocess_bridge, main_window, run_in_qt, stdio_bridge
 
 pytestmark = LITELLM_WARNINGS
-ANNOTATED = Path(__file__).resolve().parents[1] / "servers" / "annotated_server.py"
-DRAFTS = Path(__file__).resolve().parents[1] / "servers" / "draft07_server.py"
+ANNOTATED = Path(__file__).resolve().parents[2] / "servers" / "annotated_server.py"
+DRAFTS = Path(__file__).resolve().parents[2] / "servers" / "draft07_server.py"
 until = functools.partial(eventually, timeout=60.0)
 
 

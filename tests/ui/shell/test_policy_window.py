@@ -35,7 +35,7 @@ from tests.servers.registry_fixture import running_registry
 from tests.window_kit import main_window
 
 pytestmark = LITELLM_WARNINGS
-APP_SERVER = Path(__file__).parents[1] / "servers" / "app_server.py"
+APP_SERVER = Path(__file__).parents[2] / "servers" / "app_server.py"
 BLOCKED = "Blocked by your organisation's policy"
 until = functools.partial(eventually, timeout=30.0)
 
