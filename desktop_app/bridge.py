@@ -1,6 +1,6 @@
 """The one door between the Qt-free core and the widgets: core events become Qt signals.
 
-It sits below both `resources_ui` and `ui` (and imports neither), so either may use it.
+It sits below `ui`, `resources_ui` and the Qt kit (`qt_kit`), and imports none of them, so each may use it.
 """
 
 from __future__ import annotations

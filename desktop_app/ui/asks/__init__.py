@@ -1,4 +1,5 @@
 """The window's side of the `Asker`: one non-modal card per question, placed where it belongs.
 
-Imports the core, the bridge, `resources_ui` and the conversation widgets; the main window composes it.
+The sign-in card's parts (`sign_in_details`, `sign_in_paste`) are shown by the Servers panel too.
+Imports the core, the bridge, the Qt kit and `widgets`; the conversation, the rooms and `shell` use it.
 """
