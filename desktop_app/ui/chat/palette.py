@@ -19,6 +19,7 @@ from desktop_app.core.catalog import Catalog
 from desktop_app.core.resource_ref import ResourceRef
 from desktop_app.core.skills.manifest import problem
 from desktop_app.qt_kit.server_icon_cache import CARD_SIDE, item_icon
+from desktop_app.ui.widgets.plain_tooltips import as_plain_rich_text
 
 MIN_SCORE = 55.0
 MAX_ROWS = 12
@@ -151,7 +152,7 @@ class CommandPalette(QFrame):
             item = QListWidgetItem(f"{entry.title}    —  {entry.subtitle}" if entry.subtitle else entry.title)
             if (icon := entry.icon or blank) is not None:
                 item.setIcon(icon)
-            item.setToolTip(f"{label}: {entry.subtitle}")
+            item.setToolTip(as_plain_rich_text(f"{label}: {entry.subtitle}"))
             item.setData(Qt.ItemDataRole.UserRole, entry)
             self.list.addItem(item)
         if self.list.count():

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import html
+
 from mcp_types import Prompt, PromptReference
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from desktop_app.bridge import CoreBridge
+from desktop_app.core.terminal_text import printable
 from desktop_app.qt_kit.completing_fields import CompletingFields, FieldSpec
+from desktop_app.ui.widgets.plain_text import plain_label
 from desktop_app.ui.widgets.style import MUTED, error_label
 
 
@@ -25,7 +29,7 @@ class PromptForm(QFrame):
         self._server = ""
         self._prompt: Prompt | None = None
         self.heading = QLabel()
-        self.description = QLabel()
+        self.description = plain_label()  # the server's words: never read as markup
         self.description.setWordWrap(True)
         self.description.setStyleSheet(MUTED)
         self.fields = CompletingFields(bridge)
@@ -54,7 +58,8 @@ class PromptForm(QFrame):
     def open_for(self, server: str, prompt: Prompt) -> None:
         self._server = server
         self._prompt = prompt
-        self.heading.setText(f"<b>{prompt.title or prompt.name}</b> <span style='{MUTED}'>from {server}</span>")
+        title, source = (html.escape(printable(text)) for text in (prompt.title or prompt.name, server))
+        self.heading.setText(f"<b>{title}</b> <span style='{MUTED}'>from {source}</span>")
         self.description.setText(prompt.description or "")
         self.description.setVisible(bool(prompt.description))
         specs = [FieldSpec(a.name, a.description, bool(a.required)) for a in prompt.arguments or []]
