@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 
 from desktop_app.core.content import ResourceContent, human_size
 from desktop_app.core.resource_ref import ResourceRef
+from desktop_app.qt_kit.action_icon import give_icon, icon_only
 from desktop_app.qt_kit.elided_label import ElidedLabel
 
 SEPARATOR = " · "
@@ -60,19 +61,16 @@ class ViewerHeader(QWidget):
         self.part_box.activated.connect(self.part_chosen)
         self.reload_button = QPushButton("Reload")
         self.reload_button.clicked.connect(self.reload_requested)
+        give_icon(self.reload_button, "refresh-cw")
         self.attach_button = QPushButton("Attach")
         self.attach_button.setToolTip("Attach this resource to the conversation")
         self.attach_button.clicked.connect(self.attach_requested)
+        give_icon(self.attach_button, "paperclip")
         self.close_button = QToolButton()
         self.close_button.setObjectName("viewerClose")
-        self.close_button.setText("×")
         self.close_button.setAutoRaise(True)
-        self.close_button.setAccessibleName("Close")
-        self.close_button.setToolTip(CLOSE_TIP)
+        icon_only(self.close_button, "x", "Close", CLOSE_TIP)
         self.close_button.setFocusPolicy(Qt.FocusPolicy.StrongFocus)  # reachable with Tab, like the buttons
-        font = self.close_button.font()
-        font.setPointSizeF(font.pointSizeF() * 1.3)
-        self.close_button.setFont(font)
         self.close_button.clicked.connect(self.close_requested)
 
         top = QHBoxLayout()

@@ -1,9 +1,11 @@
-"""What the catalog costs the model, for the status bar: the system prompt's tokens, and what a host
-pasting every resource would spend instead. Counted off the event loop and never while a turn builds
-its request; the tokenizer it uses is held and given back by the model warm-up."""
+"""What the catalog costs the model, for the status bar: the system prompt's tokens, the model's context
+window they fill, and what a host pasting every resource would spend instead. Counted off the event loop
+and never while a turn builds its request; the tokenizer it uses is held and given back by the model
+warm-up."""
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import gc
 from collections.abc import Callable
@@ -14,6 +16,7 @@ from desktop_app.bridge import CoreBridge
 from desktop_app.core.chat.context import naive_dump_tokens
 from desktop_app.core.chat.engine import ChatEngine
 from desktop_app.core.chat.tokens import count_tokens
+from desktop_app.core.model.context_window import context_window
 from desktop_app.ui.chat.model_warmup import ModelWarmup
 
 NAIVE_DUMP_LIMIT = 300
@@ -27,6 +30,7 @@ class ContextMeter(QObject):
 
     context_changed = Signal(object)  # SystemPrompt figures
     dump_measured = Signal(int)  # tokens a paste-everything host would spend on the same resources
+    window_known = Signal(str, object)  # model, its context window in tokens (None: not known)
 
     def __init__(self, bridge: CoreBridge, engine: Callable[[], ChatEngine | None], warmup: ModelWarmup) -> None:
         super().__init__()
@@ -83,13 +87,14 @@ class ContextMeter(QObject):
         prompt = await engine.system_prompt(catalog=catalog)
         if prompt.full_catalog_tokens is None:  # the meter shows it: counted here, off a turn's way
             prompt = dataclasses.replace(prompt, full_catalog_tokens=await engine.full_catalog_tokens(catalog))
+        model = engine.settings.model
+        self.window_known.emit(model, await asyncio.to_thread(context_window, model))  # a file read, once a model
         self.context_changed.emit(prompt)
         # Only the catalog just counted is read, and only while small: a server that listed
         # thousands of resources meanwhile has a newer count coming, which skips the reading.
         if prompt.total > NAIVE_DUMP_LIMIT or catalog is not self._bridge.host.catalog:
             return
         # Reading every resource again is only worth it when the set of resources (or the tokenizer) changed.
-        model = engine.settings.model
         key = (model, frozenset((server, r.uri) for server, r in catalog.resources()))
         if self.dump is None or self.dump[0] != key:
             tokens = await naive_dump_tokens(self._bridge.host, catalog, lambda t: count_tokens(model, t))

@@ -15,6 +15,7 @@ from PySide6.QtGui import QKeyEvent, QResizeEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
 
 from desktop_app.core.resource_ref import ResourceRef
+from desktop_app.qt_kit.action_icon import give_icon
 from desktop_app.qt_kit.flow_layout import FlowLayout
 from desktop_app.qt_kit.theme import muted, primary, themed
 from desktop_app.qt_kit.tokens import SPACE, Palette
@@ -54,9 +55,11 @@ class Composer(QWidget):
         self.send_button = primary(QPushButton("Send"))
         self.send_button.setObjectName("sendButton")
         self.send_button.setToolTip("Send (Ctrl+Enter)")
+        give_icon(self.send_button, "send-horizontal", rest="on_accent", active="on_accent")  # on the accent fill
         self.send_button.clicked.connect(self.send)
         self.stop_button = QPushButton("Stop")
         self.stop_button.setToolTip("Stop the running answer (Esc)")
+        give_icon(self.stop_button, "square")
         self.stop_button.clicked.connect(self.cancel_requested)
         self.stop_button.setVisible(False)
         self.prompt_origin: str | None = None

@@ -34,6 +34,7 @@ from desktop_app.core.chat.history_search import message_text
 from desktop_app.core.resource_ref import ResourceRef
 from desktop_app.ui.conversation.call_cards import CardPanels, show_on_card
 from desktop_app.ui.conversation.column_rows import ColumnRows
+from desktop_app.ui.conversation.first_steps import EmptyChat, FirstSteps
 from desktop_app.ui.conversation.history_replay import replay_history, turn_spans
 from desktop_app.ui.conversation.message_bubble import MessageBubble, Role
 from desktop_app.ui.conversation.older_turns import LAST_SCREEN, OLDER_SLICE, OlderTurns, Stored
@@ -84,6 +85,10 @@ class ConversationView(QScrollArea):
         self.turn_status = self._column.turn_status
         """The last line while a turn runs: what it waits for (the chat controller says what)."""
         self._focus = FocusReveal(self._inner)
+        self.first_steps = FirstSteps()
+        """What an empty chat suggests trying with what is connected (`first_steps_offer` fills it)."""
+        self._empty_chat = EmptyChat(self.first_steps)
+        self._column.set_empty_card(self._empty_chat)  # shown while the chat has no message
 
     # -- building blocks -------------------------------------------------------------------
 
@@ -93,8 +98,8 @@ class ConversationView(QScrollArea):
         return self._column.is_empty
 
     def set_empty_card(self, card: QWidget | None) -> None:
-        """Offer `card` above the hint while the conversation is empty (None: offer nothing)."""
-        self._column.set_empty_card(card)
+        """Offer `card` above the first steps while the conversation is empty (None: offer nothing)."""
+        self._empty_chat.set_card(card)
 
     def add_widget(self, widget: QWidget, *, compact: bool = False, right: bool = False) -> QWidget:
         """Append below the last item; `compact` items (chips) keep their own width, left-aligned, and

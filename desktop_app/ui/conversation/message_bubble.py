@@ -10,7 +10,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable, Sequence
-from typing import Literal
+from typing import Final, Literal
 
 from PySide6.QtCore import QChildEvent, QEvent, QSize, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QEnterEvent, QGuiApplication
@@ -22,11 +22,13 @@ from PySide6.QtWidgets import (
     QLabel,
     QPushButton,
     QTextBrowser,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
 from desktop_app.core.resource_ref import ResourceRef
+from desktop_app.qt_kit.action_icon import MESSAGE_ICON, give_icon
 from desktop_app.qt_kit.flow_layout import FlowLayout
 from desktop_app.qt_kit.theme import tokens, type_scale
 from desktop_app.qt_kit.tokens import SPACE
@@ -39,6 +41,14 @@ from desktop_app.ui.conversation.message_body import AutoHeightBrowser, MessageS
 Role = Literal["user", "assistant", "prompt", "notice", "info", "app"]
 """`notice` is for failures (red); `info` for neutral news such as "Stopped."; `app` for an MCP App's words."""
 _TITLES = {"user": "You", "assistant": "Assistant", "prompt": "Prompt", "notice": "", "info": "", "app": "App"}
+_ACTION_ICONS: Final = {
+    "Copy": "copy",
+    "Edit": "pencil",
+    "Regenerate": "refresh-cw",
+    "Retry": "rotate-cw",
+    "What the model got": "receipt-text",
+}
+"""Each action's icon, by its label: the bubble's own and the ledger's link another part of the window adds."""
 
 
 class MessageBubble(QFrame):
@@ -155,6 +165,7 @@ class MessageBubble(QFrame):
         button.setAccessibleName(label)
         button.setCursor(Qt.CursorShape.PointingHandCursor)
         button.clicked.connect(lambda _=False, act=act: act())
+        _with_icon(button)
         return button
 
     def _actions(self) -> QHBoxLayout:
@@ -251,6 +262,7 @@ class MessageBubble(QFrame):
                 continue
             buttons = row.findChildren(QAbstractButton, options=Qt.FindChildOption.FindDirectChildrenOnly)
             for button in buttons:
+                _with_icon(button)
                 self._actions().insertWidget(1, button)
             if buttons:
                 row.hide()
@@ -322,6 +334,16 @@ class MessageBubble(QFrame):
                 QGuiApplication.clipboard().setText(self._code[index])
         elif url.scheme() in WEB_SCHEMES:
             self.web_link_requested.emit(url.toString())
+
+
+def _with_icon(button: QAbstractButton) -> None:
+    """Draw the action's icon beside its label (one it already has is kept)."""
+    name = _ACTION_ICONS.get(button.text())
+    if name is None or not button.icon().isNull():
+        return
+    give_icon(button, name, MESSAGE_ICON)
+    if isinstance(button, QToolButton):
+        button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
 
 
 def _natural_width(browser: QTextBrowser) -> int:

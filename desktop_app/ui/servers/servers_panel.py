@@ -31,6 +31,7 @@ from desktop_app.core.events import LogEntry
 from desktop_app.core.policy.refusal import Refusal
 from desktop_app.core.server_config import ServerConfig
 from desktop_app.core.server_status import ServerState, ServerStatus
+from desktop_app.qt_kit.action_icon import give_icon
 from desktop_app.qt_kit.status_icons import state_icon
 from desktop_app.ui.asks.card import AskCard
 from desktop_app.ui.servers.sandbox_remedies import SandboxRemedies, configured
@@ -67,6 +68,7 @@ class ServersPanel(QWidget):
         self._updates: dict[str, str] = {}
         self._add = QPushButton("Add server…")
         self._add.setObjectName("addServer")
+        give_icon(self._add, "plus")
         self._log_view = ServerLogView()
         self._log = self._log_view.text
         self._level = self._log_view.level
@@ -116,6 +118,13 @@ class ServersPanel(QWidget):
         self.details.edit.clicked.connect(self._on_edit)
         self.details.remove.clicked.connect(self._on_remove)
         self.details.update_button.clicked.connect(self._on_update)
+        for button, icon in (
+            (self.details.restart, "rotate-cw"),
+            (self.details.toggle, "power"),
+            (self.details.edit, "pencil"),
+            (self.details.remove, "trash-2"),
+        ):
+            give_icon(button, icon)
         self._remedies = SandboxRemedies(self, bridge, self.selected, lambda: self.details.denial)
         self.details.allow.clicked.connect(self.offer_allow)
         self.details.run_once.clicked.connect(self._remedies.run_unconfined_once)

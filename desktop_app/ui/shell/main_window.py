@@ -238,7 +238,21 @@ class MainWindow(QMainWindow):
         QApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
         self.dock_fit.fit()
         self.menu_actions.export_servers.setEnabled(True)  # it needs only the bridge, in with the panes
+        self._menu_icons()
         self.sig_filled.emit()
+
+    def _menu_icons(self) -> None:
+        """The most used entries get their icons (drawn from the theme's tokens, loaded with the panes)."""
+        from desktop_app.qt_kit.action_icon import HIGHLIGHTED, action_icon  # this module imports only Qt (see above)
+
+        actions = self.menu_actions
+        for action, name in (
+            (actions.new_chat, "message-square-plus"),
+            (actions.palette, "command"),
+            (actions.settings, "settings"),
+            (actions.find_servers, "server"),
+        ):
+            action.setIcon(action_icon(name, active=HIGHLIGHTED))
 
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)

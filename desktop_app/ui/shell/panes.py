@@ -30,6 +30,7 @@ from desktop_app.ui.asks.cards import register_cards
 from desktop_app.ui.asks.sign_in_card import SignInCard
 from desktop_app.ui.chat.chat_actions import ChatActions
 from desktop_app.ui.chat.chat_controller import ChatController
+from desktop_app.ui.chat.first_steps_offer import FirstStepsOffer
 from desktop_app.ui.chat.history_panel import HistoryPanel
 from desktop_app.ui.chat.palette import CommandPalette, PaletteEntry
 from desktop_app.ui.chat.prompt_form import PromptForm
@@ -141,6 +142,7 @@ def fill_window(
             PaletteEntry("command", "Find servers", "Search the MCP Registry and install", window.gallery.open_gallery),
         ],
     )
+    FirstStepsOffer(bridge, window.conversation.first_steps, window.composer, window.prompt_form)
     # MCP App views: in their tool cards, or in the viewer (QtWebEngine loads with the first one).
     window.apps = AppViews(
         bridge,

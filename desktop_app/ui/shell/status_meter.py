@@ -1,8 +1,9 @@
 """The status bar's figures: servers ready, the model, what the context costs, where secrets are kept.
 
 Each says less rather than being cut when the window is narrow (`FittingLabel`); the whole wording is
-the label's text and, in sentences, its tooltip. An unencrypted secret store is a link that offers to
-encrypt it.
+the label's text and, in sentences, its tooltip. What the context costs is a small bar against the
+model's context window (`context_bar`), its numbers in its tooltip. An unencrypted secret store is a
+link that offers to encrypt it.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from desktop_app.core.secret_store import SecretStore, encryption_advice
 from desktop_app.core.server_status import ServerStatus
 from desktop_app.qt_kit.theme import danger, themed
 from desktop_app.ui.chat.chat_controller import ChatController
+from desktop_app.ui.widgets.context_bar import ContextBar, ContextUse
 from desktop_app.ui.widgets.fitting_label import FittingLabel
 
 ENCRYPT_TIP: Final = "Click to protect your secrets with a password now."
@@ -73,18 +75,24 @@ class StatusMeter:
         self.servers_label.setObjectName("serversMeter")
         self.model_label = FittingLabel(elide_last=True)
         self.model_label.setObjectName("modelMeter")
-        self.context_label = FittingLabel()
-        self.context_label.setObjectName("contextMeter")
+        self.context_bar = ContextBar()
+        self.context_label = self.context_bar.label
+        """The meter's whole wording is its text; it shows only the bar's short figure."""
         self.secrets_label = FittingLabel()
         self.secrets_label.setObjectName("secretsMeter")
         self._meter: dict[str, MeterPart] = {}
         self._prompt_tip = ""
         self._catalog_tokens = 0
+        self._prompt: SystemPrompt | None = None
+        self._windows: dict[str, int | None] = {}
+        """Each model's context window, as the model library's table gives it."""
+        self._last_call: tuple[str, Usage] | None = None
+        """The last call to the model and the chat it was in: another chat's is not this one's context."""
         self._sampled = (0, 0)
         bar.clearMessage()  # the start-up note: a message would hide the labels added under it
         bar.addWidget(self.servers_label)
         bar.addWidget(self.model_label)
-        bar.addWidget(self.context_label, 1)
+        bar.addWidget(self.context_bar, 1)
         bar.addPermanentWidget(self.secrets_label)
         self.show_secrets_backend()
         self.update_counts()
@@ -96,6 +104,8 @@ class StatusMeter:
         chat.usage_changed.connect(self._on_usage)
         chat.meter.context_changed.connect(self._on_context)
         chat.meter.dump_measured.connect(self._on_dump)
+        chat.meter.window_known.connect(self._on_window)
+        chat.conversations_changed.connect(self._show_meter)  # a new chat, another one opened
 
     def show_secrets_backend(self, store: SecretStore | None = None) -> None:
         store = store or self._bridge.secrets
@@ -126,8 +136,10 @@ class StatusMeter:
         else:
             self.model_label.set_wordings("Model: not chosen (File → Settings)", "Model: not chosen")
             self.model_label.setToolTip("No model is chosen yet: choose one in File → Settings.")
+        self._show_meter()  # the bar is against this model's window (its own count follows)
 
     def _on_context(self, prompt: SystemPrompt) -> None:
+        self._prompt = prompt
         self._catalog_tokens = prompt.catalog_tokens
         entries = plural(prompt.total, "entry", "entries")
         listed = f"{prompt.listed:,} of {entries} listed" if prompt.summarized else entries
@@ -150,7 +162,12 @@ class StatusMeter:
             self._meter["dump"] = part
         self._show_meter()
 
+    def _on_window(self, model: str, tokens: int | None) -> None:
+        self._windows[model] = tokens
+        self._show_meter()
+
     def _on_usage(self, usage: Usage) -> None:
+        self._last_call = (self._chat.conversation.id, usage)
         sent, got = usage.prompt_tokens, usage.completion_tokens
         self._meter["usage"] = MeterPart(
             f"last call {sent:,} in / {got:,} out",
@@ -172,9 +189,18 @@ class StatusMeter:
 
     def _show_meter(self) -> None:
         parts = [self._meter[key] for key in ("catalog", "dump", "usage", "sampling") if key in self._meter]
-        if not parts:
-            self.context_label.set_wordings("")
+        use = self._use()
+        if not parts or use is None:  # nothing counted yet (no model): no bar, the words kept
+            self.context_bar.hide()
+            self.context_label.set_wordings(*self._wordings(parts))
             return
+        sentences = [self._prompt_tip, *(part.sentence for part in parts), RESOURCE_CONTENTS_TIP]
+        self.context_bar.show_use(use, self._wordings(parts), [sentence for sentence in sentences if sentence])
+
+    def _wordings(self, parts: list[MeterPart]) -> list[str]:
+        """The meter's whole wording and shorter ones, each once, longest first."""
+        if not parts:
+            return [""]
         kept = [self._meter[key] for key in ("catalog", "usage") if key in self._meter]
         wordings = [
             "  ·  ".join(part.long for part in parts),
@@ -183,9 +209,19 @@ class StatusMeter:
             "  ·  ".join(part.short for part in kept if part.short),
             parts[0].short or parts[0].long,
         ]
-        self.context_label.set_wordings(*dict.fromkeys(wordings))  # each once, longest first
-        sentences = [self._prompt_tip, *(part.sentence for part in parts), RESOURCE_CONTENTS_TIP]
-        self.context_label.setToolTip("\n".join(sentence for sentence in sentences if sentence))
+        return list(dict.fromkeys(wordings))
+
+    def _use(self) -> ContextUse | None:
+        """What the next request would carry: the last call's in this chat (its prompt and its answer),
+        else the system prompt alone."""
+        prompt, model = self._prompt, self._chat.settings.model
+        if prompt is None or model is None:
+            return None
+        last = self._last_call[1] if self._last_call and self._last_call[0] == self._chat.conversation.id else None
+        used = max(prompt.tokens, last.prompt_tokens + last.completion_tokens) if last else prompt.tokens
+        conversation = used - prompt.tokens if last else None
+        window = self._windows.get(model.model)
+        return ContextUse(used, window, model.model, prompt.tokens, prompt.catalog_tokens, conversation)
 
 
 _SECRETS_SHORT: Final = {

@@ -29,6 +29,16 @@ TASKS_EMPTY: Final = (
     " while after; one still running when MCP Desk quits is followed again at the next start."
 )
 
+FIRST_STEPS_NOTHING: Final = (
+    "No server is connected, so there is nothing to try yet. Install one from the gallery with Servers → Find"
+    " servers…, or add your own with Servers → Add server… (also in the Servers panel)."
+)
+FIRST_STEPS_EMPTY: Final = (
+    "The connected servers offer no prompts, resources or tools to try. Install another from the gallery with"
+    " Servers → Find servers…, or add your own with Servers → Add server… (also in the Servers panel)."
+)
+FIRST_STEPS_CONNECTING: Final = "Your servers are connecting: what they offer to try appears here once they are ready."
+
 
 def empty_note(text: str, name: str) -> QLabel:
     """A muted, word-wrapped note (plain text) saying what would fill a list and how."""
