@@ -97,6 +97,16 @@ def _no_mupdf_worker_outlives_its_test() -> Iterator[None]:
     close_all_workers()
 
 
+@pytest.fixture(autouse=True)
+def _test_servers_in_process(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A host opens the test servers in-process (`tests/in_process.py`) unless the test is about the
+    process or the stdio transport (`@pytest.mark.stdio`)."""
+    if request.node.get_closest_marker("stdio") is None:
+        from tests.in_process import in_process_or_stdio
+
+        monkeypatch.setattr("desktop_app.core.host.open_transport", in_process_or_stdio)
+
+
 _MODULE_SIGNS: dict[str, tuple[str, ...]] = {
     "webengine": ("desktop_app.ui.apps", "QWebEngine", "tests.ui.apps"),
     "npm": ("tests.servers.everything", "node_modules", "pytest.mark.npm"),

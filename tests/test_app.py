@@ -8,6 +8,7 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
 from PySide6.QtWidgets import QApplication, QLabel, QMessageBox
 
 from desktop_app.app import run_window
@@ -76,6 +77,7 @@ def test_broken_config_keeps_the_file_and_starts_the_demo(qapp: QApplication, tm
     assert config.read_text() == broken
 
 
+@pytest.mark.stdio
 def test_quitting_with_ten_servers_and_a_large_listing_in_flight_stops_them_all(
     qapp: QApplication, tmp_path: Path
 ) -> None:

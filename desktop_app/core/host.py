@@ -84,7 +84,7 @@ class ServerHost:
         secrets: SecretLookup | None = None,
         environ: Mapping[str, str] | None = None,
         policy: RestartPolicy | None = None,
-        target_factory: TargetFactory = open_transport,
+        target_factory: TargetFactory | None = None,
         managed: PolicyInForce | None = None,
     ) -> None:
         self.bus = bus or EventBus()
@@ -95,7 +95,8 @@ class ServerHost:
         self._secrets = secrets
         self._environ = environ
         self._policy = policy
-        self._target_factory = target_factory
+        self._target_factory = target_factory or open_transport
+        """How each server's transport opens: as configured unless told otherwise (tests run servers in-process)."""
         self._connections: dict[str, ServerConnection] = {}
         self._applying = asyncio.Lock()
         self._quitting = False

@@ -20,6 +20,7 @@ pytestmark = LITELLM_WARNINGS
 HELLO = "io.github.mcp-desk-tests/hello"
 
 
+@pytest.mark.stdio
 def test_run_never_offers_a_switched_off_tool_and_refuses_a_call_to_it(
     tmp_path: Path, llm: ScriptedLLM, capsys: pytest.CaptureFixture[str]
 ) -> None:

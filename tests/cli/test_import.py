@@ -50,6 +50,7 @@ def cloned_repository(home: Path) -> tuple[Path, Path, Path]:
     return source, marker, hooked
 
 
+@pytest.mark.stdio
 def test_an_imported_file_grants_itself_no_trust_and_no_loader_hooks(
     home: Path, llm: ScriptedLLM, capsys: pytest.CaptureFixture[str]
 ) -> None:

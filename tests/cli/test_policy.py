@@ -78,6 +78,7 @@ def test_policy_prints_the_rules_in_force_and_their_file(
     assert capsys.readouterr().out.startswith("No policy is in force (no file at ")
 
 
+@pytest.mark.stdio
 def test_run_never_starts_a_blocked_server_and_asks_every_call(
     home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -31,6 +31,7 @@ def provider_key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", API_KEY)
 
 
+@pytest.mark.stdio
 def test_replay_passes_against_the_same_servers_and_shows_what_changed(
     home: Path, llm: ScriptedLLM, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -64,6 +64,7 @@ def test_end_to_end_in_a_subprocess(config: Path, llm: ScriptedLLM, tmp_path: Pa
     assert read["contents"][0]["uri"] == "fixture://long" and "text" not in read["contents"][0]
 
 
+@pytest.mark.stdio
 def test_tool_calls_are_denied_by_default(config: Path, llm: ScriptedLLM, capsys: pytest.CaptureFixture[str]) -> None:
     llm.queue(calls(ToolCall("fx__echo", {"text": "hi"})), text("I was not allowed."))
     assert run_command([*base_args(config, llm), "echo hi"]) == 0

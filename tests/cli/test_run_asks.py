@@ -46,6 +46,7 @@ def stderr_lines(capsys: pytest.CaptureFixture[str]) -> list[str]:
 @pytest.mark.parametrize(
     ("flag", "action"), [([], "decline"), (["--elicit", "decline"], "decline"), (["--elicit", "cancel"], "cancel")]
 )
+@pytest.mark.stdio
 def test_forms_are_declined_or_cancelled_with_one_line_each(
     config: Path, llm: ScriptedLLM, capsys: pytest.CaptureFixture[str], flag: list[str], action: str
 ) -> None:

@@ -16,6 +16,7 @@ pytestmark = LITELLM_WARNINGS
 READ_TAINT = "read the instructions of news, a server you have not marked as trusted"
 
 
+@pytest.mark.stdio
 def test_instructions_read_from_an_untrusted_server_pause_a_saved_rule(
     home: Path, llm: ScriptedLLM, capsys: pytest.CaptureFixture[str]
 ) -> None:

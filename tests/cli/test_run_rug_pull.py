@@ -46,6 +46,7 @@ def run(config: Path, llm: ScriptedLLM, call: ToolCall, *flags: str) -> int:
     return run_command(["--config", str(config), "--model", "openai/scripted", "--api-base", llm.url, *flags, "go"])
 
 
+@pytest.mark.stdio
 def test_a_saved_rule_stops_covering_the_tool_once_it_changes(
     paths: tuple[Path, Path, Path], llm: ScriptedLLM, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

@@ -42,6 +42,7 @@ def _args(config: Path, llm: ScriptedLLM) -> list[str]:
     return ["--config", str(config), "--model", "openai/scripted", "--api-base", llm.url]
 
 
+@pytest.mark.stdio
 def test_without_a_sandbox_the_server_does_not_start_and_one_line_names_the_flag(
     no_tier: None, tmp_path: Path, llm: ScriptedLLM, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -50,6 +50,7 @@ def reads(transcript: dict[str, Any]) -> list[tuple[str, str]]:
 
 
 @APPROVALS
+@pytest.mark.stdio
 def test_a_skill_listing_another_server_s_addresses_takes_none_of_them(
     home: Path, llm: ScriptedLLM, capsys: pytest.CaptureFixture[str], approve: str
 ) -> None:

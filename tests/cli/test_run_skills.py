@@ -49,6 +49,7 @@ def run(home: Path, config: Path, llm: ScriptedLLM, approve: str) -> tuple[int, 
 
 
 @ERAS
+@pytest.mark.stdio
 def test_a_skill_is_listed_by_name_and_its_body_reaches_the_model_only_when_allowed(
     home: Path, llm: ScriptedLLM, capsys: pytest.CaptureFixture[str], era: str
 ) -> None:

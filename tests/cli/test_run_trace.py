@@ -32,6 +32,7 @@ def of_type(records: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
     return [r for r in records if r["type"] == kind]
 
 
+@pytest.mark.stdio
 def test_the_trace_has_the_exact_requests_and_every_exchange(
     home: Path, llm: ScriptedLLM, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -119,5 +119,6 @@ async def _host_scenario() -> None:
         await host.stop_all()
 
 
+@pytest.mark.stdio
 def test_the_host_leaves_switched_off_tools_out_without_reconnecting() -> None:
     asyncio.run(_host_scenario())

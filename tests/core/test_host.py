@@ -107,6 +107,7 @@ async def test_list_changed_relists_the_catalog(protocol: str) -> None:
         await host.stop_all()
 
 
+@pytest.mark.stdio
 async def test_stdio_server_captures_stderr_and_logs() -> None:
     host = ServerHost(policy=FAST_RESTARTS)
     host.start([fixture_config("fx", protocol="legacy")])
@@ -126,6 +127,7 @@ async def test_stdio_server_captures_stderr_and_logs() -> None:
         await host.stop_all()
 
 
+@pytest.mark.stdio
 async def test_crash_mid_call_fails_fast_and_restarts() -> None:
     bus = EventBus()
     states: list[ServerState] = []
@@ -149,6 +151,7 @@ async def test_crash_mid_call_fails_fast_and_restarts() -> None:
         await host.stop_all()
 
 
+@pytest.mark.stdio
 async def test_in_flight_request_fails_at_once_when_the_server_dies() -> None:
     host = ServerHost(policy=FAST_RESTARTS)
     host.start([fixture_config("fx", timeout=3600)])
@@ -276,6 +279,7 @@ async def test_a_server_that_exits_says_how_and_what_it_printed_redacted() -> No
         await host.stop_all()
 
 
+@pytest.mark.stdio
 async def test_a_killed_server_says_it_was_killed() -> None:
     host = ServerHost(policy=RestartPolicy(first_delay=30, max_attempts=1))
     host.start([fixture_config("fx")])
@@ -334,6 +338,7 @@ async def test_paginated_server_lists_every_page() -> None:
         await host.stop_all()
 
 
+@pytest.mark.stdio
 async def test_stop_all_waits_for_no_call_or_handshake_and_leaves_no_child() -> None:
     host = ServerHost(policy=FAST_RESTARTS)
     hung = fixture_config("hung", "--hang-on-start", timeout=3600)
@@ -486,6 +491,7 @@ async def test_resource_updated_reaches_subscribers_in_both_eras(protocol: str) 
         await host.stop_all()
 
 
+@pytest.mark.stdio
 async def test_backoff_resets_after_a_healthy_spell() -> None:
     bus = EventBus()
     attempts: list[int] = []

@@ -44,6 +44,7 @@ async def open_from_tree(qtbot: QtBot, workspace: ResourceWorkspace, uri: str) -
     return shown[-1]
 
 
+@pytest.mark.stdio
 def test_the_demo_over_stdio_fills_the_tree_opens_each_kind_and_completes_a_template(
     qapp: QApplication, qtbot: QtBot
 ) -> None:

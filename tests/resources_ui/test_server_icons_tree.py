@@ -128,6 +128,7 @@ def test_the_tree_draws_the_good_icons_and_refuses_the_hostile_ones(
     run_in_qt(qapp, scenario())
 
 
+@pytest.mark.stdio
 def test_over_stdio_too(qapp: QApplication, secret: Path, beacon: socket.socket) -> None:
     address = "http://{}:{}".format(*beacon.getsockname())
     script = Path(icon_server.__file__)

@@ -10,6 +10,7 @@ names its URIs after itself (`<name>://...`), so two can run side by side:
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Final
 
 from mcp.server.mcpserver import MCPServer
@@ -78,11 +79,12 @@ def build_annotated_server(name: str = "annotated") -> MCPServer:
     return server
 
 
-def main() -> None:
+def from_argv(argv: list[str]) -> MCPServer:
+    """The server its command line asks for (tests also build it in-process from the same line)."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--name", default="annotated", help="server name and URI scheme (default: annotated)")
-    build_annotated_server(parser.parse_args().name).run("stdio")
+    return build_annotated_server(parser.parse_args(argv).name)
 
 
 if __name__ == "__main__":
-    main()
+    from_argv(sys.argv[1:]).run("stdio")

@@ -8,6 +8,7 @@ outside the process whether the tool ran.
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Final
 
@@ -33,11 +34,12 @@ def build_server(marker: Path) -> MCPServer:
     return server
 
 
-def main() -> None:
+def from_argv(argv: list[str]) -> MCPServer:
+    """The server its command line asks for (tests also build it in-process from the same line)."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--marker", type=Path, required=True, help="file each call appends a line to")
-    build_server(parser.parse_args().marker).run("stdio")
+    return build_server(parser.parse_args(argv).marker)
 
 
 if __name__ == "__main__":
-    main()
+    from_argv(sys.argv[1:]).run("stdio")

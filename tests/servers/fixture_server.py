@@ -28,6 +28,7 @@ from typing import Any, Final
 import anyio
 import pymupdf
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from mcp.server.lowlevel import Server
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp.server.mcpserver.resources import FunctionResource
@@ -385,6 +386,25 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
     transport.add_argument("--http", type=int, metavar="PORT", help="streamable HTTP on 127.0.0.1:PORT/mcp")
     transport.add_argument("--sse", type=int, metavar="PORT", help="SSE on 127.0.0.1:PORT/sse")
     return parser.parse_args(argv)
+
+
+PROCESS_ONLY: Final = ("garbage", "hang_on_start", "bad_bytes_on_start", "unsolicited_response", "exit_immediately")
+"""Flags that make the server misbehave on its own output stream or exit: only a process can do that."""
+
+
+def in_process(argv: list[str]) -> MCPServer | Server[Any] | None:
+    """The server `argv` starts, built in the caller's process; None when `argv` asks for what only a
+    process has (a stream to corrupt, an exit code, its environment, a port of its own)."""
+    args = _parse_args(argv)
+    if any(getattr(args, flag) not in (None, False) for flag in PROCESS_ONLY):
+        return None
+    if args.secret_echo or args.http is not None or args.sse is not None:
+        return None
+    if args.pages is not None:
+        from tests.servers.paginated_server import build_paginated_server
+
+        return build_paginated_server(args.pages, args.per_page, slow_relist=args.slow_relist)
+    return build_fixture_server(broken_pdf=args.broken_pdf)
 
 
 def main(argv: list[str] | None = None) -> None:

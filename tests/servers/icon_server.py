@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import base64
 import struct
+import sys
 import zlib
 from typing import Final
 
@@ -113,9 +114,14 @@ def build_icon_server(secret: str = "/etc/hostname", beacon: str = BEACON, own_i
     return server
 
 
-if __name__ == "__main__":
+def from_argv(argv: list[str]) -> MCPServer:
+    """The server its command line asks for (tests also build it in-process from the same line)."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--secret", default="/etc/hostname")
     parser.add_argument("--beacon", default=BEACON)
-    options = parser.parse_args()
-    build_icon_server(options.secret, options.beacon).run("stdio")
+    options = parser.parse_args(argv)
+    return build_icon_server(options.secret, options.beacon)
+
+
+if __name__ == "__main__":
+    from_argv(sys.argv[1:]).run("stdio")

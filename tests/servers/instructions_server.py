@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 from typing import Final
 
@@ -66,17 +67,15 @@ def sent(outbox: Path) -> list[dict[str, str]]:
     return [json.loads(line) for line in outbox.read_text(encoding="utf-8").splitlines()]
 
 
-def main() -> None:
+def from_argv(argv: list[str]) -> MCPServer:
+    """The server its command line asks for (tests also build it in-process from the same line)."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("role", choices=["news", "mail"])
     parser.add_argument("--instructions", default=HOSTILE_INSTRUCTIONS)
     parser.add_argument("--outbox", type=Path)
-    args = parser.parse_args()
-    if args.role == "news":
-        build_news_server(args.instructions).run("stdio")
-    else:
-        build_mail_server(args.outbox).run("stdio")
+    args = parser.parse_args(argv)
+    return build_news_server(args.instructions) if args.role == "news" else build_mail_server(args.outbox)
 
 
 if __name__ == "__main__":
-    main()
+    from_argv(sys.argv[1:]).run("stdio")

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 from typing import Final
 
@@ -84,15 +85,16 @@ def build_rug_pull_server(journal: Path, *, hostile: bool = False, swap_after_ca
     return server
 
 
-def main() -> None:
+def from_argv(argv: list[str]) -> MCPServer:
+    """The server its command line asks for, as it starts now (tests also build it in-process per start)."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--journal", type=Path, required=True, help="file every call that runs is appended to")
     parser.add_argument("--hostile-if", type=Path, help="offer the hostile save_note when this file exists")
     parser.add_argument("--swap-after-call", action="store_true", help="turn hostile after the first call")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     hostile = args.hostile_if is not None and args.hostile_if.exists()
-    build_rug_pull_server(args.journal, hostile=hostile, swap_after_call=args.swap_after_call).run("stdio")
+    return build_rug_pull_server(args.journal, hostile=hostile, swap_after_call=args.swap_after_call)
 
 
 if __name__ == "__main__":
-    main()
+    from_argv(sys.argv[1:]).run("stdio")

@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import sys
 from pathlib import Path
 from typing import Any, Final
 
@@ -183,15 +184,16 @@ def build_skills_server(root: Path, *, ttl_ms: int = 60_000, name: str = "skills
     return server
 
 
-def main() -> None:
+def from_argv(argv: list[str]) -> MCPServer:
+    """The server its command line asks for (tests also build it in-process from the same line)."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("folder", type=Path)
     parser.add_argument("--ttl-ms", type=int, default=60_000)
     parser.add_argument("--name", default="skills")
     parser.add_argument("--scheme", default="skill")
-    args = parser.parse_args()
-    build_skills_server(args.folder, ttl_ms=args.ttl_ms, name=args.name, scheme=args.scheme).run("stdio")
+    args = parser.parse_args(argv)
+    return build_skills_server(args.folder, ttl_ms=args.ttl_ms, name=args.name, scheme=args.scheme)
 
 
 if __name__ == "__main__":
-    main()
+    from_argv(sys.argv[1:]).run("stdio")

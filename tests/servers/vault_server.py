@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Final
 
@@ -33,11 +34,12 @@ def build_vault_server(name: str = "vault") -> MCPServer:
     return server
 
 
-def main() -> None:
+def from_argv(argv: list[str]) -> MCPServer:
+    """The server its command line asks for (tests also build it in-process from the same line)."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--name", default="vault")
-    build_vault_server(parser.parse_args().name).run("stdio")
+    return build_vault_server(parser.parse_args(argv).name)
 
 
 if __name__ == "__main__":
-    main()
+    from_argv(sys.argv[1:]).run("stdio")

@@ -9,6 +9,7 @@ whether (and with which arguments) the tool ran:
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from mcp.server.mcpserver import MCPServer
@@ -36,11 +37,12 @@ def build_victim_server(marker: Path) -> MCPServer:
     return server
 
 
-def main() -> None:
+def from_argv(argv: list[str]) -> MCPServer:
+    """The server its command line asks for (tests also build it in-process from the same line)."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--marker", type=Path, required=True, help="file each call's path is appended to")
-    build_victim_server(parser.parse_args().marker).run("stdio")
+    return build_victim_server(parser.parse_args(argv).marker)
 
 
 if __name__ == "__main__":
-    main()
+    from_argv(sys.argv[1:]).run("stdio")

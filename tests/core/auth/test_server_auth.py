@@ -25,6 +25,7 @@ from tests.servers.oauth_server import ADMIN_SCOPE, ADMIN_TOOL, Client, Followin
 pytestmark = pytest.mark.anyio
 
 
+@pytest.mark.stdio
 async def test_needs_sign_in_is_its_own_state_not_restart_backoff(
     oauth_server: ServerFactory, secrets: SecretStore, browser: FollowingBrowser
 ) -> None:

@@ -69,6 +69,7 @@ def decisions(events: list[ChatEvent]) -> list[tuple[str, bool]]:
     return [(e.decided_by, e.allowed) for e in events if isinstance(e, ToolDecision)]
 
 
+@pytest.mark.stdio
 async def test_an_always_allowed_tool_that_changes_between_runs_is_asked_again(
     llm: ScriptedLLM, tmp_path: Path
 ) -> None:

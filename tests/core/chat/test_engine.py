@@ -545,6 +545,7 @@ async def test_max_iterations_stops_with_an_explicit_message(host: ServerHost, l
     assert_valid_history(conversation.messages)
 
 
+@pytest.mark.stdio
 async def test_server_crash_mid_tool_is_reported_and_the_turn_goes_on(llm: ScriptedLLM) -> None:
     host = ServerHost(policy=FAST_RESTARTS)
     host.start([fixture_config("fx")])

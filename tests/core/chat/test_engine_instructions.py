@@ -79,6 +79,7 @@ def system_prompt(body: dict[str, Any]) -> str:
     return str(first["content"])
 
 
+@pytest.mark.stdio
 async def test_untrusted_instructions_read_by_the_model_pause_the_always_allow_rule(
     host: ServerHost, llm: ScriptedLLM, outbox: Path, tmp_path: Path
 ) -> None:

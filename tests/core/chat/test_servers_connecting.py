@@ -41,6 +41,7 @@ async def turn(engine: ChatEngine) -> list[ChatEvent]:
     return [event async for event in engine.start_turn(Conversation(), "What is in my notes?")]
 
 
+@pytest.mark.stdio
 async def test_a_message_sent_as_the_servers_start_reaches_the_model_with_their_catalog(
     host: ServerHost, llm: ScriptedLLM
 ) -> None:

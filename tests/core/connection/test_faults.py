@@ -18,6 +18,7 @@ def _notes(host: ServerHost, name: str, text: str) -> list[str]:
     return [entry.text for entry in host.connection(name).log if text in entry.text]
 
 
+@pytest.mark.stdio
 async def test_bytes_that_are_not_utf8_after_a_tool_leave_the_connection_working() -> None:
     host = ServerHost(policy=FAST_RESTARTS)
     host.start([fixture_config("fx", timeout=30)])  # without the fix, the echo below times out
@@ -50,6 +51,7 @@ async def test_bytes_that_are_not_utf8_at_start_up_do_not_wait_for_the_timeout()
         await host.stop_all()
 
 
+@pytest.mark.stdio
 async def test_a_stream_that_ends_under_a_live_server_marks_the_connection_dead_at_once() -> None:
     host = ServerHost(policy=FAST_RESTARTS)
     host.start([fixture_config("fx", timeout=30)])
@@ -93,6 +95,7 @@ async def test_a_response_to_no_request_is_ignored_with_a_note() -> None:
         await host.stop_all()
 
 
+@pytest.mark.stdio
 async def test_stopping_does_not_wait_for_a_listing_in_flight() -> None:
     host = ServerHost(policy=FAST_RESTARTS)
     # Each page of the re-listing takes an hour to serve: the stop must not wait for one.

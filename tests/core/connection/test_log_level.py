@@ -18,6 +18,7 @@ def server_lines(host: ServerHost) -> list[str]:
 
 
 @pytest.mark.parametrize("era", ["legacy", "2026-07-28"])
+@pytest.mark.stdio
 async def test_the_log_level_filters_what_the_server_sends_and_changes_live(era: str) -> None:
     host = ServerHost(policy=FAST_RESTARTS)
     host.start([fixture_config("fx", protocol=era, log_level="warning")])

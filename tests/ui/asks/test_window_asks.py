@@ -70,6 +70,7 @@ async def server_question(window: MainWindow, what: str) -> AskCard[Any]:
     return asked()[0]
 
 
+@pytest.mark.stdio
 def test_a_form_during_a_turn_sits_under_its_tool_call(qapp: QApplication, tmp_path: Path, llm: ScriptedLLM) -> None:
     async def scenario(window: MainWindow, llm: ScriptedLLM) -> None:
         llm.queue(calls(ToolCall("asking__ask_form", {}, id="call_form")), text("Thanks, Ada."))

@@ -8,6 +8,7 @@ import asyncio
 import sys
 from pathlib import Path
 
+import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QLabel
 from pytestqt.qtbot import QtBot
@@ -46,6 +47,7 @@ def app_lines(window: MainWindow) -> list[tuple[str, str]]:
     return [(w.objectName(), w.text()) for w in sorted(labels, key=layout.indexOf)]
 
 
+@pytest.mark.stdio
 def test_a_reopened_chat_shows_its_form_its_app_call_and_a_still_of_its_app(
     qapp: QApplication, qtbot: QtBot, tmp_path: Path, llm: ScriptedLLM
 ) -> None:

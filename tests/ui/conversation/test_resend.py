@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QLabel
 from pytestqt.qtbot import QtBot
@@ -35,6 +36,7 @@ def button(window: MainWindow, role: str, label: str) -> object:
     return bubble.action_buttons[label]
 
 
+@pytest.mark.stdio
 def test_retry_regenerate_and_edit_keep_the_transcript_honest(
     qapp: QApplication, qtbot: QtBot, tmp_path: Path, llm: ScriptedLLM
 ) -> None:

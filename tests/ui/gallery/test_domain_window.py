@@ -44,6 +44,7 @@ def open_from_menu(window: MainWindow) -> DomainDialog:
     return dialog
 
 
+@pytest.mark.stdio
 def test_discover_install_connect_and_see_the_card_mismatch(
     qapp: QApplication, tmp_path: Path, domain: CardDomain
 ) -> None:

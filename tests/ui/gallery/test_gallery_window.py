@@ -52,6 +52,7 @@ def registry() -> Iterator[RegistryFixture]:
         yield fixture
 
 
+@pytest.mark.stdio
 def test_find_install_with_a_secret_and_see_its_resources(
     qapp: QApplication, tmp_path: Path, registry: RegistryFixture
 ) -> None:

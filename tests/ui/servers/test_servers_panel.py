@@ -57,6 +57,7 @@ def reconnect_offers(window: MainWindow) -> list[str]:
     return titles
 
 
+@pytest.mark.stdio
 def test_a_failed_server_can_be_removed_renamed_and_disabled(qapp: QApplication, tmp_path: Path) -> None:
     config = tmp_path / "servers.json"
     config.write_text(

@@ -12,6 +12,7 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
 from mcp.server.mcpserver import MCPServer
 from mcp_types import ToolAnnotations
 from PySide6.QtCore import QPoint, Qt
@@ -57,6 +58,7 @@ def click_row(qtbot: QtBot, rows: QListWidget, name: str) -> None:
     qtbot.mouseClick(rows.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(rect.right() - 10, rect.center().y()))
 
 
+@pytest.mark.stdio
 def test_switching_a_tool_off_and_on_in_the_window(
     qapp: QApplication, qtbot: QtBot, tmp_path: Path, llm: ScriptedLLM
 ) -> None:

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QDropEvent
 from PySide6.QtWidgets import QApplication
@@ -32,6 +33,7 @@ pytestmark = LITELLM_WARNINGS
 CLAIMED_URI_SCRIPT = Path(claimed_uri_server.__file__)
 
 
+@pytest.mark.stdio
 def test_dragged_resource_is_sent_with_provenance_and_the_answer_streams(
     qapp: QApplication, tmp_path: Path, llm: ScriptedLLM
 ) -> None:

@@ -161,6 +161,7 @@ async def scenario(window: MainWindow, llm: ScriptedLLM, registry: str, tmp_path
     assert window.chat.settings.registry_url == "https://mine.example"
 
 
+@pytest.mark.stdio
 def test_a_policy_that_cannot_be_followed_is_said_once_and_blocks_nothing(
     qapp: QApplication, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

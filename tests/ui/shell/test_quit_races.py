@@ -11,6 +11,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
 from PySide6.QtWidgets import QApplication
 
 from desktop_app.core.server_status import ServerState
@@ -28,6 +29,7 @@ pytestmark = LITELLM_WARNINGS
 HUNG = {"command": sys.executable, "args": [str(FIXTURE_SCRIPT), "--hang-on-start"], "timeout": 3600}
 
 
+@pytest.mark.stdio
 def test_quitting_as_a_dialog_closes_and_another_is_open(qapp: QApplication, tmp_path: Path) -> None:
     async def steps(window: MainWindow) -> None:
         window.composer.editor.setPlainText("Hello?")

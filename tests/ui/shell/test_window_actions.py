@@ -65,6 +65,7 @@ def on_row(qtbot: QtBot, browser: ResourceBrowser, server: str, uri: str) -> QMo
     return index
 
 
+@pytest.mark.stdio
 def test_settings_saved_from_the_dialog_apply_to_the_running_window(
     qapp: QApplication, qtbot: QtBot, tmp_path: Path
 ) -> None:
@@ -127,6 +128,7 @@ def test_the_tree_opens_a_resource_in_the_viewer_dock_and_a_template_on_enter(
     run_fixture_window(qapp, tmp_path, scenario)
 
 
+@pytest.mark.stdio
 def test_servers_are_imported_from_claude_desktop_through_the_menu(
     qapp: QApplication, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -157,6 +159,7 @@ def test_servers_are_imported_from_claude_desktop_through_the_menu(
     run_fixture_window(qapp, tmp_path, scenario)
 
 
+@pytest.mark.stdio
 def test_reconnect_all_starts_each_server_again_and_the_tree_fills_again(qapp: QApplication, tmp_path: Path) -> None:
     async def scenario(window: MainWindow) -> None:
         browser = window.resources.browser
@@ -173,6 +176,7 @@ def test_reconnect_all_starts_each_server_again_and_the_tree_fills_again(qapp: Q
     run_fixture_window(qapp, tmp_path, scenario)
 
 
+@pytest.mark.stdio
 def test_a_killed_server_is_started_again_and_the_tree_fills_again(qapp: QApplication, tmp_path: Path) -> None:
     async def scenario(window: MainWindow) -> None:
         browser = window.resources.browser
