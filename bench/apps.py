@@ -183,7 +183,6 @@ def run() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--views", type=int, default=VIEWS)
     options = parser.parse_args()
-    import qasync
     from PySide6.QtWidgets import QApplication
 
     from desktop_app.ui.apps.web_engine import prepare_application
@@ -192,7 +191,9 @@ def run() -> int:
     app = QApplication.instance() or QApplication([sys.argv[0]])
     assert isinstance(app, QApplication)
     app.setQuitOnLastWindowClosed(False)
-    with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(app)) as runner:
+    from desktop_app.ui.shell.event_loop import qt_event_loop
+
+    with asyncio.Runner(loop_factory=lambda: qt_event_loop(app)) as runner:
         return runner.run(main(options.views))
 
 

@@ -211,11 +211,12 @@ def main() -> None:
         return
     if args.offscreen:
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
-    import qasync
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication(sys.argv)
-    with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(app)) as runner:
+    from desktop_app.ui.shell.event_loop import qt_event_loop
+
+    with asyncio.Runner(loop_factory=lambda: qt_event_loop(app)) as runner:
         runner.run(measure())
 
 

@@ -238,7 +238,6 @@ def main() -> None:
     os.environ["XDG_CONFIG_HOME"] = str(home / "config")
     os.environ["XDG_DATA_HOME"] = str(home / "data")
     os.environ.setdefault("OPENAI_API_KEY", "sk-bench")
-    import qasync
     from PySide6.QtWidgets import QApplication
 
     from desktop_app.core.app_settings import AppSettings, save_settings
@@ -262,7 +261,9 @@ def main() -> None:
             app = QApplication.instance() or QApplication(sys.argv[:1])
             assert isinstance(app, QApplication)
             app.setQuitOnLastWindowClosed(False)
-            with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(app)) as runner:
+            from desktop_app.ui.shell.event_loop import qt_event_loop
+
+            with asyncio.Runner(loop_factory=lambda: qt_event_loop(app)) as runner:
                 result = runner.run(scenario(app, home, llm, args.rounds, args.profile))
     finally:
         shutil.rmtree(home, ignore_errors=True)

@@ -131,7 +131,6 @@ def main() -> None:
     home = tempfile.mkdtemp(prefix="mcp-desk-bench-filter-home-")
     os.environ["XDG_CONFIG_HOME"] = os.path.join(home, "config")
     os.environ["XDG_DATA_HOME"] = os.path.join(home, "data")
-    import qasync
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
@@ -143,7 +142,9 @@ def main() -> None:
     if sampler is not None:
         sampler.start()
     try:
-        with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(app)) as runner:
+        from desktop_app.ui.shell.event_loop import qt_event_loop
+
+        with asyncio.Runner(loop_factory=lambda: qt_event_loop(app)) as runner:
             result = runner.run(scenario(app, args.rounds, monitor, args.profile))
     finally:
         monitor.stop()

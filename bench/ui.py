@@ -465,7 +465,6 @@ async def stream_scenario(app: Any, home: Path, run: StreamRun, profile: bool) -
 
 
 def measure_stream(profile: bool, stacks: bool) -> tuple[StreamRun, StallMonitor, StackSampler | None]:
-    import qasync
     from provider_process import ProviderProcess
     from PySide6.QtWidgets import QApplication
 
@@ -497,7 +496,9 @@ def measure_stream(profile: bool, stacks: bool) -> tuple[StreamRun, StallMonitor
             if sampler is not None:
                 sampler.start()
             try:
-                with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(app)) as runner:
+                from desktop_app.ui.shell.event_loop import qt_event_loop
+
+                with asyncio.Runner(loop_factory=lambda: qt_event_loop(app)) as runner:
                     runner.run(stream_scenario(app, home, run, profile))
             finally:
                 monitor.stop()
