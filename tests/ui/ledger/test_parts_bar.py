@@ -151,7 +151,7 @@ def test_a_ledger_without_tokens_draws_no_bar(qapp: QApplication, qtbot: QtBot, 
     assert not view.bar.bar.grab().isNull(), "painting it anyway divides by nothing"
 
 
-def test_the_bar_follows_a_later_request_and_empties() -> None:
+def test_the_bar_follows_a_later_request_and_empties(qapp: QApplication) -> None:
     """Spans on their own: none without tokens or room, the smallest part still seen."""
     bar = PartsBar()
     bar.set_ledger(LEDGER)
