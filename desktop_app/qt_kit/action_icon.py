@@ -15,13 +15,13 @@ from functools import cache, lru_cache
 from pathlib import Path
 from typing import Final
 
-from PySide6.QtCore import QByteArray, QEvent, QObject, QRect, QRectF, QSize, Qt
+from PySide6.QtCore import QByteArray, QEvent, QObject, QRect, QRectF, QSize, Qt, QUrl
 from PySide6.QtGui import QGuiApplication, QIcon, QIconEngine, QImage, QPainter, QPalette, QPixmap
 from PySide6.QtSvg import QSvgRenderer
 from PySide6.QtWidgets import QAbstractButton, QPushButton
 
 from desktop_app.qt_kit.theme import tokens
-from desktop_app.qt_kit.tokens import SPACE
+from desktop_app.qt_kit.tokens import DARK, LIGHT, SPACE, TEXT_ROLES
 
 ICON_FOLDER: Final = Path(__file__).with_name("action_icons")
 BUTTON_ICON: Final = 16
@@ -34,6 +34,10 @@ DISABLED_OPACITY: Final = 0.45
 HIGHLIGHTED: Final = "highlighted"
 """Not a token: the colour the platform writes on its selection highlight (a menu's entry under the pointer),
 which the tokens do not choose."""
+
+
+IMAGE_SCHEME: Final = "action-icon"
+"""The address of an action icon in a rich text (`image_address`), which its view draws (`address_image`)."""
 
 
 class IconNotFound(LookupError):
@@ -146,3 +150,30 @@ def icon_only(button: QAbstractButton, name: str, label: str, tip: str) -> QAbst
     button.setAccessibleName(label)
     button.setToolTip(tip)
     return button
+
+
+def image_address(name: str, role: str, *, dark: bool) -> str:
+    """The address a rich text names the icon `name` by, drawn in the token `role` of the light or dark theme:
+    `<img src=...>` shows it in a view that answers its `loadResource` with `address_image`."""
+    return f"{IMAGE_SCHEME}:{name}/{role}/{'dark' if dark else 'light'}"
+
+
+def address_image(address: QUrl | str, side: int, scale: float) -> QImage | None:
+    """The image an `image_address` names, `side` pixels square at `scale` (the view's device pixel ratio);
+    None for any other address, or a name, role or theme the kit does not have."""
+    url = address if isinstance(address, QUrl) else QUrl(address)
+    if url.scheme() != IMAGE_SCHEME:
+        return None
+    name, _, rest = url.path().partition("/")
+    role, _, theme = rest.partition("/")
+    if role not in TEXT_ROLES or theme not in ("light", "dark") or not name.replace("-", "").isalnum():
+        return None
+    try:
+        _svg(name)
+    except IconNotFound:
+        return None
+    colour = str(getattr(DARK if theme == "dark" else LIGHT, role))
+    pixels = max(round(side * scale), 1)
+    image = QImage(_drawn(name, colour, pixels, pixels, 1.0))
+    image.setDevicePixelRatio(scale)
+    return image

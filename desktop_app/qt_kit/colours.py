@@ -1,8 +1,9 @@
-"""Fixed colours for the modules whose sheets do not yet follow the theme's tokens (`tokens.py`, `theme.py`).
+"""The one fixed colour left: a grey for marks drawn once and kept (a blocked image's frame, a stopped
+server's dot), which no change of theme redraws.
 
-Their sheets are written once, so one grey must do on light and dark alike: it is chosen to meet 3:1
-(large text and marks) on both themes' backgrounds. New code takes `theme.muted` instead, which
-meets 4.5:1 on each theme's own colours.
+One grey must do on light and dark alike: it is chosen to meet 3:1 (marks and large text) on both
+themes' backgrounds. Text and style sheets take the theme's tokens instead (`theme.muted`, `coloured`),
+which meet 4.5:1 on each theme's own colours.
 """
 
 from __future__ import annotations
@@ -10,5 +11,3 @@ from __future__ import annotations
 from typing import Final
 
 MUTED_COLOUR: Final = "#7d8590"
-MUTED: Final = f"color: {MUTED_COLOUR};"
-"""Secondary text: notes, origins, hints."""

@@ -11,11 +11,12 @@ from __future__ import annotations
 import weakref
 from collections.abc import Callable
 from functools import partial
+from typing import TypeVar
 
 from PySide6.QtGui import QFont, QGuiApplication, QPalette
 from PySide6.QtWidgets import QLabel, QPushButton, QWidget
 
-from desktop_app.qt_kit.tokens import DARK, LIGHT, SPACE, Palette, TypeScale
+from desktop_app.qt_kit.tokens import DARK, LIGHT, SPACE, TEXT_ROLES, Palette, TypeScale
 
 SheetBuilder = Callable[[Palette], str]
 """A widget's style sheet, written from a palette's tokens."""
@@ -72,16 +73,26 @@ def restyle() -> int:
     return changed
 
 
-def muted(label: QLabel, extra: str = "") -> QLabel:
+W = TypeVar("W", bound=QWidget)
+
+
+def coloured(widget: W, role: str, extra: str = "") -> W:
+    """`widget`'s text in the theme's colour `role` (one of `TEXT_ROLES`; "" for the platform's own), and
+    again after a change of theme; called again, the new role replaces the old (`extra`: more declarations)."""
+    if role and role not in TEXT_ROLES:
+        raise ValueError(f"{role!r} is not a text colour of the tokens")
+    themed(widget, lambda p: f"{f'color: {getattr(p, role)};' if role else ''} {extra}".strip())
+    return widget
+
+
+def muted(label: W, extra: str = "") -> W:
     """Secondary text in the theme's muted colour (`extra`: more declarations, e.g. a padding)."""
-    themed(label, lambda p: f"color: {p.muted}; {extra}".strip())
-    return label
+    return coloured(label, "muted", extra)
 
 
-def danger(label: QLabel) -> QLabel:
+def danger(label: W) -> W:
     """A problem's text, in the theme's danger colour."""
-    themed(label, lambda p: f"color: {p.danger};")
-    return label
+    return coloured(label, "danger")
 
 
 def primary_sheet(p: Palette) -> str:

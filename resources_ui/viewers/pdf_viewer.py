@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 
 from desktop_app.qt_kit.flow_layout import FlowLayout
 from resources_ui.viewers.pdf_canvas import GAP, PdfCanvas, mupdf
-from resources_ui.viewers.toolbar import tool_button
+from resources_ui.viewers.toolbar import beside_icon, tool_button
 
 if TYPE_CHECKING:
     import pymupdf
@@ -105,6 +105,7 @@ class PdfViewer(QWidget):
         self.hits_label = QLabel("")
         self.hits_label.setMinimumWidth(40)
         self.copy_button = tool_button("Copy", "Copy the selected text, or the whole page (Ctrl+C)", self.copy_text)
+        beside_icon(self.copy_button, "copy")
 
         # The pages, the zoom and Copy wrap onto more lines in a narrow dock instead of setting its width.
         bar = FlowLayout(spacing=12)

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QToolButton
+
+from desktop_app.qt_kit.action_icon import give_icon
 
 
 def tool_button(text: str, tip: str, slot: Callable[..., object]) -> QToolButton:
@@ -14,4 +17,11 @@ def tool_button(text: str, tip: str, slot: Callable[..., object]) -> QToolButton
     button.setToolTip(tip)
     button.setAutoRaise(True)
     button.clicked.connect(slot)
+    return button
+
+
+def beside_icon(button: QToolButton, name: str) -> QToolButton:
+    """Draw the action icon `name` before `button`'s text (a tool button shows only its icon otherwise)."""
+    give_icon(button, name)
+    button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
     return button

@@ -6,7 +6,6 @@ import pytest
 
 from desktop_app.qt_kit.colours import MUTED_COLOUR
 from desktop_app.qt_kit.tokens import BACKGROUNDS, DARK, LIGHT, TEXT_ROLES, Palette, TypeScale, contrast_ratio
-from desktop_app.ui.widgets.style import ERROR_COLOUR
 
 BODY_TEXT = 4.5
 LARGE_TEXT_AND_PARTS = 3.0
@@ -46,8 +45,9 @@ def test_the_themes_tell_surfaces_apart_and_are_what_they_say() -> None:
     assert contrast_ratio(LIGHT.surface, "#000000") > contrast_ratio(DARK.surface, "#000000")
 
 
-@pytest.mark.parametrize("colour", [MUTED_COLOUR, ERROR_COLOUR], ids=["muted", "error"])
-def test_the_fixed_colours_of_sheets_written_once_are_large_text_readable_on_both_themes(colour: str) -> None:
+def test_the_fixed_grey_of_marks_drawn_once_is_readable_as_a_part_on_both_themes() -> None:
+    """The blocked image's frame and a stopped server's dot are drawn once, in one grey for both themes."""
+    colour = MUTED_COLOUR
     for palette in (LIGHT, DARK):
         for background in BACKGROUNDS:
             assert contrast_ratio(colour, getattr(palette, background)) >= LARGE_TEXT_AND_PARTS

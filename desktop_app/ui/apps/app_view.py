@@ -31,12 +31,13 @@ from desktop_app.core.extensions.apps_meta import ViewOrigin
 from desktop_app.core.server_errors import describe_error
 from desktop_app.qt_kit.elided_label import ElidedLabel
 from desktop_app.qt_kit.flow_layout import FlowLayout
+from desktop_app.qt_kit.theme import coloured, muted, themed
+from desktop_app.qt_kit.tokens import SPACE
 from desktop_app.ui.apps.guard import AppPage
 from desktop_app.ui.apps.host_context import host_context, look_context
 from desktop_app.ui.apps.profiles import server_web
 from desktop_app.ui.apps.serving import ViewChannel
 from desktop_app.ui.apps.view_page import has_painted, open_page, release_page
-from desktop_app.ui.widgets.style import ERROR_STYLE, MUTED
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +45,6 @@ Placement = Literal["inline", "viewer", "window"]
 INLINE_MIN: Final = 80
 INLINE_MAX: Final = 640
 INLINE_START: Final = 220
-NOTICE_STYLE: Final = "color: #b7791f;"
 
 
 class _Grip(QWidget):
@@ -100,7 +100,7 @@ class AppView(QFrame):
         super().__init__(parent)
         self.setObjectName("appView")
         self.setFrameShape(QFrame.Shape.StyledPanel)
-        self.setStyleSheet("#appView { border: 1px solid rgba(79,108,247,110); border-radius: 8px; }")
+        themed(self, lambda p: f"#appView {{ border: 1px solid {p.accent}; border-radius: {SPACE.radius}px; }}")
         self._bridge = bridge
         self.server = server
         self.origin = origin
@@ -138,7 +138,7 @@ class AppView(QFrame):
         self.title.setFont(bold)
         self.title.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)  # whole when there is room
         self.source = QLabel(f"App from <i>{_escape(server)}</i> · sandboxed")
-        self.source.setStyleSheet(MUTED)
+        muted(self.source)
         self.source.setToolTip(origin.resource_uri)
         self.viewer_button = self._tool_button("Open in viewer", self.sig_open_in_viewer.emit)
         self.pop_button = self._tool_button("Pop out", self.sig_pop_out.emit)
@@ -153,17 +153,17 @@ class AppView(QFrame):
 
         self.loading = QLabel("Starting the app…")
         self.loading.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.loading.setStyleSheet(MUTED)
+        muted(self.loading)
         self.reason = QLabel()
         self.reason.setWordWrap(True)
         self.reason.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.reason.setStyleSheet(ERROR_STYLE + " padding: 12px;")
+        coloured(self.reason, "danger", f"padding: {SPACE.l}px;")
         self.stack = QStackedWidget()
         self.stack.addWidget(self.loading)
         self.stack.addWidget(self.reason)
         self.notice = QLabel()
         self.notice.setWordWrap(True)
-        self.notice.setStyleSheet(NOTICE_STYLE)
+        coloured(self.notice, "caution")
         self.notice.hide()
         self.grip = _Grip()
         self.grip.sig_dragged.connect(self._dragged)

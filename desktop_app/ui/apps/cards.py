@@ -7,9 +7,9 @@ from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import QLabel
 
 from desktop_app.core.apps.questions import AppPermissionQuestion, OpenLinkQuestion
+from desktop_app.qt_kit.theme import danger, muted
 from desktop_app.ui.asks.card import AskCard, Tone
 from desktop_app.ui.widgets.plain_text import plain_label
-from desktop_app.ui.widgets.style import ERROR_STYLE, MUTED
 
 
 def _escape(text: str) -> str:
@@ -31,7 +31,7 @@ class OpenLinkCard(AskCard[bool]):
             line = plain_label(f"⚠ {warning[:1].upper() + warning[1:]}")
             line.setWordWrap(True)
             line.setObjectName("linkWarning")
-            line.setStyleSheet(ERROR_STYLE)
+            danger(line)
             self.body.addWidget(line)
         self.open_button = self.add_button("Open link", True)
         self.keep_button = self.add_button("Don't open", False, default=True, right=True)
@@ -49,7 +49,7 @@ class PermissionCard(AskCard[bool]):
         self.origin.setText(f"Asked by the app <b>{_escape(question.app)}</b> of <i>{_escape(question.server)}</i>")
         lasting = "until it closes" if question.permission == "geolocation" else "only this time"
         note = QLabel(f"Only for this view, {lasting}. The app declared that it may ask.")
-        note.setStyleSheet(MUTED)
+        muted(note)
         note.setWordWrap(True)
         self.body.addWidget(note)
         self.allow_button = self.add_button("Allow", True)

@@ -34,9 +34,9 @@ from desktop_app.core.chat.events import (
 )
 from desktop_app.core.extensions.apps_meta import ViewOrigin, ui_resource_uri
 from desktop_app.core.resource_ref import ResourceRef
+from desktop_app.qt_kit.theme import muted
 from desktop_app.ui.conversation.conversation_view import ConversationView
 from desktop_app.ui.widgets.plain_text import plain_label
-from desktop_app.ui.widgets.style import MUTED
 
 if TYPE_CHECKING:
     from desktop_app.ui.apps.app_view import AppView
@@ -51,7 +51,7 @@ def _notice(text: str) -> QLabel:
     label = plain_label(text)
     label.setObjectName("appsOff")
     label.setWordWrap(True)
-    label.setStyleSheet(MUTED)
+    muted(label)
     return label
 
 
@@ -65,7 +65,7 @@ class AppSlot(QWidget):
         row = QHBoxLayout(self.away)
         row.setContentsMargins(0, 0, 0, 0)
         self.away_label = QLabel()
-        self.away_label.setStyleSheet(MUTED)
+        muted(self.away_label)
         self.back = QPushButton("Bring it back here")
         self.back.clicked.connect(bring_back)
         row.addWidget(self.away_label)

@@ -18,8 +18,8 @@ from PySide6.QtWidgets import QLabel, QPushButton, QVBoxLayout, QWidget
 
 from desktop_app.core.asks.question import Question
 from desktop_app.qt_kit.flow_layout import FlowLayout
+from desktop_app.qt_kit.theme import muted
 from desktop_app.ui.widgets.bordered_frame import CALM_BORDER, BorderedFrame
-from desktop_app.ui.widgets.style import MUTED
 
 R = TypeVar("R")
 
@@ -53,14 +53,14 @@ class AskCard(BorderedFrame, Generic[R]):
         self.title.setTextFormat(Qt.TextFormat.RichText)
         self.title.setWordWrap(True)
         self.origin = QLabel(f"Asked by <b>{escape(question.server)}</b>")
-        self.origin.setStyleSheet(MUTED)
+        muted(self.origin)
         self.body = QVBoxLayout()
         self.body.setContentsMargins(0, 0, 0, 0)
         self.buttons = FlowLayout()  # the answers wrap onto a second line in a narrow column instead of being cut
         self.buttons.setContentsMargins(0, 4, 0, 0)
         self.outcome = QLabel()
         self.outcome.setWordWrap(True)
-        self.outcome.setStyleSheet(MUTED)
+        muted(self.outcome)
         self.outcome.hide()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(12, 10, 12, 10)

@@ -19,9 +19,10 @@ from PySide6.QtWidgets import QFormLayout, QLabel, QScrollArea, QSizePolicy, QVB
 
 from desktop_app.core.asks.elicitation import ElicitReply, FormQuestion
 from desktop_app.core.asks.form_schema import FieldKind, field_problem
+from desktop_app.qt_kit.theme import muted
 from desktop_app.ui.asks.card import AskCard, escape
 from desktop_app.ui.asks.form_fields import FieldEditor, field_editor
-from desktop_app.ui.widgets.style import MUTED, error_label
+from desktop_app.ui.widgets.style import error_label
 
 NO_SECRETS: Final = "Never enter passwords, API keys or other secrets here: servers must not ask for them this way."
 OUTCOMES: Final = {"accept": "Sent to {server}", "decline": "Declined", "cancel": "Cancelled"}
@@ -39,7 +40,7 @@ class FormCard(AskCard[ElicitReply]):
         self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.warning = QLabel(NO_SECRETS)
         self.warning.setWordWrap(True)
-        self.warning.setStyleSheet(MUTED)
+        muted(self.warning)
         self.editors: dict[str, FieldEditor] = {}
         self.problems: dict[str, QLabel] = {}
         self.form = QWidget()
@@ -63,7 +64,7 @@ class FormCard(AskCard[ElicitReply]):
             if form_field.description:
                 note = QLabel(escape(form_field.description))
                 note.setWordWrap(True)
-                note.setStyleSheet(MUTED)
+                muted(note)
                 notes.insert(0, note)
             for note in notes:
                 note.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)

@@ -22,7 +22,8 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app.core.root_paths import root_problem, root_uri
-from desktop_app.ui.widgets.style import MUTED, error_label
+from desktop_app.qt_kit.theme import muted
+from desktop_app.ui.widgets.style import error_label
 
 ROWS_SHOWN = 3
 
@@ -119,5 +120,5 @@ def roots_hint() -> QLabel:
         "Roots tell servers which folders they may work in (servers that support roots; they are not a sandbox)."
     )
     label.setWordWrap(True)
-    label.setStyleSheet(MUTED)
+    muted(label)
     return label

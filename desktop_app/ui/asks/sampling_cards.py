@@ -22,9 +22,9 @@ from desktop_app.core.asks.sampling import (
     SamplingDecision,
     SamplingQuestion,
 )
+from desktop_app.qt_kit.theme import danger, muted
 from desktop_app.ui.asks.card import AskCard, Tone, escape
 from desktop_app.ui.widgets.fitted_text import FittedText
-from desktop_app.ui.widgets.style import ERROR_STYLE, MUTED
 
 MAX_LINES: Final = 8
 DECISIONS: Final = {
@@ -77,11 +77,11 @@ class SamplingCard(AskCard[SamplingConsent]):
             facts.addRow(message.role.capitalize(), edit)
         self.note = QLabel("Only this goes to the model: nothing from your conversation. You may edit it first.")
         self.note.setWordWrap(True)
-        self.note.setStyleSheet(MUTED)
+        muted(self.note)
         self.warnings = QLabel("<br>".join(escape(w) for w in _warnings(question)))
         self.warnings.setTextFormat(Qt.TextFormat.RichText)
         self.warnings.setWordWrap(True)
-        self.warnings.setStyleSheet(ERROR_STYLE)
+        danger(self.warnings)
         self.warnings.setVisible(bool(self.warnings.text()))
         self.body.addWidget(self.details)
         self.body.addWidget(self.warnings)

@@ -13,10 +13,10 @@ from PySide6.QtWidgets import QLabel, QPushButton, QVBoxLayout, QWidget
 from desktop_app.bridge import CoreBridge
 from desktop_app.core.auth.question import SignInQuestion
 from desktop_app.core.server_status import ServerState, ServerStatus
+from desktop_app.qt_kit.theme import muted
 from desktop_app.ui.asks.card import AskCard, Tone, escape
 from desktop_app.ui.asks.sign_in_details import show_sign_in_details
 from desktop_app.ui.asks.sign_in_paste import PasteFallback
-from desktop_app.ui.widgets.style import MUTED
 
 WAITING = "Waiting for the browser… finish signing in there."
 
@@ -38,7 +38,7 @@ class SignInCard(AskCard[bool]):
             detail = "It asks for: " + ", ".join(question.scopes)
         self.detail = QLabel(detail[:1].upper() + detail[1:] if detail else "")
         self.detail.setWordWrap(True)
-        self.detail.setStyleSheet(MUTED)
+        muted(self.detail)
         self.detail.setVisible(bool(detail))
         self.body.addWidget(self.detail)
         self.sign_in = self.add_button("Sign in", True, default=True)

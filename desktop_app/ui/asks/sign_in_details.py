@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app.core.auth.doctor import Diagnosis
+from desktop_app.qt_kit.action_icon import give_icon
 from desktop_app.ui.widgets.plain_text import plain_label
 
 NOTHING_YET = "No sign-in has been tried for this server yet."
@@ -52,6 +53,7 @@ class SignInDetails(QDialog):
         self.copy.setObjectName("copySignInDetails")
         self.copy.setToolTip("Copy every step and the servers' answers (secrets masked)")
         self.copy.clicked.connect(self.copy_to_clipboard)
+        give_icon(self.copy, "copy")
         self.copy.setEnabled(diagnosis is not None and bool(diagnosis.findings))
         close = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         close.rejected.connect(self.reject)

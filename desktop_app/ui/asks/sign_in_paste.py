@@ -14,8 +14,9 @@ from PySide6.QtWidgets import QGridLayout, QLineEdit, QPushButton, QToolButton, 
 
 from desktop_app.core.auth.errors import SignInError
 from desktop_app.core.auth.paste import PastedRedirect
+from desktop_app.qt_kit.action_icon import give_icon
+from desktop_app.qt_kit.theme import danger, muted
 from desktop_app.ui.widgets.plain_text import plain_label
-from desktop_app.ui.widgets.style import ERROR_STYLE, MUTED
 
 
 class PasteFallback(QWidget):
@@ -38,6 +39,7 @@ class PasteFallback(QWidget):
         self.page.setReadOnly(True)
         self.copy_page = QPushButton("Copy link")
         self.copy_page.clicked.connect(lambda: QGuiApplication.clipboard().setText(self.page.text()))
+        give_icon(self.copy_page, "copy")
         self.address = QLineEdit()
         self.address.setObjectName("pastedAddress")
         self.address.setPlaceholderText("http://127.0.0.1:…/callback?code=…")
@@ -46,7 +48,7 @@ class PasteFallback(QWidget):
         self.use.clicked.connect(self.submit)
         self.problem = plain_label()
         self.problem.setWordWrap(True)
-        self.problem.setStyleSheet(ERROR_STYLE)
+        danger(self.problem)
         self.problem.hide()
         steps = QGridLayout()
         steps.setContentsMargins(18, 0, 0, 0)
@@ -57,7 +59,7 @@ class PasteFallback(QWidget):
         )
         for label in (first, second):
             label.setWordWrap(True)
-            label.setStyleSheet(MUTED)
+            muted(label)
         steps.addWidget(first, 0, 0, 1, 2)
         steps.addWidget(self.page, 1, 0)
         steps.addWidget(self.copy_page, 1, 1)
@@ -82,7 +84,7 @@ class PasteFallback(QWidget):
         self.page.setCursorPosition(0)
         self.address.clear()
         self.problem.hide()
-        self.problem.setStyleSheet(ERROR_STYLE)
+        danger(self.problem)
         self.setVisible(page is not None)
 
     def _expand(self, open_: bool) -> None:
@@ -97,10 +99,10 @@ class PasteFallback(QWidget):
         try:
             self._paste.paste(text)
         except SignInError as exc:
-            self.problem.setStyleSheet(ERROR_STYLE)
+            danger(self.problem)
             self.problem.setText(f"Not taken: {exc}.")
             self.problem.show()
             return
         self.problem.setText("Address taken; finishing the sign-in…")
-        self.problem.setStyleSheet(MUTED)
+        muted(self.problem)
         self.problem.show()

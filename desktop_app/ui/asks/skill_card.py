@@ -17,9 +17,9 @@ from PySide6.QtWidgets import QLabel, QWidget
 
 from desktop_app.core.content import human_size
 from desktop_app.core.skills.consent import SkillDecision, SkillQuestion, SkillReply
+from desktop_app.qt_kit.theme import danger, muted
 from desktop_app.ui.asks.card import AskCard, Tone, escape
 from desktop_app.ui.widgets.fitted_text import FittedText
-from desktop_app.ui.widgets.style import ERROR_STYLE, MUTED
 
 MAX_LINES: Final = 10
 FILES_SHOWN: Final = 8
@@ -51,30 +51,30 @@ class SkillCard(AskCard[SkillReply]):
             "It changed since you allowed it:\n" + "\n".join(f"• {change}" for change in question.changes)
         )
         self.changes.setObjectName("skillChanges")
-        self.changes.setStyleSheet(ERROR_STYLE)
+        danger(self.changes)
         self.changes.setVisible(question.changed)
         self.asks_for = _plain(
             "\n".join(f"⚠ It asks for {asked}: MCP Desk never grants that" for asked in question.asks_for)
         )
         self.asks_for.setObjectName("skillAsksFor")
-        self.asks_for.setStyleSheet(ERROR_STYLE)
+        danger(self.asks_for)
         self.asks_for.setVisible(bool(question.asks_for))
         self.also_offered = _plain(_also_offered(question))
         self.also_offered.setObjectName("skillAlsoOffered")
-        self.also_offered.setStyleSheet(ERROR_STYLE)
+        danger(self.also_offered)
         self.also_offered.setVisible(bool(question.also_offered_by))
         files = [f"{f.uri}  ({human_size(f.size)})" for f in question.files[:FILES_SHOWN]]
         if len(question.files) > FILES_SHOWN:
             files.append(f"and {len(question.files) - FILES_SHOWN:,} more files")
         total = human_size(sum(f.size for f in question.files))
         self.files = _plain(f"{len(question.files)} file(s), {total}:\n" + "\n".join(files))
-        self.files.setStyleSheet(MUTED)
+        muted(self.files)
         self.instructions = FittedText(question.preview, MAX_LINES, read_only=True)
         self.instructions.setObjectName("skillInstructions")
         self.instructions.setFont(QFont())
         self.instructions.refit()
         heading = _plain("What it asks the model to do (the server's words, checked against its digest):")
-        heading.setStyleSheet(MUTED)
+        muted(heading)
         self._shown = (
             self.description,
             self.also_offered,

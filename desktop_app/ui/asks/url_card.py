@@ -27,8 +27,8 @@ from PySide6.QtGui import QDesktopServices, QGuiApplication
 from PySide6.QtWidgets import QLabel, QPushButton, QWidget
 
 from desktop_app.core.asks.elicitation import ElicitReply, UrlQuestion
+from desktop_app.qt_kit.theme import danger, muted, tokens
 from desktop_app.ui.asks.card import AskCard, Tone, escape
-from desktop_app.ui.widgets.style import ERROR_STYLE, MUTED
 
 OUTCOMES: Final = {"decline": "Declined: the page was not opened", "cancel": "Cancelled: the page was not opened"}
 NO_BROWSER: Final = (
@@ -53,21 +53,25 @@ class UrlCard(AskCard[ElicitReply]):
         secure = link.url.startswith("https://")
         self.domain = QLabel(
             f"It goes to <b>{escape(link.host)}</b>"
-            + ("" if secure else " <span style='color:#c0392b'>(on this computer, not encrypted: http)</span>")
+            + (
+                ""
+                if secure
+                else f" <span style='color:{tokens(self).danger}'>(on this computer, not encrypted: http)</span>"
+            )
         )
         self.domain.setTextFormat(Qt.TextFormat.RichText)
         self.warnings = QLabel("<br>".join(f"⚠ {escape(w[:1].upper() + w[1:])}" for w in link.warnings))
         self.warnings.setObjectName("linkWarnings")
         self.warnings.setTextFormat(Qt.TextFormat.RichText)
         self.warnings.setWordWrap(True)
-        self.warnings.setStyleSheet(ERROR_STYLE)
+        danger(self.warnings)
         self.warnings.setVisible(bool(link.warnings))
         self.url = QLabel(link.short)
         self.url.setObjectName("elicitationUrl")
         self.url.setTextFormat(Qt.TextFormat.PlainText)  # the address as it is: no "&amp;" where it has "&"
         self.url.setWordWrap(True)
         self.url.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.url.setStyleSheet(MUTED)
+        muted(self.url)
         self.url.setToolTip("The address; nothing is opened until you choose Open in browser.")
         self.show_full = QPushButton(f"Show full address ({len(link.url):,} characters)")
         self.show_full.setFlat(True)
@@ -77,7 +81,7 @@ class UrlCard(AskCard[ElicitReply]):
         self.failed = QLabel(NO_BROWSER)
         self.failed.setObjectName("noBrowser")
         self.failed.setWordWrap(True)
-        self.failed.setStyleSheet(ERROR_STYLE)
+        danger(self.failed)
         self.failed.hide()
         for widget in (self.message, self.domain, self.warnings, self.url, self.show_full, self.failed):
             self.body.addWidget(widget)

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app.core.chat.conversations import ConversationInfo, ConversationStore, SearchHit
+from desktop_app.qt_kit.tokens import SPACE
 from desktop_app.ui.widgets.confirm import confirm
 from desktop_app.ui.widgets.empty_state import HISTORY_EMPTY, note_in_place_of
 
@@ -82,7 +83,7 @@ class HistoryPanel(QWidget):
         self.find_field.textChanged.connect(lambda _text: self._find_timer.start())
         self.list = QListWidget()
         self.list.setObjectName("historyList")
-        self.list.setStyleSheet("#historyList::item { padding: 3px 2px; }")
+        self.list.setStyleSheet(f"#historyList::item {{ padding: {SPACE.s}px {SPACE.xs}px; }}")
         self.list.setEditTriggers(QAbstractItemView.EditTrigger.EditKeyPressed)
         self.list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.list.customContextMenuRequested.connect(self._menu)

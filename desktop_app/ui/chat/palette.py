@@ -19,6 +19,8 @@ from desktop_app.core.catalog import Catalog
 from desktop_app.core.resource_ref import ResourceRef
 from desktop_app.core.skills.manifest import problem
 from desktop_app.qt_kit.server_icon_cache import CARD_SIDE, item_icon
+from desktop_app.qt_kit.theme import themed
+from desktop_app.qt_kit.tokens import SPACE
 from desktop_app.ui.widgets.plain_tooltips import as_plain_rich_text
 
 MIN_SCORE = 55.0
@@ -94,9 +96,12 @@ class CommandPalette(QFrame):
         super().__init__(parent)
         self.setObjectName("commandPalette")
         self.setFrameShape(QFrame.Shape.StyledPanel)
-        self.setStyleSheet(
-            "#commandPalette { border: 1px solid rgba(127,127,127,140); border-radius: 10px;"
-            " background: palette(base); }"
+        themed(
+            self,
+            lambda p: (
+                f"#commandPalette {{ border: 1px solid {p.border}; border-radius: {SPACE.radius + 2}px;"
+                f" background: {p.surface}; }}"
+            ),
         )
         self.query = QLineEdit()
         self.query.setPlaceholderText("Run a prompt or a command…")

@@ -12,8 +12,10 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLay
 from desktop_app.bridge import CoreBridge
 from desktop_app.core.terminal_text import printable
 from desktop_app.qt_kit.completing_fields import CompletingFields, FieldSpec
+from desktop_app.qt_kit.theme import muted, themed, tokens
+from desktop_app.qt_kit.tokens import SPACE
 from desktop_app.ui.widgets.plain_text import plain_label
-from desktop_app.ui.widgets.style import MUTED, error_label
+from desktop_app.ui.widgets.style import error_label
 
 
 class PromptForm(QFrame):
@@ -25,13 +27,13 @@ class PromptForm(QFrame):
         super().__init__(parent)
         self.setObjectName("promptForm")
         self.setFrameShape(QFrame.Shape.StyledPanel)
-        self.setStyleSheet("#promptForm { border: 1px solid rgba(217,162,27,160); border-radius: 8px; }")
+        themed(self, lambda p: f"#promptForm {{ border: 1px solid {p.caution}; border-radius: {SPACE.radius}px; }}")
         self._server = ""
         self._prompt: Prompt | None = None
         self.heading = QLabel()
         self.description = plain_label()  # the server's words: never read as markup
         self.description.setWordWrap(True)
-        self.description.setStyleSheet(MUTED)
+        muted(self.description)
         self.fields = CompletingFields(bridge)
         self.fields.submitted.connect(self.submit)
         self.problem = error_label()
@@ -59,7 +61,7 @@ class PromptForm(QFrame):
         self._server = server
         self._prompt = prompt
         title, source = (html.escape(printable(text)) for text in (prompt.title or prompt.name, server))
-        self.heading.setText(f"<b>{title}</b> <span style='{MUTED}'>from {source}</span>")
+        self.heading.setText(f"<b>{title}</b> <span style='color: {tokens(self).muted};'>from {source}</span>")
         self.description.setText(prompt.description or "")
         self.description.setVisible(bool(prompt.description))
         specs = [FieldSpec(a.name, a.description, bool(a.required)) for a in prompt.arguments or []]

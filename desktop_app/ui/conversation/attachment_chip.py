@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from typing import Final
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QMouseEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QWidget
 
 from desktop_app.core.resource_ref import ResourceRef
+from desktop_app.qt_kit.action_icon import MESSAGE_ICON, icon_only
 from desktop_app.qt_kit.icons import kind_for, kind_icon
 from desktop_app.qt_kit.theme import themed
 from desktop_app.qt_kit.tokens import SPACE
@@ -26,7 +27,7 @@ class AttachmentChip(QFrame):
     clicked = Signal(object)
     """ResourceRef: open this resource."""
     removed = Signal(object)
-    """ResourceRef: the user pressed × on a removable chip."""
+    """ResourceRef: the user pressed the remove button (its icon a cross) on a removable chip."""
 
     def __init__(self, ref: ResourceRef, *, removable: bool = True, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -55,8 +56,10 @@ class AttachmentChip(QFrame):
         self.remove_button: QToolButton | None = None
         if removable:
             self.remove_button = QToolButton()
-            self.remove_button.setText("×")
-            self.remove_button.setToolTip("Remove this attachment")
+            self.remove_button.setObjectName("chipRemove")
+            icon_only(self.remove_button, "x", f"Remove {ref.name}", "Remove this attachment")
+            self.remove_button.setIconSize(QSize(MESSAGE_ICON, MESSAGE_ICON))
+            self.remove_button.setAutoRaise(True)  # the icon turns to the accent under the pointer
             self.remove_button.setCursor(Qt.CursorShape.ArrowCursor)
             self.remove_button.clicked.connect(lambda: self.removed.emit(self.ref))
             layout.addWidget(self.remove_button)

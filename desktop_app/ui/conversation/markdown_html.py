@@ -1,14 +1,16 @@
 """Markdown to the HTML subset Qt's rich text understands, with highlighted, copyable code blocks.
 
 Qt's QTextBrowser ignores stylesheets classes from Pygments, so colours are inlined; each code
-block gets a `copy:N` link whose target text is kept alongside the HTML. markdown-it and Pygments
+block gets a `copy:N` link (the kit's copy icon and the word) whose target text is kept alongside the
+HTML. markdown-it and Pygments
 are imported on first use (about a second of start-up on a busy machine otherwise; the model
 library's warm-up imports them in a worker thread before the first answer).
 
 A message repeats what servers wrote, so it links only to web pages and mail addresses (the
 window asks before opening one); any other link, however its scheme is spelled, stays text,
 and nobody can forge a `copy:` link. An image becomes a link to it: nothing is fetched or read
-to show a message. Raw HTML is escaped.
+to show a message (the Copy link's icon is the app's own, drawn by the message's view). Raw HTML is
+escaped.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Final
 
+from desktop_app.qt_kit.action_icon import MESSAGE_ICON, image_address
 from desktop_app.qt_kit.tokens import DARK, LIGHT, SPACE, Palette
 
 if TYPE_CHECKING:
@@ -137,6 +140,16 @@ def _dress(tokens: Sequence[Token], p: Palette) -> None:
             _dress(token.children, p)
 
 
+def _copy_link(index: int, dark: bool, p: Palette) -> str:
+    """A code block's Copy link: the copy icon, then the word (what a screen reader says, and a wider target)."""
+    icon = image_address("copy", "accent", dark=dark)
+    return (
+        f'<a href="copy:{index}" style="color:{p.accent}; text-decoration:none;">'
+        f'<img src="{icon}" width="{MESSAGE_ICON}" height="{MESSAGE_ICON}" style="vertical-align:middle;">'
+        "&nbsp;Copy</a>"
+    )
+
+
 def render_markdown(text: str, *, dark: bool = False, first_code: int = 0) -> RenderedMarkdown:
     """HTML for one message; fenced code is highlighted and numbered for its Copy link, from `first_code`.
 
@@ -161,7 +174,7 @@ def render_markdown(text: str, *, dark: bool = False, first_code: int = 0) -> Re
             f'<table width="100%" cellspacing="0" cellpadding="{SPACE.m}" border="0" bgcolor="{p.raised}"'
             f' style="margin:6px 0;">'
             f'<tr><td style="color:{p.muted}; font-size:small;">{label}</td>'
-            f'<td align="right" style="font-size:small;"><a href="copy:{index}" style="color:{p.accent};">Copy</a>'
+            f'<td align="right" style="font-size:small;">{_copy_link(index, dark, p)}'
             "</td></tr>"
             # pre-wrap: a long line wraps inside the message instead of running past its edge, out of sight
             # with the Copy link (the message does not scroll sideways).

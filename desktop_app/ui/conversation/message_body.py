@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QSize, Qt, QUrl
-from PySide6.QtGui import QPalette, QResizeEvent, QTextCursor
+from PySide6.QtCore import QEvent, QSize, Qt, QUrl
+from PySide6.QtGui import QPalette, QResizeEvent, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QFrame, QSizePolicy, QTextBrowser, QWidget
 
+from desktop_app.qt_kit.action_icon import MESSAGE_ICON, address_image
 from desktop_app.qt_kit.inert_images import inert_resource
 from desktop_app.ui.conversation.markdown_blocks import MarkdownBlocks
 from desktop_app.ui.conversation.markdown_html import render_markdown
@@ -28,7 +29,9 @@ class AutoHeightBrowser(QTextBrowser):
     """A read-only rich text view as tall as its content, so the conversation scrolls, not it.
 
     It reads nothing a text names: messages carry no images (`markdown_html` makes them links), and
-    should one be asked for, it is the placeholder, never a file.
+    should one be asked for, it is the placeholder, never a file. The one picture it draws is the kit's own:
+    the icon of a code block's Copy link (`markdown_html` names it by its `image_address`), drawn here for
+    this screen's pixel ratio, and again when the window moves to a screen with another.
     """
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -42,9 +45,25 @@ class AutoHeightBrowser(QTextBrowser):
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.viewport().setAutoFillBackground(False)
         self.document().contentsChanged.connect(self._fit)
+        self._icons: set[str] = set()
+        """The action icons the document has been given, by address: drawn again at a new pixel ratio."""
 
     def loadResource(self, kind: int, name: QUrl | str) -> Any:
+        if kind == QTextDocument.ResourceType.ImageResource.value:
+            icon = address_image(name, MESSAGE_ICON, self.devicePixelRatioF())
+            if icon is not None:
+                self._icons.add(name.toString() if isinstance(name, QUrl) else name)
+                return icon
         return inert_resource(kind)
+
+    def event(self, event: QEvent) -> bool:
+        if event.type() is QEvent.Type.DevicePixelRatioChange and self._icons:
+            document = self.document()
+            for address in self._icons:  # the document keeps what it loaded: give it the icons drawn anew
+                image = address_image(address, MESSAGE_ICON, self.devicePixelRatioF())
+                document.addResource(QTextDocument.ResourceType.ImageResource.value, QUrl(address), image)
+            document.markContentsDirty(0, document.characterCount())
+        return super().event(event)
 
     def _fit(self) -> None:
         document = self.document()

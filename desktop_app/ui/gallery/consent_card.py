@@ -19,10 +19,9 @@ from PySide6.QtWidgets import QLabel, QPlainTextEdit, QWidget
 
 from desktop_app.core.registry.install import InstallConsent, InstallReply
 from desktop_app.core.terminal_text import printable
+from desktop_app.qt_kit.theme import coloured
 from desktop_app.ui.asks.card import AskCard, Tone
 from desktop_app.ui.gallery.consent_sandbox import SandboxChoice
-from desktop_app.ui.gallery.look import CAUTION_STYLE
-from desktop_app.ui.widgets.style import MUTED
 
 
 class CommandBox(QPlainTextEdit):
@@ -104,7 +103,7 @@ class ConsentCard(AskCard[InstallReply]):
             secrets.setObjectName("consentSecrets")
             secrets.setTextFormat(Qt.TextFormat.PlainText)
             secrets.setWordWrap(True)
-            secrets.setStyleSheet(MUTED if question.stored_encrypted else CAUTION_STYLE)
+            coloured(secrets, "muted" if question.stored_encrypted else "caution")
             self.body.addWidget(secrets)
         self.install = self.add_button("Update" if question.update_from else "Install")
         self.install.clicked.connect(self._agree)

@@ -12,19 +12,18 @@ from PySide6.QtWidgets import QCheckBox, QLabel, QStyle, QVBoxLayout, QWidget
 
 from desktop_app.core.registry.sandbox_offer import UNSANDBOXED, SandboxOffer
 from desktop_app.core.terminal_text import printable
-from desktop_app.ui.gallery.look import CAUTION_STYLE
-from desktop_app.ui.widgets.style import MUTED
+from desktop_app.qt_kit.theme import coloured
 
 SANDBOX_BOX = "Run it in the sandbox"
 
 
-def _label(text: str, name: str, style: str = "") -> QLabel:
+def _label(text: str, name: str, role: str = "") -> QLabel:
     label = QLabel(printable(text))
     label.setObjectName(name)
     label.setTextFormat(Qt.TextFormat.PlainText)
     label.setWordWrap(True)
-    if style:
-        label.setStyleSheet(style)
+    if role:
+        coloured(label, role)
     return label
 
 
@@ -40,14 +39,14 @@ class SandboxChoice(QWidget):
         if offer.required is not None:
             self.box.setEnabled(False)
             self.box.setToolTip(offer.required)
-        self.rights = _label("\n".join(offer.rights()), "consentSandboxRights", MUTED)
+        self.rights = _label("\n".join(offer.rights()), "consentSandboxRights", "muted")
         unavailable = offer.unavailable()
         self.unavailable = _label(
             f"{unavailable}; untick “{SANDBOX_BOX}” to run it without." if unavailable else "",
             "consentSandboxUnavailable",
-            CAUTION_STYLE,
+            "caution",
         )
-        self.without = _label(UNSANDBOXED, "consentSandboxWarning", CAUTION_STYLE)
+        self.without = _label(UNSANDBOXED, "consentSandboxWarning", "caution")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)

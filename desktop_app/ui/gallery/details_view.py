@@ -23,11 +23,11 @@ from desktop_app.core.registry.choices import KIND_LABELS
 from desktop_app.core.registry.manifest import Manifest
 from desktop_app.core.registry.model import Package, ServerEntry
 from desktop_app.core.terminal_text import printable
-from desktop_app.ui.gallery.look import CAUTION_COLOUR
-from desktop_app.ui.widgets.style import ERROR_COLOUR, MUTED
+from desktop_app.qt_kit.theme import muted, tokens
+from desktop_app.qt_kit.tokens import Palette
 
 ICON_SIDE = 48
-_STATUS_COLOURS = {"deprecated": CAUTION_COLOUR, "deleted": ERROR_COLOUR}
+_STATUS_ROLES = {"deprecated": "caution", "deleted": "danger"}
 
 
 def _e(text: str) -> str:
@@ -53,12 +53,12 @@ def _inputs(items: Iterable[KeyValue], what: str) -> str:
     return f"<br>{what}:<ul style='margin-top:2px'>{''.join(rows)}</ul>" if rows else ""
 
 
-def _package(package: Package) -> str:
+def _package(package: Package, p: Palette) -> str:
     kind = KIND_LABELS.get(package.registry_type.lower(), package.registry_type)
     version = f" {_e(package.version)}" if package.version else ""
     bundle = package.registry_type.lower() == "mcpb"
     name = _link(package.identifier) if bundle else f"<code>{_e(package.identifier)}</code>"
-    sha = f"<br><span style='{MUTED}'>SHA-256 {_e(package.file_sha256)}</span>" if package.file_sha256 else ""
+    sha = f"<br><span style='color:{p.muted}'>SHA-256 {_e(package.file_sha256)}</span>" if package.file_sha256 else ""
     body = _inputs(package.environment_variables, "Environment variables")
     return f"<li><b>{_e(kind)}</b> {name}{version}{sha}{body}</li>"
 
@@ -81,12 +81,13 @@ def _section(title: str, items: str) -> str:
     return f"<h4 style='margin-bottom:0'>{title}</h4><ul>{items}</ul>"
 
 
-def entry_html(entry: ServerEntry) -> str:
-    """Description, links, status and every way to install, as rich text."""
+def entry_html(entry: ServerEntry, palette: Palette | None = None) -> str:
+    """Description, links, status and every way to install, as rich text in `palette`'s colours (the theme's)."""
+    p = palette or tokens()
     server, meta = entry.server, entry.official
     parts = [f"<p>{_e(server.description)}</p>"]
     if meta.status != "active":
-        colour = _STATUS_COLOURS.get(meta.status, ERROR_COLOUR)
+        colour = getattr(p, _STATUS_ROLES.get(meta.status, "danger"))
         why = f": {_e(meta.status_message)}" if meta.status_message else ""
         parts.append(f"<p style='color:{colour}'><b>{meta.status.capitalize()}</b>{why}</p>")
     links = []
@@ -97,11 +98,11 @@ def entry_html(entry: ServerEntry) -> str:
     if links:
         parts.append("<p>" + "<br>".join(links) + "</p>")
     if server.packages:
-        parts.append(_section("Packages", "".join(map(_package, server.packages))))
+        parts.append(_section("Packages", "".join(_package(package, p) for package in server.packages)))
     if server.remotes:
         parts.append(_section("Remote", "".join(map(_remote, server.remotes))))
     if not server.packages and not server.remotes:
-        parts.append(f"<p style='{MUTED}'>The registry lists no way to install this server.</p>")
+        parts.append(f"<p style='color:{p.muted}'>The registry lists no way to install this server.</p>")
     return "".join(parts)
 
 
@@ -109,13 +110,15 @@ def _lines(items: Iterable[str], colour: str) -> str:
     return "".join(f"<br><span style='color:{colour}'>{_e(item)}</span>" for item in items)
 
 
-def card_html(found: FoundServer, domain: DomainAddress) -> str:
-    """A card's description, links and addresses (each with what to know about it), or why it cannot be used."""
+def card_html(found: FoundServer, domain: DomainAddress, palette: Palette | None = None) -> str:
+    """A card's description, links and addresses (each with what to know about it), or why it cannot be used;
+    in `palette`'s colours (the theme's)."""
+    p = palette or tokens()
     card = found.card
     where = f"Described by {_e(domain.host)}" + (f" in {_link(found.card_url)}" if found.card_url else "")
-    parts = [f"<p style='{MUTED}'>{where}{_lines(found.warnings, CAUTION_COLOUR)}</p>"]
+    parts = [f"<p style='color:{p.muted}'>{where}{_lines(found.warnings, p.caution)}</p>"]
     if card is None:
-        parts.append(f"<p style='color:{ERROR_COLOUR}'>This card cannot be used: {_e(found.problem or '')}</p>")
+        parts.append(f"<p style='color:{p.danger}'>This card cannot be used: {_e(found.problem or '')}</p>")
         return "".join(parts)
     parts.append(f"<p>{_e(card.description)}</p>")
     links = [f"Source: {_link(card.repository.url)}"] if card.repository is not None else []
@@ -125,10 +128,12 @@ def card_html(found: FoundServer, domain: DomainAddress) -> str:
     rows = []
     for endpoint in endpoints(card, domain):
         refused = [endpoint.problem] if endpoint.problem else []
-        rows.append(_remote(endpoint.remote, _lines(refused, ERROR_COLOUR) + _lines(endpoint.warnings, CAUTION_COLOUR)))
-    parts.append(_section("Connects to", "".join(rows)) if rows else f"<p style='{MUTED}'>It lists no address.</p>")
+        rows.append(_remote(endpoint.remote, _lines(refused, p.danger) + _lines(endpoint.warnings, p.caution)))
     parts.append(
-        f"<p style='{MUTED}'>A card is what the domain says about a server: MCP Desk compares it with what the"
+        _section("Connects to", "".join(rows)) if rows else f"<p style='color:{p.muted}'>It lists no address.</p>"
+    )
+    parts.append(
+        f"<p style='color:{p.muted}'>A card is what the domain says about a server: MCP Desk compares it with what the"
         " server says about itself once connected.</p>"
     )
     return "".join(parts)
@@ -170,7 +175,7 @@ class DetailsView(QWidget):
         self.title.setTextFormat(Qt.TextFormat.PlainText)
         self.subtitle = QLabel()
         self.subtitle.setTextFormat(Qt.TextFormat.PlainText)
-        self.subtitle.setStyleSheet(MUTED)
+        muted(self.subtitle)
         self.subtitle.setWordWrap(True)
         self.subtitle.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.body = QLabel()
@@ -200,7 +205,7 @@ class DetailsView(QWidget):
         self.set_icon(icon)
         self.title.setText(printable(server.display_name))
         self.subtitle.setText(printable(f"{server.name} · version {server.version}"))
-        self.body.setText(entry_html(entry))
+        self.body.setText(entry_html(entry, tokens(self)))
 
     def show_manifest(self, manifest: Manifest, icon: QIcon, source: str) -> None:
         self.set_icon(icon)
@@ -213,4 +218,4 @@ class DetailsView(QWidget):
         self.title.setText(printable(found.display_name))
         card = found.card
         self.subtitle.setText(printable(f"{card.name} · version {card.version}" if card else found.identifier))
-        self.body.setText(card_html(found, domain))
+        self.body.setText(card_html(found, domain, tokens(self)))

@@ -21,9 +21,8 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app.core.terminal_text import printable
+from desktop_app.qt_kit.theme import coloured, muted
 from desktop_app.ui.gallery.install_pane import InstallPane
-from desktop_app.ui.gallery.look import CAUTION_STYLE
-from desktop_app.ui.widgets.style import ERROR_STYLE, MUTED
 
 LIST_ICON = 32
 _INDEX_ROLE = Qt.ItemDataRole.UserRole
@@ -62,7 +61,7 @@ class ListDetailsDialog(ClosingDialog):
         self.status.setObjectName(f"{name}Status")
         self.status.setWordWrap(True)
         self.status.setTextFormat(Qt.TextFormat.PlainText)
-        self.status.setStyleSheet(MUTED)
+        muted(self.status)
         self.status.hide()
         self.list = QListWidget()
         self.list.setObjectName(f"{name}List")
@@ -101,7 +100,7 @@ class ListDetailsDialog(ClosingDialog):
     def set_status(self, text: str, *, tone: str = "") -> None:
         """The line under the top rows: what is going on, what was found, or why nothing was; empty hides it."""
         self.status.setText(printable(text))
-        self.status.setStyleSheet({"error": ERROR_STYLE, "caution": CAUTION_STYLE}.get(tone, MUTED))
+        coloured(self.status, {"error": "danger", "caution": "caution"}.get(tone, "muted"))
         self.status.setToolTip("")
         self.status.setVisible(bool(text))
 

@@ -14,9 +14,9 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QWidget
 
 from desktop_app.core.registry.model import ServerEntry
+from desktop_app.qt_kit.theme import muted
 from desktop_app.ui.gallery.frame import ListDetailsDialog
 from desktop_app.ui.gallery.unreachable_view import UnreachableView
-from desktop_app.ui.widgets.style import MUTED
 
 SEARCH_PAUSE_MS = 300
 NOTHING_SELECTED = "Select a server to see what it offers and how to install it."
@@ -48,7 +48,7 @@ class GalleryDialog(ListDetailsDialog):
         self.search.setPlaceholderText("Search servers by name")
         self.search.setClearButtonEnabled(True)
         self.registry = QLabel()
-        self.registry.setStyleSheet(MUTED)
+        muted(self.registry)
         self.registry.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.change = QPushButton("Change…")
         self.change.setToolTip("Use another registry (Settings → Server registry)")

@@ -27,8 +27,7 @@ from PySide6.QtWidgets import (
 from desktop_app.core.registry.fields import Answers, Field
 from desktop_app.core.registry.install import STORE_UNKNOWN, store_words
 from desktop_app.core.secret_store import SecretBackend
-from desktop_app.ui.gallery.look import CAUTION_STYLE
-from desktop_app.ui.widgets.style import MUTED
+from desktop_app.qt_kit.theme import coloured, muted
 
 _KINDS = {"argument": "argument", "env": "environment variable", "header": "HTTP header", "variable": "", "option": ""}
 
@@ -74,7 +73,7 @@ class InstallForm(QWidget):
         prefill = prefill or {}
         if not fields:
             empty = QLabel("Nothing to fill in: the publisher fixed every value.")
-            empty.setStyleSheet(MUTED)
+            muted(empty)
             self._layout.addRow(empty)
             return
         for item in fields:
@@ -88,14 +87,14 @@ class InstallForm(QWidget):
             if item.description:
                 note = QLabel(item.description)
                 note.setWordWrap(True)
-                note.setStyleSheet(MUTED)
+                muted(note)
                 self._layout.addRow("", note)
         if not self.stored_encrypted and any(item.secret for item in fields):
             caution = QLabel(f"Secrets typed here are kept {self._store_words}.")
             caution.setTextFormat(Qt.TextFormat.PlainText)
             caution.setObjectName("installStoreCaution")
             caution.setWordWrap(True)
-            caution.setStyleSheet(CAUTION_STYLE)
+            coloured(caution, "caution")
             self._layout.addRow(caution)
 
     def _tooltip(self, item: Field) -> str:

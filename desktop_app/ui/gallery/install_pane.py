@@ -29,11 +29,11 @@ from desktop_app.core.registry.fields import Answers, Field
 from desktop_app.core.registry.manifest import Manifest
 from desktop_app.core.registry.model import ServerEntry
 from desktop_app.core.terminal_text import printable
+from desktop_app.qt_kit.theme import coloured, danger, muted
 from desktop_app.ui.asks.card import AskCard
 from desktop_app.ui.gallery.details_view import DetailsView
 from desktop_app.ui.gallery.install_form import InstallForm
-from desktop_app.ui.gallery.look import CAUTION_STYLE, OK_STYLE
-from desktop_app.ui.widgets.style import ERROR_STYLE, MUTED, error_label
+from desktop_app.ui.widgets.style import error_label
 
 
 class InstallPane(QWidget):
@@ -56,7 +56,7 @@ class InstallPane(QWidget):
         self.problem = QLabel()
         self.problem.setTextFormat(Qt.TextFormat.PlainText)
         self.problem.setWordWrap(True)
-        self.problem.setStyleSheet(ERROR_STYLE)
+        danger(self.problem)
         self.problem.hide()
         self.form = InstallForm()
         self.error = error_label()
@@ -126,7 +126,7 @@ class InstallPane(QWidget):
         self.placeholder = QLabel("Select a server to see what it offers and how to install it.")
         self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.placeholder.setWordWrap(True)
-        self.placeholder.setStyleSheet(MUTED)
+        muted(self.placeholder)
         self.pages = QStackedWidget()
         self.pages.addWidget(self.placeholder)
         self.pages.addWidget(self.scroller)
@@ -146,7 +146,7 @@ class InstallPane(QWidget):
         """Show only a line of text (nothing selected, or why nothing can be shown)."""
         if text:
             self.placeholder.setText(text)
-        self.placeholder.setStyleSheet(ERROR_STYLE if error else MUTED)
+        coloured(self.placeholder, "danger" if error else "muted")
         self.pages.setCurrentWidget(self.placeholder)
 
     def _reset(self) -> None:
@@ -230,7 +230,7 @@ class InstallPane(QWidget):
 
     def show_result(self, text: str, *, ok: bool | None = None) -> None:
         self.result.setText(printable(text))
-        self.result.setStyleSheet("" if ok is None else OK_STYLE if ok else ERROR_STYLE)
+        coloured(self.result, "" if ok is None else "success" if ok else "danger")
         self.result.show()
 
     def show_card_check(self, mismatches: tuple[str, ...]) -> None:
@@ -241,7 +241,7 @@ class InstallPane(QWidget):
         else:
             text = "The server matches its card."
         self.check.setText(printable(text))
-        self.check.setStyleSheet(CAUTION_STYLE if mismatches else MUTED)
+        coloured(self.check, "caution" if mismatches else "muted")
         self.check.show()
 
     def offer_sign_in(self, text: str | None) -> None:

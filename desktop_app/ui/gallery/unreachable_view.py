@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app.core.terminal_text import printable
-from desktop_app.ui.widgets.style import MUTED
+from desktop_app.qt_kit.theme import heading, muted
 
 TEXT_WIDTH = 560
 
@@ -80,8 +80,7 @@ class UnreachableView(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("galleryUnreachable")
-        self.heading = QLabel("<b>The server registry could not be read</b>")
-        self.heading.setStyleSheet("font-size: 15px;")
+        self.heading = heading(QLabel("The server registry could not be read"))
         self.what = QLabel()
         self.what.setObjectName("galleryUnreachableWhat")
         self.what.setTextFormat(Qt.TextFormat.PlainText)
@@ -90,7 +89,7 @@ class UnreachableView(QWidget):
         self.hint = QLabel()
         self.hint.setTextFormat(Qt.TextFormat.PlainText)
         self.hint.setWordWrap(True)
-        self.hint.setStyleSheet(MUTED)
+        muted(self.hint)
         self.retry = QPushButton("Try again")
         self.retry.setObjectName("galleryRetry")
         self.retry.setDefault(True)

@@ -22,6 +22,8 @@ from desktop_app.core.chat.conversations import Conversation
 from desktop_app.core.chat.trace_secrets import scrubber_for
 from desktop_app.core.ledger.export import ChatToExport, Exported, export_chat
 from desktop_app.core.ledger.store import LedgerStore
+from desktop_app.qt_kit.theme import themed, type_scale
+from desktop_app.qt_kit.tokens import SPACE
 from desktop_app.ui.conversation.conversation_view import ConversationView
 from desktop_app.ui.conversation.message_bubble import MessageBubble
 from desktop_app.ui.ledger.ledger_window import LedgerWindow
@@ -150,7 +152,14 @@ def _add_link(bubble: MessageBubble, on_click: Callable[..., object]) -> QToolBu
     link.setAutoRaise(True)
     link.setCursor(Qt.CursorShape.PointingHandCursor)
     link.setToolTip("Open this answer's ledger: every part the model was sent, its tokens, the payload as sent")
-    link.setStyleSheet("QToolButton { color: #5b8def; font-size: 11px; padding: 0 2px; }")
+    small = type_scale().small
+    themed(
+        link,
+        lambda p: (
+            f"QToolButton {{ color: {p.muted}; font-size: {small}pt; padding: 0px {SPACE.xs}px; }}"
+            f" QToolButton:hover, QToolButton:focus {{ color: {p.accent}; }}"
+        ),
+    )
     link.clicked.connect(on_click)
     layout.addWidget(link)
     box = bubble.layout()

@@ -34,10 +34,11 @@ from PySide6.QtWidgets import (
 from desktop_app.core.ledger.claims import SaidBy
 from desktop_app.core.ledger.parts import SECTION_TITLES, Ledger, Section
 from desktop_app.core.ledger.trace_view import RequestView
+from desktop_app.qt_kit.action_icon import give_icon
+from desktop_app.qt_kit.theme import muted
 from desktop_app.ui.ledger.parts_bar import PartsBar
 from desktop_app.ui.widgets.plain_text import plain_label, set_plain_tooltip
 from desktop_app.ui.widgets.plain_tooltips import PlainToolTips
-from desktop_app.ui.widgets.style import MUTED
 
 COLUMNS = ("Part", "Tokens", "Share")
 SAID_NOTE = "Each server's own claim, not checked: MCP Desk knows a server only by the name you gave it."
@@ -134,12 +135,12 @@ class LedgerView(QWidget):
         self.said.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.said_note = plain_label(SAID_NOTE)
         self.said_note.setWordWrap(True)
-        self.said_note.setStyleSheet(MUTED)
+        muted(self.said_note)
         self._show_said(())
         self.notes = plain_label()
         self.notes.setObjectName("ledgerNotes")
         self.notes.setWordWrap(True)
-        self.notes.setStyleSheet(MUTED)
+        muted(self.notes)
         self.payload = QPlainTextEdit()
         self.payload.setObjectName("ledgerPayload")
         self.payload.setReadOnly(True)
@@ -153,6 +154,7 @@ class LedgerView(QWidget):
         self.copy.setObjectName("ledgerCopy")
         self.copy.setToolTip("Copy the request body as the provider received it (secrets left out)")
         self.copy.clicked.connect(self.copy_payload)
+        give_icon(self.copy, "copy")
         self.tabs = QTabWidget()
         self.tabs.setObjectName("ledgerTabs")
         self.tabs.addTab(self._parts_tab(), "Parts and tokens")

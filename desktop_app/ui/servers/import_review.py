@@ -27,16 +27,17 @@ from PySide6.QtWidgets import (
 from desktop_app.core.config_import import CLIENT_NAMES, ImportedServer, ImportReport
 from desktop_app.core.launch_env import changes_launch
 from desktop_app.core.terminal_text import printable
-from desktop_app.ui.widgets.style import ERROR_STYLE, MUTED
+from desktop_app.qt_kit.theme import coloured
 
 
-def _text(text: str, style: str = "") -> QLabel:
+def _text(text: str, role: str = "") -> QLabel:
+    """A selectable line of plain text, in the theme's colour `role` (none: the text's own)."""
     label = QLabel(printable(text))
     label.setTextFormat(Qt.TextFormat.PlainText)
     label.setWordWrap(True)
     label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-    if style:
-        label.setStyleSheet(style)
+    if role:
+        coloured(label, role)
     return label
 
 
@@ -52,9 +53,9 @@ class ServerReview(QFrame):
         self.title.setStyleSheet("font-weight: bold;")
         layout.addWidget(self.title)
         if server.refusal:
-            self.verdict = _text(f"Not imported: {server.refusal}.", ERROR_STYLE)
+            self.verdict = _text(f"Not imported: {server.refusal}.", "danger")
         else:
-            self.verdict = _text("Will be added.", MUTED)
+            self.verdict = _text("Will be added.", "muted")
         layout.addWidget(self.verdict)
         if config.is_stdio:
             self.launch = _text(f"Runs: {shlex.join([config.command or '', *config.args])}")
@@ -63,14 +64,14 @@ class ServerReview(QFrame):
         self.launch.setObjectName("importLaunch")
         layout.addWidget(self.launch)
         if server.program_note:
-            layout.addWidget(_text(server.program_note, MUTED))
+            layout.addWidget(_text(server.program_note, "muted"))
         if config.cwd:
             layout.addWidget(_text(f"In the folder: {config.cwd}"))
         plain = [key for key in config.env if not changes_launch(key)]
         risky = [key for key in config.env if changes_launch(key)]
         self.environment = _text(f"Environment: {', '.join(plain)}") if plain else None
         self.risky = (
-            _text(f"{', '.join(risky)}: changes which program runs or what it loads", ERROR_STYLE) if risky else None
+            _text(f"{', '.join(risky)}: changes which program runs or what it loads", "danger") if risky else None
         )
         for label in (self.environment, self.risky):
             if label is not None:
@@ -78,7 +79,7 @@ class ServerReview(QFrame):
         if config.headers:
             layout.addWidget(_text(f"Headers: {', '.join(config.headers)}"))
         line = server.dropped_line
-        self.dropped = _text(f"{line[:1].upper()}{line[1:]}.", MUTED) if line else None
+        self.dropped = _text(f"{line[:1].upper()}{line[1:]}.", "muted") if line else None
         if self.dropped is not None:
             layout.addWidget(self.dropped)
 
@@ -96,7 +97,7 @@ class ImportReview(QDialog):
         layout = QVBoxLayout(self)
         layout.addWidget(_text(f"From {CLIENT_NAMES[report.kind]}: {report.source}"))
         layout.addWidget(
-            _text("Each server below runs on this computer with your permissions. Import only what you trust.", MUTED)
+            _text("Each server below runs on this computer with your permissions. Import only what you trust.", "muted")
         )
         body = QWidget()
         rows = QVBoxLayout(body)
@@ -104,7 +105,7 @@ class ImportReview(QDialog):
         for row in self.servers:
             rows.addWidget(row)
         for line in self._other_lines():
-            rows.addWidget(_text(line, MUTED))
+            rows.addWidget(_text(line, "muted"))
         rows.addStretch(1)
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)

@@ -13,7 +13,7 @@ from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem, QWidget
 
 from desktop_app.core.launch_env import changes_launch
-from desktop_app.ui.widgets.style import ERROR_COLOUR
+from desktop_app.qt_kit.theme import tokens
 
 _SECRET_REF = re.compile(r"^\$\{secret:([^}]+)\}$")
 _CHANGES_LAUNCH = "Changes which program runs or what it loads"
@@ -83,7 +83,7 @@ class KeyValueTable(QTableWidget):
                 continue
             name = item.text().strip()
             launch = bool(name) and changes_launch(name)
-            item.setForeground(QBrush(QColor(ERROR_COLOUR)) if launch else QBrush())
+            item.setForeground(QBrush(QColor(tokens(self).danger)) if launch else QBrush())
             item.setToolTip(_CHANGES_LAUNCH if launch else "")
             if launch:
                 flagged.append(name)

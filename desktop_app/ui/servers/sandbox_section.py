@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 from desktop_app.core.config_error import ConfigError
 from desktop_app.core.sandbox.probe import BUBBLEWRAP, SandboxSupport, system_support
 from desktop_app.core.sandbox.settings import SandboxSettings, sandbox_from_dict
-from desktop_app.ui.widgets.style import ERROR_STYLE, MUTED
+from desktop_app.qt_kit.theme import coloured
 
 
 @dataclass(frozen=True)
@@ -130,7 +130,7 @@ class SandboxSection(QWidget):
         """Say what this system confines with; a problem in red, since the server would not start."""
         text, problem = support_text(support)
         self.support.setText(text)
-        self.support.setStyleSheet(ERROR_STYLE if problem else MUTED)
+        coloured(self.support, "danger" if problem else "muted")
 
     def _with_picker(self, edit: QPlainTextEdit) -> QWidget:
         box = QWidget()

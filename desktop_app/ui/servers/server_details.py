@@ -23,11 +23,11 @@ from desktop_app.core.sandbox.denials import Denial
 from desktop_app.core.server_status import ServerState
 from desktop_app.core.terminal_text import printable
 from desktop_app.qt_kit.flow_layout import FlowLayout
+from desktop_app.qt_kit.theme import muted
 from desktop_app.ui.asks.sign_in_details import SignInDetails, show_sign_in_details
 from desktop_app.ui.asks.sign_in_paste import PasteFallback
 from desktop_app.ui.servers.instructions_note import InstructionsNote
 from desktop_app.ui.widgets.plain_text import plain_label, set_plain_tooltip
-from desktop_app.ui.widgets.style import MUTED
 
 
 def counts(catalog: ServerCatalog | None, disabled: tuple[str, ...] | frozenset[str] | set[str]) -> str:
@@ -111,7 +111,7 @@ class ServerDetails(QWidget):
         self.claim = plain_label()
         self.claim.setObjectName("serverClaim")
         self.claim.setWordWrap(True)
-        self.claim.setStyleSheet(MUTED)
+        muted(self.claim)
         self.claim.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.claim.hide()
         self._claim_shown: tuple[ServerClaim | None, str] = (None, "")

@@ -5,7 +5,8 @@ from __future__ import annotations
 from PySide6.QtWidgets import QCheckBox, QLabel, QVBoxLayout, QWidget
 
 from desktop_app.core.secret_store import SecretStore, encryption_advice
-from desktop_app.ui.widgets.style import MUTED, error_label
+from desktop_app.qt_kit.theme import muted
+from desktop_app.ui.widgets.style import error_label
 
 
 def store_note(secrets: SecretStore | None) -> QLabel:
@@ -45,7 +46,7 @@ class TrustSection(QWidget):
             " and results make a chat careful (rules pause for tools that are not read-only)."
         )
         note.setWordWrap(True)
-        note.setStyleSheet(MUTED)
+        muted(note)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(4)

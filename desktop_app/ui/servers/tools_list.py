@@ -32,8 +32,8 @@ from desktop_app.core.extensions.apps_meta import visible_to_model
 from desktop_app.core.terminal_text import printable
 from desktop_app.core.tool_schemas import input_problem, output_problem
 from desktop_app.core.trust import ToolHints
+from desktop_app.qt_kit.theme import coloured
 from desktop_app.ui.widgets.plain_tooltips import PlainToolTips
-from desktop_app.ui.widgets.style import MUTED
 
 _NAME_ROLE: Final = Qt.ItemDataRole.UserRole
 MAX_SHOWN: Final = 20_000
@@ -97,9 +97,9 @@ class ToolsList(QWidget):
         heading_font = self.heading.font()
         heading_font.setBold(True)
         self.heading.setFont(heading_font)
-        self.name = self._text_label(MUTED)
+        self.name = self._text_label("muted")
         self.claims = self._text_label()
-        self.offered = self._text_label(MUTED)
+        self.offered = self._text_label("muted")
         self.description = self._text_label()
         self.description.setObjectName("toolDescription")
         self.schema_button = QPushButton("Show input schema")
@@ -142,12 +142,12 @@ class ToolsList(QWidget):
         self._show_current()
 
     @staticmethod
-    def _text_label(style: str = "") -> QLabel:
+    def _text_label(role: str = "") -> QLabel:
         label = QLabel()
         label.setTextFormat(Qt.TextFormat.PlainText)
         label.setWordWrap(True)
         label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        label.setStyleSheet(style)
+        coloured(label, role)
         return label
 
     def show_tools(

@@ -40,11 +40,13 @@ from desktop_app.core.registry import DEFAULT_REGISTRY_URL
 from desktop_app.core.registry.client import RegistryError, normalise_registry_url
 from desktop_app.core.secret_store import SecretStore
 from desktop_app.core.server_config import ServerConfig
+from desktop_app.qt_kit.theme import muted, themed
+from desktop_app.qt_kit.tokens import SPACE
 from desktop_app.ui.asks.roots_editor import RootsEditor, roots_hint
 from desktop_app.ui.settings.settings_model import ModelGroup
 from desktop_app.ui.settings.settings_rules import ApprovalRules
 from desktop_app.ui.settings.settings_sign_in import OrganisationSignIn
-from desktop_app.ui.widgets.style import MUTED, error_label
+from desktop_app.ui.widgets.style import error_label
 from desktop_app.ui.widgets.unsqueezed_column import UnsqueezedColumn
 
 
@@ -75,9 +77,12 @@ class SettingsDialog(QDialog):
         self.reason = QLabel(reason or "")
         self.reason.setObjectName("settingsReason")
         self.reason.setWordWrap(True)
-        self.reason.setStyleSheet(
-            "#settingsReason { background: rgba(79,108,247,24); border: 1px solid rgba(79,108,247,120);"
-            " border-radius: 6px; padding: 6px 8px; }"
+        themed(
+            self.reason,
+            lambda p: (
+                f"#settingsReason {{ background: {p.raised}; color: {p.text}; border: 1px solid {p.accent};"
+                f" border-radius: {SPACE.radius - 2}px; padding: {SPACE.s + 2}px {SPACE.m}px; }}"
+            ),
         )
         self.reason.setVisible(bool(reason))
 
@@ -124,7 +129,7 @@ class SettingsDialog(QDialog):
             self.registry.setToolTip(self.registry_fixed[:1].upper() + self.registry_fixed[1:])
             fixed_note = QLabel("set by your organisation")
             fixed_note.setObjectName("registryFixed")
-            fixed_note.setStyleSheet(MUTED)
+            muted(fixed_note)
             fixed_note.setToolTip(self.registry.toolTip())
             registry_row = QHBoxLayout()
             registry_row.addWidget(self.registry, 1)

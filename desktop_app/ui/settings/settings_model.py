@@ -37,7 +37,7 @@ from desktop_app.core.model.providers import (
 )
 from desktop_app.core.model.settings import ModelSettings
 from desktop_app.core.secret_store import SecretStore, SecretStoreError
-from desktop_app.ui.widgets.style import ERROR_COLOUR, MUTED
+from desktop_app.qt_kit.theme import muted, tokens
 
 
 class ModelGroup(QGroupBox):
@@ -63,7 +63,7 @@ class ModelGroup(QGroupBox):
         self.models_note = QLabel()
         self.models_note.setObjectName("modelsNote")
         self.models_note.setWordWrap(True)
-        self.models_note.setStyleSheet(MUTED)
+        muted(self.models_note)
         self.models_note.hide()
         self.clear_key = QPushButton("Forget stored key")
         self.clear_key.clicked.connect(self._forget_key)
@@ -190,7 +190,7 @@ class ModelGroup(QGroupBox):
         backend = self._secrets.backend
         where = f"Kept in: {backend.label}."
         if not backend.encrypted:
-            where = f"<span style='color:{ERROR_COLOUR}'>Kept in: {backend.label}.</span>"
+            where = f"<span style='color:{tokens(self).danger}'>Kept in: {backend.label}.</span>"
         env = f" Without one, {preset.env_var} from the environment is used." if preset.env_var else ""
         self.key_note.setText(where + env)
 

@@ -17,7 +17,7 @@ from desktop_app.core.asks.service import SamplingGrants
 from desktop_app.core.chat.approval import AlwaysAllowRules
 from desktop_app.core.policy.in_force import PolicyInForce
 from desktop_app.core.server_config import ServerConfig
-from desktop_app.ui.widgets.style import MUTED
+from desktop_app.qt_kit.theme import muted
 
 
 class ApprovalRules(QGroupBox):
@@ -47,7 +47,7 @@ class ApprovalRules(QGroupBox):
             " pause there for tools that are not read-only. Trust a server in its editor (Servers panel)."
         )
         note.setWordWrap(True)
-        note.setStyleSheet(MUTED)
+        muted(note)
         paused = managed.every_call() or managed.feature_refusal("alwaysAllow")
         if paused is not None:  # the rules stay (revocable) but do not apply: say so where they are listed
             note.setText(f"These rules are not applied now: {paused}. {note.text()}")

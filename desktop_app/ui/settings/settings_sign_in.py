@@ -13,8 +13,8 @@ from desktop_app.core.app_settings import IDP_SECRET, IDP_SECRET_NAME
 from desktop_app.core.auth.idp import DEFAULT_SCOPES, IdentityProviderSettings
 from desktop_app.core.policy.in_force import PolicyInForce
 from desktop_app.core.secret_store import SecretStore, SecretStoreError
+from desktop_app.qt_kit.theme import muted
 from desktop_app.ui.widgets.plain_text import plain_label
-from desktop_app.ui.widgets.style import MUTED
 
 HINT = (
     'Servers set up with "grant": "enterprise" sign you in through your organisation\'s identity provider,'
@@ -49,7 +49,7 @@ class OrganisationSignIn(QGroupBox):
         self.note = plain_label(HINT if self.fixed is None else _fixed_note(managed))
         self.note.setObjectName("idpNote")
         self.note.setWordWrap(True)
-        self.note.setStyleSheet(MUTED)
+        muted(self.note)
         form = QFormLayout()
         form.addRow("Issuer", self.issuer)
         form.addRow("Client ID", self.client_id)

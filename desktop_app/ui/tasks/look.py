@@ -4,23 +4,36 @@ from __future__ import annotations
 
 from typing import Final
 
+from PySide6.QtWidgets import QLabel
+
 from desktop_app.core.tasks.model import TaskRecord, TaskStatus, elapsed_text
-from desktop_app.ui.widgets.style import MUTED_COLOUR
+from desktop_app.qt_kit.theme import themed
+from desktop_app.qt_kit.tokens import SPACE, Palette
 
-COLOURS: Final = {
-    TaskStatus.WORKING: "#4f6cf7",
-    TaskStatus.INPUT_REQUIRED: "#d9a21b",
-    TaskStatus.COMPLETED: "#2e9e5b",
-    TaskStatus.FAILED: "#d64545",
-    TaskStatus.CANCELLED: MUTED_COLOUR,
-    TaskStatus.UNKNOWN: "#b7791f",
-    TaskStatus.SILENT: "#b7791f",
-    TaskStatus.WAITING: "#6b7a99",
+ROLES: Final = {
+    TaskStatus.WORKING: "accent",
+    TaskStatus.INPUT_REQUIRED: "caution",
+    TaskStatus.COMPLETED: "success",
+    TaskStatus.FAILED: "danger",
+    TaskStatus.CANCELLED: "muted",
+    TaskStatus.UNKNOWN: "caution",
+    TaskStatus.SILENT: "caution",
+    TaskStatus.WAITING: "muted",
 }
+"""Each status's colour, a token: the chip is filled with it and written in the theme's `on_accent`."""
 
 
-def chip_style(status: TaskStatus) -> str:
-    return f"background: {COLOURS[status]}; color: white; border-radius: 6px; padding: 1px 6px;"
+def chip_sheet(status: TaskStatus, p: Palette) -> str:
+    """A status chip's sheet in `p`'s colours (every text colour reads at 4.5:1 under `on_accent`)."""
+    return (
+        f"background: {getattr(p, ROLES[status])}; color: {p.on_accent}; border-radius: {SPACE.radius - 2}px;"
+        f" padding: 1px {SPACE.m - 2}px;"
+    )
+
+
+def show_status(chip: QLabel, status: TaskStatus) -> None:
+    """Colour `chip` for `status`, and again after a change of theme."""
+    themed(chip, lambda p: chip_sheet(status, p))
 
 
 def duration_text(record: TaskRecord) -> str:

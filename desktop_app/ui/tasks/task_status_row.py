@@ -13,10 +13,10 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QVBoxLayout, QWidget
 
 from desktop_app.core.tasks.model import TaskRecord, TaskStatus
+from desktop_app.qt_kit.theme import muted
 from desktop_app.ui.tasks.feed import TaskFeed
-from desktop_app.ui.tasks.look import chip_style, duration_text
+from desktop_app.ui.tasks.look import duration_text, show_status
 from desktop_app.ui.widgets.plain_text import plain_label, set_plain_tooltip
-from desktop_app.ui.widgets.style import MUTED
 
 MESSAGE_CHARS: Final = 160
 """Longer status messages are cut in the row (the whole text is in the tooltip); shorter ones wrap."""
@@ -34,9 +34,9 @@ class TaskStatusRow(QWidget):
         self.status = QLabel()
         self.message = plain_label()
         self.message.setWordWrap(True)
-        self.message.setStyleSheet(MUTED)
+        muted(self.message)
         self.elapsed = QLabel()
-        self.elapsed.setStyleSheet(MUTED)
+        muted(self.elapsed)
         self.cancel = QPushButton("Cancel task")
         self.cancel.setToolTip("Ask the server to stop this task")
         self.cancel.clicked.connect(self._cancel)
@@ -46,7 +46,7 @@ class TaskStatusRow(QWidget):
         self.activity.setFixedHeight(4)
         self.note = plain_label(LATE_NOTE)
         self.note.setWordWrap(True)
-        self.note.setStyleSheet(MUTED)
+        muted(self.note)
         self.note.hide()
         line = QHBoxLayout()
         line.setContentsMargins(0, 0, 0, 0)
@@ -74,7 +74,7 @@ class TaskStatusRow(QWidget):
         self.setVisible(True)
         running = record.running
         self.status.setText(f" task · {record.status.label.lower()} ")
-        self.status.setStyleSheet(chip_style(record.status))
+        show_status(self.status, record.status)
         text = record.message
         self.message.setText(text if len(text) <= MESSAGE_CHARS else text[:MESSAGE_CHARS] + "…")
         set_plain_tooltip(self.message, text if len(text) > MESSAGE_CHARS else "")

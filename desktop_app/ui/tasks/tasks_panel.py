@@ -17,12 +17,12 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QScrollA
 
 from desktop_app.core.tasks.events import LateResult
 from desktop_app.core.tasks.model import TaskRecord
+from desktop_app.qt_kit.theme import muted, themed
 from desktop_app.ui.tasks.feed import TaskFeed
-from desktop_app.ui.tasks.look import chip_style, duration_text
+from desktop_app.ui.tasks.look import duration_text, show_status
 from desktop_app.ui.widgets.empty_state import TASKS_EMPTY as EMPTY
 from desktop_app.ui.widgets.empty_state import empty_note
 from desktop_app.ui.widgets.plain_text import plain_label, set_plain_tooltip
-from desktop_app.ui.widgets.style import MUTED
 
 MESSAGE_CHARS: Final = 300
 MAX_ENTRIES: Final = 100
@@ -43,7 +43,7 @@ class TaskEntry(QFrame):
     def __init__(self, record: TaskRecord, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("taskEntry")
-        self.setStyleSheet("#taskEntry { border-bottom: 1px solid rgba(127,127,127,60); }")
+        themed(self, lambda p: f"#taskEntry {{ border-bottom: 1px solid {p.border}; }}")
         self.record = record
         self.tool = plain_label(record.tool)
         font = self.tool.font()
@@ -51,10 +51,10 @@ class TaskEntry(QFrame):
         self.tool.setFont(font)
         self.status = QLabel()
         self.when = QLabel()
-        self.when.setStyleSheet(MUTED)
+        muted(self.when)
         self.message = plain_label()
         self.message.setWordWrap(True)
-        self.message.setStyleSheet(MUTED)
+        muted(self.message)
         self.action: QPushButton | None = None
         self._top = QHBoxLayout()
         self._top.setContentsMargins(0, 0, 0, 0)
@@ -74,7 +74,7 @@ class TaskEntry(QFrame):
     def show_record(self, record: TaskRecord) -> None:
         self.record = record
         self.status.setText(f" {record.status.label} ")
-        self.status.setStyleSheet(chip_style(record.status))
+        show_status(self.status, record.status)
         self.tick()
         text = " ".join(record.message.split())
         self.message.setText(text if len(text) <= MESSAGE_CHARS else text[:MESSAGE_CHARS] + "…")

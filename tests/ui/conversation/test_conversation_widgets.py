@@ -502,6 +502,25 @@ def test_composer_keys_and_attachments(qtbot: QtBot) -> None:
     assert composer.attachments == []
 
 
+def test_a_chips_remove_button_is_the_cross_icon_and_still_removes_the_attachment(qtbot: QtBot) -> None:
+    composer = Composer()
+    qtbot.addWidget(composer)
+    composer.resize(500, 120)
+    composer.show()
+    kept = ResourceRef("demo", "demo://notes", "Notes", "text/markdown")
+    gone = ResourceRef("demo", "demo://guide", "Guide", "text/markdown")
+    composer.attach([kept, gone])
+    chip = next(c for c in composer.findChildren(AttachmentChip) if c.ref == gone)
+    button = chip.remove_button
+    assert button is not None
+    assert button.text() == "" and not button.icon().isNull() and button.icon().name() == "x"
+    assert button.accessibleName() == "Remove Guide" and button.toolTip() == "Remove this attachment"
+    qtbot.waitUntil(button.isVisible)
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+    assert composer.attachments == [kept]
+    qtbot.waitUntil(lambda: [c.ref for c in composer.findChildren(AttachmentChip)] == [kept])
+
+
 def test_history_shows_a_call_the_app_never_finished(qtbot: QtBot, tmp_path: Path) -> None:
     store = ConversationStore(tmp_path / "chats.sqlite3")
     killed = Conversation.start(store)

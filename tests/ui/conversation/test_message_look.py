@@ -4,11 +4,12 @@ that are drawn on hover or focus yet always in the keyboard's reach."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
-from PySide6.QtGui import QEnterEvent, QGuiApplication, QPalette, QTextCursor
+from PySide6.QtCore import QEvent, QPoint, QPointF, Qt, QUrl
+from PySide6.QtGui import QEnterEvent, QGuiApplication, QImage, QPalette, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QApplication, QGraphicsOpacityEffect, QLabel, QPushButton, QWidget
 from pytestqt.qtbot import QtBot
 
+from desktop_app.qt_kit.action_icon import MESSAGE_ICON, address_image, image_address
 from desktop_app.qt_kit.theme import muted, restyle, themed, tokens
 from desktop_app.qt_kit.tokens import DARK, LIGHT, READABLE_WIDTH, SPACE, contrast_ratio
 from desktop_app.ui.conversation.bubble_look import ACTION_NAME, USER_WIDTH
@@ -79,6 +80,27 @@ def test_a_code_blocks_copy_puts_exactly_the_code_on_the_clipboard(qtbot: QtBot)
     QGuiApplication.clipboard().clear()
     qtbot.mouseClick(bubble.body.viewport(), Qt.MouseButton.LeftButton, pos=at)
     assert QGuiApplication.clipboard().text() == CODE
+
+
+def test_a_code_blocks_copy_link_shows_the_copy_icon_sharp_and_in_the_themes_accent(qtbot: QtBot) -> None:
+    for dark, palette in ((False, LIGHT), (True, DARK)):
+        html = render_markdown("```python\nx = 1\n```\n", dark=dark).html
+        address = image_address("copy", "accent", dark=dark)
+        assert f'<img src="{address}"' in html and "Copy</a>" in html
+        for scale in (1.0, 2.0):
+            image = address_image(address, MESSAGE_ICON, scale)
+            assert image is not None and image.width() == round(MESSAGE_ICON * scale)
+            drawn = {image.pixelColor(x, y).name() for x in range(image.width()) for y in range(image.height())}
+            assert palette.accent in drawn, "drawn in the accent, at the screen's own pixels"
+    for forged in ("action-icon:../../etc/passwd/accent/light", "action-icon:copy/secret/light", "file:///etc/passwd"):
+        assert address_image(forged, MESSAGE_ICON, 1.0) is None
+    view = shown_view(qtbot, 700)
+    bubble = view.add_message("assistant", f"```python\n{CODE}```")
+    qtbot.waitUntil(lambda: bubble.body.height() > 40)
+    loaded = bubble.body.document().resource(
+        QTextDocument.ResourceType.ImageResource.value, QUrl(image_address("copy", "accent", dark=False))
+    )
+    assert isinstance(loaded, QImage) and loaded.width() == round(MESSAGE_ICON * bubble.body.devicePixelRatioF())
 
 
 def test_the_column_is_readable_and_centred_and_the_user_writes_on_the_right(qtbot: QtBot) -> None:

@@ -16,10 +16,9 @@ from desktop_app.core.sandbox.probe import BUBBLEWRAP, SandboxSupport
 from desktop_app.core.sandbox.settings import SandboxSettings
 from desktop_app.core.secret_store import SecretBackend
 from desktop_app.core.server_config import ServerConfig, TransportKind
+from desktop_app.qt_kit.theme import tokens
 from desktop_app.ui.asks.card_asker import CardAsker
 from desktop_app.ui.gallery.consent_card import ConsentCard
-from desktop_app.ui.gallery.look import CAUTION_STYLE
-from desktop_app.ui.widgets.style import MUTED
 from tests.hosting import eventually
 from tests.window_kit import run_in_qt
 
@@ -112,10 +111,11 @@ def test_where_the_secrets_go_is_said_and_a_plaintext_store_is_a_caution(qapp: Q
             label = card.findChild(QLabel, "consentSecrets")
             assert isinstance(label, QLabel)
             shown[store.kind] = (label.text(), label.styleSheet())
-        assert shown["os-keyring"] == ("Stored in the system keyring: KEY", MUTED)
+        theme = tokens()
+        assert shown["os-keyring"] == ("Stored in the system keyring: KEY", f"color: {theme.muted};")
         assert shown["plaintext-file"] == (
             "Stored in a plaintext file, not encrypted (/home/me/secrets.cfg): KEY",
-            CAUTION_STYLE,
+            f"color: {theme.caution};",
         )
 
     run_in_qt(qapp, scenario())
@@ -157,7 +157,7 @@ def test_the_sandbox_its_rights_and_running_without_it(qapp: QApplication) -> No
         assert choice.without.isHidden() and choice.unavailable.isHidden()
         choice.box.click()
         assert choice.rights.isHidden() and not choice.without.isHidden()
-        assert choice.without.styleSheet() == CAUTION_STYLE
+        assert choice.without.styleSheet() == f"color: {tokens().caution};"
         card.install.click()
         assert await answer == InstallReply(True, sandboxed=False)
         assert card.outcome.text() == "You agreed, without the sandbox." and not choice.box.isEnabled()

@@ -7,15 +7,16 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
 import qasync
 from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
 from desktop_app.bridge import CoreBridge
 from desktop_app.core.config_store import ConfigStore
 from desktop_app.core.host import ServerHost
+from desktop_app.qt_kit.theme import tokens
 from desktop_app.ui.servers.import_review import ImportReview
 from desktop_app.ui.servers.server_actions import ServerActions
-from desktop_app.ui.widgets.style import ERROR_COLOUR
 from tests.hosting import FAST_RESTARTS, FIXTURE_SCRIPT, eventually, live_children
 
 
@@ -32,6 +33,7 @@ def cloned_repository(tmp_path: Path) -> Path:
     return source
 
 
+@pytest.mark.stdio
 def test_the_import_is_reviewed_before_anything_is_saved(qapp: QApplication, tmp_path: Path) -> None:
     source = cloned_repository(tmp_path)
     config = tmp_path / "servers.json"
@@ -53,7 +55,8 @@ def test_the_import_is_reviewed_before_anything_is_saved(qapp: QApplication, tmp
         )
         assert hooked.verdict.text().startswith("Not imported: the imported entry sets PYTHONPATH, which changes")
         assert hooked.risky is not None and hooked.risky.text().startswith("PYTHONPATH: changes which program runs")
-        assert ERROR_COLOUR in hooked.risky.styleSheet() and ERROR_COLOUR in hooked.verdict.styleSheet()
+        danger = tokens().danger
+        assert danger in hooked.risky.styleSheet() and danger in hooked.verdict.styleSheet()
         assert hooked.environment is not None and hooked.environment.text() == "Environment: REGION"
 
         # Cancel saves nothing; a second review's Import saves exactly what it showed.

@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
 import qasync
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
@@ -24,10 +25,10 @@ from desktop_app.core.sandbox.settings import SandboxSettings
 from desktop_app.core.secret_store import SecretStore, encryption_advice, open_secret_store
 from desktop_app.core.server_config import OAuthSettings, ServerConfig, TransportKind
 from desktop_app.core.server_status import ServerState
+from desktop_app.qt_kit.theme import tokens
 from desktop_app.ui.servers.sandbox_section import support_text
 from desktop_app.ui.servers.server_editor import ServerEditor
 from desktop_app.ui.servers.servers_panel import ServersPanel
-from desktop_app.ui.widgets.style import ERROR_COLOUR
 from tests.hosting import FAST_RESTARTS, FIXTURE_SCRIPT, eventually
 
 
@@ -126,6 +127,7 @@ def test_trust_is_off_by_default_and_read_only_needs_it(qapp: QApplication, tmp_
     assert (again.build().trusted, again.build().auto_approve_read_only) == (False, False)
 
 
+@pytest.mark.stdio
 def test_panel_adds_edits_and_removes_servers(qapp: QApplication, tmp_path: Path) -> None:
     path = tmp_path / "servers.json"
     store = ConfigStore(path)
@@ -209,7 +211,7 @@ def test_environment_that_changes_what_runs_is_flagged_not_refused(qapp: QApplic
     )
     editor = ServerEditor(_secrets(tmp_path), hand_written)
     editor.show()
-    red = QColor(ERROR_COLOUR)
+    red = QColor(tokens(editor).danger)
 
     def colour(row: int) -> QColor:
         return editor.env.item(row, 0).foreground().color()
