@@ -105,17 +105,13 @@ async def bare_listing() -> tuple[float, float]:
 async def scenario(app: Any, home: Path, llm: Any, rounds: int, profile: bool) -> Result:
     from PySide6.QtCore import QEvent, QObject, QTimer
 
-    from desktop_app.app import run_window
     from desktop_app.core.model import llm as llm_module
-    from desktop_app.ui.shell.main_window import MainWindow
+    from tests.window_kit import window_session
 
     config = home / "servers.json"
     config.write_text(json.dumps({"mcpServers": {}}))  # the demo server runs until one is added
-    running = asyncio.ensure_future(run_window(app, config, home / "settings.json"))
     result = Result()
-    try:
-        await until(lambda: any(isinstance(w, MainWindow) and w.filled for w in app.topLevelWidgets()), 60, "ui")
-        window = next(w for w in app.topLevelWidgets() if isinstance(w, MainWindow))
+    async with window_session(app, config, home / "settings.json") as window:
         host, browser = window.bridge.host, window.resources.browser
 
         async def turn(text: str) -> None:
@@ -160,12 +156,6 @@ async def scenario(app: Any, home: Path, llm: Any, rounds: int, profile: bool) -
             result.rounds.append(measured)
         if profiler is not None:
             result.profile = profile_report(profiler)
-        window.close()
-        await asyncio.wait_for(asyncio.shield(running), 30)
-    finally:
-        if not running.done():
-            running.cancel()
-            await asyncio.gather(running, return_exceptions=True)
     return result
 
 
@@ -194,7 +184,7 @@ async def window_round(window: Any, clock: Any, llm: Any, name: str) -> Round:
     # The user is writing the question when the server starts: typing loads the tokenizer, which
     # the app gives back after each answer (its memory and reload are bench/session.py's concern).
     window.composer.editor.insertPlainText("W")
-    await until(lambda: tokens._encodings, 60, "the tokenizer loaded as the user types")
+    await until(lambda: tokens._tokenizer.running, 60, "the tokenizer started as the user types")
     bridge.catalog_changed.connect(on_catalog)
     browser.proxy.layoutChanged.connect(rows_in)
     clock.armed, clock.painted = False, 0.0

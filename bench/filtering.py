@@ -63,22 +63,14 @@ async def scenario(app: Any, rounds: int, monitor: StallMonitor, profile: bool) 
     from PySide6.QtCore import Qt
     from PySide6.QtTest import QTest
 
-    from desktop_app.app import run_window
-    from desktop_app.ui.shell.main_window import MainWindow
+    from tests.window_kit import window_session
 
     config = Path(os.environ["XDG_CONFIG_HOME"]).parent / "servers.json"
     servers = {f"server-{i:02d}": paginated_server(PER_SERVER, per_page=250, tools=5) for i in range(SERVERS)}
     config.write_text(json.dumps({"mcpServers": servers}))
     started = time.perf_counter()
-    running = asyncio.ensure_future(run_window(app, config, None))
     result: dict[str, Any] = {"keys": []}
-    try:
-        await until(
-            lambda: any(isinstance(w, MainWindow) and w.filled for w in app.topLevelWidgets()),
-            60,
-            "ui",
-        )
-        window = next(w for w in app.topLevelWidgets() if isinstance(w, MainWindow))
+    async with window_session(app, config) as window:
         host = window.bridge.host
         browser = window.resources.browser
 
@@ -111,12 +103,6 @@ async def scenario(app: Any, rounds: int, monitor: StallMonitor, profile: bool) 
             profiler.disable()
             result["profile"] = profile_report(profiler)
         result["matches_at_end"] = sum(browser.proxy.match_count(r)[0] for r in range(browser.proxy.rowCount()))
-        window.close()
-        await asyncio.wait_for(asyncio.shield(running), 30)
-    finally:
-        if not running.done():
-            running.cancel()
-            await asyncio.gather(running, return_exceptions=True)
     return result
 
 

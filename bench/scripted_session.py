@@ -112,34 +112,20 @@ async def until(check: Callable[[], object], timeout: float, what: str, poll: fl
 async def window_session(
     app: Any, home: Path, servers_config: dict[str, dict[str, Any]], provider_url: str | None
 ) -> AsyncIterator[Any]:
-    """The real window with `servers_config`, its model the provider at `provider_url`; closed on exit."""
-    from desktop_app.app import run_window
+    """The real window with `servers_config`, its model the provider at `provider_url`, at 1280x800; closed on
+    exit as the tests close it (`tests/window_kit.py`)."""
     from desktop_app.core.app_settings import AppSettings, save_settings
     from desktop_app.core.model.settings import ModelSettings
-    from desktop_app.ui.shell.main_window import MainWindow
+    from tests.window_kit import window_session as running_window
 
     config = home / "servers.json"
     config.write_text(json.dumps({"mcpServers": servers_config}))
     settings = home / "settings.json"
     if provider_url is not None:
         save_settings(settings, AppSettings(ModelSettings(MODEL, api_base=provider_url)))
-    running = asyncio.ensure_future(run_window(app, config, settings))
-    try:
-
-        def filled() -> Any:  # a window closed earlier in this process may still be alive: not that one
-            found = (w for w in app.topLevelWidgets() if isinstance(w, MainWindow) and w.isVisible() and w.filled)
-            return next(found, None)
-
-        await until(filled, 60, "the window")
-        window = filled()
+    async with running_window(app, config, settings) as window:
         window.resize(1280, 800)
         yield window
-        window.close()
-        await asyncio.wait_for(asyncio.shield(running), 60)
-    finally:
-        if not running.done():
-            running.cancel()
-            await asyncio.gather(running, return_exceptions=True)
 
 
 def catalog_listed(window: Any, resources: int) -> bool:

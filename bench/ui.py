@@ -376,27 +376,19 @@ def instrumented_rendering(run: StreamRun) -> Iterator[None]:
 
 
 async def stream_scenario(app: Any, home: Path, run: StreamRun, profile: bool) -> None:
-    from desktop_app.app import run_window
     from desktop_app.core.chat.events import ChatEvent, TextDelta, TurnFinished
     from desktop_app.core.chat.tokens import count_tokens
     from desktop_app.core.model import llm as llm_module
     from desktop_app.ui.conversation import markdown_html
     from desktop_app.ui.conversation.message_bubble import MessageBubble
-    from desktop_app.ui.shell.main_window import MainWindow
+    from tests.window_kit import window_session
 
     fixture = ROOT / "tests" / "servers" / "fixture_server.py"
     server = {"command": sys.executable, "args": [str(fixture), "--pages", str(PAGES), "--per-page", str(PER_PAGE)]}
     config = home / "servers.json"
     config.write_text(json.dumps({"mcpServers": {"big": {**server, "timeout": 120}}}))
     started = time.perf_counter()
-    running = asyncio.ensure_future(run_window(app, config, home / "settings.json"))
-    try:
-        await until(
-            lambda: any(isinstance(w, MainWindow) and w.filled for w in app.topLevelWidgets()),
-            30,
-            "the window",
-        )
-        window = next(w for w in app.topLevelWidgets() if isinstance(w, MainWindow))
+    async with window_session(app, config, home / "settings.json") as window:
         host = window.bridge.host
         measured: list[int] = []
         window.chat.meter.context_changed.connect(lambda prompt: measured.append(prompt.total))
@@ -456,12 +448,6 @@ async def stream_scenario(app: Any, home: Path, run: StreamRun, profile: bool) -
             raise RuntimeError("the model streamed no text: see the messages above")
         answers = [b for b in view.findChildren(MessageBubble) if b.role == "assistant"]
         run.shown_chars = len(answers[-1].body.toPlainText()) if answers else 0
-        window.close()  # the app's own shutdown: servers stopped, then run_window returns
-        await asyncio.wait_for(asyncio.shield(running), 20)
-    finally:
-        if not running.done():
-            running.cancel()
-            await asyncio.gather(running, return_exceptions=True)
 
 
 def measure_stream(profile: bool, stacks: bool) -> tuple[StreamRun, StallMonitor, StackSampler | None]:

@@ -17,7 +17,6 @@ from PySide6.QtCore import QPoint, QRect, Qt
 from PySide6.QtGui import QColor, QFont, QPainter, QPalette, QPixmap
 from PySide6.QtWidgets import QApplication, QWidget
 
-from desktop_app.app import run_window
 from desktop_app.core.app_settings import AppSettings, default_settings_path, save_settings
 from desktop_app.core.apps.session import SessionState
 from desktop_app.core.model.settings import ModelSettings
@@ -28,11 +27,11 @@ from desktop_app.ui.conversation.tool_card import ToolCard
 from desktop_app.ui.servers.servers_panel import TOOLS_TAB
 from desktop_app.ui.settings.settings_dialog import SettingsDialog
 from desktop_app.ui.shell.application import set_up_application
-from desktop_app.ui.shell.event_loop import qt_event_loop
 from desktop_app.ui.shell.main_window import MainWindow
 from tests.llm_server import ScriptedLLM, ToolCall, calls, text
 from tests.servers.registry_documents import hello, simple, weather
 from tests.servers.registry_fixture import RegistryFixture, response, running_registry
+from tests.window_kit import run_in_qt, window_session
 
 ANSWER = """The guide's key idea is **catalog + pull**: the model sees a short catalog, then reads what it needs.
 
@@ -295,19 +294,13 @@ def gallery_catalogue(registry: RegistryFixture) -> None:
 
 
 async def _scenario(app: QApplication, shots: dict[str, Path], size: tuple[int, int], llm: ScriptedLLM) -> None:
-    running = asyncio.ensure_future(run_window(app, default_settings_path().parent / "servers.json"))
-    await until(lambda: any(isinstance(w, MainWindow) and w.filled for w in app.topLevelWidgets()), "the window")
-    window = next(w for w in app.topLevelWidgets() if isinstance(w, MainWindow))
-    window.move(0, 0)
-    window.resize(*size)
-    await until(lambda: window.size().toTuple() == size, f"the window at {size}")
-    await until(lambda: window.bridge.host.ready_count() == 1, "the demo server")
-    await until(lambda: not window.dock_fit._pending.isActive(), "the docks")
-    try:
+    async with window_session(app, default_settings_path().parent / "servers.json") as window:
+        window.move(0, 0)
+        window.resize(*size)
+        await until(lambda: window.size().toTuple() == size, f"the window at {size}")
+        await until(lambda: window.bridge.host.ready_count() == 1, "the demo server")
+        await until(lambda: not window.dock_fit._pending.isActive(), "the docks")
         await Scenes(window, llm, shots).play()
-    finally:
-        window.close()
-        await running
 
 
 def play(shots: dict[str, Path], theme: str, size: tuple[int, int]) -> None:
@@ -321,5 +314,4 @@ def play(shots: dict[str, Path], theme: str, size: tuple[int, int]) -> None:
         app = QApplication.instance() or QApplication(sys.argv[:1])
         assert isinstance(app, QApplication)
         set_up_application(app)  # the app's names, quit policy and the saved theme
-        with asyncio.Runner(loop_factory=lambda: qt_event_loop(app)) as runner:
-            runner.run(_scenario(app, shots, size, llm))
+        run_in_qt(app, _scenario(app, shots, size, llm))

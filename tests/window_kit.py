@@ -7,7 +7,8 @@ import gc
 import io
 import json
 import os
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -92,6 +93,32 @@ async def _no_task_outlives_the_app() -> None:
     assert servers == [], f"servers still running after the app quit: {servers}"
 
 
+@asynccontextmanager
+async def window_session(app: QApplication, config: Path, settings: Path | None = None) -> AsyncIterator[MainWindow]:
+    """The real composition root (`run_window`) on `config` and `settings`, on the running loop: its window
+    once the panes are in; on leaving, the window closed as a user closes it, the quit awaited (a quit past
+    `QUIT_DEADLINE` fails with what still runs on stderr) and no task of the app left running.
+
+    The one way tests, benches and the screenshot script start the window: run it under `run_in_qt`."""
+    running = asyncio.ensure_future(run_window(app, config, settings))
+    try:
+        window = await main_window(app, WINDOW_DEADLINE)
+    except BaseException:
+        running.cancel()
+        await asyncio.gather(running, return_exceptions=True)
+        raise
+    try:
+        yield window
+    finally:
+        window.close()
+        done, _ = await asyncio.wait({running}, timeout=QUIT_DEADLINE)  # as quick as awaiting it: no shield
+        if not done:
+            os.write(2, still_running().encode("utf-8", "replace"))  # past the capture: the test may be killed
+            raise AssertionError("quitting hung; the tasks still running are on stderr")
+        running.result()
+    await _no_task_outlives_the_app()
+
+
 def run_window_scenario(
     app: QApplication,
     tmp_path: Path,
@@ -114,20 +141,10 @@ def run_window_scenario(
         save_settings(settings_path, settings)
 
     async def play() -> None:
-        running = asyncio.ensure_future(run_window(app, config, settings_path))
-        window = await main_window(app, WINDOW_DEADLINE)
-        try:
+        async with window_session(app, config, settings_path) as window:
             host = window.bridge.host
             await eventually(lambda: host.ready_count() >= ready, WINDOW_DEADLINE, f"{ready} servers ready")
             await steps(window)
-        finally:
-            window.close()
-            done, _ = await asyncio.wait({running}, timeout=QUIT_DEADLINE)  # as quick as awaiting it: no shield
-            if not done:
-                os.write(2, still_running().encode("utf-8", "replace"))  # past the capture: the test may be killed
-                raise AssertionError("quitting hung; the tasks still running are on stderr")
-            running.result()
-        await _no_task_outlives_the_app()
 
     quits_alone = app.quitOnLastWindowClosed()
     app.setQuitOnLastWindowClosed(False)  # as the app's (`set_up_application`): quitting waits for the servers
