@@ -12,73 +12,46 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from importlib import import_module
 from pathlib import Path
 from typing import Any
 
 from desktop_app.core.server_config import ServerConfig, TransportKind
 from desktop_app.core.transports import open_transport
 from desktop_app.core.watched_streams import TransportHooks
+from desktop_app.demo_server import build_server as build_demo_server
 
 SERVERS = Path(__file__).parent / "servers"
 
 
-def _fixture(argv: list[str]) -> object | None:
-    from tests.servers.fixture_server import in_process
+def _from_argv(stem: str, builder: str = "from_argv") -> Callable[[list[str]], object | None]:
+    """The server module's `builder`, given the command line's arguments (None: it needs a process)."""
 
-    return in_process(argv)
-
-
-def _no_arguments(build: Callable[[], object]) -> Callable[[list[str]], object | None]:
-    return lambda argv: None if argv else build()
-
-
-def _module_from_argv(stem: str) -> Callable[[list[str]], object | None]:
     def build(argv: list[str]) -> object | None:
-        module = __import__(f"tests.servers.{stem}", fromlist=["from_argv"])
-        server: object | None = module.from_argv(argv)
+        server: object | None = getattr(import_module(f"tests.servers.{stem}"), builder)(argv)
         return server
 
     return build
 
 
-def _asking() -> object:
-    from tests.servers.asking_server import build_asking_server
+def _no_arguments(stem: str, builder: str) -> Callable[[list[str]], object | None]:
+    """A server module whose command line takes no arguments: its `builder()`, or None if given some."""
 
-    return build_asking_server()
+    def build(argv: list[str]) -> object | None:
+        server: object | None = None if argv else getattr(import_module(f"tests.servers.{stem}"), builder)()
+        return server
 
-
-def _sampling_abuse() -> object:
-    from tests.servers.sampling_abuse_server import build_sampling_abuse_server
-
-    return build_sampling_abuse_server()
-
-
-def _ledger() -> object:
-    from tests.servers.ledger_server import build_ledger_server
-
-    return build_ledger_server()
-
-
-def _mode() -> object:
-    from tests.servers.mode_server import build_mode_server
-
-    return build_mode_server()
-
-
-def _demo() -> object:
-    from desktop_app.demo_server import build_server
-
-    return build_server()
+    return build
 
 
 BUILDERS: dict[str, Callable[[list[str]], object | None]] = {
-    "fixture_server.py": _fixture,
-    "asking_server.py": _no_arguments(_asking),
-    "sampling_abuse_server.py": _no_arguments(_sampling_abuse),
-    "ledger_server.py": _no_arguments(_ledger),
-    "mode_server.py": _no_arguments(_mode),
+    "fixture_server.py": _from_argv("fixture_server", "in_process"),
+    "asking_server.py": _no_arguments("asking_server", "build_asking_server"),
+    "sampling_abuse_server.py": _no_arguments("sampling_abuse_server", "build_sampling_abuse_server"),
+    "ledger_server.py": _no_arguments("ledger_server", "build_ledger_server"),
+    "mode_server.py": _no_arguments("mode_server", "build_mode_server"),
     **{
-        f"{stem}.py": _module_from_argv(stem)
+        f"{stem}.py": _from_argv(stem)
         for stem in (
             "skills_server",
             "instructions_server",
@@ -102,7 +75,7 @@ def in_process_server(config: ServerConfig) -> object | None:
         return None  # what the process is given is part of the test
     first, *rest = config.args
     if first == "-m" and rest == ["desktop_app.demo_server"]:
-        return _demo()
+        return build_demo_server()
     script = Path(first)
     if script.parent != SERVERS or script.name not in BUILDERS:
         return None
