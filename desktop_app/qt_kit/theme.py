@@ -8,13 +8,15 @@ Settings or the system's own switch) builds every remembered sheet again from th
 
 from __future__ import annotations
 
+import tempfile
 import weakref
 from collections.abc import Callable
-from functools import partial
-from typing import TypeVar
+from functools import cache, partial
+from pathlib import Path
+from typing import Final, TypeVar
 
 from PySide6.QtGui import QFont, QGuiApplication, QPalette
-from PySide6.QtWidgets import QLabel, QPushButton, QWidget
+from PySide6.QtWidgets import QApplication, QLabel, QPushButton, QWidget
 
 from desktop_app.qt_kit.tokens import DARK, LIGHT, SPACE, TEXT_ROLES, Palette, TypeScale
 
@@ -61,10 +63,79 @@ def themed(widget: QWidget, build: SheetBuilder) -> None:
     on_theme(widget, partial(_sheet, build))
 
 
+_ARROWS: Final = Path(__file__).with_name("action_icons")
+FIELD_ARROWS: Final = ("chevron-down", "chevron-up")
+"""The action icons a field's drop-down and step buttons show (`fields_sheet`)."""
+
+
+@cache
+def _arrow_folder() -> Path:
+    """Where the arrows of the fields' sheets are written (a sheet reads images from files only); removed
+    when the process ends."""
+    folder = tempfile.TemporaryDirectory(prefix="mcp-desk-arrows-")
+    _arrow_folder.keep = folder  # type: ignore[attr-defined]  # the folder lives as long as the process
+    return Path(folder.name)
+
+
+@cache
+def _arrow(name: str, colour: str) -> str:
+    """The path of the action icon `name` drawn in `colour`, for a sheet's `image: url(...)`."""
+    path = _arrow_folder() / f"{name}-{colour.lstrip('#')}.svg"
+    path.write_text((_ARROWS / f"{name}.svg").read_text(encoding="utf-8").replace("currentColor", colour), "utf-8")
+    return path.as_posix()
+
+
+_FIELDS = 'QLineEdit, QAbstractSpinBox, QComboBox, QPlainTextEdit[readOnly="false"]'
+"""The controls the user types into or picks from (a read-only text is a view, not a field)."""
+
+
+def fields_sheet(p: Palette) -> str:
+    """The application's one sheet: every field framed in `field_border` on the `field` colour, in every
+    window and dialog (a card's form, the gallery's install form, Settings) without a sheet of its own."""
+    each = [part.strip() for part in _FIELDS.split(",")]
+    button, arrow = SPACE.xl + SPACE.s, SPACE.l
+    down, up = (_arrow(name, p.text) for name in FIELD_ARROWS)
+    down_off, up_off = (_arrow(name, p.border) for name in FIELD_ARROWS)
+
+    def rule(state: str) -> str:
+        return ", ".join(f"{part}{state}" for part in each)
+
+    return (
+        f"{rule('')} {{ background: {p.field}; color: {p.text}; border: 1px solid {p.field_border};"
+        f" border-radius: {SPACE.radius - 4}px; padding: {SPACE.xs}px {SPACE.s}px; }}"
+        f" {rule(':focus')} {{ border-color: {p.accent}; }}"
+        f" {rule(':disabled')} {{ background: {p.raised}; color: {p.muted}; border-color: {p.border}; }}"
+        f" QComboBox::drop-down, QDateTimeEdit::drop-down {{ subcontrol-origin: border; subcontrol-position:"
+        f" top right; width: {button}px; border: none; border-left: 1px solid {p.border}; }}"
+        f" QAbstractSpinBox::up-button, QAbstractSpinBox::down-button {{ subcontrol-origin: border;"
+        f" width: {button}px; border: none; border-left: 1px solid {p.border}; }}"
+        f" QAbstractSpinBox::up-button {{ subcontrol-position: top right; }}"
+        f" QAbstractSpinBox::down-button {{ subcontrol-position: bottom right; }}"
+        f" QComboBox::down-arrow, QDateTimeEdit::down-arrow, QAbstractSpinBox::down-arrow {{"
+        f" image: url({down}); width: {arrow}px; height: {arrow}px; }}"
+        f" QAbstractSpinBox::up-arrow {{ image: url({up}); width: {arrow}px; height: {arrow}px; }}"
+        f" QComboBox::down-arrow:disabled, QAbstractSpinBox::down-arrow:disabled,"
+        f" QAbstractSpinBox::down-arrow:off {{ image: url({down_off}); }}"
+        f" QAbstractSpinBox::up-arrow:disabled, QAbstractSpinBox::up-arrow:off {{ image: url({up_off}); }}"
+    )
+
+
+def style_fields(app: QApplication) -> bool:
+    """Give `app` the current theme's fields (`fields_sheet`); whether that changed its sheet."""
+    sheet = fields_sheet(tokens())
+    if app.styleSheet() == sheet:  # setting it polishes every widget again
+        return False
+    app.setStyleSheet(sheet)
+    return True
+
+
 def restyle() -> int:
-    """Give every widget that follows the theme the current tokens' look; how many changed."""
+    """Give every widget that follows the theme the current tokens' look, and the application its fields';
+    how many changed."""
     current = tokens()
     changed = 0
+    if isinstance(app := QApplication.instance(), QApplication) and app.styleSheet():
+        changed += style_fields(app)
     for widget, follow in list(_followers.items()):
         try:
             changed += follow(widget, current)

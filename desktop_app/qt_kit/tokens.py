@@ -19,7 +19,10 @@ class Palette:
     Text colours (`text`, `muted`, `accent`, `success`, `caution`, `danger`) are read on `surface`,
     `raised` and `window`, and meet WCAG AA body-text contrast (4.5:1) on all three; `on_accent` is
     text on an `accent` fill. `border` is a hairline that only groups what is already told apart by
-    its text; nothing is recognised by the border alone.
+    its text; nothing is recognised by the border alone. What the user types into (a line, a list to pick
+    from, a number, a date) is recognised by its frame, so `field_border` meets the 3:1 of WCAG 1.4.11 for
+    the parts of a control on `field` and on every background in `BACKGROUNDS`; `field` is the inside of
+    such a control, told apart from the card or pane around it.
     """
 
     dark: bool
@@ -30,6 +33,10 @@ class Palette:
     raised: str
     """Above the surface: the user's messages, cards, code blocks, a table's header row."""
     border: str
+    field: str
+    """The inside of a control that takes text: a line, a number, a date, a list to pick from."""
+    field_border: str
+    """The frame of such a control (3:1 on `field` and on every background: WCAG 1.4.11)."""
     text: str
     muted: str
     """Secondary text: metadata, hints, a card's description."""
@@ -51,6 +58,8 @@ LIGHT: Final = Palette(
     surface="#ffffff",
     raised="#f3f4f7",
     border="#d5d9e0",
+    field="#ffffff",
+    field_border="#7d838e",
     text="#1f2328",
     muted="#5d6470",
     accent="#2456c7",
@@ -66,6 +75,8 @@ DARK: Final = Palette(
     surface="#1f2023",
     raised="#2b2d31",
     border="#44474f",
+    field="#18191c",
+    field_border="#80848d",
     text="#e6e6e6",
     muted="#a3a9b4",
     accent="#86a8f8",

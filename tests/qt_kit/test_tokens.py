@@ -38,6 +38,17 @@ def test_the_marks_that_carry_meaning_stand_out_as_ui_parts(palette: Palette) ->
             assert contrast_ratio(getattr(palette, part), getattr(palette, background)) >= LARGE_TEXT_AND_PARTS
 
 
+@pytest.mark.parametrize("palette", [LIGHT, DARK], ids=["light", "dark"])
+def test_a_fields_frame_stands_out_as_a_ui_part_where_it_is_drawn(palette: Palette) -> None:
+    """A text field is found by its frame (WCAG 1.4.11): 3:1 on its own inside and on every background.
+    The hairline `border` only groups what its text already tells apart, and does not reach 3:1."""
+    for background in (*BACKGROUNDS, "field"):
+        assert contrast_ratio(palette.field_border, getattr(palette, background)) >= LARGE_TEXT_AND_PARTS, background
+    assert palette.field != palette.raised, "a field in a card is told apart from the card"
+    assert contrast_ratio(palette.text, palette.field) >= BODY_TEXT, "what is typed"
+    assert contrast_ratio(palette.muted, palette.field) >= BODY_TEXT, "a placeholder"
+
+
 def test_the_themes_tell_surfaces_apart_and_are_what_they_say() -> None:
     assert not LIGHT.dark and DARK.dark
     for palette in (LIGHT, DARK):

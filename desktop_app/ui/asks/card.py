@@ -18,7 +18,8 @@ from PySide6.QtWidgets import QLabel, QPushButton, QVBoxLayout, QWidget
 
 from desktop_app.core.asks.question import Question
 from desktop_app.qt_kit.flow_layout import FlowLayout
-from desktop_app.qt_kit.theme import muted
+from desktop_app.qt_kit.theme import muted, on_theme
+from desktop_app.qt_kit.tokens import Palette
 from desktop_app.ui.widgets.bordered_frame import CALM_BORDER, BorderedFrame
 
 R = TypeVar("R")
@@ -27,9 +28,13 @@ R = TypeVar("R")
 class Tone(StrEnum):
     """How loudly a card asks: an everyday question, one that needs care, one that can do harm."""
 
-    INFO = "#4f6cf7"
-    CAUTION = "#d9a21b"
-    DANGER = "#d64545"
+    INFO = "accent"
+    CAUTION = "caution"
+    DANGER = "danger"
+
+    def colour(self, palette: Palette) -> str:
+        """The tone's colour in `palette`: the token it is named after (3:1 on every background)."""
+        return str(getattr(palette, self.value))
 
 
 class AskCard(BorderedFrame, Generic[R]):
@@ -46,9 +51,10 @@ class AskCard(BorderedFrame, Generic[R]):
         super().__init__(parent)
         self.question = question
         self.reply: asyncio.Future[R] = asyncio.get_event_loop().create_future()
-        self._tone = tone
+        self._tone: Tone | None = tone
+        """The open card's tone; None once it is answered or withdrawn (then its border is calm)."""
         self.setObjectName("askCard")
-        self._set_border(tone.value, 2)
+        on_theme(self, _show_tone)  # the border in the tone's colour of the theme shown, now and after a change
         self.title = QLabel(title)
         self.title.setTextFormat(Qt.TextFormat.RichText)
         self.title.setWordWrap(True)
@@ -132,6 +138,7 @@ class AskCard(BorderedFrame, Generic[R]):
         self.collapse()
         self.outcome.setText(text)
         self.outcome.show()
+        self._tone = None
         self._set_border(CALM_BORDER, 1)
 
     def collapse(self) -> None:
@@ -140,6 +147,14 @@ class AskCard(BorderedFrame, Generic[R]):
     def _set_border(self, colour: QColor | str, width: int) -> None:
         """The card's border; an approval panel living in a tool card hands it to that card."""
         self.set_border(colour, width)
+
+
+def _show_tone(card: QWidget, palette: Palette) -> bool:
+    """An open card's border in its tone's colour in `palette` (a theme's follower: it holds no card)."""
+    if not isinstance(card, AskCard) or card._tone is None:
+        return False
+    card._set_border(card._tone.colour(palette), 2)
+    return True
 
 
 def escape(text: str) -> str:

@@ -30,7 +30,7 @@ from desktop_app.core.chat.approval import (
     Requester,
     validate_arguments,
 )
-from desktop_app.qt_kit.theme import danger, muted, primary
+from desktop_app.qt_kit.theme import danger, muted, primary, tokens
 from desktop_app.ui.asks.card import AskCard, Tone
 from desktop_app.ui.conversation.approval_words import change_note, hint_badges, taint_note
 from desktop_app.ui.conversation.tool_card import ARGUMENT_LINES, ToolCard, pretty_json
@@ -191,7 +191,7 @@ class ApprovalPanel(AskCard[ApprovalReply]):
         if (box := self.layout()) is not None:
             box.setContentsMargins(0, 2, 0, 0)
         card.embed(self)
-        card.set_border(self.tone.value, 2)
+        self._set_border(self.tone.colour(tokens()), 2)  # the theme's follower keeps it in the theme shown
         self.sig_answered.connect(lambda _reply: card.release())
         self.sig_withdrawn.connect(lambda _why: card.release())
 

@@ -32,7 +32,7 @@ def composer_sheet(p: Palette) -> str:
     """The composer continues the conversation's surface, its field raised above it."""
     return (
         f"#composer {{ background: {p.surface}; }}"
-        f" #composerEditor {{ background: {p.raised}; color: {p.text}; border: 1px solid {p.border};"
+        f" #composerEditor {{ background: {p.raised}; color: {p.text}; border: 1px solid {p.field_border};"
         f" border-radius: {SPACE.radius}px; }}"
         f" #composerEditor:focus {{ border-color: {p.accent}; }}"
     )

@@ -12,7 +12,7 @@ from enum import StrEnum
 from typing import Any, Final
 
 from PySide6.QtCore import QRectF, Qt, Signal
-from PySide6.QtGui import QColor, QIcon, QPainter, QPaintEvent, QPixmap
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QIcon, QPainter, QPaintEvent, QPixmap
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -27,7 +27,7 @@ from desktop_app.core.content import ResourceContent, human_size
 from desktop_app.core.trust import ToolHints
 from desktop_app.qt_kit.server_icon_cache import CARD_SIDE
 from desktop_app.qt_kit.theme import muted, themed, tokens, type_scale
-from desktop_app.qt_kit.tokens import SPACE, Palette
+from desktop_app.qt_kit.tokens import READABLE_WIDTH, SPACE, Palette
 from desktop_app.ui.conversation.approval_words import decision_line, hint_badges
 from desktop_app.ui.widgets.bordered_frame import CALM_BORDER, BorderedFrame
 from desktop_app.ui.widgets.fitted_text import FittedText
@@ -110,7 +110,11 @@ class ToolCard(BorderedFrame):
         on = f"on {server}" if server else ""  # a card from history knows no server
         where = " · ".join(part for part in (tool if title else "", on) if part)
         self.title = QLabel(f"<b>{_escape(title or tool)}</b>")
-        self.title.setWordWrap(True)
+        self.title.setWordWrap(True)  # a long title wraps; one that fits in a third of the column does not
+        bold = QFont(self.title.font())
+        bold.setBold(True)
+        natural = QFontMetrics(bold).horizontalAdvance(title or tool) + 2
+        self.title.setMinimumWidth(min(natural, READABLE_WIDTH // 3))
         self.where = muted(plain_label(where))
         self.where.setWordWrap(True)
         self.where.setVisible(bool(where))

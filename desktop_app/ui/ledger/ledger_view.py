@@ -186,6 +186,7 @@ class LedgerView(QWidget):
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QFrame.Shape.NoFrame)
         scroll.setWidget(below)
+        self.below = below
         self.split = splitter = QSplitter(Qt.Orientation.Vertical)
         splitter.setObjectName("ledgerSplit")
         splitter.setChildrenCollapsible(False)
@@ -284,11 +285,15 @@ class LedgerView(QWidget):
             head.setExpanded(True)
 
     def _share_height(self) -> None:
-        """The parts get the height their rows need (up to two thirds); what was cut gets the rest."""
+        """The parts get the height their rows need (up to two thirds); what was cut gets the rest, no more
+        than its lines need (what it would leave empty goes back to the parts)."""
         total = sum(self.split.sizes()) or self.split.height()
         rows = sum(1 + (top.childCount() if (top := self.parts.topLevelItem(i)) else 0) for i in range(3))
         wanted = rows * max(self.parts.sizeHintForRow(0), 1) + self.parts.header().height() + 8
-        parts = min(wanted, total * 2 // 3)
+        width = self.split.width()
+        below = self.below.heightForWidth(width) if self.below.hasHeightForWidth() else -1
+        below = below if below > 0 else self.below.sizeHint().height()  # the lines wrapped at the pane's width
+        parts = max(min(wanted, total * 2 // 3), total - below)
         self.split.setSizes([parts, max(total - parts, 1)])
 
     def resizeEvent(self, event: QResizeEvent) -> None:

@@ -11,6 +11,17 @@ from desktop_app.core.ledger.trace_view import RequestView, TraceView
 from desktop_app.ui.ledger.ledger_view import LedgerView
 
 DEFAULT_SIZE = (980, 680)
+TITLE_CHARS = 40
+"""The chat's title in the window's title is cut to this many characters: the title bar shows it whole."""
+
+
+def window_title(chat_title: str) -> str:
+    """ "What the model got — " and the chat's title, cut at a word to `TITLE_CHARS`."""
+    title = " ".join(chat_title.split())
+    if len(title) > TITLE_CHARS:
+        cut = title[: TITLE_CHARS + 1].rsplit(" ", 1)[0] if " " in title[:TITLE_CHARS] else title[:TITLE_CHARS]
+        title = cut.rstrip(" ,.;:?!—-") + "…"
+    return f"What the model got — {title}" if title else "What the model got"
 
 
 class LedgerWindow(QWidget):
@@ -33,8 +44,7 @@ class LedgerWindow(QWidget):
         turn = trace.requests(request.turn)
         current = next((i for i, r in enumerate(turn) if r.number == request.number), len(turn) - 1)
         self.view.show_requests(turn, current)
-        title = " ".join(chat_title.split())
-        self.setWindowTitle(f"What the model got — {title}" if title else "What the model got")
+        self.setWindowTitle(window_title(chat_title))
         self.show()
         self.raise_()
         self.activateWindow()

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QPalette
+from PySide6.QtGui import QPalette, QShowEvent
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QListWidget,
@@ -48,6 +48,10 @@ from desktop_app.ui.widgets.plain_tooltips import PlainToolTips
 _NAME_ROLE = Qt.ItemDataRole.UserRole
 LOG_TAB: Final = 0
 TOOLS_TAB: Final = 1
+LIST_ROWS: Final = 8
+"""The server list grows to this many rows; with more it scrolls."""
+UNBOUNDED: Final = 16_777_215
+"""Qt's largest widget size (QWIDGETSIZE_MAX)."""
 
 
 class ServersPanel(QWidget):
@@ -90,7 +94,7 @@ class ServersPanel(QWidget):
         details_layout.addWidget(self._questions, 6)
         details_layout.addWidget(self._tabs, 1)
 
-        top = QWidget()
+        self._top = top = QWidget()
         top_layout = QVBoxLayout(top)
         top_layout.setContentsMargins(0, 0, 0, 0)
         top_layout.addWidget(self._list)
@@ -137,6 +141,7 @@ class ServersPanel(QWidget):
         for name in bridge.host.connections:
             self._item(name)
         self.empty = note_in_place_of(self._list, SERVERS_EMPTY, "serversEmpty")
+        self._fit_list()
         self._show_selected()
 
     def add_card(self, card: AskCard[Any]) -> None:
@@ -148,11 +153,30 @@ class ServersPanel(QWidget):
         self._questions.scroll_to_top()
         self._make_room()
 
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        self._fit_list()  # the rows' height in the style and font the panel is shown in
+
+    def _list_height(self) -> int:
+        """The server list's height for its rows (one at least, `LIST_ROWS` at most: then it scrolls)."""
+        row = self._list.sizeHintForRow(0) if self._list.count() else self._list.fontMetrics().height() + 8
+        rows = min(max(self._list.count(), 1), LIST_ROWS)
+        return row * rows + 2 * self._list.frameWidth() + 2 * self._list.spacing() + 4
+
+    def _fit_list(self) -> None:
+        """The server list as tall as its rows, its Add button under it: the details below get the rest."""
+        if not self._list.count():  # the note that says how to add one stands in its place, its own height
+            self._list.setMaximumHeight(UNBOUNDED)
+            self._top.setMaximumHeight(UNBOUNDED)
+            return
+        height = self._list_height()
+        self._list.setMaximumHeight(height)
+        self._top.setMaximumHeight(height + self._add_row_height)
+
     def _make_room(self) -> None:
         """Shrink the server list to its rows so a question or the tools get the height (never grows it)."""
         top, rest = self._splitter.sizes()
-        rows = max(self._list.count(), 3)
-        needed = self._list.sizeHintForRow(0) * rows + 2 * self._list.frameWidth() + self._add_row_height
+        needed = self._list_height() + self._add_row_height
         if top > needed:
             self._splitter.setSizes([needed, rest + top - needed])
 
@@ -174,6 +198,7 @@ class ServersPanel(QWidget):
         item = QListWidgetItem(name)
         item.setData(_NAME_ROLE, name)
         self._list.addItem(item)
+        self._fit_list()
         if self._list.currentItem() is None:
             self._list.setCurrentItem(item)  # servers usually arrive after the panel: show the first
         self._refresh(name)
@@ -185,6 +210,7 @@ class ServersPanel(QWidget):
         for row in reversed(range(self._list.count())):
             if self._list.item(row).data(_NAME_ROLE) not in names:
                 self._list.takeItem(row)
+        self._fit_list()
 
     def _refresh(self, name: str) -> None:
         connection = self._bridge.host.connections.get(name)
@@ -194,6 +220,7 @@ class ServersPanel(QWidget):
         item = self._item(name)
         status = connection.status
         item.setIcon(state_icon(status.state))
+        self._fit_list()  # the icon may make the row taller
         badge = f"  ·  update {self._updates[name]}" if name in self._updates else ""
         asking = self._questions.asking(name)
         blocked = self._blocked(name)

@@ -33,6 +33,7 @@ from desktop_app.core.terminal_text import printable
 from desktop_app.core.tool_schemas import input_problem, output_problem
 from desktop_app.core.trust import ToolHints
 from desktop_app.qt_kit.theme import coloured
+from desktop_app.qt_kit.tokens import SPACE
 from desktop_app.ui.widgets.plain_tooltips import PlainToolTips
 
 _NAME_ROLE: Final = Qt.ItemDataRole.UserRole
@@ -91,6 +92,7 @@ class ToolsList(QWidget):
         self.rows.setObjectName("toolList")
         PlainToolTips(self.rows)  # a row's tooltip is the server's description
         self.rows.setUniformItemSizes(True)
+        self.rows.setStyleSheet(f"#toolList::item {{ padding: {SPACE.s}px {SPACE.xs}px; }}")  # rows apart
         self.heading = QLabel()
         self.heading.setTextFormat(Qt.TextFormat.PlainText)
         self.heading.setWordWrap(True)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import replace
+from typing import Final
 
 from mcp.client.auth.utils import is_valid_client_metadata_url
 from PySide6.QtCore import QEvent, Qt, Signal
@@ -48,6 +49,9 @@ from desktop_app.ui.settings.settings_rules import ApprovalRules
 from desktop_app.ui.settings.settings_sign_in import OrganisationSignIn
 from desktop_app.ui.widgets.style import error_label
 from desktop_app.ui.widgets.unsqueezed_column import UnsqueezedColumn
+
+SCREEN_SHARE: Final = 0.85
+"""The dialog grows to fit its sections, up to this share of the screen's height; then they scroll."""
 
 
 class SettingsDialog(QDialog):
@@ -183,13 +187,18 @@ class SettingsDialog(QDialog):
             self._fit_height()
         return handled
 
+    def tallest(self) -> int:
+        """The height the dialog grows to at most: a share of the screen's."""
+        return int(self.screen().availableGeometry().height() * SCREEN_SHARE)
+
     def _fit_height(self) -> None:
-        """Grow to show every section whole, within the screen; beyond that the sections scroll."""
+        """Grow to show every section whole, up to `SCREEN_SHARE` of the screen's height; beyond that the
+        sections scroll (a dialog as tall as the screen hides the window it belongs to)."""
         layout = self.layout()
         if layout is None:
             return
         around = layout.sizeHint().height() - self.scroller.sizeHint().height()
-        wanted = min(around + self.sections.sizeHint().height(), self.screen().availableGeometry().height() - 60)
+        wanted = min(around + self.sections.sizeHint().height(), self.tallest())
         if self.height() < wanted:
             self.resize(self.width(), wanted)
 

@@ -41,6 +41,9 @@ def apply_theme(app: QApplication, theme: str) -> None:
     if app.property(_SYSTEM_PALETTE) is None:
         app.setProperty(_SYSTEM_PALETTE, QPalette(app.palette()))  # what "system" goes back to
     _switch_palette(app, theme)
+    from desktop_app.qt_kit.theme import style_fields  # the window's look: loaded by its panes in any case
+
+    style_fields(app)  # the fields' frames in the new colours (this polishes every widget again)
     # A widget with a style sheet of its own (a card's frame, a muted note) keeps the palette it was
     # polished with: the old theme's text on the new background until its sheet is applied again.
     for widget in app.allWidgets():

@@ -8,8 +8,12 @@ from dataclasses import dataclass
 from PySide6.QtWidgets import QApplication, QVBoxLayout, QWidget
 
 from desktop_app.core.asks.question import Question, ask_user
+from desktop_app.qt_kit.theme import restyle, tokens
+from desktop_app.qt_kit.tokens import DARK, LIGHT, contrast_ratio
 from desktop_app.ui.asks.card import AskCard, Tone
 from desktop_app.ui.asks.card_asker import NO_ANSWER, CardAsker
+from desktop_app.ui.shell.application import apply_theme
+from desktop_app.ui.widgets.bordered_frame import CALM_BORDER
 from tests.hosting import eventually
 from tests.window_kit import run_in_qt
 
@@ -60,5 +64,33 @@ def test_cards_answer_withdraw_and_cancel(qapp: QApplication) -> None:
         # Timed out: the asking task is cancelled, the card says so, the fallback is returned.
         assert await ask_user(asker, Proceed(server="demo", timeout=0.05)) is False
         assert opened[-1].outcome.text() == NO_ANSWER and asker.pending == []
+
+    run_in_qt(qapp, scenario())
+
+
+def test_an_open_cards_border_is_its_tones_token_in_the_theme_shown(qapp: QApplication) -> None:
+    assert [Tone.INFO.colour(LIGHT), Tone.CAUTION.colour(DARK), Tone.DANGER.colour(DARK)] == [
+        LIGHT.accent,
+        DARK.caution,
+        DARK.danger,
+    ]
+    for palette in (LIGHT, DARK):
+        for tone in Tone:
+            assert contrast_ratio(tone.colour(palette), palette.surface) >= 3.0, "a UI part on the conversation"
+
+    async def scenario() -> None:
+        card = ProceedCard(Proceed(server="demo"))
+        assert card.border[0].name() == Tone.CAUTION.colour(tokens())
+        try:
+            for theme in ("dark", "light"):
+                apply_theme(qapp, theme)
+                restyle()  # as the main window does on a change of palette
+                assert card.border == (card.border[0], 2) and card.border[0].name() == Tone.CAUTION.colour(tokens())
+        finally:
+            apply_theme(qapp, "system")
+        card.yes.click()
+        restyle()
+        assert card.border == (CALM_BORDER, 1), "answered, it stays calm after a change of theme"
+        card.deleteLater()
 
     run_in_qt(qapp, scenario())

@@ -33,6 +33,7 @@ from desktop_app.core.content import ResourceContent
 from desktop_app.core.resource_ref import ResourceRef
 from desktop_app.core.trust import ServerTrust, ToolHints
 from desktop_app.qt_kit.drag_payload import encode_resources
+from desktop_app.qt_kit.theme import tokens
 from desktop_app.qt_kit.tokens import LIGHT
 from desktop_app.ui.asks.card import Tone
 from desktop_app.ui.asks.card_asker import CardAsker
@@ -294,7 +295,7 @@ def test_destructive_tools_need_a_second_confirmation_to_always_allow(qapp: QApp
         answer = asyncio.ensure_future(ask_user(asker, _request(hints=DESTRUCTIVE)))
         await eventually(lambda: bool(_open_panels(view)), what="the panel")
         [panel] = _open_panels(view)
-        assert panel.tone is Tone.DANGER and card.border == (QColor(Tone.DANGER.value), 2)
+        assert panel.tone is Tone.DANGER and card.border == (QColor(Tone.DANGER.colour(tokens())), 2)
         assert panel.border[1] == 0, "inside the card, the card's border carries the tone"
         assert panel.allow_always.text() == "Always allow…"
         panel.allow_always.click()

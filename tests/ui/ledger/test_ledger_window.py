@@ -36,7 +36,7 @@ from desktop_app.core.server_config import ServerConfig, TransportKind
 from desktop_app.ui.conversation.conversation_view import ConversationView
 from desktop_app.ui.ledger.ledger_actions import LINK_NAME, LedgerActions
 from desktop_app.ui.ledger.ledger_view import LedgerView, usage_line
-from desktop_app.ui.ledger.ledger_window import LedgerWindow
+from desktop_app.ui.ledger.ledger_window import TITLE_CHARS, LedgerWindow, window_title
 from tests.core.ledger.realistic_provider import RealisticLLM
 from tests.core.ledger.secrets_check import assert_clean
 from tests.hosting import FAST_RESTARTS, eventually
@@ -140,6 +140,23 @@ def open_answer(recorded: Recorded, qtbot: QtBot) -> tuple[LedgerWindow, Ledger]
     qtbot.addWidget(window)
     window.show_request(trace, answer, "Meeting notes")
     return window, answer.ledger
+
+
+def test_the_window_title_carries_a_long_chats_title_cut_at_a_word() -> None:
+    long = "What is the guide's key idea? Save it as a note, and show me how a script reads it."
+    title = window_title(long)
+    assert title.startswith("What the model got — What is the guide's key idea?") and title.endswith("…")
+    assert len(title) <= len("What the model got — ") + TITLE_CHARS + 1
+    assert window_title("  Meeting\nnotes ") == "What the model got — Meeting notes"
+    assert window_title("") == "What the model got"
+
+
+def test_what_was_cut_takes_no_more_height_than_its_lines(recorded: Recorded, qtbot: QtBot) -> None:
+    window, _ = open_answer(recorded, qtbot)
+    qtbot.waitExposed(window)
+    view = window.view
+    parts, below = view.split.sizes()
+    assert below <= max(view.below.sizeHint().height(), (parts + below) // 3 + 1), "the rest goes to the parts"
 
 
 def test_the_parts_are_drawn_by_section_and_add_up_to_the_count(recorded: Recorded, qtbot: QtBot) -> None:

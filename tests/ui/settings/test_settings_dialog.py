@@ -27,7 +27,7 @@ from desktop_app.core.model.providers import (
 from desktop_app.core.model.settings import ModelSettings
 from desktop_app.core.secret_store import open_secret_store
 from desktop_app.core.server_config import ServerConfig, TransportKind
-from desktop_app.ui.settings.settings_dialog import SettingsDialog
+from desktop_app.ui.settings.settings_dialog import SCREEN_SHARE, SettingsDialog
 from tests.hosting import eventually
 from tests.llm_server import ScriptedLLM
 
@@ -227,3 +227,17 @@ def test_a_reason_on_top_leaves_every_row_its_height(qapp: QApplication) -> None
     dialog = SettingsDialog(AppSettings(), None, None, reason="Choose a model to send your message to. " * 3)
     assert dialog.reason.isVisibleTo(dialog)
     assert dialog.height() >= dialog.sizeHint().height(), "squeezed rows overlap"
+
+
+def test_the_dialog_fits_its_sections_up_to_a_share_of_the_screen_and_cuts_none(
+    qtbot: QtBot, qapp: QApplication
+) -> None:
+    dialog = shown(qtbot, SettingsDialog(AppSettings(), None, None))
+    qtbot.waitExposed(dialog)
+    screen = dialog.screen().availableGeometry().height()
+    assert dialog.height() <= screen * SCREEN_SHARE, "the window it belongs to stays in sight"
+    whole = dialog.height() - dialog.scroller.height() + dialog.sections.sizeHint().height()
+    assert dialog.height() >= min(whole, int(screen * SCREEN_SHARE)) - 1, "as tall as its sections, up to the share"
+    assert dialog.scroller.viewport().width() >= dialog.sections.minimumSizeHint().width(), (
+        "no section cut on the right"
+    )

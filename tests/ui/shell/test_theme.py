@@ -6,7 +6,7 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QPalette
-from PySide6.QtWidgets import QApplication, QDialogButtonBox, QWidget
+from PySide6.QtWidgets import QApplication, QDialogButtonBox, QLineEdit, QWidget
 from pytestqt.qtbot import QtBot
 
 from desktop_app.core.app_settings import load_settings
@@ -105,3 +105,24 @@ def test_the_themes_chosen_in_settings_take_the_tokens_colours_where_fusion_draw
     finally:
         apply_theme(qapp, "system")
     assert qapp.palette().color(QPalette.ColorRole.Window) == system.color(QPalette.ColorRole.Window)
+
+
+def test_fields_are_framed_in_the_field_border_on_the_field_colour_in_both_themes(
+    qapp: QApplication, qtbot: QtBot
+) -> None:
+    """Every window's fields (a card's form, the gallery, Settings) take one application sheet from the tokens."""
+    form = QWidget()
+    qtbot.addWidget(form)
+    field = QLineEdit(form)
+    field.setGeometry(10, 10, 200, 30)
+    try:
+        for theme, palette in (("dark", DARK), ("light", LIGHT)):
+            apply_theme(qapp, theme)
+            if tokens() is not palette:
+                continue  # the platform's own scheme, which the tokens follow, did not switch
+            form.show()
+            image = field.grab().toImage()
+            assert image.pixelColor(0, image.height() // 2).name() == palette.field_border
+            assert image.pixelColor(image.width() - 8, image.height() // 2).name() == palette.field
+    finally:
+        apply_theme(qapp, "system")
