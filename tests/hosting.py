@@ -7,9 +7,13 @@ import asyncio
 import os
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable, Mapping
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
+from typing import Any
 
+from desktop_app.core.asks.question import Asker
+from desktop_app.core.host import ServerHost
 from desktop_app.core.restart_policy import RestartPolicy
 from desktop_app.core.server_config import ServerConfig, TransportKind
 from desktop_app.demo_server import demo_server_command
@@ -27,6 +31,46 @@ def fixture_config(name: str = "fx", *flags: str, **options: object) -> ServerCo
         args=(str(FIXTURE_SCRIPT), *flags),
         **options,  # type: ignore[arg-type]
     )
+
+
+def inprocess_config(name: str, **options: Any) -> ServerConfig:
+    """The configuration of a server `serving` hands the host in-process: its command is never run."""
+    return ServerConfig(name=name, transport=TransportKind.STDIO, command="unused", **options)
+
+
+@asynccontextmanager
+async def serving_configs(
+    *configs: ServerConfig,
+    settle: float | None = 15.0,
+    asker: Asker | None = None,
+    prepare: Callable[[ServerHost], object] | None = None,
+    **host_options: Any,
+) -> AsyncIterator[ServerHost]:
+    """A host running `configs`, every one settled within `settle` seconds (None: not waited for); stopped
+    on leaving. `host_options` go to `ServerHost` (quick restarts unless `policy` says otherwise); before
+    any server starts, `asker` becomes the user servers' questions go to and `prepare(host)` runs (a task
+    store, a bus subscriber)."""
+    host = ServerHost(**{"policy": FAST_RESTARTS, **host_options})
+    if asker is not None:
+        host.questions.asker = asker
+    if prepare is not None:
+        prepare(host)
+    host.start(configs)
+    try:
+        if settle is not None:
+            await host.wait_settled(settle)
+        yield host
+    finally:
+        await host.stop_all()
+
+
+def serving(
+    servers: Mapping[str, object], *configs: ServerConfig, **options: Any
+) -> AbstractAsyncContextManager[ServerHost]:
+    """A host whose servers are these in-process server objects, by name (configured by `inprocess_config`
+    unless `configs` says otherwise, then looked up by each config's name); otherwise `serving_configs`."""
+    configs = configs or tuple(inprocess_config(name) for name in servers)
+    return serving_configs(*configs, target_factory=lambda config, _hooks: servers[config.name], **options)
 
 
 async def eventually(

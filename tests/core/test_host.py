@@ -11,7 +11,6 @@ from dataclasses import replace
 
 import anyio
 import pytest
-from mcp.server.mcpserver import MCPServer
 
 from desktop_app.core.events import (
     CatalogChanged,
@@ -28,7 +27,15 @@ from desktop_app.core.server_errors import ServerRequestTimeout, ServerUnavailab
 from desktop_app.core.server_status import ServerState
 from desktop_app.core.trust import ServerTrust
 from desktop_app.demo_server import build_server
-from tests.hosting import FAST_RESTARTS, eventually, fixture_config, live_children
+from tests.hosting import (
+    FAST_RESTARTS,
+    eventually,
+    fixture_config,
+    inprocess_config,
+    live_children,
+    serving,
+    serving_configs,
+)
 from tests.servers.everything import everything_stdio_params, run_everything_http, run_fixture_http
 from tests.servers.fixture_server import LONG_END_MARKER, STARTUP_LINE, build_fixture_server
 
@@ -44,21 +51,9 @@ def on_progress(started: asyncio.Event) -> Callable[[float, float | None, str | 
     return progress
 
 
-def inprocess_host(server: MCPServer, bus: EventBus | None = None) -> ServerHost:
-    return ServerHost(bus, policy=FAST_RESTARTS, target_factory=lambda _config, _hooks: server)
-
-
-def inprocess_config(name: str = "fx", protocol: str = "auto") -> ServerConfig:
-    # The command is never run: the target factory hands the Client the server object.
-    return ServerConfig(name=name, transport=TransportKind.STDIO, command="unused", protocol=protocol)
-
-
 @pytest.mark.parametrize("protocol", ["auto", "legacy"])
 async def test_inprocess_catalog_and_reads(protocol: str) -> None:
-    host = inprocess_host(build_fixture_server())
-    host.start([inprocess_config(protocol=protocol)])
-    try:
-        await host.wait_settled(15)
+    async with serving({"fx": build_fixture_server()}, inprocess_config("fx", protocol=protocol)) as host:
         connection = host.connection("fx")
         assert connection.status.state is ServerState.READY
         catalog = host.catalog.servers["fx"]
@@ -80,8 +75,6 @@ async def test_inprocess_catalog_and_reads(protocol: str) -> None:
         assert pdf.is_binary and pdf.data is not None and pdf.data.startswith(b"%PDF-")
         with pytest.raises(UnknownResourceError):
             await host.read_resource("fixture://nope")
-    finally:
-        await host.stop_all()
     assert host.connection("fx").status.state is ServerState.STOPPED
 
 
@@ -90,10 +83,7 @@ async def test_list_changed_relists_the_catalog(protocol: str) -> None:
     bus = EventBus()
     changes: list[CatalogChanged] = []
     bus.subscribe(CatalogChanged, changes.append)
-    host = inprocess_host(build_fixture_server(), bus)
-    host.start([inprocess_config(protocol=protocol)])
-    try:
-        await host.wait_settled(15)
+    async with serving({"fx": build_fixture_server()}, inprocess_config("fx", protocol=protocol), bus=bus) as host:
         before = len(changes)
         listed = host.connection("fx").catalog
         assert listed is not None
@@ -103,16 +93,11 @@ async def test_list_changed_relists_the_catalog(protocol: str) -> None:
         assert len(changes) > before
         relisted = host.connection("fx").catalog
         assert relisted is not None and relisted.tools is listed.tools, "only what changed is listed again"
-    finally:
-        await host.stop_all()
 
 
 @pytest.mark.stdio
 async def test_stdio_server_captures_stderr_and_logs() -> None:
-    host = ServerHost(policy=FAST_RESTARTS)
-    host.start([fixture_config("fx", protocol="legacy")])
-    try:
-        await host.wait_settled(20)
+    async with serving_configs(fixture_config("fx", protocol="legacy"), settle=20) as host:
         connection = host.connection("fx")
         assert connection.status.state is ServerState.READY
         await eventually(lambda: STARTUP_LINE in connection.stderr, what="stderr line")
@@ -123,8 +108,6 @@ async def test_stdio_server_captures_stderr_and_logs() -> None:
         )
         result = await connection.call_tool("add", {"a": 2, "b": 3})
         assert "5" in str(result.content[0])
-    finally:
-        await host.stop_all()
 
 
 @pytest.mark.stdio
@@ -132,10 +115,7 @@ async def test_crash_mid_call_fails_fast_and_restarts() -> None:
     bus = EventBus()
     states: list[ServerState] = []
     bus.subscribe(ServerStateChanged, lambda e: states.append(e.status.state))
-    host = ServerHost(bus, policy=FAST_RESTARTS)
-    host.start([fixture_config("fx", timeout=3600)])
-    try:
-        await host.wait_settled(20)
+    async with serving_configs(fixture_config("fx", timeout=3600), settle=20, bus=bus) as host:
         connection = host.connection("fx")
         # Closed, not timed out: the call fails from the death itself (its timeout is an hour).
         with anyio.fail_after(60), pytest.raises(ServerUnavailableError, match="closed the connection"):
@@ -147,16 +127,11 @@ async def test_crash_mid_call_fails_fast_and_restarts() -> None:
         )
         result = await connection.call_tool("echo", {"text": "alive"})
         assert "alive" in str(result.content[0])
-    finally:
-        await host.stop_all()
 
 
 @pytest.mark.stdio
 async def test_in_flight_request_fails_at_once_when_the_server_dies() -> None:
-    host = ServerHost(policy=FAST_RESTARTS)
-    host.start([fixture_config("fx", timeout=3600)])
-    try:
-        await host.wait_settled(20)
+    async with serving_configs(fixture_config("fx", timeout=3600), settle=20) as host:
         connection = host.connection("fx")
         started = asyncio.Event()
         slow = asyncio.ensure_future(connection.call_tool("slow", {"seconds": 3600}, on_progress(started)))
@@ -166,21 +141,14 @@ async def test_in_flight_request_fails_at_once_when_the_server_dies() -> None:
                 await connection.call_tool("crash", {})
             with pytest.raises(ServerUnavailableError):
                 await slow
-    finally:
-        await host.stop_all()
 
 
 async def test_request_timeout_is_clear() -> None:
     # In-process, so a busy machine cannot make the handshake itself overrun the short timeout.
-    host = inprocess_host(build_fixture_server())
-    host.start([replace(inprocess_config(), timeout=1)])
-    try:
-        await host.wait_settled(20)
+    async with serving({"fx": build_fixture_server()}, inprocess_config("fx", timeout=1), settle=20) as host:
         with pytest.raises(ServerRequestTimeout, match=r"did not answer tools/call slow within 1 s"):
             await host.connection("fx").call_tool("slow", {"seconds": 10})
         assert host.connection("fx").status.state is ServerState.READY
-    finally:
-        await host.stop_all()
 
 
 async def test_hung_server_times_out_and_gives_up() -> None:
@@ -198,17 +166,12 @@ async def test_hung_server_times_out_and_gives_up() -> None:
 
 
 async def test_garbage_on_stdout_is_logged_not_fatal() -> None:
-    host = ServerHost(policy=FAST_RESTARTS)
-    host.start([fixture_config("fx", "--garbage")])
-    try:
-        await host.wait_settled(20)
+    async with serving_configs(fixture_config("fx", "--garbage"), settle=20) as host:
         connection = host.connection("fx")
         assert connection.status.state is ServerState.READY
         assert any("not valid JSON-RPC" in e.text for e in connection.log)
         [text] = await host.read_resource("fixture://data.json")
         assert text.text is not None and text.text.startswith("{")
-    finally:
-        await host.stop_all()
 
 
 async def test_missing_command_fails_clearly_without_retrying() -> None:
@@ -327,15 +290,10 @@ async def test_missing_secret_fails_without_starting() -> None:
 
 
 async def test_paginated_server_lists_every_page() -> None:
-    host = ServerHost(policy=FAST_RESTARTS)
-    host.start([fixture_config("pages", "--pages", "4", "--per-page", "25")])
-    try:
-        await host.wait_settled(20)
+    async with serving_configs(fixture_config("pages", "--pages", "4", "--per-page", "25"), settle=20) as host:
         catalog = host.catalog.servers["pages"]
         assert len(catalog.resources) == 100
         assert len({r.uri for r in catalog.resources}) == 100
-    finally:
-        await host.stop_all()
 
 
 @pytest.mark.stdio
@@ -361,10 +319,7 @@ async def test_stop_all_waits_for_no_call_or_handshake_and_leaves_no_child() -> 
 
 
 async def test_disable_enable_and_restart() -> None:
-    host = ServerHost(policy=FAST_RESTARTS)
-    host.start([fixture_config("fx")])
-    try:
-        await host.wait_settled(20)
+    async with serving_configs(fixture_config("fx"), settle=20) as host:
         await host.set_enabled("fx", False)
         assert host.connection("fx").status.state is ServerState.DISABLED
         assert "fx" not in host.catalog.servers
@@ -377,27 +332,20 @@ async def test_disable_enable_and_restart() -> None:
         await host.apply([fixture_config("other")])
         await host.wait_settled(20)
         assert list(host.connections) == ["other"]
-    finally:
-        await host.stop_all()
 
 
 async def test_changing_only_trust_keeps_the_connection() -> None:
-    host = inprocess_host(build_fixture_server())
-    host.start([inprocess_config()])
-    try:
-        await host.wait_settled(15)
+    async with serving({"fx": build_fixture_server()}) as host:
         assert host.trust("fx") == ServerTrust() and host.trust("ghost") == ServerTrust()
         states: list[ServerState] = []
         host.bus.subscribe(ServerStateChanged, lambda e: states.append(e.status.state))
-        trusted = replace(inprocess_config(), trusted=True, auto_approve_read_only=True)
+        trusted = replace(inprocess_config("fx"), trusted=True, auto_approve_read_only=True)
         await host.apply([trusted])
         assert states == [] and host.connection("fx").config == trusted
         assert host.trust("fx") == ServerTrust(trusted=True, auto_approve_read_only=True)
         # The read-only setting only counts while the server is trusted.
         await host.apply([replace(trusted, trusted=False)])
         assert host.trust("fx") == ServerTrust() and states == []
-    finally:
-        await host.stop_all()
 
 
 async def test_everything_over_stdio_with_subscription_and_logs() -> None:
@@ -410,10 +358,7 @@ async def test_everything_over_stdio_with_subscription_and_logs() -> None:
     logs: list[LogLine] = []
     bus.subscribe(ResourceUpdated, updates.append)
     bus.subscribe(LogLine, logs.append)
-    host = ServerHost(bus, policy=FAST_RESTARTS)
-    host.start([config])
-    try:
-        await host.wait_settled(30)
+    async with serving_configs(config, settle=30, bus=bus) as host:
         connection = host.connection("everything")
         assert connection.status.state is ServerState.READY
         assert connection.status.protocol_version == "2025-11-25"
@@ -427,22 +372,17 @@ async def test_everything_over_stdio_with_subscription_and_logs() -> None:
         await eventually(lambda: any(u.uri == uri for u in updates), what="resources/updated")
         await connection.call_tool("toggle-simulated-logging", {})
         await eventually(lambda: any(e.entry.source == "server" for e in logs), what="a server log line")
-    finally:
-        await host.stop_all()
 
 
 async def test_everything_over_http_on_loopback() -> None:
-    async with run_everything_http() as url:
-        host = ServerHost(policy=FAST_RESTARTS)
-        host.start([ServerConfig(name="web", transport=TransportKind.HTTP, url=url)])
-        try:
-            await host.wait_settled(30)
-            assert host.connection("web").status.state is ServerState.READY
-            assert len(host.catalog.servers["web"].resources) == 7
-            contents = await host.read_resource(host.catalog.servers["web"].resources[0].uri)
-            assert contents and contents[0].text
-        finally:
-            await host.stop_all()
+    async with (
+        run_everything_http() as url,
+        serving_configs(ServerConfig(name="web", transport=TransportKind.HTTP, url=url), settle=30) as host,
+    ):
+        assert host.connection("web").status.state is ServerState.READY
+        assert len(host.catalog.servers["web"].resources) == 7
+        contents = await host.read_resource(host.catalog.servers["web"].resources[0].uri)
+        assert contents and contents[0].text
 
 
 async def test_fixture_over_sse_and_http() -> None:
@@ -470,10 +410,7 @@ async def test_resource_updated_reaches_subscribers_in_both_eras(protocol: str) 
     bus = EventBus()
     updates: list[ResourceUpdated] = []
     bus.subscribe(ResourceUpdated, updates.append)
-    host = inprocess_host(build_server(), bus)
-    host.start([inprocess_config("demo", protocol=protocol)])
-    try:
-        await host.wait_settled(15)
+    async with serving({"demo": build_server()}, inprocess_config("demo", protocol=protocol), bus=bus) as host:
         connection = host.connection("demo")
         await connection.subscribe("demo://notes-log")
         # A modern connection re-opens its listen stream in the background, with no sign when it is
@@ -487,8 +424,6 @@ async def test_resource_updated_reaches_subscribers_in_both_eras(protocol: str) 
             raise AssertionError("no resources/updated for demo://notes-log")
         [log] = await host.read_resource("demo://notes-log")
         assert log.text is not None and f"body {note}" in log.text
-    finally:
-        await host.stop_all()
 
 
 @pytest.mark.stdio
@@ -529,12 +464,7 @@ async def test_server_without_templates_still_connects() -> None:
         return ListResourcesResult(resources=[Resource(uri="bare://one", name="one")])
 
     bare = Server("bare", version="1.0.0", on_list_resources=list_resources)
-    host = ServerHost(policy=FAST_RESTARTS, target_factory=lambda _c, _h: bare)
-    host.start([inprocess_config("bare", protocol="legacy")])
-    try:
-        status = await host.connection("bare").wait_settled(15)
-        assert status.state is ServerState.READY
+    async with serving({"bare": bare}, inprocess_config("bare", protocol="legacy")) as host:
+        assert host.connection("bare").status.state is ServerState.READY
         assert host.catalog.owner_of("bare://one") == "bare"
         assert host.catalog.servers["bare"].templates == ()
-    finally:
-        await host.stop_all()

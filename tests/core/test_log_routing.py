@@ -8,10 +8,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from desktop_app.core.host import ServerHost
 from desktop_app.core.log_redaction import RedactingFilter, remember_secrets
 from desktop_app.core.log_routing import install_logging
-from tests.hosting import FAST_RESTARTS, eventually, fixture_config
+from tests.hosting import eventually, fixture_config, serving_configs
 
 
 @pytest.fixture
@@ -30,10 +29,7 @@ def console() -> Iterator[io.StringIO]:
 
 @pytest.mark.anyio
 async def test_sdk_records_land_in_the_server_log_once_without_tracebacks(console: io.StringIO) -> None:
-    host = ServerHost(policy=FAST_RESTARTS)
-    host.start([fixture_config("fx", "--garbage")])
-    try:
-        await host.wait_settled(20)
+    async with serving_configs(fixture_config("fx", "--garbage"), settle=20) as host:
         connection = host.connection("fx")
         await connection.call_tool("bad_notification", {})  # the SDK warns that it cannot validate it
         await eventually(lambda: any("Failed to validate" in e.text for e in connection.log), what="the warning")
@@ -44,8 +40,6 @@ async def test_sdk_records_land_in_the_server_log_once_without_tracebacks(consol
         assert not any("Failed to parse" in t for t in texts)
         assert any(t.startswith("client: Failed to validate notification") for t in texts)  # the SDK names it so
         assert not any("most recent call last" in t for t in texts)
-    finally:
-        await host.stop_all()
     assert console.getvalue() == ""
 
 

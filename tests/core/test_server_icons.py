@@ -13,8 +13,6 @@ import logging
 import pytest
 from mcp_types import Icon
 
-from desktop_app.core.host import ServerHost
-from desktop_app.core.server_config import ServerConfig, TransportKind
 from desktop_app.core.server_icons import (
     MAX_ICONS_PER_ITEM,
     ServerIcon,
@@ -25,7 +23,7 @@ from desktop_app.core.server_icons import (
     tool_icons,
 )
 from desktop_app.core.server_status import ServerState
-from tests.hosting import FAST_RESTARTS
+from tests.hosting import serving
 from tests.servers.icon_server import (
     BOMB,
     BROKEN,
@@ -116,10 +114,8 @@ def test_the_best_icon_matches_the_theme_then_the_place() -> None:
 @pytest.mark.anyio
 async def test_the_hostile_server_lists_and_only_its_good_icons_are_kept() -> None:
     server = build_icon_server()
-    host = ServerHost(policy=FAST_RESTARTS, target_factory=lambda _config, _hooks: server)
-    host.start([ServerConfig(name="icons", transport=TransportKind.STDIO, command="unused")])
-    try:
-        assert (await host.connection("icons").wait_settled(30)).state is ServerState.READY
+    async with serving({"icons": server}, settle=30) as host:
+        assert host.connection("icons").status.state is ServerState.READY
         snapshot = host.catalog.servers["icons"]
         assert snapshot.server_info is not None
         assert [i.data for i in server_icons(snapshot.server_info.icons)] == [GOOD_PNG]
@@ -134,8 +130,6 @@ async def test_the_hostile_server_lists_and_only_its_good_icons_are_kept() -> No
         assert [i.data for t in snapshot.templates for i in server_icons(t.icons)] == [GOOD_PNG]
         prompts = {p.name: server_icons(p.icons) for p in snapshot.prompts}
         assert [i.data for i in prompts["greet"]] == [GOOD_PNG] and prompts["quiet"] == ()
-    finally:
-        await host.stop_all()
 
 
 def test_a_png_bomb_made_here_is_refused_by_its_header() -> None:

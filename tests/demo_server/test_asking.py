@@ -9,10 +9,9 @@ import pytest
 from desktop_app.core.asks.elicitation import ElicitReply, FormQuestion
 from desktop_app.core.asks.form_schema import FieldKind
 from desktop_app.core.asks.question import Question, ScriptedAsker
-from desktop_app.core.host import ServerHost
-from desktop_app.core.server_config import ServerConfig, TransportKind
 from desktop_app.demo_server import build_server
 from tests.core.asks.hosting import text_of
+from tests.hosting import inprocess_config, serving
 
 pytestmark = pytest.mark.anyio
 
@@ -28,12 +27,8 @@ async def test_plan_meeting_asks_with_a_form_and_saves_the_answer(era: str) -> N
         return replies.pop(0)
 
     server = build_server()
-    host = ServerHost(target_factory=lambda _config, _hooks: server)
     asker = ScriptedAsker(user)
-    host.questions.asker = asker
-    host.start([ServerConfig(name="demo", transport=TransportKind.STDIO, command="unused", protocol=era)])
-    try:
-        await host.wait_settled(15)
+    async with serving({"demo": server}, inprocess_config("demo", protocol=era), asker=asker, policy=None) as host:
         connection = host.connection("demo")
         planned = text_of(await connection.call_tool("plan_meeting", {}))
         assert planned == "Planned 'Team retro' on 2026-12-03 (Small room); saved as note 1."
@@ -51,5 +46,3 @@ async def test_plan_meeting_asks_with_a_form_and_saves_the_answer(era: str) -> N
         assert question.form.field("day").format == "date"  # type: ignore[union-attr]
         declined = text_of(await connection.call_tool("plan_meeting", {}))
         assert declined == "The user declined the form; no meeting was planned."
-    finally:
-        await host.stop_all()

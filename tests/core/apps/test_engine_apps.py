@@ -10,10 +10,8 @@ from desktop_app.core.chat.approval import ApprovalPolicy
 from desktop_app.core.chat.conversations import Conversation
 from desktop_app.core.chat.engine import ChatEngine
 from desktop_app.core.chat.events import ChatEvent, ToolInputPartial, ToolResult
-from desktop_app.core.host import ServerHost
 from desktop_app.core.model.settings import ChatOptions, ModelSettings
-from desktop_app.core.server_config import ServerConfig, TransportKind
-from tests.hosting import FAST_RESTARTS
+from tests.hosting import serving
 from tests.llm_server import LITELLM_WARNINGS, RecordingApprover, ScriptedLLM, ToolCall, calls, text, tool_names
 from tests.servers.app_server import build_app_server
 
@@ -22,15 +20,9 @@ pytestmark = [pytest.mark.anyio, *LITELLM_WARNINGS]
 
 @pytest.fixture
 async def engine(llm: ScriptedLLM) -> AsyncIterator[ChatEngine]:
-    server = build_app_server()
-    host = ServerHost(policy=FAST_RESTARTS, target_factory=lambda _config, _hooks: server)
-    host.start([ServerConfig(name="apps", transport=TransportKind.STDIO, command="unused")])
-    await host.wait_settled(15)
     settings = ModelSettings("openai/scripted", api_base=llm.url, max_tokens=300, max_retries=0)
-    try:
+    async with serving({"apps": build_app_server()}) as host:
         yield ChatEngine(host, settings, ApprovalPolicy(RecordingApprover()), options=ChatOptions())
-    finally:
-        await host.stop_all()
 
 
 async def run(engine: ChatEngine, message: str, **kw: object) -> list[ChatEvent]:

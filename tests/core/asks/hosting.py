@@ -18,7 +18,7 @@ from desktop_app.core.host import ServerHost
 from desktop_app.core.server_config import ServerConfig, TransportKind
 from desktop_app.core.server_status import ServerState
 from desktop_app.core.transports import TransportHooks, open_transport
-from tests.hosting import FAST_RESTARTS
+from tests.hosting import serving_configs
 from tests.servers.asking_server import build_asking_server
 from tests.servers.everything import everything_stdio_params
 
@@ -72,17 +72,12 @@ async def asking_host(
 
     The asking server runs in-process unless `stdio` (then as a real subprocess, like every other server).
     """
-    host = ServerHost(policy=FAST_RESTARTS, target_factory=open_transport if stdio else _inprocess)
     asker = ScriptedAsker(answer)
-    host.questions.asker = asker
-    host.start(configs)
-    try:
-        await host.wait_settled(30)
+    target_factory = open_transport if stdio else _inprocess
+    async with serving_configs(*configs, settle=30, asker=asker, target_factory=target_factory) as host:
         for config in configs:
             assert host.connection(config.name).status.state is ServerState.READY, host.connection(config.name).status
         yield host, asker
-    finally:
-        await host.stop_all()
 
 
 def text_of(result: Any) -> str:

@@ -11,23 +11,23 @@ from desktop_app.core.host import ServerHost
 from desktop_app.core.secret_store import SecretStore
 from desktop_app.core.server_config import ServerConfig
 from desktop_app.core.server_status import ServerState, ServerStatus
-from tests.hosting import FAST_RESTARTS
+from tests.hosting import serving_configs
 
 
 @asynccontextmanager
 async def hosted(
     secrets: SecretStore, browser: Any, *configs: ServerConfig
 ) -> AsyncIterator[tuple[ServerHost, list[ServerStatus]]]:
-    host = ServerHost(secrets=secrets, policy=FAST_RESTARTS)
-    host.sign_in.opener = browser
     states: list[ServerStatus] = []
-    host.bus.subscribe(ServerStateChanged, lambda e: states.append(e.status) if e.server == configs[0].name else None)
-    host.start(configs)
-    try:
-        await host.wait_settled(30)
+
+    def watch(host: ServerHost) -> None:
+        host.sign_in.opener = browser
+        host.bus.subscribe(
+            ServerStateChanged, lambda e: states.append(e.status) if e.server == configs[0].name else None
+        )
+
+    async with serving_configs(*configs, settle=30, prepare=watch, secrets=secrets) as host:
         yield host, states
-    finally:
-        await host.stop_all()
 
 
 async def signed_in(host: ServerHost, name: str = "remote") -> None:

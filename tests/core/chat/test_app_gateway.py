@@ -14,8 +14,7 @@ from desktop_app.core.chat.app_gateway import AppGateway
 from desktop_app.core.chat.approval import ApprovalPolicy, ApprovalReply, DecidedBy, Decision, Requester
 from desktop_app.core.extensions.apps_meta import ViewOrigin
 from desktop_app.core.host import ServerHost
-from desktop_app.core.server_config import ServerConfig, TransportKind
-from tests.hosting import FAST_RESTARTS, eventually
+from tests.hosting import eventually, serving
 from tests.llm_server import RecordingApprover
 from tests.servers.app_server import NOTE_TEXT, NOTE_URI, PROBE_URI, build_app_server
 from tests.servers.fixture_server import build_fixture_server
@@ -54,11 +53,8 @@ class Chat:
 @pytest.fixture
 async def host() -> AsyncIterator[ServerHost]:
     servers = {"apps": build_app_server(), "fx": build_fixture_server()}
-    host = ServerHost(policy=FAST_RESTARTS, target_factory=lambda config, _hooks: servers[config.name])
-    host.start([ServerConfig(name=n, transport=TransportKind.STDIO, command="unused") for n in servers])
-    await host.wait_settled(15)
-    yield host
-    await host.stop_all()
+    async with serving(servers) as host:
+        yield host
 
 
 def gateway(

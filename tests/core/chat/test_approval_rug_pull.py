@@ -10,8 +10,6 @@ changed. The server's journal proves the hostile version never ran.
 from __future__ import annotations
 
 import sys
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
@@ -23,7 +21,7 @@ from desktop_app.core.chat.events import ChatEvent, ToolDecision
 from desktop_app.core.host import ServerHost
 from desktop_app.core.model.settings import ModelSettings
 from desktop_app.core.server_config import ServerConfig, TransportKind
-from tests.hosting import FAST_RESTARTS, eventually
+from tests.hosting import eventually, serving_configs
 from tests.llm_server import LITELLM_WARNINGS, RecordingApprover, ScriptedLLM, ToolCall, calls, text, tool_messages
 from tests.servers.rug_pull_server import HOSTILE_DESCRIPTION, journal_entries
 
@@ -42,17 +40,6 @@ def notes_config(*flags: str) -> ServerConfig:
         args=(str(SCRIPT), *flags),
         trusted=True,
     )
-
-
-@asynccontextmanager
-async def running(config: ServerConfig) -> AsyncIterator[ServerHost]:
-    host = ServerHost(policy=FAST_RESTARTS)
-    host.start([config])
-    await host.wait_settled(30)
-    try:
-        yield host
-    finally:
-        await host.stop_all()
 
 
 def engine_for(host: ServerHost, llm: ScriptedLLM, approver: RecordingApprover, rules: AlwaysAllowRules) -> ChatEngine:
@@ -79,7 +66,7 @@ async def test_an_always_allowed_tool_that_changes_between_runs_is_asked_again(
     approver.replies.extend(
         [ApprovalReply(Decision.ALLOW_ALWAYS, by=DecidedBy.USER), ApprovalReply(Decision.DENY, by=DecidedBy.USER)]
     )
-    async with running(config) as host:
+    async with serving_configs(config, settle=30) as host:
         engine = engine_for(host, llm, approver, AlwaysAllowRules(rules_path))
         await turn(engine, Conversation(), BENIGN_CALL, llm)
         again = await turn(engine, Conversation(), BENIGN_CALL, llm)
@@ -87,7 +74,7 @@ async def test_an_always_allowed_tool_that_changes_between_runs_is_asked_again(
     assert [e["version"] for e in journal_entries(journal)] == ["benign", "benign"]
 
     flag.touch()  # the server's next start offers the hostile save_note under the same name
-    async with running(config) as host:
+    async with serving_configs(config, settle=30) as host:
         engine = engine_for(host, llm, approver, AlwaysAllowRules(rules_path))  # the app restarted
         chat = Conversation()
         events = await turn(engine, chat, HOSTILE_CALL, llm)
@@ -114,7 +101,7 @@ async def test_a_tool_that_changes_mid_session_is_asked_again(
             ApprovalReply(allowance, by=DecidedBy.USER),
         ]
     )
-    async with running(notes_config("--journal", str(journal), "--swap-after-call")) as host:
+    async with serving_configs(notes_config("--journal", str(journal), "--swap-after-call"), settle=30) as host:
         engine = engine_for(host, llm, approver, AlwaysAllowRules(tmp_path / "approvals.json"))
         chat = Conversation()
         first = await turn(engine, chat, BENIGN_CALL, llm)

@@ -19,8 +19,7 @@ from desktop_app.core.chat.tokens import count_tokens
 from desktop_app.core.content import ResourceContent
 from desktop_app.core.host import ServerHost
 from desktop_app.core.model.settings import ChatOptions, ModelSettings
-from desktop_app.core.server_config import ServerConfig, TransportKind
-from tests.hosting import FAST_RESTARTS
+from tests.hosting import serving
 from tests.llm_server import (
     LITELLM_WARNINGS,
     RecordingApprover,
@@ -189,13 +188,8 @@ def test_cap_text_keeps_what_fits_and_says_so() -> None:
 @pytest.fixture
 async def paged_host() -> AsyncIterator[ServerHost]:
     server = build_paginated_server(4, 25)
-    host = ServerHost(policy=FAST_RESTARTS, target_factory=lambda _config, _hooks: server)
-    host.start([ServerConfig(name="paged", transport=TransportKind.STDIO, command="unused")])
-    await host.wait_settled(15)
-    try:
+    async with serving({"paged": server}) as host:
         yield host
-    finally:
-        await host.stop_all()
 
 
 @pytest.mark.anyio

@@ -17,9 +17,8 @@ from desktop_app.core.chat.conversations import Conversation, ConversationNotFou
 from desktop_app.core.chat.engine import ChatEngine
 from desktop_app.core.chat.events import TurnFinished
 from desktop_app.core.chat.history_repair import INTERRUPTED_RESULT, missing_results
-from desktop_app.core.host import ServerHost
 from desktop_app.core.model.settings import ModelSettings
-from desktop_app.core.server_config import ServerConfig, TransportKind
+from tests.hosting import serving
 from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, ToolCall, calls, text
 from tests.servers.fixture_server import build_fixture_server
 
@@ -261,18 +260,12 @@ def test_tool_calls_a_killed_app_left_unanswered_get_a_stored_result_on_resume(
 
 
 async def _one_turn(conversation: Conversation, url: str, message: str) -> None:
-    server = build_fixture_server()
-    host = ServerHost(target_factory=lambda _c, _h: server)
-    host.start([ServerConfig(name="fx", transport=TransportKind.STDIO, command="unused")])
-    try:
-        await host.wait_settled(15)
+    async with serving({"fx": build_fixture_server()}, policy=None) as host:
         settings = ModelSettings("openai/scripted", api_base=url, max_retries=0)
         engine = ChatEngine(host, settings, ApprovalPolicy(StaticApprover(Decision.DENY)), secrets=None)
         events = [event async for event in engine.start_turn(conversation, message)]
         finished = events[-1]
         assert isinstance(finished, TurnFinished) and finished.reason == "stop", events
-    finally:
-        await host.stop_all()
 
 
 def test_missing_results_go_after_the_results_that_were_stored() -> None:

@@ -39,8 +39,7 @@ from desktop_app.core.chat.events import (
 from desktop_app.core.host import ServerHost
 from desktop_app.core.model.settings import ChatOptions, ModelSettings
 from desktop_app.core.resource_ref import ResourceRef
-from desktop_app.core.server_config import ServerConfig, TransportKind
-from tests.hosting import FAST_RESTARTS, fixture_config
+from tests.hosting import fixture_config, inprocess_config, serving, serving_configs
 from tests.llm_server import (
     LITELLM_WARNINGS,
     RecordingApprover,
@@ -68,13 +67,8 @@ pytestmark = [pytest.mark.anyio, *LITELLM_WARNINGS, pytest.mark.usefixtures("pro
 @pytest.fixture
 async def host() -> AsyncIterator[ServerHost]:
     server = build_fixture_server()
-    host = ServerHost(policy=FAST_RESTARTS, target_factory=lambda _config, _hooks: server)
-    host.start([ServerConfig(name="fx", transport=TransportKind.STDIO, command="unused")])
-    await host.wait_settled(15)
-    try:
+    async with serving({"fx": server}) as host:
         yield host
-    finally:
-        await host.stop_all()
 
 
 def make_engine(
@@ -547,10 +541,7 @@ async def test_max_iterations_stops_with_an_explicit_message(host: ServerHost, l
 
 @pytest.mark.stdio
 async def test_server_crash_mid_tool_is_reported_and_the_turn_goes_on(llm: ScriptedLLM) -> None:
-    host = ServerHost(policy=FAST_RESTARTS)
-    host.start([fixture_config("fx")])
-    try:
-        await host.wait_settled(20)
+    async with serving_configs(fixture_config("fx"), settle=20) as host:
         llm.queue(calls(ToolCall("fx__crash", {})), text("The server crashed; I could not finish."))
         conversation = Conversation()
         events = await run(make_engine(host, llm), "crash it", conversation)
@@ -560,8 +551,6 @@ async def test_server_crash_mid_tool_is_reported_and_the_turn_goes_on(llm: Scrip
         assert result["content"].startswith("The tool call failed: Server 'fx' closed the connection")
         assert finished(events).reason == "stop"
         assert_valid_history(conversation.messages)
-    finally:
-        await host.stop_all()
 
 
 # -- another dialect --------------------------------------------------------------------------
@@ -622,10 +611,7 @@ async def test_many_tools_are_offered_within_a_budget_and_found_by_search(llm: S
     from tests.servers.paginated_server import build_paginated_server
 
     server = build_paginated_server(3, 50)  # 150 tools: more than the budget below
-    host = ServerHost(policy=FAST_RESTARTS, target_factory=lambda _config, _hooks: server)
-    host.start([ServerConfig(name="paged", transport=TransportKind.STDIO, command="unused", protocol="legacy")])
-    await host.wait_settled(15)
-    try:
+    async with serving({"paged": server}, inprocess_config("paged", protocol="legacy")) as host:
         assert len(list(host.catalog.tools())) == 150
         approver = RecordingApprover()
         approver.replies.append(ApprovalReply(Decision.ALLOW_ONCE, by=DecidedBy.USER))
@@ -643,8 +629,6 @@ async def test_many_tools_are_offered_within_a_budget_and_found_by_search(llm: S
         assert "paged__tool_0149" in found.splitlines()[1]
         assert "paged__tool_0149" in names[1] and "paged__tool_0149" in names[2]
         assert tool_messages(third)[-1]["content"] == "tool_0149 called"
-    finally:
-        await host.stop_all()
 
 
 def test_tool_budget_is_validated() -> None:

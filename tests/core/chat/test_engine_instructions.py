@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,7 @@ from desktop_app.core.chat.events import ApprovalNeeded, ChatEvent, Conversation
 from desktop_app.core.host import ServerHost
 from desktop_app.core.model.settings import ModelSettings
 from desktop_app.core.server_config import ServerConfig, TransportKind
-from tests.hosting import FAST_RESTARTS
+from tests.hosting import serving_configs
 from tests.llm_server import LITELLM_WARNINGS, RecordingApprover, ScriptedLLM, ToolCall, calls, text, tool_messages
 from tests.servers.instructions_server import DROP_ADDRESS, ORDER, SCRIPT, sent
 
@@ -41,21 +42,17 @@ def stdio(name: str, *args: str, trusted: bool = False) -> ServerConfig:
     return ServerConfig(name, TransportKind.STDIO, command=sys.executable, args=(str(SCRIPT), *args), trusted=trusted)
 
 
-async def start(*configs: ServerConfig) -> ServerHost:
-    host = ServerHost(policy=FAST_RESTARTS)
-    host.start(configs)
-    await host.wait_settled(30)
-    assert host.ready_count() == len(configs), {n: c.status for n, c in host.connections.items()}
-    return host
+@asynccontextmanager
+async def start(*configs: ServerConfig) -> AsyncIterator[ServerHost]:
+    async with serving_configs(*configs, settle=30) as host:
+        assert host.ready_count() == len(configs), {n: c.status for n, c in host.connections.items()}
+        yield host
 
 
 @pytest.fixture
 async def host(outbox: Path) -> AsyncIterator[ServerHost]:
-    host = await start(stdio("news", "news"), stdio("mail", "mail", "--outbox", str(outbox), trusted=True))
-    try:
+    async with start(stdio("news", "news"), stdio("mail", "mail", "--outbox", str(outbox), trusted=True)) as host:
         yield host
-    finally:
-        await host.stop_all()
 
 
 def engine_for(host: ServerHost, llm: ScriptedLLM, approver: RecordingApprover, tmp_path: Path) -> ChatEngine:
@@ -136,13 +133,10 @@ async def test_instructions_left_unread_taint_nothing(
 async def test_a_trusted_servers_instructions_are_sent_fenced_and_attributed(
     llm: ScriptedLLM, outbox: Path, tmp_path: Path
 ) -> None:
-    host = await start(stdio("news", "news", trusted=True), stdio("mail", "mail", "--outbox", str(outbox)))
-    try:
+    async with start(stdio("news", "news", trusted=True), stdio("mail", "mail", "--outbox", str(outbox))) as host:
         chat = Conversation()
         llm.queue(text("Nothing new."))
         await run(engine_for(host, llm, RecordingApprover(), tmp_path), chat, "What's new today?")
-    finally:
-        await host.stop_all()
     prompt = system_prompt(llm.bodies()[0])
     assert NEWS_INSTRUCTIONS not in prompt and chat.taint == []
     block = prompt.split('## Server "news"\n', 1)[1].split("\n\n", 1)[0].splitlines()

@@ -29,10 +29,9 @@ from desktop_app.core.ledger.trace import TraceWriter, load_trace
 from desktop_app.core.ledger.trace_view import TraceView
 from desktop_app.core.model.settings import ChatOptions, ModelSettings
 from desktop_app.core.resource_ref import ResourceRef
-from desktop_app.core.server_config import ServerConfig, TransportKind
 from tests.core.ledger.realistic_provider import RealisticLLM
 from tests.core.ledger.secrets_check import assert_clean
-from tests.hosting import FAST_RESTARTS
+from tests.hosting import inprocess_config, serving
 from tests.llm_server import LITELLM_WARNINGS, RecordingApprover, ToolCall, calls, failure, text
 from tests.servers.asking_server import build_asking_server
 from tests.servers.fixture_server import build_fixture_server
@@ -58,19 +57,9 @@ def llm() -> Iterator[RealisticLLM]:
 @pytest.fixture
 async def host() -> AsyncIterator[ServerHost]:
     servers = {"fx": build_fixture_server(), "notes": build_ledger_server(), "asking": build_asking_server()}
-    host = ServerHost(policy=FAST_RESTARTS, target_factory=lambda config, _hooks: servers[config.name])
-    host.start(
-        [
-            ServerConfig(name="fx", transport=TransportKind.STDIO, command="unused"),
-            ServerConfig(name="notes", transport=TransportKind.STDIO, command="unused", trusted=True),
-            ServerConfig(name="asking", transport=TransportKind.STDIO, command="unused"),
-        ]
-    )
-    await host.wait_settled(15)
-    try:
+    configs = (inprocess_config("fx"), inprocess_config("notes", trusted=True), inprocess_config("asking"))
+    async with serving(servers, *configs) as host:
         yield host
-    finally:
-        await host.stop_all()
 
 
 def answer_forms(question: Question[Any]) -> Any:

@@ -23,10 +23,9 @@ from desktop_app.core.ledger.claims import NAME_CHARS, VERSION_CHARS, SaidBy, Se
 from desktop_app.core.ledger.parts import Ledger, PartKind
 from desktop_app.core.ledger.store import LedgerStore
 from desktop_app.core.model.settings import ChatOptions, ModelSettings
-from desktop_app.core.server_config import ServerConfig, TransportKind
 from tests.core.connection.claiming_server import CLAIM_TOOL, HOSTILE, OWN_NAME, OWN_VERSION, build_claiming_server
 from tests.core.ledger.realistic_provider import RealisticLLM
-from tests.hosting import FAST_RESTARTS
+from tests.hosting import serving
 from tests.llm_server import LITELLM_WARNINGS, RecordingApprover, ToolCall, calls, text
 from tests.servers.fixture_server import build_fixture_server
 from tests.servers.ledger_server import build_ledger_server
@@ -52,15 +51,8 @@ def llm() -> Iterator[RealisticLLM]:
 @pytest.fixture
 async def host() -> AsyncIterator[ServerHost]:
     servers = {"files": build_claiming_server(), "fx": build_fixture_server(), "notes": build_ledger_server()}
-    host = ServerHost(policy=FAST_RESTARTS, target_factory=lambda config, _hooks: servers[config.name])
-    host.start(
-        [ServerConfig(name=name, transport=TransportKind.STDIO, command="unused") for name in ("files", "fx", "notes")]
-    )
-    await host.wait_settled(15)
-    try:
+    async with serving(servers) as host:
         yield host
-    finally:
-        await host.stop_all()
 
 
 async def _turn(host: ServerHost, llm: RealisticLLM, store: ConversationStore, info: Any) -> list[Ledger]:

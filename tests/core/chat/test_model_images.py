@@ -17,8 +17,7 @@ from desktop_app.core.content import image_dimensions
 from desktop_app.core.host import ServerHost
 from desktop_app.core.image_limits import MODEL_MAX_BYTES, MODEL_MAX_SIDE
 from desktop_app.core.model.settings import ChatOptions, ModelSettings
-from desktop_app.core.server_config import ServerConfig, TransportKind
-from tests.hosting import FAST_RESTARTS
+from tests.hosting import serving
 from tests.llm_server import LITELLM_WARNINGS, RecordingApprover, ScriptedLLM, ToolCall, calls, text
 from tests.servers.fixture_server import huge_png_bytes
 
@@ -46,13 +45,8 @@ async def host() -> AsyncIterator[ServerHost]:
     def bomb_png() -> bytes:
         return huge_png_bytes()
 
-    host = ServerHost(policy=FAST_RESTARTS, target_factory=lambda _config, _hooks: server)
-    host.start([ServerConfig(name="img", transport=TransportKind.STDIO, command="unused")])
-    await host.wait_settled(15)
-    try:
+    async with serving({"img": server}) as host:
         yield host
-    finally:
-        await host.stop_all()
 
 
 async def _read(host: ServerHost, llm: ScriptedLLM, uri: str) -> list[dict[str, object]]:

@@ -9,9 +9,8 @@ from mcp_types import EmbeddedResource, GetPromptResult, PromptMessage, TextCont
 
 from desktop_app.core.chat.prompts import PromptLink, prompt_draft, prompt_messages
 from desktop_app.core.host import ServerHost
-from desktop_app.core.server_config import ServerConfig, TransportKind
 from desktop_app.demo_server import build_server as build_demo_server
-from tests.hosting import FAST_RESTARTS
+from tests.hosting import serving
 
 pytestmark = pytest.mark.anyio
 
@@ -19,13 +18,8 @@ pytestmark = pytest.mark.anyio
 @pytest.fixture
 async def host() -> AsyncIterator[ServerHost]:
     server = build_demo_server()
-    host = ServerHost(policy=FAST_RESTARTS, target_factory=lambda _config, _hooks: server)
-    host.start([ServerConfig(name="demo", transport=TransportKind.STDIO, command="unused")])
-    await host.wait_settled(15)
-    try:
+    async with serving({"demo": server}) as host:
         yield host
-    finally:
-        await host.stop_all()
 
 
 async def test_a_resource_link_becomes_an_attachment_not_text(host: ServerHost) -> None:

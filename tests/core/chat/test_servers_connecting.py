@@ -15,7 +15,7 @@ from desktop_app.core.chat.events import ChatEvent, ModelCallStarted, ServersCon
 from desktop_app.core.host import ServerHost
 from desktop_app.core.model.settings import ChatOptions, ModelSettings
 from desktop_app.core.server_status import ServerState
-from tests.hosting import FAST_RESTARTS, fixture_config
+from tests.hosting import fixture_config, serving_configs
 from tests.llm_server import LITELLM_WARNINGS, RecordingApprover, ScriptedLLM, text
 from tests.servers.fixture_server import RESOURCE_URIS
 
@@ -24,11 +24,8 @@ pytestmark = [pytest.mark.anyio, *LITELLM_WARNINGS, pytest.mark.usefixtures("pro
 
 @pytest.fixture
 async def host() -> AsyncIterator[ServerHost]:
-    host = ServerHost(policy=FAST_RESTARTS)
-    try:
+    async with serving_configs() as host:
         yield host
-    finally:
-        await host.stop_all()
 
 
 def engine_for(host: ServerHost, llm: ScriptedLLM, wait: float = 15.0) -> ChatEngine:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import pytest
@@ -17,21 +19,24 @@ from desktop_app.core.model.settings import ChatOptions, ModelSettings
 from desktop_app.core.secret_store import SecretStore
 from desktop_app.core.server_status import ServerState
 from tests.core.auth.conftest import ServerFactory, remote
-from tests.hosting import FAST_RESTARTS
+from tests.hosting import serving_configs
 from tests.llm_server import LITELLM_WARNINGS, RecordingApprover, ScriptedLLM, ToolCall, calls, text
 from tests.servers.oauth_server import ADMIN_SCOPE, ADMIN_TOOL, FollowingBrowser, OAuthTestServer
 
 pytestmark = [pytest.mark.anyio, *LITELLM_WARNINGS, pytest.mark.usefixtures("provider_key")]
 
 
-async def _signed_in_host(server: OAuthTestServer, secrets: SecretStore, browser: FollowingBrowser) -> ServerHost:
-    host = ServerHost(secrets=secrets, policy=FAST_RESTARTS)
-    host.sign_in.opener = browser
-    host.start([remote(server)])
-    await host.wait_settled(30)
-    assert await host.connection("remote").auth.sign_in() is None
-    assert (await host.connection("remote").wait_settled(30)).state is ServerState.READY
-    return host
+@asynccontextmanager
+async def _signed_in_host(
+    server: OAuthTestServer, secrets: SecretStore, browser: FollowingBrowser
+) -> AsyncIterator[ServerHost]:
+    def use_browser(host: ServerHost) -> None:
+        host.sign_in.opener = browser
+
+    async with serving_configs(remote(server), settle=30, prepare=use_browser, secrets=secrets) as host:
+        assert await host.connection("remote").auth.sign_in() is None
+        assert (await host.connection("remote").wait_settled(30)).state is ServerState.READY
+        yield host
 
 
 async def _turn(host: ServerHost, llm: ScriptedLLM, tool: str) -> list[ChatEvent]:
@@ -54,15 +59,12 @@ async def test_sign_in_card_then_the_call_goes_on(
     oauth_server: ServerFactory, secrets: SecretStore, browser: FollowingBrowser, llm: ScriptedLLM
 ) -> None:
     with oauth_server() as server:
-        host = await _signed_in_host(server, secrets, browser)
-        try:
+        async with _signed_in_host(server, secrets, browser) as host:
             server.expire_access_tokens()
             server.revoke_refresh_tokens()  # the stored sign-in dies while the server was ready
             asker = ScriptedAsker(lambda question: isinstance(question, SignInQuestion))
             host.questions.asker = asker
             events = await _turn(host, llm, "whoami")
-        finally:
-            await host.stop_all()
     (question,) = asker.asked
     assert isinstance(question, SignInQuestion)
     assert question.server == "remote" and question.call_id == "call-1"
@@ -76,15 +78,12 @@ async def test_declining_reports_the_tool_unavailable(
     oauth_server: ServerFactory, secrets: SecretStore, browser: FollowingBrowser, llm: ScriptedLLM
 ) -> None:
     with oauth_server() as server:
-        host = await _signed_in_host(server, secrets, browser)
-        try:
+        async with _signed_in_host(server, secrets, browser) as host:
             server.expire_access_tokens()
             server.revoke_refresh_tokens()
             asker = ScriptedAsker()  # nobody answers: the question's fallback declines
             host.questions.asker = asker
             events = await _turn(host, llm, "whoami")
-        finally:
-            await host.stop_all()
     assert [type(q) for q in asker.asked] == [SignInQuestion]
     result = _result(events)
     assert result.is_error
@@ -96,18 +95,15 @@ async def test_step_up_during_a_turn(
     oauth_server: ServerFactory, secrets: SecretStore, browser: FollowingBrowser, llm: ScriptedLLM
 ) -> None:
     with oauth_server() as server:
-        host = await _signed_in_host(server, secrets, browser)
         asked: list[Question[Any]] = []
 
         def agree(question: Question[Any]) -> bool:
             asked.append(question)
             return True
 
-        try:
+        async with _signed_in_host(server, secrets, browser) as host:
             host.questions.asker = ScriptedAsker(agree)
             events = await _turn(host, llm, ADMIN_TOOL)
-        finally:
-            await host.stop_all()
     (question,) = asked
     assert isinstance(question, SignInQuestion) and question.scopes == (ADMIN_SCOPE,)
     assert _result(events).text.endswith("admin work done")

@@ -28,9 +28,8 @@ from desktop_app.core.chat.events import (
 )
 from desktop_app.core.host import ServerHost
 from desktop_app.core.model.settings import ChatOptions, ModelSettings
-from desktop_app.core.server_config import ServerConfig, TransportKind
 from desktop_app.core.trust import ToolHints
-from tests.hosting import FAST_RESTARTS
+from tests.hosting import inprocess_config, serving
 from tests.llm_server import LITELLM_WARNINGS, RecordingApprover, ScriptedLLM, ToolCall, calls, text, tool_messages
 from tests.servers.annotated_server import INJECTION, build_annotated_server
 
@@ -40,18 +39,9 @@ pytestmark = [pytest.mark.anyio, *LITELLM_WARNINGS, pytest.mark.usefixtures("pro
 @pytest.fixture
 async def host() -> AsyncIterator[ServerHost]:
     servers = {"desk": build_annotated_server("desk"), "web": build_annotated_server("web")}
-    host = ServerHost(policy=FAST_RESTARTS, target_factory=lambda config, _hooks: servers[config.name])
-    host.start(
-        [
-            ServerConfig("desk", TransportKind.STDIO, command="unused", trusted=True, auto_approve_read_only=True),
-            ServerConfig("web", TransportKind.STDIO, command="unused"),
-        ]
-    )
-    await host.wait_settled(15)
-    try:
+    desk = inprocess_config("desk", trusted=True, auto_approve_read_only=True)
+    async with serving(servers, desk, inprocess_config("web")) as host:
         yield host
-    finally:
-        await host.stop_all()
 
 
 def engine_for(host: ServerHost, llm: ScriptedLLM, approver: RecordingApprover) -> ChatEngine:

@@ -16,7 +16,7 @@ from desktop_app.core.sandbox.probe import probe
 from desktop_app.core.server_status import ServerState
 from desktop_app.core.transports import open_transport
 from tests.core.sandbox.conftest import Home, home  # noqa: F401  (the planted home fixture)
-from tests.hosting import FAST_RESTARTS, eventually
+from tests.hosting import FAST_RESTARTS, eventually, serving_configs
 from tests.policy_files import put_policy
 
 pytestmark = pytest.mark.anyio
@@ -45,14 +45,10 @@ async def test_the_policy_sandboxes_a_server_whose_entry_does_not(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     put_policy(tmp_path, monkeypatch, {"sandbox": {"required": True}})
-    host = ServerHost(policy=FAST_RESTARTS)
-    host.start([home.config(sandboxed=False)])
-    try:
-        assert (await host.connection("probe").wait_settled(30)).state is ServerState.READY
+    async with serving_configs(home.config(sandboxed=False), settle=30) as host:
+        assert host.connection("probe").status.state is ServerState.READY
         assert any(text.startswith("sandboxed: bubblewrap") for text in _notes(host))
         assert host.connection("probe").confinement.protection(host.connection("probe").config).startswith("sandboxed")
-    finally:
-        await host.stop_all()
 
 
 async def test_without_a_tier_the_user_may_run_it_unconfined_this_time_unless_the_policy_requires_it(
@@ -95,12 +91,9 @@ async def test_a_sandboxed_server_restarts_when_its_roots_change_an_unsandboxed_
 ) -> None:
     drafts = home.root / "drafts"
     drafts.mkdir()
-    host = ServerHost(policy=FAST_RESTARTS)
     confined = replace(home.config(sandboxed=True), roots=(str(home.notes),))
     plain = replace(home.config(sandboxed=False, name="plain"), roots=(str(home.notes),))
-    host.start([confined, plain])
-    try:
-        await host.wait_settled(30)
+    async with serving_configs(confined, plain, settle=30) as host:
         sandboxed = host.connection("probe")
         assert sandboxed.confinement.roots == (home.notes.as_uri(),)
         first_client, plain_client = sandboxed.client, host.connection("plain").client
@@ -114,5 +107,3 @@ async def test_a_sandboxed_server_restarts_when_its_roots_change_an_unsandboxed_
         assert "roots changed: restarting so its sandbox matches them" in _notes(host)
         assert host.connection("plain").client is plain_client  # not restarted
         assert host.connection("plain").confinement.roots is None
-    finally:
-        await host.stop_all()

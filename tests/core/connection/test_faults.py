@@ -9,7 +9,7 @@ import pytest
 from desktop_app.core.events import ServerStateChanged
 from desktop_app.core.host import ServerHost
 from desktop_app.core.server_status import ServerState
-from tests.hosting import FAST_RESTARTS, eventually, fixture_config, live_children
+from tests.hosting import FAST_RESTARTS, eventually, fixture_config, live_children, serving_configs
 
 pytestmark = pytest.mark.anyio
 
@@ -40,23 +40,15 @@ async def test_bytes_that_are_not_utf8_after_a_tool_leave_the_connection_working
 
 
 async def test_bytes_that_are_not_utf8_at_start_up_do_not_wait_for_the_timeout() -> None:
-    host = ServerHost(policy=FAST_RESTARTS)
     # The handshake may take an hour: ready within a minute means the bad bytes were read past.
-    host.start([fixture_config("fx", "--bad-bytes-on-start", timeout=3600)])
-    try:
-        await host.wait_settled(60)
+    async with serving_configs(fixture_config("fx", "--bad-bytes-on-start", timeout=3600), settle=60) as host:
         assert host.connection("fx").status.state is ServerState.READY
         assert len(_notes(host, "fx", "(ff fe 80)")) == 1
-    finally:
-        await host.stop_all()
 
 
 @pytest.mark.stdio
 async def test_a_stream_that_ends_under_a_live_server_marks_the_connection_dead_at_once() -> None:
-    host = ServerHost(policy=FAST_RESTARTS)
-    host.start([fixture_config("fx", timeout=30)])
-    try:
-        await host.wait_settled(60)
+    async with serving_configs(fixture_config("fx", timeout=30), settle=60) as host:
         connection = host.connection("fx")
         states: list[tuple[ServerState, str | None]] = []
         host.bus.subscribe(ServerStateChanged, lambda e: states.append((e.status.state, e.status.reason)))
@@ -68,8 +60,6 @@ async def test_a_stream_that_ends_under_a_live_server_marks_the_connection_dead_
         # Closing the stream ends it, or its exit once stopped says how it ended.
         assert reason == "the server closed the connection" or (reason or "").startswith("the server exited")
         await eventually(lambda: connection.status.state is ServerState.READY, timeout=20, what="a restart")
-    finally:
-        await host.stop_all()
 
 
 async def test_a_response_before_the_handshake_is_named_as_what_happened() -> None:
@@ -85,14 +75,9 @@ async def test_a_response_before_the_handshake_is_named_as_what_happened() -> No
 
 
 async def test_a_response_to_no_request_is_ignored_with_a_note() -> None:
-    host = ServerHost(policy=FAST_RESTARTS)
-    host.start([fixture_config("fx", "--unsolicited-response", "99")])
-    try:
-        await host.wait_settled(60)
+    async with serving_configs(fixture_config("fx", "--unsolicited-response", "99"), settle=60) as host:
         assert host.connection("fx").status.state is ServerState.READY
         assert _notes(host, "fx", "never sent or was already answered (id 99)")
-    finally:
-        await host.stop_all()
 
 
 @pytest.mark.stdio

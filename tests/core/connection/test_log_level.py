@@ -8,7 +8,7 @@ import pytest
 
 from desktop_app.core.host import ServerHost
 from desktop_app.core.server_status import ServerState
-from tests.hosting import FAST_RESTARTS, eventually, fixture_config
+from tests.hosting import eventually, fixture_config, serving_configs
 
 pytestmark = pytest.mark.anyio
 
@@ -20,10 +20,7 @@ def server_lines(host: ServerHost) -> list[str]:
 @pytest.mark.parametrize("era", ["legacy", "2026-07-28"])
 @pytest.mark.stdio
 async def test_the_log_level_filters_what_the_server_sends_and_changes_live(era: str) -> None:
-    host = ServerHost(policy=FAST_RESTARTS)
-    host.start([fixture_config("fx", protocol=era, log_level="warning")])
-    try:
-        await host.wait_settled(20)
+    async with serving_configs(fixture_config("fx", protocol=era, log_level="warning"), settle=20) as host:
         connection = host.connection("fx")
         assert connection.log_level == "warning"
         await connection.call_tool("log", {"message": "quiet please"})
@@ -37,5 +34,3 @@ async def test_the_log_level_filters_what_the_server_sends_and_changes_live(era:
         assert (connection.client is client) == (era == "legacy")
         await connection.call_tool("log", {"message": "now you hear me"})
         await eventually(lambda: server_lines(host) == ["[fixture] now you hear me"], what="the info line")
-    finally:
-        await host.stop_all()

@@ -3,6 +3,8 @@ claim: the latest one, capped, plain, and never what the server is known by."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import pytest
@@ -10,25 +12,18 @@ from mcp_types import SERVER_INFO_META_KEY
 
 from desktop_app.core.connection.server_claim import NAME_CHARS, VERSION_CHARS, ServerClaim, read_claim
 from desktop_app.core.host import ServerHost
-from desktop_app.core.server_config import ServerConfig, TransportKind
 from desktop_app.core.server_status import ServerState
 from tests.core.connection.claiming_server import CLAIM_TOOL, HOSTILE, OWN_NAME, OWN_VERSION, build_claiming_server
-from tests.hosting import FAST_RESTARTS
+from tests.hosting import inprocess_config, serving
 
 pytestmark = pytest.mark.anyio
 
 
-def _config(name: str = "files", protocol: str = "auto") -> ServerConfig:
-    # The command is never run: the target factory hands the Client the server object.
-    return ServerConfig(name=name, transport=TransportKind.STDIO, command="unused", protocol=protocol)
-
-
-async def _started(protocol: str = "auto") -> ServerHost:
-    server = build_claiming_server()
-    host = ServerHost(policy=FAST_RESTARTS, target_factory=lambda _config, _hooks: server)
-    host.start([_config(protocol=protocol)])
-    assert (await host.connection("files").wait_settled(15)).state is ServerState.READY
-    return host
+@asynccontextmanager
+async def _started(protocol: str = "auto") -> AsyncIterator[ServerHost]:
+    async with serving({"files": build_claiming_server()}, inprocess_config("files", protocol=protocol)) as host:
+        assert host.connection("files").status.state is ServerState.READY
+        yield host
 
 
 def _log(host: ServerHost) -> list[str]:
@@ -37,28 +32,19 @@ def _log(host: ServerHost) -> list[str]:
 
 @pytest.mark.parametrize("protocol", ["auto", "legacy"])
 async def test_the_handshake_says_who_the_server_claims_to_be(protocol: str) -> None:
-    host = await _started(protocol)
-    try:
+    async with _started(protocol) as host:
         assert host.connection("files").claim == ServerClaim(OWN_NAME, OWN_VERSION)
-    finally:
-        await host.stop_all()
 
 
 async def test_a_listing_pages_stamp_is_read_too() -> None:
-    server = build_claiming_server({"name": "lister", "version": "3"})
-    host = ServerHost(policy=FAST_RESTARTS, target_factory=lambda _config, _hooks: server)
-    host.start([_config()])
-    try:
-        assert (await host.connection("files").wait_settled(15)).state is ServerState.READY
+    async with serving({"files": build_claiming_server({"name": "lister", "version": "3"})}) as host:
+        assert host.connection("files").status.state is ServerState.READY
         assert host.connection("files").claim == ServerClaim("lister", "3")
         assert host.catalog.tool(f"files__{CLAIM_TOOL}") is not None
-    finally:
-        await host.stop_all()
 
 
 async def test_a_results_stamp_becomes_the_latest_claim() -> None:
-    host = await _started()
-    try:
+    async with _started() as host:
         connection = host.connection("files")
         info = {"name": "acme-files", "version": "2.1", "title": "Acme Files", "websiteUrl": "https://acme.example"}
         await connection.call_tool(CLAIM_TOOL, {"info": info})
@@ -68,8 +54,6 @@ async def test_a_results_stamp_becomes_the_latest_claim() -> None:
         assert any("now: Acme Files (acme-files) 2.1 (its own claim)" in line for line in _log(host))
         await connection.call_tool(CLAIM_TOOL, {})  # the server's own stamp again: the latest wins
         assert connection.claim == ServerClaim(OWN_NAME, OWN_VERSION)
-    finally:
-        await host.stop_all()
 
 
 async def test_claiming_to_be_another_server_changes_nothing_but_the_capped_plain_claim() -> None:
@@ -77,10 +61,7 @@ async def test_claiming_to_be_another_server_changes_nothing_but_the_capped_plai
     server = build_claiming_server()
     other = build_claiming_server()
     targets = {"files": server, "filesystem": other}
-    host = ServerHost(policy=FAST_RESTARTS, target_factory=lambda config, _hooks: targets[config.name])
-    host.start([_config("files"), _config("filesystem")])
-    try:
-        await host.wait_settled(30)
+    async with serving(targets, settle=30) as host:
         before_tools = sorted(t.exposed_name for t in host.catalog.tools())
         before_trust = {name: host.trust(name) for name in targets}
         connection = host.connection("files")
@@ -99,8 +80,6 @@ async def test_claiming_to_be_another_server_changes_nothing_but_the_capped_plai
         assert {name: host.trust(name) for name in targets} == before_trust
         assert host.catalog.tool(f"files__{CLAIM_TOOL}") is not None
         assert all(len(line) < 400 for line in _log(host))
-    finally:
-        await host.stop_all()
 
 
 @pytest.mark.parametrize(
@@ -116,16 +95,13 @@ async def test_claiming_to_be_another_server_changes_nothing_but_the_capped_plai
     ],
 )
 async def test_a_malformed_claim_is_ignored_with_one_log_line(info: Any) -> None:
-    host = await _started()
-    try:
+    async with _started() as host:
         connection = host.connection("files")
         await connection.call_tool(CLAIM_TOOL, {"info": info})
         await connection.call_tool(CLAIM_TOOL, {"info": info})
         assert connection.claim == ServerClaim(OWN_NAME, OWN_VERSION)
         ignored = [line for line in _log(host) if "ignored what a result said the server is" in line]
         assert len(ignored) == 1, ignored
-    finally:
-        await host.stop_all()
 
 
 def test_reading_a_stamp() -> None:

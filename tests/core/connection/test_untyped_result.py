@@ -9,9 +9,8 @@ from pathlib import Path
 import pytest
 from mcp_types import TextContent
 
-from desktop_app.core.host import ServerHost
 from desktop_app.core.server_config import ServerConfig, TransportKind
-from tests.hosting import FAST_RESTARTS
+from tests.hosting import serving_configs
 from tests.servers.untyped_result_server import REMOTE_OUTPUT_TOOL, TYPED_TOOL, UNTYPED_TOOL
 
 pytestmark = pytest.mark.anyio
@@ -25,10 +24,7 @@ def _config() -> ServerConfig:
 
 async def test_a_result_without_result_type_is_read_as_complete() -> None:
     config = _config()
-    host = ServerHost(policy=FAST_RESTARTS)
-    host.start([config])
-    try:
-        await host.wait_settled(60)
+    async with serving_configs(config, settle=60) as host:
         connection = host.connection("untyped")
         assert connection.status.protocol_version == "2026-07-28"
         result = await connection.call_tool(UNTYPED_TOOL, {"text": "hello"})
@@ -36,20 +32,13 @@ async def test_a_result_without_result_type_is_read_as_complete() -> None:
         assert result.content == [TextContent(text=f"{UNTYPED_TOOL}: hello")]
         typed = await connection.call_tool(TYPED_TOOL, {"text": "again"})
         assert typed.content == [TextContent(text=f"{TYPED_TOOL}: again")]
-    finally:
-        await host.stop_all()
 
 
 async def test_an_output_schema_that_cannot_be_used_is_ignored_and_the_call_succeeds() -> None:
-    host = ServerHost(policy=FAST_RESTARTS)
-    host.start([_config()])
-    try:
-        await host.wait_settled(60)
+    async with serving_configs(_config(), settle=60) as host:
         connection = host.connection("untyped")
         result = await connection.call_tool(REMOTE_OUTPUT_TOOL, {"text": "box"})
         assert not result.is_error
         assert result.content == [TextContent(text=f"{REMOTE_OUTPUT_TOOL}: box")]
         assert result.structured_content == {"thing": "box"}
         assert host.catalog.tool(f"untyped__{REMOTE_OUTPUT_TOOL}") is not None  # the tool is offered all the same
-    finally:
-        await host.stop_all()

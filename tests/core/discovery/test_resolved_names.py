@@ -13,12 +13,11 @@ import pytest
 
 from desktop_app.core.discovery.address import DiscoveryError, DomainAddress, check_resolved, check_url
 from desktop_app.core.discovery.discover import discover
-from desktop_app.core.host import ServerHost
 from desktop_app.core.network_guard import GuardedTransport, is_internal
 from desktop_app.core.server_config import ServerConfig, TransportKind
 from desktop_app.core.server_status import ServerState
 from desktop_app.core.transports import TransportHooks, from_public_domain, open_transport
-from tests.hosting import FAST_RESTARTS
+from tests.hosting import serving_configs
 from tests.name_table import SOME_PUBLIC_ADDRESS, NameTable
 from tests.servers.card_domain import CardDomain, running_domain
 
@@ -92,17 +91,12 @@ async def test_an_entry_from_a_public_domains_card_is_checked_on_every_connectio
     def target(config: ServerConfig, hooks: TransportHooks) -> object:
         return open_transport(config, hooks, resolve=hosts)
 
-    host = ServerHost(policy=FAST_RESTARTS, target_factory=target)
-    host.start([hostile, rebinding, mine])
-    try:
-        await host.wait_settled(30)
+    async with serving_configs(hostile, rebinding, mine, settle=30, target_factory=target) as host:
         assert host.connection("mine").status.state is ServerState.READY
         status = host.connection("evil").status
         assert status.state is not ServerState.READY
         assert "evil.example resolves to 127.0.0.1" in f"{status.reason} {status.summary}", status
         assert host.connection("rebinding").status.state is not ServerState.READY
-    finally:
-        await host.stop_all()
     assert "evil.example" in hosts.asked and hosts.asked.count("rebinding.example") >= 2
     assert all(h.get("host", "").startswith("127.0.0.1") for h in domain.mcp_headers)  # only "mine" got through
 

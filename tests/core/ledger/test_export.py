@@ -17,9 +17,8 @@ from desktop_app.core.ledger.scrub import Scrubber
 from desktop_app.core.ledger.store import LedgerStore
 from desktop_app.core.ledger.trace import load_trace
 from desktop_app.core.model.settings import ModelSettings
-from desktop_app.core.server_config import ServerConfig, TransportKind
 from tests.core.ledger.secrets_check import assert_clean
-from tests.hosting import FAST_RESTARTS
+from tests.hosting import serving
 from tests.llm_server import LITELLM_WARNINGS, RecordingApprover, ScriptedLLM, ToolCall, calls, text
 from tests.servers.fixture_server import build_fixture_server
 
@@ -36,13 +35,8 @@ def provider_key(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture
 async def host() -> AsyncIterator[ServerHost]:
     server = build_fixture_server()
-    host = ServerHost(policy=FAST_RESTARTS, target_factory=lambda _config, _hooks: server)
-    host.start([ServerConfig(name="fx", transport=TransportKind.STDIO, command="unused")])
-    await host.wait_settled(15)
-    try:
+    async with serving({"fx": server}) as host:
         yield host
-    finally:
-        await host.stop_all()
 
 
 async def test_an_exported_chat_has_its_trace_and_a_transcript_that_cannot_be_forged(

@@ -6,6 +6,7 @@ import json
 import os
 import shutil
 import sys
+from contextlib import AbstractAsyncContextManager
 from dataclasses import replace
 from pathlib import Path
 
@@ -28,7 +29,7 @@ from desktop_app.core.sandbox.settings import SandboxSettings
 from desktop_app.core.secret_store import SecretStore, open_secret_store
 from desktop_app.core.server_config import ServerConfig
 from desktop_app.core.server_status import ServerState
-from tests.hosting import FAST_RESTARTS
+from tests.hosting import serving_configs
 from tests.servers.fixture_server import LONG_END_MARKER
 from tests.servers.registry_documents import bundle_entry, fixture_binary_bundle, fixture_python_bundle
 from tests.servers.registry_fixture import RegistryFixture, response
@@ -80,11 +81,8 @@ def saver(store: ConfigStore):  # type: ignore[no-untyped-def]
     return lambda config, previous: store.upsert(config, previous_name=previous)
 
 
-async def run_host(config: ServerConfig, secrets: SecretStore) -> ServerHost:
-    host = ServerHost(secrets=secrets, policy=FAST_RESTARTS)
-    host.start([config])
-    await host.wait_settled(90)
-    return host
+def run_host(config: ServerConfig, secrets: SecretStore) -> AbstractAsyncContextManager[ServerHost]:
+    return serving_configs(config, settle=90, secrets=secrets)
 
 
 async def test_declined_installs_nothing(registry: RegistryFixture, store: ConfigStore, secrets: SecretStore) -> None:
@@ -122,15 +120,12 @@ async def test_npm_install_starts_and_serves_its_resource(
     assert secrets.get("HELLO_TOKEN") == "tok"
     # Sandboxed by default, reaching only the npm registry npx downloads the package from (here on 127.0.0.1).
     assert written["sandboxEnabled"] is True and written["sandbox"] == {"network": {"allowedDomains": ["127.0.0.1"]}}
-    host = await run_host(ConfigStore(store.path).servers["hello"], secrets)
-    try:
+    async with run_host(ConfigStore(store.path).servers["hello"], secrets) as host:
         assert host.connection("hello").status.state is ServerState.READY, host.connection("hello").status.reason
         notes = [entry.text for entry in host.connection("hello").log if entry.source == "host"]
         assert any("network only to 127.0.0.1 through the sandbox's proxy" in note for note in notes), notes
         [content] = await host.read_resource("hello://greeting")
         assert content.text == "Bonjour, Ada"
-    finally:
-        await host.stop_all()
     assert any(r.startswith("/npm/-/hello-1.0.0.tgz") for r in registry.requests)
 
 
@@ -170,8 +165,7 @@ async def test_bundle_installs_runs_sandboxed_and_uninstalls(
     config = ConfigStore(store.path).servers["fixture"]
     folder = Path(config.origin["bundle"])
     assert (folder / "manifest.json").is_file() and config.sandbox_enabled
-    host = await run_host(config, secrets)
-    try:
+    async with run_host(config, secrets) as host:
         connection = host.connection("fixture")
         assert connection.status.state is ServerState.READY, connection.status.reason
         assert any(entry.text.startswith("sandboxed: ") for entry in connection.log if entry.source == "host")
@@ -179,8 +173,6 @@ async def test_bundle_installs_runs_sandboxed_and_uninstalls(
         assert long.text is not None and long.text.endswith(LONG_END_MARKER)
         if answers:  # the secret reached the server (and was redacted from its log)
             assert any("FIXTURE_TOKEN=***" in entry.text for entry in connection.log)
-    finally:
-        await host.stop_all()
     assert remove_bundle_files(config, outside_tmp / "bundles") and gone(folder)
 
 
@@ -336,8 +328,7 @@ async def test_an_installed_python_bundle_runs_sandboxed_from_its_own_folder(
     # Unpacked beside the app's data folder, which the sandbox hides from every server, not inside it.
     assert folder.parent == bundles_dir() and data_dir() not in folder.parents
     assert config.sandbox_enabled
-    host = await run_host(config, secrets)
-    try:
+    async with run_host(config, secrets) as host:
         connection = host.connection("fixture")
         assert connection.status.state is ServerState.READY, connection.status.explained()
         notes = [entry.text for entry in connection.log if entry.source == "host"]
@@ -345,8 +336,6 @@ async def test_an_installed_python_bundle_runs_sandboxed_from_its_own_folder(
         assert connection.catalog is not None and "echo" in [tool.name for tool in connection.catalog.tools]
         result = await connection.call_tool("echo", {"text": "from inside"})
         assert "from inside" in str(result.content[0])
-    finally:
-        await host.stop_all()
 
 
 async def test_command_gone_after_install_is_reported(secrets: SecretStore) -> None:
@@ -355,11 +344,8 @@ async def test_command_gone_after_install_is_reported(secrets: SecretStore) -> N
         transport=__import__("desktop_app.core.server_config").core.server_config.TransportKind.STDIO,
         command="mcp-desk-no-such-command",
     )
-    host = await run_host(config, secrets)
-    try:
+    async with run_host(config, secrets) as host:
         status = host.connection("gone").status
         assert status.state is ServerState.FAILED and "command not found: mcp-desk-no-such-command" in (
             status.reason or ""
         )
-    finally:
-        await host.stop_all()

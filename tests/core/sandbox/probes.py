@@ -16,7 +16,7 @@ from desktop_app.core.server_status import ServerState
 from desktop_app.core.transports import SandboxProbe, open_transport
 from tests.core.sandbox.conftest import Home
 from tests.core.sandbox.web_server import LOOPBACK_OK
-from tests.hosting import FAST_RESTARTS
+from tests.hosting import FAST_RESTARTS, serving_configs
 
 GREETING = "hello from the host"
 
@@ -40,10 +40,7 @@ async def listener() -> AsyncIterator[int]:
 
 async def run_probe(config: ServerConfig, home: Home, port: int, log: list[str] | None = None) -> dict[str, str]:
     """Start `config` through a real host, have it try every attack; its log's host lines go to `log`."""
-    host = ServerHost(policy=FAST_RESTARTS)
-    host.start([config])
-    try:
-        await host.wait_settled(60)
+    async with serving_configs(config, settle=60) as host:
         connection = host.connection(config.name)
         assert connection.status.state is ServerState.READY, connection.status.explained()
         arguments = {
@@ -58,8 +55,6 @@ async def run_probe(config: ServerConfig, home: Home, port: int, log: list[str] 
             log += [f"{entry.level}: {entry.text}" for entry in connection.log if entry.source == "host"]
         report: dict[str, str] = json.loads(result.content[0].text)  # type: ignore[union-attr]
         return report
-    finally:
-        await host.stop_all()
 
 
 @asynccontextmanager

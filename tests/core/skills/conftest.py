@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any
 
@@ -11,9 +12,8 @@ from mcp.server.context import ServerMiddleware
 
 from desktop_app.core.asks.question import Question, ScriptedAsker
 from desktop_app.core.host import ServerHost
-from desktop_app.core.server_config import ServerConfig, TransportKind
 from desktop_app.core.skills.consent import SkillDecision, SkillQuestion, SkillReply
-from tests.hosting import FAST_RESTARTS
+from tests.hosting import inprocess_config, serving
 from tests.servers.skills_server import build_skills_server, write_skill
 
 ERAS = pytest.mark.parametrize("era", ["legacy", "auto"])
@@ -60,7 +60,6 @@ HostFactory = Callable[..., Any]
 async def skills_host() -> AsyncIterator[HostFactory]:
     """`await skills_host({"name": folder}, era, trusted=...)`: a host over in-process skills servers
     (`middleware` is added to each: to watch what the host asks, or to make a server answer otherwise)."""
-    hosts: list[ServerHost] = []
 
     async def make(
         folders: dict[str, Path],
@@ -73,19 +72,13 @@ async def skills_host() -> AsyncIterator[HostFactory]:
         servers = {name: build_skills_server(root, ttl_ms=ttl_ms, name=name) for name, root in folders.items()}
         for server in servers.values():
             server.middleware.extend(middleware)
-        host = ServerHost(policy=FAST_RESTARTS, target_factory=lambda config, _hooks: servers[config.name])
-        configs = [
-            ServerConfig(name, TransportKind.STDIO, command="unused", protocol=era, trusted=trusted) for name in servers
-        ]
-        host.start(configs)
-        await host.wait_settled(30)
+        configs = [inprocess_config(name, protocol=era, trusted=trusted) for name in servers]
+        host = await hosts.enter_async_context(serving(servers, *configs, settle=30))
         assert host.ready_count() == len(configs)
-        hosts.append(host)
         return host
 
-    yield make
-    for host in hosts:
-        await host.stop_all()
+    async with AsyncExitStack() as hosts:
+        yield make
 
 
 __all__ = ["write_skill"]

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
@@ -17,7 +19,7 @@ from desktop_app.core.model.settings import ChatOptions
 from desktop_app.core.server_config import ServerConfig, TransportKind
 from desktop_app.core.skills.consent import SkillDecision
 from tests.core.skills.conftest import ERAS, User
-from tests.hosting import FAST_RESTARTS
+from tests.hosting import serving_configs
 from tests.servers.everything import NPM_DIR, REQUIRE_TEST_SERVERS
 
 REFERENCE = Path(__file__).resolve().parents[2] / "servers" / "skills_reference.mjs"
@@ -41,23 +43,21 @@ pytestmark = [
 ]
 
 
-async def start(folder: Path, era: str, *flags: str) -> ServerHost:
+@asynccontextmanager
+async def start(folder: Path, era: str, *flags: str) -> AsyncIterator[ServerHost]:
     node = shutil.which("node")
     assert node is not None
     config = ServerConfig(
         "reference", TransportKind.STDIO, command=node, args=(str(REFERENCE), str(folder), *flags), protocol=era
     )
-    host = ServerHost(policy=FAST_RESTARTS)
-    host.start([config])
-    await host.wait_settled(60)
-    assert host.ready_count() == 1, host.connections["reference"].status
-    return host
+    async with serving_configs(config, settle=60) as host:
+        assert host.ready_count() == 1, host.connections["reference"].status
+        yield host
 
 
 @ERAS
 async def test_the_reference_server_s_skills_list_by_name_and_load_only_when_allowed(folder: Path, era: str) -> None:
-    host = await start(folder, era)
-    try:
+    async with start(folder, era) as host:
         user = User(SkillDecision.DENY)
         host.questions.asker = user.asker
         prompt = ContextBuilder(len, 4000).build(host.catalog)
@@ -83,14 +83,11 @@ async def test_the_reference_server_s_skills_list_by_name_and_load_only_when_all
         again = await read_for_model(host, host.catalog, REVIEW, ChatOptions(), search_offered=False)
         assert again.is_error and len(user.asked) == 3
         assert user.asked[-1].changes == ("changed skill://team/review/references/GUIDE.md",)
-    finally:
-        await host.stop_all()
 
 
 @ERAS
 async def test_a_file_that_no_longer_matches_the_reference_server_s_digest_is_refused(folder: Path, era: str) -> None:
-    host = await start(folder, era, "--live")
-    try:
+    async with start(folder, era, "--live") as host:
         user = User()
         host.questions.asker = user.asker
         skill_md = folder / "team/review/SKILL.md"
@@ -101,5 +98,3 @@ async def test_a_file_that_no_longer_matches_the_reference_server_s_digest_is_re
         assert out.is_error and "not the" in out.text and "its server declared" in out.text
         assert "mail the code" not in out.text and user.asked == []
         assert any("skill file refused" in entry.text for entry in host.connection("reference").log)
-    finally:
-        await host.stop_all()

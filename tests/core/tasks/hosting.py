@@ -11,11 +11,10 @@ from mcp.server.mcpserver import MCPServer
 
 from desktop_app.core.asks.question import Question, ScriptedAsker
 from desktop_app.core.host import ServerHost
-from desktop_app.core.server_config import ServerConfig, TransportKind
 from desktop_app.core.server_status import ServerState
 from desktop_app.core.tasks.board import TaskBoard
 from desktop_app.core.tasks.model import TaskRecord, TaskStatus
-from tests.hosting import FAST_RESTARTS, eventually
+from tests.hosting import eventually, inprocess_config, serving
 
 
 @asynccontextmanager
@@ -27,19 +26,16 @@ async def tasks_host(
     timeout: float = 10.0,
 ) -> AsyncIterator[tuple[ServerHost, ScriptedAsker, TaskBoard]]:
     """A ready host whose server "tasks" is `server` (in-process); `store` keeps tasks across hosts."""
-    host = ServerHost(policy=FAST_RESTARTS, target_factory=lambda _config, _hooks: server)
     asker = ScriptedAsker(answer)
-    host.questions.asker = asker
-    board = host.tasks
-    if store is not None:
-        board.open(store, host.bus)
-    host.start([ServerConfig(name="tasks", transport=TransportKind.STDIO, command="unused", timeout=timeout)])
-    try:
-        await host.wait_settled(30)
+
+    def open_store(host: ServerHost) -> None:
+        if store is not None:
+            host.tasks.open(store, host.bus)
+
+    config = inprocess_config("tasks", timeout=timeout)
+    async with serving({"tasks": server}, config, settle=30, asker=asker, prepare=open_store) as host:
         assert host.connection("tasks").status.state is ServerState.READY, host.connection("tasks").status
-        yield host, asker, board
-    finally:
-        await host.stop_all()
+        yield host, asker, host.tasks
 
 
 async def task_of(board: TaskBoard, call_id: str, status: TaskStatus = TaskStatus.WORKING) -> TaskRecord:

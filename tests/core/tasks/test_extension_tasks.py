@@ -15,7 +15,6 @@ from mcp.shared.exceptions import MCPError
 
 from desktop_app.core.asks.elicitation import ElicitReply, FormQuestion
 from desktop_app.core.asks.question import Question, ScriptedAsker
-from desktop_app.core.host import ServerHost
 from desktop_app.core.server_config import ServerConfig, TransportKind
 from desktop_app.core.tasks.events import LateResult, TaskChanged, TaskEvent
 from desktop_app.core.tasks.follow import USER_CANCELLED
@@ -23,7 +22,7 @@ from desktop_app.core.tasks.model import TaskRecord, TaskStatus
 from desktop_app.core.tasks.store import TaskStore
 from tests.core.asks.hosting import text_of
 from tests.core.tasks.hosting import task_of, tasks_host
-from tests.hosting import FAST_RESTARTS, eventually
+from tests.hosting import eventually, serving_configs
 from tests.servers import tasks_server
 from tests.servers.everything import free_port, run_http_server
 from tests.servers.tasks_server import build_tasks_server
@@ -167,18 +166,13 @@ async def test_a_stored_task_its_server_no_longer_knows_says_so(tmp_path: Path) 
 async def test_over_http_each_tasks_request_names_its_task() -> None:
     port = free_port()
     async with run_http_server([sys.executable, TASKS_SCRIPT, "--http", str(port)], port):
-        host = ServerHost(policy=FAST_RESTARTS)
-        host.questions.asker = ScriptedAsker(reader)
-        host.start([ServerConfig(name="tasks", transport=TransportKind.HTTP, url=f"http://127.0.0.1:{port}/mcp")])
-        try:
-            await host.wait_settled(30)
+        config = ServerConfig(name="tasks", transport=TransportKind.HTTP, url=f"http://127.0.0.1:{port}/mcp")
+        async with serving_configs(config, settle=30, asker=ScriptedAsker(reader)) as host:
             result = await host.connection("tasks").call_tool("research", {"topic": "python", "ask": True})
             # The server refuses a tasks/* request whose Mcp-Name header does not name its task.
             assert text_of(result) == "Report on python: reading=snake (answer: accept)"
             [record] = host.tasks.tasks()
             assert record.status is TaskStatus.COMPLETED and record.era == "2026-07-28"
-        finally:
-            await host.stop_all()
 
 
 def _distinct(records: list[TaskRecord]) -> list[TaskRecord]:
