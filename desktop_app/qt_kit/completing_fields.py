@@ -172,5 +172,5 @@ class CompletingFields(QWidget):
         if event.type() == QEvent.Type.FocusIn:
             for field in self._fields.values():
                 if field.edit is watched and not field.edit.text() and not field.model.rowCount():
-                    QTimer.singleShot(0, lambda name=field.name: self.request_completions(name))
+                    QTimer.singleShot(0, self, lambda name=field.name: self.request_completions(name))
         return super().eventFilter(watched, event)

@@ -278,7 +278,7 @@ class HistoryPanel(QWidget):
 
     def _menu_closed(self) -> None:
         self._menu_open = False
-        QTimer.singleShot(0, self._select_current)  # once its action (if any) has begun
+        QTimer.singleShot(0, self, self._select_current)  # once its action (if any) has begun
 
     def _confirm_delete(self, item: QListWidgetItem) -> None:
         conversation_id = item.data(_ID)

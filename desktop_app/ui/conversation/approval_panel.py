@@ -175,7 +175,7 @@ class ApprovalPanel(AskCard[ApprovalReply]):
         self.deny.clicked.connect(self._deny)
         self.reason.returnPressed.connect(self._deny)
         QShortcut(QKeySequence("Ctrl+Return"), self.editor, lambda: self._allow(Decision.ALLOW_ONCE))
-        QTimer.singleShot(ARM_DELAY_MS, self._arm)
+        QTimer.singleShot(ARM_DELAY_MS, self, self._arm)
 
     # -- placement -------------------------------------------------------------------------
 

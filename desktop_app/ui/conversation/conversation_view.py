@@ -66,7 +66,7 @@ class ConversationView(QScrollArea):
         self._assistant: MessageBubble | None = None
         self._cards: dict[str, ToolCard] = {}
         self._below: dict[str, list[QWidget]] = {}
-        self._panels = CardPanels(lambda card: QTimer.singleShot(0, lambda: self.ensureWidgetVisible(card, 0, 0)))
+        self._panels = CardPanels(lambda card: QTimer.singleShot(0, card, lambda: self.ensureWidgetVisible(card, 0, 0)))
         self._user_bubbles: dict[int, MessageBubble] = {}
         """The user's messages shown, by their position in the conversation's messages."""
         self._messages: list[MessageBubble] = []

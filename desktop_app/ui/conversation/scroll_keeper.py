@@ -79,7 +79,7 @@ class ScrollKeeper(QObject):
         """A reopened chat was drawn: painted first once laid out, at its end."""
         self.following = True
         self._column.setUpdatesEnabled(False)
-        QTimer.singleShot(REVEAL_AT_MOST_MS, self._reveal)
+        QTimer.singleShot(REVEAL_AT_MOST_MS, self, self._reveal)
 
     def _reveal(self) -> None:
         inner, bar = self._column, self._area.verticalScrollBar()

@@ -64,4 +64,4 @@ class ServerQuestions(QScrollArea):
                 self.hide()
 
         # The outcome stays readable for a moment, then the card leaves the panel.
-        QTimer.singleShot(CARD_LINGER_MS, remove)
+        QTimer.singleShot(CARD_LINGER_MS, card, remove)  # not after the card is gone

@@ -17,7 +17,7 @@ user). A dock's content scrolls sideways below its own minimum rather than being
 from __future__ import annotations
 
 import contextlib
-from typing import Final
+from typing import Final, cast
 
 from PySide6.QtCore import QEvent, QObject, QSettings, Qt, QTimer
 from PySide6.QtGui import QGuiApplication, QMouseEvent
@@ -54,7 +54,6 @@ class DockFit(QObject):
 
     def __init__(self, window: QMainWindow, viewer: QDockWidget) -> None:
         super().__init__(window)
-        self._window = window
         self._viewer = viewer
         self.wanted = {_LEFT: DEFAULT_WIDTHS[0], _RIGHT: DEFAULT_WIDTHS[1]}
         """The widths the user gave each side by dragging a dock's edge (or the first start's)."""
@@ -71,6 +70,12 @@ class DockFit(QObject):
         viewer.dockLocationChanged.connect(self._viewer_moved)
         viewer.visibilityChanged.connect(self._viewer_shown)
         window.installEventFilter(self)
+
+    @property
+    def _window(self) -> QMainWindow:
+        """The window, asked of Qt: held in an attribute it would never be freed (a child's wrapper lives as
+        long as its parent, and the collector sees no cycle through Qt)."""
+        return cast(QMainWindow, self.parent())
 
     # -- remembering ---------------------------------------------------------------------------
 

@@ -155,7 +155,8 @@ class MainWindow(QMainWindow):
         ):
             entry = _action(self, help_menu, text, shortcut)
             entry.setEnabled(True)  # nothing in Help needs the panes
-            entry.triggered.connect(lambda _=False, shows=shows: self._help(shows))
+            entry.setData(shows)
+        help_menu.triggered.connect(self._help)  # a bound method: a lambda holding the window would keep it alive
         return MenuActions(
             new_chat,
             find_history,
@@ -177,11 +178,11 @@ class MainWindow(QMainWindow):
 
         ServerActions(self, self.bridge).export_servers()
 
-    def _help(self, shows: str) -> None:
-        """Open one of the Help menu's windows (their module loads with the first)."""
+    def _help(self, entry: QAction) -> None:
+        """Open the Help menu's window `entry` names (their module loads with the first)."""
         from desktop_app.ui.shell import help_dialogs
 
-        getattr(help_dialogs, shows)(self)
+        getattr(help_dialogs, entry.data())(self)
 
     def _restore_geometry(self) -> None:
         restored = QSettings()
@@ -257,7 +258,7 @@ class MainWindow(QMainWindow):
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
         if event.type() is QEvent.Type.PaletteChange and self.filled:  # the theme (Settings, or the system's)
-            QTimer.singleShot(0, self._follow_theme)  # once the panes have the new colours too
+            QTimer.singleShot(0, self, self._follow_theme)  # once the panes have the new colours too
 
     def _follow_theme(self) -> None:
         """Sheets built from the theme's tokens are built again from the new one's, then the messages."""
