@@ -6,13 +6,11 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from desktop_app.core.chat.approval import ApprovalPolicy
-from desktop_app.core.chat.conversations import Conversation
 from desktop_app.core.chat.engine import ChatEngine
-from desktop_app.core.chat.events import ChatEvent, ToolInputPartial, ToolResult
-from desktop_app.core.model.settings import ChatOptions, ModelSettings
+from desktop_app.core.chat.events import ToolInputPartial, ToolResult
+from tests.engine_kit import of_type, run, scripted_engine
 from tests.hosting import serving
-from tests.llm_server import LITELLM_WARNINGS, RecordingApprover, ScriptedLLM, ToolCall, calls, text, tool_names
+from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, ToolCall, calls, text, tool_names
 from tests.servers.app_server import build_app_server
 
 pytestmark = [pytest.mark.anyio, *LITELLM_WARNINGS]
@@ -20,14 +18,8 @@ pytestmark = [pytest.mark.anyio, *LITELLM_WARNINGS]
 
 @pytest.fixture
 async def engine(llm: ScriptedLLM) -> AsyncIterator[ChatEngine]:
-    settings = ModelSettings("openai/scripted", api_base=llm.url, max_tokens=300, max_retries=0)
     async with serving({"apps": build_app_server()}) as host:
-        yield ChatEngine(host, settings, ApprovalPolicy(RecordingApprover()), options=ChatOptions())
-
-
-async def run(engine: ChatEngine, message: str, **kw: object) -> list[ChatEvent]:
-    turn = engine.start_turn(Conversation(), message, **kw)  # type: ignore[arg-type]
-    return [event async for event in turn]
+        yield scripted_engine(host, llm)
 
 
 async def test_app_only_tools_are_not_offered_to_the_model(engine: ChatEngine, llm: ScriptedLLM) -> None:
@@ -42,12 +34,12 @@ async def test_partial_input_while_streaming_then_the_raw_result(engine: ChatEng
     steps = {"steps": ["call:bump", "read:fixture-app://note", "message:hello there"]}
     llm.queue(calls(ToolCall("apps__probe", steps, id="call_p")), text("done"))
     events = await run(engine, "probe it")
-    partials = [e for e in events if isinstance(e, ToolInputPartial)]
+    partials = of_type(events, ToolInputPartial)
     assert partials, "the streamed arguments were not reported"
     assert all((p.call_id, p.server, p.tool) == ("call_p", "apps", "probe") for p in partials)
     assert partials[-1].arguments == steps
     assert len(partials) >= 2  # the arguments arrive in fragments
-    [result] = [e for e in events if isinstance(e, ToolResult)]
+    [result] = of_type(events, ToolResult)
     assert result.app_result is not None
     assert result.app_result["structuredContent"] == {"steps": 3}
     assert "resultType" not in result.app_result
@@ -56,8 +48,8 @@ async def test_partial_input_while_streaming_then_the_raw_result(engine: ChatEng
 async def test_tools_without_a_view_report_no_partial_input(engine: ChatEngine, llm: ScriptedLLM) -> None:
     llm.queue(calls(ToolCall("apps__plain", {}, id="call_x")), text("done"))
     events = await run(engine, "plain please")
-    assert not [e for e in events if isinstance(e, ToolInputPartial)]
-    [result] = [e for e in events if isinstance(e, ToolResult)]
+    assert not of_type(events, ToolInputPartial)
+    [result] = of_type(events, ToolResult)
     assert result.app_result is None
 
 

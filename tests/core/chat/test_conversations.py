@@ -12,12 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from desktop_app.core.chat.approval import ApprovalPolicy, Decision, StaticApprover
+from desktop_app.core.chat.approval import Decision, StaticApprover
 from desktop_app.core.chat.conversations import Conversation, ConversationNotFoundError, ConversationStore
-from desktop_app.core.chat.engine import ChatEngine
-from desktop_app.core.chat.events import TurnFinished
 from desktop_app.core.chat.history_repair import INTERRUPTED_RESULT, missing_results
-from desktop_app.core.model.settings import ModelSettings
+from tests.engine_kit import finished, run, scripted_engine
 from tests.hosting import serving
 from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, ToolCall, calls, text
 from tests.servers.fixture_server import build_fixture_server
@@ -252,20 +250,17 @@ def test_tool_calls_a_killed_app_left_unanswered_get_a_stored_result_on_resume(
 
         # The resumed chat goes on: the provider accepts the repaired history.
         llm.queue(text("Carrying on."))
-        asyncio.run(_one_turn(Conversation.resume(stored, info.id), llm.url, "go on"))
+        asyncio.run(_one_turn(Conversation.resume(stored, info.id), llm, "go on"))
         sent = llm.bodies()[-1]["messages"]
         assert [m.get("tool_call_id") for m in sent if m["role"] == "tool"] == ["call_echo", "call_add"]
         assert [m["role"] for m in stored.messages(info.id)][-2:] == ["user", "assistant"]
         stored.close()
 
 
-async def _one_turn(conversation: Conversation, url: str, message: str) -> None:
+async def _one_turn(conversation: Conversation, llm: ScriptedLLM, message: str) -> None:
     async with serving({"fx": build_fixture_server()}, policy=None) as host:
-        settings = ModelSettings("openai/scripted", api_base=url, max_retries=0)
-        engine = ChatEngine(host, settings, ApprovalPolicy(StaticApprover(Decision.DENY)), secrets=None)
-        events = [event async for event in engine.start_turn(conversation, message)]
-        finished = events[-1]
-        assert isinstance(finished, TurnFinished) and finished.reason == "stop", events
+        events = await run(scripted_engine(host, llm, StaticApprover(Decision.DENY)), message, conversation)
+        assert finished(events).reason == "stop", events
 
 
 def test_missing_results_go_after_the_results_that_were_stored() -> None:

@@ -39,6 +39,7 @@ from desktop_app.core.chat.events import (
 from desktop_app.core.host import ServerHost
 from desktop_app.core.model.settings import ChatOptions, ModelSettings
 from desktop_app.core.resource_ref import ResourceRef
+from tests.engine_kit import finished, of_type, run, scripted_engine
 from tests.hosting import fixture_config, inprocess_config, serving, serving_configs
 from tests.llm_server import (
     LITELLM_WARNINGS,
@@ -71,36 +72,6 @@ async def host() -> AsyncIterator[ServerHost]:
         yield host
 
 
-def make_engine(
-    host: ServerHost,
-    llm: ScriptedLLM,
-    approver: RecordingApprover | None = None,
-    *,
-    rules: AlwaysAllowRules | None = None,
-    model: str = "openai/scripted",
-    **options: Any,
-) -> ChatEngine:
-    base = llm.root if model.startswith("anthropic/") else llm.url
-    policy = ApprovalPolicy(approver or RecordingApprover(), rules)
-    return ChatEngine(
-        host, ModelSettings(model, api_base=base, max_tokens=500, max_retries=0), policy, options=ChatOptions(**options)
-    )
-
-
-async def run(engine: ChatEngine, message: str, conversation: Conversation | None = None, **kw: Any) -> list[ChatEvent]:
-    turn = engine.start_turn(conversation or Conversation(), message, **kw)
-    return [event async for event in turn]
-
-
-def of_type(events: list[ChatEvent], kind: type[Any]) -> list[Any]:
-    return [e for e in events if isinstance(e, kind)]
-
-
-def finished(events: list[ChatEvent]) -> TurnFinished:
-    assert isinstance(events[-1], TurnFinished)
-    return events[-1]
-
-
 def assert_valid_history(messages: list[dict[str, Any]]) -> None:
     """Every assistant tool call is answered by a tool message before the next assistant/user turn."""
     waiting: set[str] = set()
@@ -119,7 +90,7 @@ def assert_valid_history(messages: list[dict[str, Any]]) -> None:
 
 async def test_system_prompt_is_a_catalog_without_content(host: ServerHost, llm: ScriptedLLM) -> None:
     llm.queue(text("Hello"))
-    engine = make_engine(host, llm)
+    engine = scripted_engine(host, llm)
     events = await run(engine, "hi")
     assert finished(events).text == "Hello"
     [body] = llm.bodies()
@@ -144,7 +115,7 @@ async def test_system_prompt_is_a_catalog_without_content(host: ServerHost, llm:
 async def test_no_usage_is_shown_when_the_provider_reports_none(host: ServerHost, llm: ScriptedLLM) -> None:
     # litellm counts no tokens for the app's requests: it would report zeros, not an estimate.
     llm.queue(Reply(text=("Hello",), usage=None))
-    events = await run(make_engine(host, llm), "hi")
+    events = await run(scripted_engine(host, llm), "hi")
     assert finished(events).reason == "stop"
     assert of_type(events, Usage) == []
 
@@ -157,7 +128,7 @@ async def test_long_resource_arrives_whole(host: ServerHost, llm: ScriptedLLM) -
         calls(ToolCall("read_resource", {"uri": "fixture://long"}), fragments=5), text("It ends with the marker.")
     )
     approver = RecordingApprover()
-    events = await run(make_engine(host, llm, approver), "How does fixture://long end?")
+    events = await run(scripted_engine(host, llm, approver), "How does fixture://long end?")
     assert finished(events).reason == "stop"
     [result] = tool_messages(llm.bodies()[1])
     assert result["content"] == long_text()
@@ -169,7 +140,7 @@ async def test_long_resource_arrives_whole(host: ServerHost, llm: ScriptedLLM) -
 
 async def test_safety_cap_cuts_with_an_explicit_notice(host: ServerHost, llm: ScriptedLLM) -> None:
     llm.queue(calls(ToolCall("read_resource", {"uri": "fixture://long"})), text("ok"))
-    events = await run(make_engine(host, llm, read_cap_bytes=10_000), "read it")
+    events = await run(scripted_engine(host, llm, read_cap_bytes=10_000), "read it")
     [result] = tool_messages(llm.bodies()[1])
     assert result["content"].startswith("[Truncated by MCP Desk's safety cap: the full content is")
     assert f"({len(long_text()):,} characters)" in result["content"]
@@ -179,7 +150,7 @@ async def test_safety_cap_cuts_with_an_explicit_notice(host: ServerHost, llm: Sc
 
 async def test_pdf_is_a_descriptor_unless_text_extraction_is_on(host: ServerHost, llm: ScriptedLLM) -> None:
     llm.queue(calls(ToolCall("read_resource", {"uri": "fixture://doc.pdf"})), text("A PDF."))
-    await run(make_engine(host, llm), "What is doc.pdf?")
+    await run(scripted_engine(host, llm), "What is doc.pdf?")
     [plain] = tool_messages(llm.bodies()[1])
     assert plain["content"].startswith("[Binary resource: application/pdf")
     assert "%PDF" not in plain["content"]
@@ -190,7 +161,7 @@ async def test_pdf_is_a_descriptor_unless_text_extraction_is_on(host: ServerHost
         calls(ToolCall("read_resource", {"uri": "fixture://doc.pdf", "pages": "9"})),
         text("done"),
     )
-    engine = make_engine(host, llm, pdf_text=True)
+    engine = scripted_engine(host, llm, pdf_text=True)
     await run(engine, "Read doc.pdf")
     bodies = llm.bodies()
     whole = tool_messages(bodies[3])[0]["content"]
@@ -205,7 +176,7 @@ async def test_pdf_is_a_descriptor_unless_text_extraction_is_on(host: ServerHost
 
 async def test_unknown_uri_lists_what_exists(host: ServerHost, llm: ScriptedLLM) -> None:
     llm.queue(calls(ToolCall("read_resource", {"uri": "fixture://lng"})), text("Sorry."))
-    await run(make_engine(host, llm), "read fixture://lng")
+    await run(scripted_engine(host, llm), "read fixture://lng")
     [result] = tool_messages(llm.bodies()[1])
     content = result["content"]
     assert content.startswith("Resource 'fixture://lng' not found. Available URIs: [")
@@ -223,7 +194,7 @@ async def test_template_uri_reads_from_the_owning_server(host: ServerHost, llm: 
         ),
         text("Apple."),
     )
-    events = await run(make_engine(host, llm), "what is apple?")
+    events = await run(scripted_engine(host, llm), "what is apple?")
     apple, kiwi = tool_messages(llm.bodies()[1])
     assert apple["content"] == "Item apple: a fruit from the fixture catalog."
     assert "no item 'kiwi'" in kiwi["content"]
@@ -233,7 +204,7 @@ async def test_template_uri_reads_from_the_owning_server(host: ServerHost, llm: 
 
 async def test_images_go_to_vision_models_only_when_enabled(host: ServerHost, llm: ScriptedLLM) -> None:
     llm.queue(calls(ToolCall("read_resource", {"uri": "fixture://image.png"})), text("Red and blue."))
-    await run(make_engine(host, llm, images_to_model=True), "Describe image.png")
+    await run(scripted_engine(host, llm, images_to_model=True), "Describe image.png")
     second = llm.bodies()[1]["messages"]
     assert second[-2]["role"] == "tool" and "16x12 px" in second[-2]["content"]
     image_turn = second[-1]
@@ -254,7 +225,7 @@ async def test_invoke_prompt_injects_real_turns(host: ServerHost, llm: ScriptedL
         text("Hello Ada, welcome!"),
     )
     conversation = Conversation()
-    events = await run(make_engine(host, llm), "Use the greet prompt for Ada", conversation)
+    events = await run(scripted_engine(host, llm), "Use the greet prompt for Ada", conversation)
     assert finished(events).text == "Hello Ada, welcome!"
     messages = llm.bodies()[1]["messages"]
     assert messages[-2]["role"] == "tool" and "added 1 message(s)" in messages[-2]["content"]
@@ -269,7 +240,7 @@ async def test_invoke_prompt_reports_missing_arguments_and_unknown_names(host: S
         calls(ToolCall("invoke_prompt", {"name": "greet"}), ToolCall("invoke_prompt", {"name": "nope"})),
         text("ok"),
     )
-    await run(make_engine(host, llm), "x")
+    await run(scripted_engine(host, llm), "x")
     missing, unknown = tool_messages(llm.bodies()[1])
     assert missing["content"] == "Prompt 'greet' needs the argument(s) [\"name\"]."
     assert unknown["content"].startswith("Prompt 'nope' not found. Available prompts: [")
@@ -287,7 +258,7 @@ async def test_allow_and_deny(host: ServerHost, llm: ScriptedLLM) -> None:
         calls(ToolCall("fx__add", {"a": 2, "b": 3}), ToolCall("fx__echo", {"text": "secret"})),
         text("2 + 3 = 5"),
     )
-    events = await run(make_engine(host, llm, approver), "add 2 and 3, then echo")
+    events = await run(scripted_engine(host, llm, approver), "add 2 and 3, then echo")
     added, echoed = tool_messages(llm.bodies()[1])
     assert added["content"] == "5"
     assert echoed["content"].startswith("The user declined to run 'fx__echo'")
@@ -313,7 +284,7 @@ async def test_edited_arguments_are_validated_then_used(host: ServerHost, llm: S
         ]
     )
     llm.queue(calls(ToolCall("fx__echo", {"text": "from the model"})), text("done"))
-    await run(make_engine(host, llm, approver), "echo")
+    await run(scripted_engine(host, llm, approver), "echo")
     first, second = approver.requests
     assert first.problem is None
     assert second.problem is not None and "text: 42 is not of type 'string'" in second.problem
@@ -334,7 +305,7 @@ async def test_allow_for_chat_and_always_persisted(host: ServerHost, llm: Script
     )
     # Trusted, so its (closed-world) results do not taint the chat and pause the allowance.
     host.connection("fx").config = replace(host.connection("fx").config, trusted=True)
-    engine = make_engine(host, llm, approver, rules=AlwaysAllowRules(rules_path))
+    engine = scripted_engine(host, llm, approver, rules=AlwaysAllowRules(rules_path))
     chat = Conversation()
     llm.queue(calls(ToolCall("fx__echo", {"text": "a"})), calls(ToolCall("fx__echo", {"text": "b"})), text("ok"))
     await run(engine, "echo twice", chat)
@@ -353,7 +324,7 @@ async def test_allow_for_chat_and_always_persisted(host: ServerHost, llm: Script
     fresh = AlwaysAllowRules(rules_path)
     assert fresh.allows("fx", "add")
     fresh.revoke("fx", "add")
-    later = make_engine(host, llm, approver, rules=AlwaysAllowRules(rules_path))
+    later = scripted_engine(host, llm, approver, rules=AlwaysAllowRules(rules_path))
     llm.queue(calls(ToolCall("fx__add", {"a": 3, "b": 3})), text("ok"))
     await run(later, "add again")
     assert len(approver.requests) == 4
@@ -368,7 +339,7 @@ async def test_server_tool_named_read_resource_stays_separate(host: ServerHost, 
         ),
         text("ok"),
     )
-    events = await run(make_engine(host, llm, approver), "read")
+    events = await run(scripted_engine(host, llm, approver), "read")
     synthetic, server = tool_messages(llm.bodies()[1])
     assert json.loads(synthetic["content"])["name"] == "fixture data"
     assert server["content"] == SERVER_READ_RESOURCE_REPLY
@@ -379,7 +350,7 @@ async def test_server_tool_named_read_resource_stays_separate(host: ServerHost, 
 
 async def test_tool_results_are_converted_for_the_model(host: ServerHost, llm: ScriptedLLM) -> None:
     llm.queue(calls(ToolCall("fx__rich", {}), ToolCall("fx__fail", {})), text("ok"))
-    events = await run(make_engine(host, llm), "rich")
+    events = await run(scripted_engine(host, llm), "rich")
     rich, fail = tool_messages(llm.bodies()[1])
     content = rich["content"]
     assert content.startswith("Rich result: text, an image, an embedded PDF and a link.")
@@ -406,7 +377,7 @@ async def test_bad_calls_from_the_model_get_clear_errors(host: ServerHost, llm: 
         ),
         text("ok"),
     )
-    await run(make_engine(host, llm, approver), "x")
+    await run(scripted_engine(host, llm, approver), "x")
     bad_json, bad_schema, unknown = tool_messages(llm.bodies()[1])
     assert bad_json["content"].startswith("Tool 'fx__echo' was not called: the arguments are not valid JSON")
     assert "do not match its input schema" in bad_schema["content"] and "'two'" in bad_schema["content"]
@@ -421,7 +392,7 @@ async def test_attachments_are_read_at_send_time(host: ServerHost, llm: Scripted
     llm.queue(text("It lists three items."))
     conversation = Conversation()
     events = await run(
-        make_engine(host, llm),
+        scripted_engine(host, llm),
         "What is in these?",
         conversation,
         attachments=[ResourceRef("", "fixture://data.json"), ResourceRef("", "fixture://image.png")],
@@ -440,7 +411,9 @@ async def test_attachments_are_read_at_send_time(host: ServerHost, llm: Scripted
 
 async def test_unreadable_attachment_is_a_clear_error_and_nothing_is_sent(host: ServerHost, llm: ScriptedLLM) -> None:
     conversation = Conversation()
-    events = await run(make_engine(host, llm), "see", conversation, attachments=[ResourceRef("", "fixture://missing")])
+    events = await run(
+        scripted_engine(host, llm), "see", conversation, attachments=[ResourceRef("", "fixture://missing")]
+    )
     [error] = of_type(events, ChatError)
     assert error.kind is ErrorKind.INPUT and error.message.startswith("Cannot attach fixture://missing")
     assert finished(events).reason == "error"
@@ -464,7 +437,7 @@ async def collect(turn: Turn) -> list[ChatEvent]:
 async def test_cancel_mid_stream_closes_the_stream_and_keeps_history(host: ServerHost, llm: ScriptedLLM) -> None:
     llm.queue(text("Part one. ", "Part two. ", "never sent", hang_after=2))
     conversation = Conversation()
-    turn = make_engine(host, llm).start_turn(conversation, "tell me")
+    turn = scripted_engine(host, llm).start_turn(conversation, "tell me")
     consumer = asyncio.ensure_future(collect(turn))
     await wait_for(turn.events, TextDelta, 2)
     turn.cancel()
@@ -480,7 +453,7 @@ async def test_cancel_mid_stream_closes_the_stream_and_keeps_history(host: Serve
 async def test_cancel_mid_tool_cancels_the_call_and_answers_it(host: ServerHost, llm: ScriptedLLM) -> None:
     llm.queue(calls(ToolCall("fx__slow", {"seconds": 30}), ToolCall("fx__echo", {"text": "x"})))
     conversation = Conversation()
-    turn = make_engine(host, llm).start_turn(conversation, "be slow")
+    turn = scripted_engine(host, llm).start_turn(conversation, "be slow")
     await wait_for(turn.events, ApprovalNeeded)
     await asyncio.sleep(0.2)  # the call is now in flight on the server
     started = time.monotonic()
@@ -498,7 +471,7 @@ async def test_cancel_mid_tool_cancels_the_call_and_answers_it(host: ServerHost,
 
 async def test_provider_errors_end_the_turn_cleanly(host: ServerHost, llm: ScriptedLLM) -> None:
     conversation = Conversation()
-    engine = make_engine(host, llm)
+    engine = scripted_engine(host, llm)
     llm.queue(failure(500, "upstream exploded"))
     events = await run(engine, "hi", conversation)
     [error] = of_type(events, ChatError)
@@ -531,7 +504,7 @@ async def test_unreachable_provider_is_a_provider_error(host: ServerHost) -> Non
 async def test_max_iterations_stops_with_an_explicit_message(host: ServerHost, llm: ScriptedLLM) -> None:
     llm.queue(*[calls(ToolCall("read_resource", {"uri": "fixture://data.json"})) for _ in range(3)])
     conversation = Conversation()
-    events = await run(make_engine(host, llm, max_iterations=2), "loop", conversation)
+    events = await run(scripted_engine(host, llm, max_iterations=2), "loop", conversation)
     final = finished(events)
     assert final.reason == "max_iterations" and final.iterations == 2
     assert "the iteration limit" in final.text and "2 calls" in final.text
@@ -544,7 +517,7 @@ async def test_server_crash_mid_tool_is_reported_and_the_turn_goes_on(llm: Scrip
     async with serving_configs(fixture_config("fx"), settle=20) as host:
         llm.queue(calls(ToolCall("fx__crash", {})), text("The server crashed; I could not finish."))
         conversation = Conversation()
-        events = await run(make_engine(host, llm), "crash it", conversation)
+        events = await run(scripted_engine(host, llm), "crash it", conversation)
         [error] = of_type(events, ChatError)
         assert error.kind is ErrorKind.SERVER and "closed the connection" in error.message
         [result] = tool_messages(llm.bodies()[1])
@@ -561,7 +534,7 @@ async def test_anthropic_dialect_through_litellm(host: ServerHost, llm: Scripted
         calls(ToolCall("read_resource", {"uri": "fixture://long"}), fragments=4),
         text("It ends with ", "END-OF-LONG-RESOURCE."),
     )
-    events = await run(make_engine(host, llm, model="anthropic/claude-test"), "How does it end?")
+    events = await run(scripted_engine(host, llm, model="anthropic/claude-test"), "How does it end?")
     assert finished(events).text == "It ends with END-OF-LONG-RESOURCE."
     first, second = llm.requests
     assert first.path == second.path == "/v1/messages"
@@ -599,7 +572,7 @@ async def test_server_progress_reaches_the_ui_as_events(host: ServerHost, llm: S
     approver = RecordingApprover()
     approver.replies.append(ApprovalReply(Decision.ALLOW_ONCE, by=DecidedBy.USER))
     llm.queue(calls(ToolCall("fx__slow", {"seconds": 0.2})), text("Slept."))
-    events = await run(make_engine(host, llm, approver), "sleep a little")
+    events = await run(scripted_engine(host, llm, approver), "sleep a little")
     progress = of_type(events, ToolProgress)
     assert [(p.progress, p.total) for p in progress] == [(0, 4), (1, 4), (2, 4), (3, 4), (4, 4)]
     call_id = of_type(events, ToolCallStarted)[0].call_id
@@ -620,7 +593,7 @@ async def test_many_tools_are_offered_within_a_budget_and_found_by_search(llm: S
             calls(ToolCall("paged__tool_0149", {})),
             text("Called it."),
         )
-        events = await run(make_engine(host, llm, approver, max_tools=20), "use generated tool 149")
+        events = await run(scripted_engine(host, llm, approver, max_tools=20), "use generated tool 149")
         assert finished(events).reason == "stop"
         first, second, third = llm.bodies()
         names = [[t["function"]["name"] for t in body["tools"]] for body in (first, second, third)]

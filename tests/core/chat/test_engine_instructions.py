@@ -15,13 +15,13 @@ from typing import Any
 
 import pytest
 
-from desktop_app.core.chat.approval import AlwaysAllowRules, ApprovalPolicy, ApprovalReply, DecidedBy, Decision
+from desktop_app.core.chat.approval import AlwaysAllowRules, ApprovalReply, DecidedBy, Decision
 from desktop_app.core.chat.conversations import Conversation
 from desktop_app.core.chat.engine import ChatEngine
-from desktop_app.core.chat.events import ApprovalNeeded, ChatEvent, ConversationTainted, ToolDecision
+from desktop_app.core.chat.events import ApprovalNeeded, ConversationTainted, ToolDecision
 from desktop_app.core.host import ServerHost
-from desktop_app.core.model.settings import ModelSettings
 from desktop_app.core.server_config import ServerConfig, TransportKind
+from tests.engine_kit import of_type, run, scripted_engine
 from tests.hosting import serving_configs
 from tests.llm_server import LITELLM_WARNINGS, RecordingApprover, ScriptedLLM, ToolCall, calls, text, tool_messages
 from tests.servers.instructions_server import DROP_ADDRESS, ORDER, SCRIPT, sent
@@ -58,16 +58,7 @@ async def host(outbox: Path) -> AsyncIterator[ServerHost]:
 def engine_for(host: ServerHost, llm: ScriptedLLM, approver: RecordingApprover, tmp_path: Path) -> ChatEngine:
     rules = AlwaysAllowRules(tmp_path / "approvals.json")
     rules.add("mail", "send_email")  # the user always allows sending mail
-    settings = ModelSettings("openai/scripted", api_base=llm.url, max_tokens=500, max_retries=0)
-    return ChatEngine(host, settings, ApprovalPolicy(approver, rules))
-
-
-async def run(engine: ChatEngine, conversation: Conversation, message: str) -> list[ChatEvent]:
-    return [event async for event in engine.start_turn(conversation, message)]
-
-
-def of_type(events: list[ChatEvent], kind: type[Any]) -> list[Any]:
-    return [e for e in events if isinstance(e, kind)]
+    return scripted_engine(host, llm, approver, rules=rules)
 
 
 def system_prompt(body: dict[str, Any]) -> str:
@@ -84,7 +75,7 @@ async def test_untrusted_instructions_read_by_the_model_pause_the_always_allow_r
     approver.replies.append(ApprovalReply(Decision.DENY, reason="I never asked for that", by=DecidedBy.USER))
     chat = Conversation()
     llm.queue(calls(ToolCall("read_resource", {"uri": NEWS_INSTRUCTIONS})), calls(EXFILTRATE), text("Done."))
-    events = await run(engine_for(host, llm, approver, tmp_path), chat, "What's new today?")
+    events = await run(engine_for(host, llm, approver, tmp_path), "What's new today?", chat)
 
     # The order was read and obeyed, but the rule no longer covers the call: the user was asked.
     assert sent(outbox) == []
@@ -120,7 +111,7 @@ async def test_instructions_left_unread_taint_nothing(
     approver = RecordingApprover()
     chat = Conversation()
     llm.queue(calls(ToolCall("mail__send_email", {"to": "me@example.com", "body": "hi"})), text("Sent."))
-    events = await run(engine_for(host, llm, approver, tmp_path), chat, "Mail me hi")
+    events = await run(engine_for(host, llm, approver, tmp_path), "Mail me hi", chat)
     assert ORDER not in system_prompt(llm.bodies()[0])
     assert approver.requests == []
     [decision] = of_type(events, ToolDecision)
@@ -136,7 +127,7 @@ async def test_a_trusted_servers_instructions_are_sent_fenced_and_attributed(
     async with start(stdio("news", "news", trusted=True), stdio("mail", "mail", "--outbox", str(outbox))) as host:
         chat = Conversation()
         llm.queue(text("Nothing new."))
-        await run(engine_for(host, llm, RecordingApprover(), tmp_path), chat, "What's new today?")
+        await run(engine_for(host, llm, RecordingApprover(), tmp_path), "What's new today?", chat)
     prompt = system_prompt(llm.bodies()[0])
     assert NEWS_INSTRUCTIONS not in prompt and chat.taint == []
     block = prompt.split('## Server "news"\n', 1)[1].split("\n\n", 1)[0].splitlines()
@@ -165,7 +156,7 @@ async def test_reading_other_instructions_taints_nothing(
     """A trusted server's instructions (already in the prompt) and a server that is not there."""
     chat = Conversation()
     llm.queue(calls(ToolCall("read_resource", {"uri": uri})), text("ok"))
-    events = await run(engine_for(host, llm, RecordingApprover(), tmp_path), chat, "go")
+    events = await run(engine_for(host, llm, RecordingApprover(), tmp_path), "go", chat)
     [result] = tool_messages(llm.bodies()[1])
     assert result["content"].startswith(answer)
     assert of_type(events, ConversationTainted) == [] and chat.taint == []

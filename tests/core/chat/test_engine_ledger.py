@@ -16,9 +16,7 @@ import pytest
 
 from desktop_app.core.asks.elicitation import ElicitReply, FormQuestion
 from desktop_app.core.asks.question import Question, ScriptedAsker
-from desktop_app.core.chat.approval import ApprovalPolicy
 from desktop_app.core.chat.conversations import Conversation, ConversationStore
-from desktop_app.core.chat.engine import ChatEngine
 from desktop_app.core.chat.events import TextDelta, TurnFinished
 from desktop_app.core.chat.tokens import count_tokens
 from desktop_app.core.chat.turn_trace import traced_attachments
@@ -27,12 +25,12 @@ from desktop_app.core.ledger.parts import AGREEMENT, Ledger, PartKind, Section
 from desktop_app.core.ledger.store import LedgerStore
 from desktop_app.core.ledger.trace import TraceWriter, load_trace
 from desktop_app.core.ledger.trace_view import TraceView
-from desktop_app.core.model.settings import ChatOptions, ModelSettings
 from desktop_app.core.resource_ref import ResourceRef
 from tests.core.ledger.realistic_provider import RealisticLLM
 from tests.core.ledger.secrets_check import assert_clean
+from tests.engine_kit import scripted_engine
 from tests.hosting import inprocess_config, serving
-from tests.llm_server import LITELLM_WARNINGS, RecordingApprover, ToolCall, calls, failure, text
+from tests.llm_server import LITELLM_WARNINGS, ToolCall, calls, failure, text
 from tests.servers.asking_server import build_asking_server
 from tests.servers.fixture_server import build_fixture_server
 from tests.servers.ledger_server import INSTRUCTIONS, build_ledger_server
@@ -68,12 +66,6 @@ def answer_forms(question: Question[Any]) -> Any:
     return question.fallback()
 
 
-def engine_for(host: ServerHost, llm: RealisticLLM, model: str, **options: Any) -> ChatEngine:
-    base = llm.root if model.startswith("anthropic/") else llm.url
-    settings = ModelSettings(model, api_base=base, max_tokens=300, max_retries=0)
-    return ChatEngine(host, settings, ApprovalPolicy(RecordingApprover()), options=ChatOptions(**options))
-
-
 def kinds(ledger: Ledger, section: Section) -> list[PartKind]:
     return [part.kind for part in ledger.in_section(section)]
 
@@ -102,7 +94,9 @@ async def test_every_part_of_a_rich_turn_is_in_its_ledger_and_the_payload_is_wha
     )
     store = ConversationStore(tmp_path / "conversations.sqlite3")
     conversation = Conversation.start(store)
-    engine = engine_for(host, llm, "openai/gpt-4o", read_cap_bytes=4096, images_to_model=True, catalog_budget=100)
+    engine = scripted_engine(
+        host, llm, model="openai/gpt-4o", read_cap_bytes=4096, images_to_model=True, catalog_budget=100
+    )
     turn = engine.start_turn(conversation, "Summarise the meeting.", [ResourceRef("", "notes://meeting")])
     events = [event async for event in turn]
     assert isinstance(events[-1], TurnFinished) and events[-1].text == "Done: the notes are long."
@@ -200,7 +194,7 @@ async def test_anthropic_requests_are_recorded_as_translated_and_their_count_agr
         calls(ToolCall("notes__count_words", {"text": "one two three"})),
         text("Three words."),
     )
-    engine = engine_for(host, llm, "anthropic/claude-sonnet-4-5")
+    engine = scripted_engine(host, llm, model="anthropic/claude-sonnet-4-5")
     path = tmp_path / "trace.jsonl"  # an unstored conversation: only the file given is written
     turn = engine.start_turn(Conversation(), "How many words?", trace=TraceWriter(path, engine.traces.scrubber))
     assert (await turn.traced()).text == "Three words."
@@ -221,7 +215,7 @@ async def test_a_stopped_answer_and_a_failed_request_are_traced_with_what_was_se
     host: ServerHost, llm: RealisticLLM, tmp_path: Path
 ) -> None:
     llm.queue(text("Part one. ", "Part two. ", "never sent", hang_after=2), failure(429, "slow down"))
-    engine = engine_for(host, llm, "openai/gpt-4o")
+    engine = scripted_engine(host, llm, model="openai/gpt-4o")
     path = tmp_path / "trace.jsonl"
     conversation = Conversation()
     turn = engine.start_turn(conversation, "Tell me a story.", trace=TraceWriter(path, engine.traces.scrubber))
@@ -247,7 +241,7 @@ async def test_an_attachment_is_traced_with_its_server_and_read_back_with_it(
     llm.queue(text("Read."))
     store = ConversationStore(tmp_path / "conversations.sqlite3")
     conversation = Conversation.start(store)
-    engine = engine_for(host, llm, "openai/gpt-4o")
+    engine = scripted_engine(host, llm, model="openai/gpt-4o")
     turn = engine.start_turn(conversation, "Summarise.", [ResourceRef("notes", "notes://meeting")])
     assert isinstance([event async for event in turn][-1], TurnFinished)
     await turn.traced()

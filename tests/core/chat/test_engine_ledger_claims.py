@@ -15,18 +15,16 @@ from typing import Any
 
 import pytest
 
-from desktop_app.core.chat.approval import ApprovalPolicy
 from desktop_app.core.chat.conversations import Conversation, ConversationStore
-from desktop_app.core.chat.engine import ChatEngine
 from desktop_app.core.host import ServerHost
 from desktop_app.core.ledger.claims import NAME_CHARS, VERSION_CHARS, SaidBy, ServerClaim
 from desktop_app.core.ledger.parts import Ledger, PartKind
 from desktop_app.core.ledger.store import LedgerStore
-from desktop_app.core.model.settings import ChatOptions, ModelSettings
 from tests.core.connection.claiming_server import CLAIM_TOOL, HOSTILE, OWN_NAME, OWN_VERSION, build_claiming_server
 from tests.core.ledger.realistic_provider import RealisticLLM
+from tests.engine_kit import scripted_engine
 from tests.hosting import serving
-from tests.llm_server import LITELLM_WARNINGS, RecordingApprover, ToolCall, calls, text
+from tests.llm_server import LITELLM_WARNINGS, ToolCall, calls, text
 from tests.servers.fixture_server import build_fixture_server
 from tests.servers.ledger_server import build_ledger_server
 
@@ -67,9 +65,7 @@ async def _turn(host: ServerHost, llm: RealisticLLM, store: ConversationStore, i
         text("Done."),
     )
     conversation = Conversation.start(store)
-    settings = ModelSettings("openai/gpt-4o", api_base=llm.url, max_tokens=100, max_retries=0)
-    engine = ChatEngine(host, settings, ApprovalPolicy(RecordingApprover()), options=ChatOptions())
-    await engine.start_turn(conversation, "Who are you all?").traced()
+    await scripted_engine(host, llm, model="openai/gpt-4o").start_turn(conversation, "Who are you all?").traced()
     ledgers = [request.ledger for request in LedgerStore.beside(store.path).load(conversation.id).requests()]
     assert all(ledger is not None for ledger in ledgers)
     return [ledger for ledger in ledgers if ledger is not None]

@@ -10,15 +10,12 @@ import pymupdf
 import pytest
 from mcp.server.mcpserver import MCPServer
 
-from desktop_app.core.chat.approval import ApprovalPolicy
-from desktop_app.core.chat.conversations import Conversation
-from desktop_app.core.chat.engine import ChatEngine
 from desktop_app.core.content import image_dimensions
 from desktop_app.core.host import ServerHost
 from desktop_app.core.image_limits import MODEL_MAX_BYTES, MODEL_MAX_SIDE
-from desktop_app.core.model.settings import ChatOptions, ModelSettings
+from tests.engine_kit import run, scripted_engine
 from tests.hosting import serving
-from tests.llm_server import LITELLM_WARNINGS, RecordingApprover, ScriptedLLM, ToolCall, calls, text
+from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, ToolCall, calls, text
 from tests.servers.fixture_server import huge_png_bytes
 
 pytestmark = [pytest.mark.anyio, *LITELLM_WARNINGS]
@@ -51,10 +48,7 @@ async def host() -> AsyncIterator[ServerHost]:
 
 async def _read(host: ServerHost, llm: ScriptedLLM, uri: str) -> list[dict[str, object]]:
     llm.queue(calls(ToolCall("read_resource", {"uri": uri})), text("Seen."))
-    settings = ModelSettings("openai/scripted", api_base=llm.url, max_tokens=100, max_retries=0)
-    engine = ChatEngine(host, settings, ApprovalPolicy(RecordingApprover()), options=ChatOptions(images_to_model=True))
-    async for _event in engine.start_turn(Conversation(), f"Look at {uri}"):
-        pass
+    await run(scripted_engine(host, llm, images_to_model=True), f"Look at {uri}")
     messages: list[dict[str, object]] = llm.bodies()[1]["messages"]
     return messages
 

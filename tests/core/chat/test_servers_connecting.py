@@ -8,15 +8,13 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from desktop_app.core.chat.approval import ApprovalPolicy
-from desktop_app.core.chat.conversations import Conversation
 from desktop_app.core.chat.engine import ChatEngine
 from desktop_app.core.chat.events import ChatEvent, ModelCallStarted, ServersConnecting, TurnFinished
 from desktop_app.core.host import ServerHost
-from desktop_app.core.model.settings import ChatOptions, ModelSettings
 from desktop_app.core.server_status import ServerState
+from tests.engine_kit import run, scripted_engine
 from tests.hosting import fixture_config, serving_configs
-from tests.llm_server import LITELLM_WARNINGS, RecordingApprover, ScriptedLLM, text
+from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, text
 from tests.servers.fixture_server import RESOURCE_URIS
 
 pytestmark = [pytest.mark.anyio, *LITELLM_WARNINGS, pytest.mark.usefixtures("provider_key")]
@@ -28,14 +26,8 @@ async def host() -> AsyncIterator[ServerHost]:
         yield host
 
 
-def engine_for(host: ServerHost, llm: ScriptedLLM, wait: float = 15.0) -> ChatEngine:
-    settings = ModelSettings("openai/scripted", api_base=llm.url, api_key_secret=None, max_retries=0)
-    policy = ApprovalPolicy(RecordingApprover())
-    return ChatEngine(host, settings, policy, options=ChatOptions(connecting_wait=wait))
-
-
 async def turn(engine: ChatEngine) -> list[ChatEvent]:
-    return [event async for event in engine.start_turn(Conversation(), "What is in my notes?")]
+    return await run(engine, "What is in my notes?")
 
 
 @pytest.mark.stdio
@@ -46,7 +38,7 @@ async def test_a_message_sent_as_the_servers_start_reaches_the_model_with_their_
     host.start([fixture_config("notes")])
     assert host.connection("notes").status.state is not ServerState.READY
 
-    events = await turn(engine_for(host, llm))
+    events = await turn(scripted_engine(host, llm))
 
     assert events[0] == ServersConnecting(("notes",))
     assert isinstance(events[1], ModelCallStarted)
@@ -63,7 +55,7 @@ async def test_a_server_that_never_finishes_connecting_holds_the_message_only_as
     host.start([fixture_config("stuck", "--hang-on-start")])
     started = time.monotonic()
 
-    events = await turn(engine_for(host, llm, wait=0.5))
+    events = await turn(scripted_engine(host, llm, connecting_wait=0.5))
 
     assert events[0] == ServersConnecting(("stuck",))
     assert isinstance(events[-1], TurnFinished) and events[-1].text == "Answered without it."
@@ -77,7 +69,7 @@ async def test_a_message_after_the_servers_settled_does_not_wait(host: ServerHos
     await host.wait_settled(30)
     llm.queue(text("Hello"))
 
-    events = await turn(engine_for(host, llm))
+    events = await turn(scripted_engine(host, llm))
 
     assert not any(isinstance(event, ServersConnecting) for event in events)
     assert isinstance(events[0], ModelCallStarted)

@@ -10,17 +10,14 @@ import pytest
 
 from desktop_app.core.asks.question import Question, ScriptedAsker
 from desktop_app.core.auth.question import SignInQuestion
-from desktop_app.core.chat.approval import ApprovalPolicy
-from desktop_app.core.chat.conversations import Conversation
-from desktop_app.core.chat.engine import ChatEngine
 from desktop_app.core.chat.events import ChatEvent, ToolCallStarted, ToolResult
 from desktop_app.core.host import ServerHost
-from desktop_app.core.model.settings import ChatOptions, ModelSettings
 from desktop_app.core.secret_store import SecretStore
 from desktop_app.core.server_status import ServerState
 from tests.core.auth.conftest import ServerFactory, remote
+from tests.engine_kit import run, scripted_engine
 from tests.hosting import serving_configs
-from tests.llm_server import LITELLM_WARNINGS, RecordingApprover, ScriptedLLM, ToolCall, calls, text
+from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, ToolCall, calls, text
 from tests.servers.oauth_server import ADMIN_SCOPE, ADMIN_TOOL, FollowingBrowser, OAuthTestServer
 
 pytestmark = [pytest.mark.anyio, *LITELLM_WARNINGS, pytest.mark.usefixtures("provider_key")]
@@ -42,13 +39,7 @@ async def _signed_in_host(
 async def _turn(host: ServerHost, llm: ScriptedLLM, tool: str) -> list[ChatEvent]:
     exposed = next(t.exposed_name for t in host.catalog.tools() if t.tool.name == tool)
     llm.queue(calls(ToolCall(exposed, {}, id="call-1")), text("Done."))
-    engine = ChatEngine(
-        host,
-        ModelSettings("openai/scripted", api_base=llm.url, max_tokens=200, max_retries=0),
-        ApprovalPolicy(RecordingApprover()),
-        options=ChatOptions(),
-    )
-    return [event async for event in engine.start_turn(Conversation(), "go")]
+    return await run(scripted_engine(host, llm), "go")
 
 
 def _result(events: list[ChatEvent]) -> ToolResult:

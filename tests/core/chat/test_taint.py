@@ -14,12 +14,11 @@ from typing import Any
 
 import pytest
 
-from desktop_app.core.chat.approval import ApprovalPolicy, ApprovalReply, ApprovalRequest, DecidedBy, Decision
+from desktop_app.core.chat.approval import ApprovalReply, ApprovalRequest, DecidedBy, Decision
 from desktop_app.core.chat.conversations import Conversation, ConversationStore
-from desktop_app.core.chat.engine import CANCELLED_RESULT, ChatEngine
+from desktop_app.core.chat.engine import CANCELLED_RESULT
 from desktop_app.core.chat.events import (
     ApprovalNeeded,
-    ChatEvent,
     ConversationTainted,
     ToolCallStarted,
     ToolDecision,
@@ -27,8 +26,8 @@ from desktop_app.core.chat.events import (
     event_from_dict,
 )
 from desktop_app.core.host import ServerHost
-from desktop_app.core.model.settings import ChatOptions, ModelSettings
 from desktop_app.core.trust import ToolHints
+from tests.engine_kit import of_type, run, scripted_engine
 from tests.hosting import inprocess_config, serving
 from tests.llm_server import LITELLM_WARNINGS, RecordingApprover, ScriptedLLM, ToolCall, calls, text, tool_messages
 from tests.servers.annotated_server import INJECTION, build_annotated_server
@@ -42,19 +41,6 @@ async def host() -> AsyncIterator[ServerHost]:
     desk = inprocess_config("desk", trusted=True, auto_approve_read_only=True)
     async with serving(servers, desk, inprocess_config("web")) as host:
         yield host
-
-
-def engine_for(host: ServerHost, llm: ScriptedLLM, approver: RecordingApprover) -> ChatEngine:
-    settings = ModelSettings("openai/scripted", api_base=llm.url, max_tokens=500, max_retries=0)
-    return ChatEngine(host, settings, ApprovalPolicy(approver), options=ChatOptions())
-
-
-async def run(engine: ChatEngine, conversation: Conversation, message: str) -> list[ChatEvent]:
-    return [event async for event in engine.start_turn(conversation, message)]
-
-
-def of_type(events: list[ChatEvent], kind: type[Any]) -> list[Any]:
-    return [e for e in events if isinstance(e, kind)]
 
 
 async def deleted(host: ServerHost) -> str:
@@ -72,7 +58,7 @@ async def test_injected_resource_cannot_drive_a_destructive_tool_under_a_chat_ru
             ApprovalReply(Decision.DENY, reason="I never asked for that", by=DecidedBy.USER),
         ]
     )
-    engine = engine_for(host, llm, approver)
+    engine = scripted_engine(host, llm, approver)
     store = ConversationStore(tmp_path / "chats.sqlite3")
     chat = Conversation.start(store)
 
@@ -82,7 +68,7 @@ async def test_injected_resource_cannot_drive_a_destructive_tool_under_a_chat_ru
         calls(ToolCall("desk__delete_item", {"item_id": "cherry"}), ToolCall("desk__lookup", {"item_id": "kiwi"})),
         text("Deleted banana and cherry."),
     )
-    first = await run(engine, chat, "Delete banana and cherry")
+    first = await run(engine, "Delete banana and cherry", chat)
     assert len(approver.requests) == 1
     assert [d.decided_by for d in of_type(first, ToolDecision)] == ["user", "chat", "server_rule"]
     assert of_type(first, ConversationTainted) == [] and chat.taint == []
@@ -93,7 +79,7 @@ async def test_injected_resource_cannot_drive_a_destructive_tool_under_a_chat_ru
         calls(ToolCall("desk__delete_item", {"item_id": "everything"}), ToolCall("desk__lookup", {"item_id": "apple"})),
         text("Your notes were empty."),
     )
-    second = await run(engine, chat, "Summarize my notes")
+    second = await run(engine, "Summarize my notes", chat)
     [tainted] = of_type(second, ConversationTainted)
     assert tainted.reason == "read web://injected from web, a server you have not marked as trusted"
     assert tool_messages(llm.bodies()[-2])[-1]["content"] == INJECTION
@@ -129,7 +115,7 @@ async def test_injected_resource_cannot_drive_a_destructive_tool_under_a_chat_ru
     assert resumed.taint == [tainted.reason]
     later = RecordingApprover()
     llm.queue(calls(ToolCall("desk__delete_item", {"item_id": "apple"})), text("ok"))
-    await run(engine_for(host, llm, later), resumed, "Delete apple")
+    await run(scripted_engine(host, llm, later), "Delete apple", resumed)
     [again] = later.requests
     assert again.under_taint and again.taint == tainted.reason
     store.close()
@@ -153,7 +139,7 @@ async def test_which_tool_results_taint(
 ) -> None:
     chat = Conversation()
     llm.queue(calls(ToolCall(call, arguments)), text("ok"))
-    events = await run(engine_for(host, llm, RecordingApprover()), chat, "go")
+    events = await run(scripted_engine(host, llm, RecordingApprover()), "go", chat)
     assert [e.reason[: len(taint)] for e in of_type(events, ConversationTainted)] == ([taint] if taint else [])
     assert (chat.tainted or "")[: len(taint or "")] == (taint or "")
 
@@ -166,7 +152,7 @@ async def test_trusted_content_and_denied_calls_do_not_taint(host: ServerHost, l
         calls(ToolCall("read_resource", {"uri": "desk://injected"}), ToolCall("web__delete_item", {"item_id": "x"})),
         text("ok"),
     )
-    events = await run(engine_for(host, llm, approver), chat, "go")
+    events = await run(scripted_engine(host, llm, approver), "go", chat)
     assert of_type(events, ConversationTainted) == [] and chat.tainted is None
     [request] = approver.requests
     assert isinstance(request, ApprovalRequest) and not request.trust.trusted and not request.read_only
@@ -182,7 +168,7 @@ async def test_the_history_keeps_what_ran_and_who_decided(host: ServerHost, llm:
         calls(ToolCall("read_resource", {"uri": "web://injected"})),
         text("done"),
     )
-    await run(engine_for(host, llm, approver), chat, "delete pear")
+    await run(scripted_engine(host, llm, approver), "delete pear", chat)
     stored = Conversation.resume(store, chat.id)
     kinds = [(position, event["type"]) for position, event in stored.events]
     # Positions count the messages before each event: user 0, assistant 1, tool 2, assistant 3, tool 4.
@@ -225,8 +211,7 @@ async def test_a_call_cancelled_while_waiting_is_marked(host: ServerHost, llm: S
 
     store = ConversationStore(tmp_path / "chats.sqlite3")
     chat = Conversation.start(store)
-    settings = ModelSettings("openai/scripted", api_base=llm.url, max_tokens=500, max_retries=0)
-    engine = ChatEngine(host, settings, ApprovalPolicy(Waiting()))
+    engine = scripted_engine(host, llm, Waiting())
     llm.queue(calls(ToolCall("desk__delete_item", {"item_id": "x"})))
     turn = engine.start_turn(chat, "delete")
     deadline = time.monotonic() + 10

@@ -7,19 +7,17 @@ from pathlib import Path
 
 import pytest
 
-from desktop_app.core.chat.approval import ApprovalPolicy
 from desktop_app.core.chat.conversations import Conversation, ConversationStore
-from desktop_app.core.chat.engine import ChatEngine
 from desktop_app.core.host import ServerHost
 from desktop_app.core.ledger.export import ChatToExport, export_chat, export_paths
 from desktop_app.core.ledger.markdown import fenced
 from desktop_app.core.ledger.scrub import Scrubber
 from desktop_app.core.ledger.store import LedgerStore
 from desktop_app.core.ledger.trace import load_trace
-from desktop_app.core.model.settings import ModelSettings
 from tests.core.ledger.secrets_check import assert_clean
+from tests.engine_kit import scripted_engine
 from tests.hosting import serving
-from tests.llm_server import LITELLM_WARNINGS, RecordingApprover, ScriptedLLM, ToolCall, calls, text
+from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, ToolCall, calls, text
 from tests.servers.fixture_server import build_fixture_server
 
 pytestmark = [pytest.mark.anyio, *LITELLM_WARNINGS]
@@ -49,8 +47,7 @@ async def test_an_exported_chat_has_its_trace_and_a_transcript_that_cannot_be_fo
     )
     store = ConversationStore(tmp_path / "conversations.sqlite3")
     conversation = Conversation.start(store, title="Fruit data")
-    settings = ModelSettings("openai/scripted", api_base=llm.url, max_tokens=100, max_retries=0)
-    engine = ChatEngine(host, settings, ApprovalPolicy(RecordingApprover()))
+    engine = scripted_engine(host, llm)
     await engine.start_turn(conversation, f"What is in the data? My token is {SECRET}.").traced()
 
     ledgers = LedgerStore.beside(store.path)

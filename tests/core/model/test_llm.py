@@ -9,12 +9,12 @@ import sys
 import pytest
 
 from desktop_app.core.chat.approval import ApprovalPolicy
-from desktop_app.core.chat.conversations import Conversation
 from desktop_app.core.chat.engine import ChatEngine
-from desktop_app.core.chat.events import ChatError, ChatEvent, TurnFinished
+from desktop_app.core.chat.events import ChatError, ChatEvent
 from desktop_app.core.host import ServerHost
 from desktop_app.core.model.llm import litellm_module
 from desktop_app.core.model.settings import NO_KEY_PLACEHOLDER, ModelSettings, resolve_api_key
+from tests.engine_kit import finished, of_type, run
 from tests.llm_server import LITELLM_WARNINGS, RecordingApprover, ScriptedLLM, failure, text
 from tests.servers.everything import free_port
 
@@ -43,18 +43,17 @@ def llm(llm: ScriptedLLM, monkeypatch: pytest.MonkeyPatch) -> ScriptedLLM:
 
 
 async def turn(settings: ModelSettings, secrets: Secrets | None = None) -> list[ChatEvent]:
-    engine = ChatEngine(ServerHost(), settings, ApprovalPolicy(RecordingApprover()), secrets=secrets)
-    return [event async for event in engine.start_turn(Conversation(), "hi")]
+    return await run(ChatEngine(ServerHost(), settings, ApprovalPolicy(RecordingApprover()), secrets=secrets), "hi")
 
 
 def answer(events: list[ChatEvent]) -> str:
-    final = events[-1]
-    assert isinstance(final, TurnFinished) and final.reason == "stop", events
+    final = finished(events)
+    assert final.reason == "stop", events
     return final.text
 
 
 def error(events: list[ChatEvent]) -> str:
-    [problem] = [e for e in events if isinstance(e, ChatError)]
+    [problem] = of_type(events, ChatError)
     return problem.message
 
 

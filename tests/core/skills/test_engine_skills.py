@@ -7,13 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from desktop_app.core.chat.approval import ApprovalPolicy
 from desktop_app.core.chat.conversations import Conversation
-from desktop_app.core.chat.engine import ChatEngine
-from desktop_app.core.model.settings import ModelSettings
 from desktop_app.core.skills.consent import SkillDecision
 from tests.core.skills.conftest import HostFactory, User
-from tests.llm_server import LITELLM_WARNINGS, RecordingApprover, ScriptedLLM, ToolCall, calls, text, tool_messages
+from tests.engine_kit import scripted_engine
+from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, ToolCall, calls, text, tool_messages
 
 pytestmark = [pytest.mark.anyio, *LITELLM_WARNINGS]
 
@@ -27,9 +25,7 @@ async def test_a_turn_reads_skills_as_its_own_conversation(
     user = User(SkillDecision.ALLOW_CHAT)
     host = await skills_host({"skills": folder}, "auto")
     host.questions.asker = user.asker
-    engine = ChatEngine(
-        host, ModelSettings("openai/scripted", api_base=llm.url, max_retries=0), ApprovalPolicy(RecordingApprover())
-    )
+    engine = scripted_engine(host, llm)
     first, second = Conversation(), Conversation()
     host.asks.chat = second.id  # the user looks at the second chat while the first one's turn runs
 

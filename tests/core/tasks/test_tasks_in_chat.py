@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from desktop_app.core.chat.approval import ApprovalPolicy
 from desktop_app.core.chat.conversations import Conversation
-from desktop_app.core.chat.engine import CANCELLED_RESULT, ChatEngine
+from desktop_app.core.chat.engine import CANCELLED_RESULT
 from desktop_app.core.chat.events import ToolResult
-from desktop_app.core.model.settings import ModelSettings
 from desktop_app.core.tasks.model import TaskStatus
 from tests.core.asks.hosting import text_of
 from tests.core.tasks.hosting import task_of, tasks_host
+from tests.engine_kit import of_type, scripted_engine
 from tests.hosting import eventually
-from tests.llm_server import LITELLM_WARNINGS, RecordingApprover, ScriptedLLM, ToolCall, calls, text
+from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, ToolCall, calls, text
 from tests.servers.tasks_server import build_tasks_server
 
 pytestmark = [pytest.mark.anyio, *LITELLM_WARNINGS]
@@ -24,11 +23,7 @@ async def test_a_task_started_in_one_chat_delivers_its_late_result_there_while_a
 ) -> None:
     server, fixture = build_tasks_server()
     async with tasks_host(server) as (host, _asker, board):
-        engine = ChatEngine(
-            host,
-            ModelSettings("openai/scripted", api_base=llm.url, max_tokens=200, max_retries=0),
-            ApprovalPolicy(RecordingApprover()),
-        )
+        engine = scripted_engine(host, llm)
         chat_a = Conversation()
         host.asks.chat = "chat-b"  # the user has moved on to another chat
         llm.queue(calls(ToolCall("tasks__hold", {"label": "dusk"}, id="call_dusk")), text("never sent"))
@@ -39,7 +34,7 @@ async def test_a_task_started_in_one_chat_delivers_its_late_result_there_while_a
         turn.cancel()  # the turn stops; the task runs on, late
         finished = await turn.wait()
         assert finished.reason == "cancelled"
-        [cancelled] = [e for e in turn.events if isinstance(e, ToolResult)]
+        [cancelled] = of_type(turn.events, ToolResult)
         assert (cancelled.call_id, cancelled.text, cancelled.cancelled) == ("call_dusk", CANCELLED_RESULT, True)
         assert (await task_of(board, "call_dusk")).late
 
