@@ -2,12 +2,14 @@
 
 What is checked: the exact command is printed whole with the warning, the prompt (or `--yes`)
 decides, `--set` answers the server's questions, secrets reach the store and not the file, and
-every failure is one line with exit 2 and leaves servers.json as it was.
+every failure is one line with exit 2 and leaves servers.json as it was. The commands run in-process;
+one runs as its own process, the real entry point answering the real prompt (`test_prompt_decides`).
 """
 
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import shutil
@@ -18,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from desktop_app.__main__ import main
 from desktop_app.cli.install import describe_consent, install_command
 from desktop_app.core.paths import data_dir
 from desktop_app.core.registry.bundle import bundles_dir
@@ -56,8 +59,8 @@ def entries(config: Path) -> dict[str, dict[str, object]]:
     return json.loads(config.read_text())["mcpServers"]  # type: ignore[no-any-return]
 
 
-def run(*args: str, stdin: str = "") -> tuple[int, str, str]:
-    """The real entry point in a subprocess, so exit codes and the terminal prompt are real."""
+def install_in_a_process(*args: str, stdin: str) -> tuple[int, str, str]:
+    """The real `mcp-desk install` as its own process, so the exit code and the terminal prompt are real."""
     done = subprocess.run(
         [sys.executable, "-m", "desktop_app", "install", *args],
         cwd=ROOT,
@@ -111,14 +114,22 @@ def test_yes_installs_with_the_whole_command_printed(
     assert open_secret_store(data_dir()).get("HELLO_TOKEN") == "tok-123"
 
 
-def test_prompt_decides(registry: RegistryFixture, config: Path) -> None:
+def test_prompt_decides(
+    registry: RegistryFixture, config: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The one `mcp-desk install` in a process of its own (this file's smoke test): the prompt on stdout, the
+    answer from stdin, exit 1 and one line on stderr when declined; the other answers in-process."""
     base = [HELLO, "--registry", registry.url, "--config", str(config), "--set", "HELLO_TOKEN=t"]
-    code, out, err = run(*base, stdin="n\n")
+    code, out, err = install_in_a_process(*base, stdin="n\n")
     assert code == 1 and "Add it to servers.json? [y/N]" in out and err == "Nothing was installed.\n"
     assert not config.exists()
-    code, out, _ = run(*base, stdin="")  # no answer at all declines too
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))  # no answer at all declines too
+    code = main(["install", *base])
     assert code == 1 and not config.exists()
-    code, out, err = run(*base, stdin="y\n")
+    capsys.readouterr()
+    monkeypatch.setattr(sys, "stdin", io.StringIO("y\n"))
+    code = main(["install", *base])
+    out, err = capsys.readouterr()
     assert code == 0, err
     assert f"Command: {NPX} -y" in out and "Warning:" in out and list(entries(config)) == ["hello"]
 
@@ -263,9 +274,10 @@ def test_errors_exit_2_with_one_line_and_touch_nothing(
     assert config.read_text() == '{"mcpServers": {}}\n'
 
 
-def test_registry_down_or_slow(registry: RegistryFixture, config: Path) -> None:
+def test_registry_down_or_slow(registry: RegistryFixture, config: Path, capsys: pytest.CaptureFixture[str]) -> None:
     registry.down = True
-    code, out, err = run(HELLO, "--registry", registry.url, "--config", str(config), "--yes")
+    code = main(["install", HELLO, "--registry", registry.url, "--config", str(config), "--yes"])
+    out, err = capsys.readouterr()
     path = "/v0.1/servers/io.github.mcp-desk-tests%2Fhello/versions/latest"
     assert (code, out) == (2, "")
     assert err == f"mcp-desk install: the registry at {registry.url} answered HTTP 503 for {path}\n"

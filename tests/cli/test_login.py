@@ -1,19 +1,27 @@
-"""`mcp-desk login`, `logout` and `run` against a real OAuth-protected server, as a user runs them."""
+"""`mcp-desk login`, `logout` and `run` against a real OAuth-protected server, as a user runs them.
+
+The commands run in-process through `main(argv)`, the user at the terminal played by the test: it opens
+each page the command printed on stderr (or pastes the address the browser ended on into stdin). One
+login runs as its own process (`mcp-desk login` itself, its exit code, what it prints where), and
+the commands after it find the sign-in it stored.
+"""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import httpx2
 import pytest
 
-from desktop_app.cli.login import login_command
+from desktop_app.__main__ import main
+from desktop_app.cli import login as cli_login
+from desktop_app.cli.login import PrintedBrowser, login_command
 from desktop_app.core.app_settings import AppSettings, save_settings
 from desktop_app.core.auth.idp import IdentityProviderSettings
 from desktop_app.core.paths import SETTINGS_FILENAME
@@ -26,6 +34,9 @@ from tests.servers.oauth_server import ADMIN_SCOPE, OAuthOptions, OAuthTestServe
 pytestmark = LITELLM_WARNINGS
 ROOT = Path(__file__).resolve().parents[2]
 
+Login = Callable[..., tuple[int, str, str]]
+"""`login(config, *options, forged=None, pasted=None)`: the exit code, stdout and stderr."""
+
 
 @pytest.fixture
 def server() -> Iterator[OAuthTestServer]:
@@ -34,15 +45,12 @@ def server() -> Iterator[OAuthTestServer]:
 
 
 @pytest.fixture
-def env(tmp_path: Path) -> dict[str, str]:
-    """A user of their own: config, data (the secret store) and no real browser."""
-    return {
-        **os.environ,
-        "XDG_CONFIG_HOME": str(tmp_path / "config"),
-        "XDG_DATA_HOME": str(tmp_path / "data"),
-        "OPENAI_API_KEY": "sk-test",
-        "LITELLM_OFFLINE_MODE": "true",
-    }
+def env(home: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    """A user of their own: config, data (the secret store) and no real browser; set for the commands run
+    in-process, and the whole environment for the one run as a process."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    monkeypatch.setenv("LITELLM_OFFLINE_MODE", "true")
+    return dict(os.environ)
 
 
 @pytest.fixture
@@ -52,46 +60,81 @@ def config(tmp_path: Path, server: OAuthTestServer) -> Path:
     return path
 
 
-def mcp_desk(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "desktop_app", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=180
-    )
+def printed_page(err: str) -> str:
+    """The page to open, as printed (--verbose's lines are indented more)."""
+    return [line.strip() for line in err.splitlines() if line.startswith("  http://")][-1]
 
 
-def login(
-    env: dict[str, str],
-    config: Path,
-    *options: str,
-    forged: list[httpx2.Response] | None = None,
-    pasted: list[str] | None = None,
-) -> tuple[int, str, str]:
-    """`mcp-desk login tracker`, with the user opening each printed URL (the page approves at once).
+@pytest.fixture
+def login(env: dict[str, str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Login:
+    """`mcp-desk login tracker` in-process, with the user opening each printed URL (the page approves at once).
 
     With `forged`, another local process sends forged callbacks to the listener first (kept there).
-    With `pasted`, the browser is on another computer: these lines are pasted first, then the
-    address the browser ended on.
+    With `pasted`, the browser is on another computer: these lines are pasted into stdin first, then
+    the address the browser ended on.
     """
-    command = [sys.executable, "-m", "desktop_app", "login", "tracker", "--config", str(config), *options]
-    stdin = subprocess.PIPE if pasted is not None else subprocess.DEVNULL
+
+    def run(
+        config: Path, *options: str, forged: list[httpx2.Response] | None = None, pasted: list[str] | None = None
+    ) -> tuple[int, str, str]:
+        printed = {"out": "", "err": ""}
+
+        def read() -> str:
+            captured = capsys.readouterr()
+            printed["out"] += captured.out
+            printed["err"] += captured.err
+            return captured.err
+
+        keyboard = None
+        if pasted is not None:  # stdin is a pipe the user pastes into, as from a terminal
+            read_end, write_end = os.pipe()
+            monkeypatch.setattr(sys, "stdin", open(read_end, encoding="utf-8"))  # noqa: SIM115
+            keyboard = open(write_end, "w", encoding="utf-8")  # noqa: SIM115
+
+        class TheUser(PrintedBrowser):
+            """The command prints the page; the user reads it off stderr and opens it."""
+
+            async def open(self, url: str) -> None:
+                await super().open(url)
+                page = printed_page(read())
+                if forged is not None:
+                    forged.extend(await forge_callbacks(page))
+                if keyboard is not None:
+                    ended_on = await browse_elsewhere(page)
+                    keyboard.write("".join(f"{line}\n" for line in [*(pasted or []), ended_on]))
+                    keyboard.flush()
+                else:
+                    async with httpx2.AsyncClient(follow_redirects=True, timeout=10) as http:
+                        await http.get(page)
+
+        monkeypatch.setattr(cli_login, "PrintedBrowser", TheUser)
+        try:
+            code = main(["login", "tracker", "--config", str(config), *options])
+        finally:
+            if keyboard is not None:
+                keyboard.close()  # end of input: the command's paste reader ends
+                for thread in threading.enumerate():
+                    if thread.name == "login-paste":
+                        thread.join(10)
+                sys.stdin.close()
+        read()
+        return code, printed["out"], printed["err"]
+
+    return run
+
+
+def login_in_a_process(env: dict[str, str], config: Path) -> tuple[int, str, str]:
+    """The real `mcp-desk login tracker` as its own process, the user opening the URL it prints on stderr."""
+    command = [sys.executable, "-m", "desktop_app", "login", "tracker", "--config", str(config)]
     with subprocess.Popen(
-        command, cwd=ROOT, env=env, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        command, cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     ) as proc:
         assert proc.stderr is not None and proc.stdout is not None
         lines = []
         for line in proc.stderr:
             lines.append(line)
-            url = line.strip()
-            if not line.startswith("  http://"):  # the page to open (--verbose's lines are indented more)
-                continue
-            if forged is not None:
-                forged.extend(asyncio.run(forge_callbacks(url)))
-            if pasted is not None:
-                assert proc.stdin is not None
-                ended_on = asyncio.run(browse_elsewhere(url))
-                proc.stdin.write("".join(f"{text}\n" for text in [*pasted, ended_on]))
-                proc.stdin.flush()
-            else:
-                httpx2.get(url, follow_redirects=True, timeout=10)
+            if line.startswith("  http://"):  # the page to open
+                httpx2.get(line.strip(), follow_redirects=True, timeout=10)
         out = proc.stdout.read()
         return proc.wait(60), out, "".join(lines)
 
@@ -102,24 +145,26 @@ def steps(err: str) -> list[str]:
 
 
 def test_run_exits_4_until_login_then_uses_the_stored_sign_in(
-    env: dict[str, str], config: Path, server: OAuthTestServer
+    env: dict[str, str], config: Path, server: OAuthTestServer, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """The login is the real `mcp-desk login`, a process of its own (this file's one): its exit code, the page
+    and the wait on stderr, only the answer on stdout; what it stored, `run` and `logout` find."""
     with ScriptedLLM() as llm:
         llm.queue(text("Signed-in answer."))
-        run_args = ("run", "hello", "--config", str(config), "--model", "openai/scripted", "--api-base", llm.url)
-        before = mcp_desk(env, *run_args)
-        assert before.returncode == 4
-        assert before.stderr == "mcp-desk run: server 'tracker' needs sign-in: run 'mcp-desk login tracker'\n"
+        run_args = ["run", "hello", "--config", str(config), "--model", "openai/scripted", "--api-base", llm.url]
+        assert main(run_args) == 4
+        assert capsys.readouterr().err == "mcp-desk run: server 'tracker' needs sign-in: run 'mcp-desk login tracker'\n"
 
-        code, out, err = login(env, config)
+        code, out, err = login_in_a_process(env, config)
         assert code == 0, err
         assert out == "Signed in to tracker.\n"
         assert "Open this page to sign in:" in err and "Waiting for the browser" in err
 
         transcript = config.with_name("transcript.json")
-        after = mcp_desk(env, *run_args, "--transcript", str(transcript))
-        assert after.returncode == 0, after.stderr
-        assert after.stdout == "Signed-in answer.\n"
+        code = main([*run_args, "--transcript", str(transcript)])
+        after = capsys.readouterr()
+        assert code == 0, after.err
+        assert after.out == "Signed-in answer.\n"
     token = server.requests.token[-1]
     assert token["grant_type"] == "authorization_code" and token["resource"] == server.url
     # The tokens went to the secret store (a file here, with no system keyring), never to the config.
@@ -128,26 +173,27 @@ def test_run_exits_4_until_login_then_uses_the_stored_sign_in(
     for written in (config, transcript):
         assert access not in written.read_text() and refresh not in written.read_text()
 
-    logout = mcp_desk(env, "logout", "tracker", "--config", str(config))
-    assert logout.returncode == 0, logout.stderr
-    assert logout.stdout == "tracker: signed out; the authorization server revoked the tokens.\n"
+    code = main(["logout", "tracker", "--config", str(config)])
+    logout = capsys.readouterr()
+    assert code == 0, logout.err
+    assert logout.out == "tracker: signed out; the authorization server revoked the tokens.\n"
     assert server.access_tokens == {} and server.refresh_tokens == {}
 
 
-def test_a_forged_callback_does_not_cancel_the_login(env: dict[str, str], config: Path) -> None:
+def test_a_forged_callback_does_not_cancel_the_login(login: Login, config: Path) -> None:
     forged: list[httpx2.Response] = []
-    code, out, err = login(env, config, forged=forged)
+    code, out, err = login(config, forged=forged)
     assert code == 0, err
     assert out == "Signed in to tracker.\n"
     assert [response.status_code for response in forged] == [400, 400, 400, 400]
     assert all("Not this sign-in" in response.text and "Signed in" not in response.text for response in forged)
 
 
-def test_a_60_mb_token_fails_the_login_in_one_line_and_is_not_stored(env: dict[str, str], tmp_path: Path) -> None:
+def test_a_60_mb_token_fails_the_login_in_one_line_and_is_not_stored(login: Login, tmp_path: Path) -> None:
     with OAuthTestServer(OAuthOptions(token_size=60 * 1024 * 1024)).running() as hostile:
         path = tmp_path / "hostile.json"
         path.write_text(json.dumps({"mcpServers": {"tracker": {"url": hostile.url}}}))
-        code, out, err = login(env, path)
+        code, out, err = login(path)
         (stream,) = hostile.streams
         assert stream.ended.wait(30) and not stream.completed  # the client hung up early
         assert stream.sent < 60 * 1024 * 1024 // 4
@@ -169,30 +215,31 @@ def test_login_errors_are_one_line(env: dict[str, str], config: Path, capsys: py
     assert "'fx' does not sign in" in capsys.readouterr().err
 
 
-def test_a_failed_login_exits_1_and_names_the_step(env: dict[str, str], tmp_path: Path) -> None:
+def test_a_failed_login_exits_1_and_names_the_step(
+    env: dict[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     with OAuthTestServer(OAuthOptions(registration_refused=True)).running() as refusing:
         path = tmp_path / "refusing.json"
         path.write_text(json.dumps({"mcpServers": {"tracker": {"url": refusing.url}}}))
-        done = mcp_desk(env, "login", "tracker", "--config", str(path))
-    assert done.returncode == 1
-    assert steps(done.stderr) == [
+        code = main(["login", "tracker", "--config", str(path)])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert steps(err) == [
         f"✓ protected-resource metadata: GET {refusing.rs_origin}/meta/resource.json → HTTP 200",
         f"✓ authorization-server metadata: GET {refusing.issuer}/.well-known/oauth-authorization-server → HTTP 200",
         f"✗ client identity (registration): POST {refusing.issuer}/register → HTTP 400 — the authorization server "
         "refused to register MCP Desk (invalid_client_metadata: registration is closed on this server)",
     ]
-    assert done.stderr.splitlines()[-1].startswith(
-        "mcp-desk login: the authorization server refused to register MCP Desk"
-    )
+    assert err.splitlines()[-1].startswith("mcp-desk login: the authorization server refused to register MCP Desk")
 
 
 def test_a_token_endpoint_that_fails_is_named_with_its_words_and_verbose_masks_secrets(
-    env: dict[str, str], tmp_path: Path
+    login: Login, tmp_path: Path
 ) -> None:
     with OAuthTestServer(OAuthOptions(token_status=500)).running() as failing:
         path = tmp_path / "failing.json"
         path.write_text(json.dumps({"mcpServers": {"tracker": {"url": failing.url}}}))
-        code, out, err = login(env, path, "--verbose")
+        code, out, err = login(path, "--verbose")
         sent_code = failing.requests.token[-1]["code"]
         client_secret = next(iter(failing.clients.values())).secret
     assert code == 1 and out == ""
@@ -212,13 +259,13 @@ def test_a_token_endpoint_that_fails_is_named_with_its_words_and_verbose_masks_s
     assert client_secret and client_secret not in err and sent_code not in err
 
 
-def test_login_asks_the_server_as_a_connection_would(env: dict[str, str], tmp_path: Path) -> None:
+def test_login_asks_the_server_as_a_connection_would(login: Login, tmp_path: Path) -> None:
     """A server that checks the session before the token refused the old session-less ping with a 400,
     and its 401's hints (where its metadata is) were lost; the handshake's own request gets them."""
     with OAuthTestServer(OAuthOptions(session_first=True, prm="header")).running() as strict:
         path = tmp_path / "strict.json"
         path.write_text(json.dumps({"mcpServers": {"tracker": {"url": strict.url}}}))
-        code, out, err = login(env, path)
+        code, out, err = login(path)
         assert code == 0, err
         assert out == "Signed in to tracker.\n"
         assert strict.statuses_of("ping") == []
@@ -226,11 +273,11 @@ def test_login_asks_the_server_as_a_connection_would(env: dict[str, str], tmp_pa
     assert steps(err)[-1].startswith(f"✓ first authorized request: POST {strict.url} → HTTP 200")
 
 
-def test_login_steps_up_once_when_connecting_needs_more_permissions(env: dict[str, str], tmp_path: Path) -> None:
+def test_login_steps_up_once_when_connecting_needs_more_permissions(login: Login, tmp_path: Path) -> None:
     with OAuthTestServer(OAuthOptions(scoped_methods={"tools/list": ADMIN_SCOPE})).running() as server:
         path = tmp_path / "scoped.json"
         path.write_text(json.dumps({"mcpServers": {"tracker": {"url": server.url}}}))
-        code, out, err = login(env, path)
+        code, out, err = login(path)
         assert code == 0, err
         assert out == "Signed in to tracker.\n"
         assert len(server.requests.authorize) == 2
@@ -238,8 +285,8 @@ def test_login_steps_up_once_when_connecting_needs_more_permissions(env: dict[st
         assert server.statuses_of("tools/list") == [403, 200]
 
 
-def test_login_with_the_browser_on_another_computer(env: dict[str, str], config: Path, server: OAuthTestServer) -> None:
-    code, out, err = login(env, config, "--paste", pasted=["http://127.0.0.1:1/callback?code=x&state=y"])
+def test_login_with_the_browser_on_another_computer(login: Login, config: Path, server: OAuthTestServer) -> None:
+    code, out, err = login(config, "--paste", pasted=["http://127.0.0.1:1/callback?code=x&state=y"])
     assert code == 0, err
     assert out == "Signed in to tracker.\n"
     assert "paste it here" in err
@@ -248,7 +295,9 @@ def test_login_with_the_browser_on_another_computer(env: dict[str, str], config:
     assert server.requests.token[-1]["grant_type"] == "authorization_code"
 
 
-def test_login_signs_in_through_the_identity_provider_in_settings(env: dict[str, str], tmp_path: Path) -> None:
+def test_login_signs_in_through_the_identity_provider_in_settings(
+    env: dict[str, str], tmp_path: Path, login: Login
+) -> None:
     """A server set up for the organisation's sign-in: the identity provider comes from Settings."""
     with organisation() as (idp, (server,)):
         save_settings(
@@ -258,7 +307,7 @@ def test_login_signs_in_through_the_identity_provider_in_settings(env: dict[str,
         oauth = {"grant": "enterprise", "clientId": CLIENT_ID, "clientSecret": "secret-0"}
         path = tmp_path / "corp.json"
         path.write_text(json.dumps({"mcpServers": {"tracker": {"url": server.url, "oauth": oauth}}}))
-        code, out, err = login(env, path)
+        code, out, err = login(path)
         assert code == 0, err
         assert out == "Signed in to tracker.\n"
         assert idp.requests.authorize and idp.requests.authorize[0]["client_id"] == IDP_CLIENT_ID

@@ -39,7 +39,8 @@ def test_end_to_end_in_a_subprocess(config: Path, llm: ScriptedLLM, tmp_path: Pa
         text("It ends with ", "END-OF-LONG-RESOURCE."),
     )
     transcript = tmp_path / "transcript.json"
-    command = [sys.executable, "-m", "desktop_app.cli.run", *base_args(config, llm), "--transcript", str(transcript)]
+    # The real `mcp-desk run`, a process of its own (this file's one): exit code, only the answer on stdout.
+    command = [sys.executable, "-m", "desktop_app", "run", *base_args(config, llm), "--transcript", str(transcript)]
     done = subprocess.run(
         [*command, "How does fixture://long end?"],
         cwd=ROOT,

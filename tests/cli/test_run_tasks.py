@@ -83,10 +83,11 @@ def test_ctrl_c_cancels_the_running_task_on_its_server(tmp_path: Path, llm: Scri
         # A test worker may ignore SIGINT, and a child inherits that: Ctrl+C must reach it as it does from a shell.
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     ) as run:
-        assert run.stderr is not None
+        stderr = run.stderr
+        assert stderr is not None
         lines: list[str] = []
         said_so_far: queue.Queue[str] = queue.Queue()
-        reader = threading.Thread(target=lambda: [said_so_far.put(line) for line in run.stderr], daemon=True)
+        reader = threading.Thread(target=lambda: list(map(said_so_far.put, stderr)), daemon=True)
         reader.start()
         while not any("task forever on tasks working: Still going" in line for line in lines):
             try:  # a generous deadline, so a run that never gets there fails instead of hanging

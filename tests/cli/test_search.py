@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from desktop_app.__main__ import main
 from desktop_app.cli.search import search_command
 from tests.servers.card_domain import CATALOG_PATH, Served, card, catalog, entry, running_domain
 from tests.servers.registry_documents import populate
@@ -78,22 +79,25 @@ def test_registry_down_shows_the_cached_list(
     assert capsys.readouterr().err.count("\n") == 1
 
 
-def test_errors_are_one_line_and_exit_2(home: Path) -> None:
-    for args, words in [
-        (["x", "--registry", "http://127.0.0.1:9"], "cannot be reached"),
-        (["x", "--registry", "ftp://example.com"], "must start with https://"),
-    ]:
-        done = subprocess.run(
-            [sys.executable, "-m", "desktop_app", "search", *args],
-            cwd=ROOT,
-            env=dict(os.environ),
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
-        assert done.returncode == 2, done
-        assert done.stdout == ""
-        assert done.stderr.startswith("mcp-desk search: ") and done.stderr.count("\n") == 1 and words in done.stderr
+def test_errors_are_one_line_and_exit_2(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The first as the real `mcp-desk search`, a process of its own (this file's one): its exit code, nothing on
+    stdout; the second in-process."""
+    done = subprocess.run(
+        [sys.executable, "-m", "desktop_app", "search", "x", "--registry", "http://127.0.0.1:9"],
+        cwd=ROOT,
+        env=dict(os.environ),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    said = [(done.returncode, done.stdout, done.stderr, "cannot be reached")]
+    code = main(["search", "x", "--registry", "ftp://example.com"])
+    out, err = capsys.readouterr()
+    said.append((code, out, err, "must start with https://"))
+    for code, out, err, words in said:
+        assert code == 2, (code, out, err)
+        assert out == ""
+        assert err.startswith("mcp-desk search: ") and err.count("\n") == 1 and words in err
 
 
 def test_domain_lists_its_servers_with_their_addresses(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
