@@ -2,34 +2,31 @@
 
 from __future__ import annotations
 
-import asyncio
 import functools
-import gc
 import json
 import subprocess
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-import qasync
 from PySide6.QtWidgets import QApplication
 
-from desktop_app.app import run_window
-from desktop_app.core.app_settings import AppSettings, save_settings
+from desktop_app.core.app_settings import AppSettings
 from desktop_app.core.apps.session import SessionState
 from desktop_app.core.chat.approval import Requester
 from desktop_app.core.model.settings import ModelSettings
+from desktop_app.ui.apps.app_view import AppView
 from desktop_app.ui.apps.controller import AppSlot, AppWindow
 from desktop_app.ui.conversation.approval_panel import ApprovalPanel
 from desktop_app.ui.conversation.message_bubble import MessageBubble
 from desktop_app.ui.conversation.tool_card import ToolCard
 from desktop_app.ui.shell.main_window import MainWindow
 from resources_ui.viewers.viewer_pane import ViewerKind
-from tests.hosting import eventually, live_children
+from tests.hosting import eventually
 from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, ToolCall, calls, text
 from tests.servers.app_server import NOTE_URI, PROBE_URI
 from tests.ui.apps.probe_reports import APP_SERVER, reported
-from tests.window_kit import main_window
+from tests.window_kit import run_window_scenario
 
 pytestmark = LITELLM_WARNINGS
 Scenario = Callable[[MainWindow, ScriptedLLM], Awaitable[None]]
@@ -39,25 +36,11 @@ until = functools.partial(eventually, timeout=30.0)
 
 
 def run_app(qapp: QApplication, tmp_path: Path, llm: ScriptedLLM, scenario: Scenario) -> None:
-    config = tmp_path / "servers.json"
-    config.write_text(json.dumps({"mcpServers": {"apps": {"command": sys.executable, "args": [str(APP_SERVER)]}}}))
-    settings_path = tmp_path / "settings.json"
-    save_settings(settings_path, AppSettings(ModelSettings("openai/scripted", api_base=llm.url), provider="compatible"))
-
-    async def main() -> None:
-        running = asyncio.ensure_future(run_window(qapp, config, settings_path))
-        window = await main_window(qapp)
-        await until(lambda: window.bridge.host.ready_count() == 1, what="the app server ready")
-        try:
-            await scenario(window, llm)
-        finally:
-            window.close()
-            await asyncio.wait_for(running, 15)
-
-    with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(qapp)) as runner:
-        runner.run(main())
-    gc.collect()  # the closed loop, now, not inside a later Qt dispatch (see tests/hosting.run_in_qt)
-    assert live_children() == []
+    settings = AppSettings(ModelSettings("openai/scripted", api_base=llm.url), provider="compatible")
+    servers = {"apps": {"command": sys.executable, "args": [str(APP_SERVER)]}}
+    run_window_scenario(
+        qapp, tmp_path, lambda window: scenario(window, llm), servers=servers, settings=settings, ready=1
+    )
 
 
 def test_a_models_call_shows_its_app_in_the_tool_card_and_the_app_acts_through_the_gate(
@@ -145,7 +128,7 @@ def test_a_ui_resource_selected_in_the_browser_runs_in_the_viewer(
         viewer = window.resources.viewer
         await until(lambda: viewer.current_kind is ViewerKind.APP, what="the app in the viewer")
         view = viewer.app_widget
-        assert view is not None
+        assert isinstance(view, AppView)
         await until(lambda: view.session.state is SessionState.READY, what="the view initialized")
         assert reported(window, "initialized")["detail"]["tool"] is None  # type: ignore[index]
 

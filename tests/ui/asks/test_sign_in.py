@@ -4,15 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import json
 from pathlib import Path
 
-import qasync
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QListWidget, QPushButton
 from pytestqt.qtbot import QtBot
 
-from desktop_app.app import run_window
 from desktop_app.bridge import CoreBridge
 from desktop_app.core.auth.question import SignInQuestion
 from desktop_app.core.host import ServerHost
@@ -22,9 +19,10 @@ from desktop_app.core.server_status import ServerState
 from desktop_app.ui.asks.card_asker import CardAsker
 from desktop_app.ui.asks.sign_in_card import WAITING, SignInCard
 from desktop_app.ui.asks.sign_in_details import SignInDetails
-from tests.hosting import FAST_RESTARTS, eventually, live_children
+from desktop_app.ui.shell.main_window import MainWindow
+from tests.hosting import FAST_RESTARTS, eventually
 from tests.servers.oauth_server import FollowingBrowser, OAuthOptions, OAuthTestServer
-from tests.window_kit import main_window
+from tests.window_kit import run_in_qt, run_window_scenario
 
 until = functools.partial(eventually, timeout=60.0)
 
@@ -33,46 +31,36 @@ def test_window_shows_needs_sign_in_then_signs_in_and_lists_the_catalog(
     qapp: QApplication, qtbot: QtBot, tmp_path: Path
 ) -> None:
     with OAuthTestServer(OAuthOptions()).running() as server:
-        config = tmp_path / "servers.json"
-        config.write_text(json.dumps({"mcpServers": {"tracker": {"type": "http", "url": server.url}}}))
         browser = FollowingBrowser()
 
-        async def main() -> None:
-            running = asyncio.ensure_future(run_window(qapp, config, tmp_path / "settings.json"))
-            window = await main_window(qapp)
-            try:
-                host = window.bridge.host
-                await until(lambda: "tracker" in host.connections, what="the server to start")
-                connection = host.connection("tracker")
-                await until(lambda: connection.status.state is ServerState.NEEDS_SIGN_IN, what="needs sign-in")
-                host.sign_in.opener = browser  # the test's browser instead of the system's
+        async def steps(window: MainWindow) -> None:
+            host = window.bridge.host
+            await until(lambda: "tracker" in host.connections, what="the server to start")
+            connection = host.connection("tracker")
+            await until(lambda: connection.status.state is ServerState.NEEDS_SIGN_IN, what="needs sign-in")
+            host.sign_in.opener = browser  # the test's browser instead of the system's
 
-                panel = window.servers_panel
-                sign_in = panel.findChild(QPushButton, "signIn")
-                assert panel.selected() == "tracker" and sign_in is not None and sign_in.isVisibleTo(panel)
-                rows = panel.findChild(QListWidget, "serverList")
-                assert rows is not None and "needs sign-in" in rows.currentItem().text()
-                tree_buttons = window.resources.browser.sign_in_buttons
-                await until(lambda: tree_buttons.button("tracker") is not None, what="the tree's Sign in button")
-                row_button = tree_buttons.button("tracker")
-                assert row_button is not None and row_button.text() == "Sign in"
+            panel = window.servers_panel
+            sign_in = panel.findChild(QPushButton, "signIn")
+            assert panel.selected() == "tracker" and sign_in is not None and sign_in.isVisibleTo(panel)
+            rows = panel.findChild(QListWidget, "serverList")
+            assert rows is not None and "needs sign-in" in rows.currentItem().text()
+            tree_buttons = window.resources.browser.sign_in_buttons
+            await until(lambda: tree_buttons.button("tracker") is not None, what="the tree's Sign in button")
+            row_button = tree_buttons.button("tracker")
+            assert row_button is not None and row_button.text() == "Sign in"
 
-                qtbot.mouseClick(row_button, Qt.MouseButton.LeftButton)
-                await until(lambda: connection.status.state is ServerState.READY, what="signed in and connected")
-                browser_tree = window.resources.browser
-                await until(lambda: browser_tree.index_of("tracker", "auth://note").isValid(), what="the catalog")
-                await until(lambda: tree_buttons.button("tracker") is None, what="the row's button to go")
-                assert not sign_in.isVisibleTo(panel)
-                [sign_out] = [b for b in panel.findChildren(QPushButton) if b.text() == "Sign out"]
-                assert sign_out.isVisibleTo(panel)
-                assert "Signed in" in browser.pages[0]
-            finally:
-                window.close()
-                await asyncio.wait_for(running, 60)
+            qtbot.mouseClick(row_button, Qt.MouseButton.LeftButton)
+            await until(lambda: connection.status.state is ServerState.READY, what="signed in and connected")
+            browser_tree = window.resources.browser
+            await until(lambda: browser_tree.index_of("tracker", "auth://note").isValid(), what="the catalog")
+            await until(lambda: tree_buttons.button("tracker") is None, what="the row's button to go")
+            assert not sign_in.isVisibleTo(panel)
+            [sign_out] = [b for b in panel.findChildren(QPushButton) if b.text() == "Sign out"]
+            assert sign_out.isVisibleTo(panel)
+            assert "Signed in" in browser.pages[0]
 
-        with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(qapp)) as runner:
-            runner.run(main())
-    assert live_children() == []
+        run_window_scenario(qapp, tmp_path, steps, servers={"tracker": {"type": "http", "url": server.url}})
 
 
 def test_sign_in_card_follows_the_sign_in(qapp: QApplication, qtbot: QtBot, tmp_path: Path) -> None:
@@ -122,5 +110,4 @@ def test_sign_in_card_follows_the_sign_in(qapp: QApplication, qtbot: QtBot, tmp_
             finally:
                 await host.stop_all()
 
-        with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(qapp)) as runner:
-            runner.run(scenario())
+        run_in_qt(qapp, scenario())

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
 from pathlib import Path
 
 import pytest
-import qasync
 from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
 from desktop_app.bridge import CoreBridge
@@ -18,6 +16,7 @@ from desktop_app.qt_kit.theme import tokens
 from desktop_app.ui.servers.import_review import ImportReview
 from desktop_app.ui.servers.server_actions import ServerActions
 from tests.hosting import FAST_RESTARTS, FIXTURE_SCRIPT, eventually, live_children
+from tests.window_kit import run_in_qt
 
 
 def cloned_repository(tmp_path: Path) -> Path:
@@ -74,6 +73,5 @@ def test_the_import_is_reviewed_before_anything_is_saved(qapp: QApplication, tmp
         notice.close()
         await host.stop_all()
 
-    with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(qapp)) as runner:
-        runner.run(scenario())
+    run_in_qt(qapp, scenario())
     window.close()

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
 from pathlib import Path
 
 import pytest
-import qasync
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QApplication
@@ -30,6 +28,7 @@ from desktop_app.ui.servers.sandbox_section import support_text
 from desktop_app.ui.servers.server_editor import ServerEditor
 from desktop_app.ui.servers.servers_panel import ServersPanel
 from tests.hosting import FAST_RESTARTS, FIXTURE_SCRIPT, eventually
+from tests.window_kit import run_in_qt
 
 
 def _secrets(tmp_path: Path) -> SecretStore:
@@ -173,8 +172,7 @@ def test_panel_adds_edits_and_removes_servers(qapp: QApplication, tmp_path: Path
         assert load_config(path).servers == {}
         await host.stop_all()
 
-    with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(qapp)) as runner:
-        runner.run(scenario())
+    run_in_qt(qapp, scenario())
 
 
 def test_panel_built_before_servers_start_shows_the_first(qapp: QApplication, tmp_path: Path) -> None:
@@ -197,8 +195,7 @@ def test_panel_built_before_servers_start_shows_the_first(qapp: QApplication, tm
         assert panel.details.restart.isEnabled()
         await host.stop_all()
 
-    with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(qapp)) as runner:
-        runner.run(scenario())
+    run_in_qt(qapp, scenario())
 
 
 def test_environment_that_changes_what_runs_is_flagged_not_refused(qapp: QApplication, tmp_path: Path) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import json
 import sys
@@ -12,7 +11,6 @@ from pathlib import Path
 import pytest
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from desktop_app.app import run_window
 from desktop_app.bridge import CoreBridge
 from desktop_app.core.chat.server_instructions import InstructionsUse
 from desktop_app.core.config_store import ConfigStore
@@ -23,11 +21,11 @@ from desktop_app.core.server_status import ServerState
 from desktop_app.ui.servers.instructions_note import SAYS
 from desktop_app.ui.servers.servers_panel import ServersPanel
 from desktop_app.ui.shell.main_window import MainWindow
-from tests.hosting import FIXTURE_SCRIPT, eventually, fixture_config, live_children
+from tests.hosting import FIXTURE_SCRIPT, eventually, fixture_config
 from tests.llm_server import LITELLM_WARNINGS
 from tests.servers.fixture_server import STARTUP_LINE
 from tests.servers.instructions_server import SCRIPT as INSTRUCTIONS_SCRIPT
-from tests.window_kit import main_window, run_in_qt
+from tests.window_kit import run_in_qt, run_window_scenario
 
 pytestmark = LITELLM_WARNINGS  # the app warms litellm up in the background
 MISSING = "/nonexistent/mcp-server-xyz"
@@ -59,66 +57,50 @@ def reconnect_offers(window: MainWindow) -> list[str]:
 
 @pytest.mark.stdio
 def test_a_failed_server_can_be_removed_renamed_and_disabled(qapp: QApplication, tmp_path: Path) -> None:
-    config = tmp_path / "servers.json"
-    config.write_text(
-        json.dumps(
-            {
-                "mcpServers": {
-                    "fx": {"command": sys.executable, "args": [str(FIXTURE_SCRIPT)]},
-                    "ghost": {"command": MISSING},
-                }
-            }
-        )
-    )
+    servers = {"fx": {"command": sys.executable, "args": [str(FIXTURE_SCRIPT)]}, "ghost": {"command": MISSING}}
+    config = tmp_path / "servers.json"  # where run_window_scenario writes them
 
-    async def scenario() -> None:
-        running = asyncio.ensure_future(run_window(qapp, config, tmp_path / "settings.json"))
-        window = await main_window(qapp)
+    async def steps(window: MainWindow) -> None:
         host, panel = window.bridge.host, window.servers_panel
-        try:
-            await until(lambda: servers_label(window) == "Servers ready: 1/2", what="fx ready, ghost failed")
-            assert host.connection("ghost").status.state is ServerState.FAILED
-            assert panel_rows(window) == ["fx", "ghost"] and tree_servers(window) == ["fx", "ghost"]
+        await until(lambda: servers_label(window) == "Servers ready: 1/2", what="fx ready, ghost failed")
+        assert host.connection("ghost").status.state is ServerState.FAILED
+        assert panel_rows(window) == ["fx", "ghost"] and tree_servers(window) == ["fx", "ghost"]
 
-            # Remove the failed server as a user does: select it, Remove, Yes.
-            panel._list.setCurrentRow(1)
-            panel.details.remove.click()
-            box = next(b for b in window.findChildren(QMessageBox) if b.isVisible())
-            box.button(QMessageBox.StandardButton.Yes).click()
-            await until(lambda: panel_rows(window) == ["fx"], what="the ghost row to leave the servers panel")
-            assert servers_label(window) == "Servers ready: 1/1"
-            assert tree_servers(window) == ["fx"]
-            assert reconnect_offers(window) == ["Reconnect fx"]
-            assert "ghost" not in json.loads(config.read_text())["mcpServers"]
+        # Remove the failed server as a user does: select it, Remove, Yes.
+        panel._list.setCurrentRow(1)
+        panel.details.remove.click()
+        box = next(b for b in window.findChildren(QMessageBox) if b.isVisible())
+        box.button(QMessageBox.StandardButton.Yes).click()
+        await until(lambda: panel_rows(window) == ["fx"], what="the ghost row to leave the servers panel")
+        assert servers_label(window) == "Servers ready: 1/1"
+        assert tree_servers(window) == ["fx"]
+        assert reconnect_offers(window) == ["Reconnect fx"]
+        assert "ghost" not in json.loads(config.read_text())["mcpServers"]
 
-            # Rename a failed server: the old name leaves every view, the new one arrives.
-            broken = ServerConfig(name="broken", transport=TransportKind.STDIO, command=MISSING)
-            window.bridge.save_server(broken, None)
-            await until(lambda: servers_label(window) == "Servers ready: 1/2", what="the broken server to fail")
-            await until(lambda: host.connection("broken").status.state is ServerState.FAILED)
-            window.bridge.save_server(replace(broken, name="renamed"), "broken")
-            await until(lambda: panel_rows(window) == ["fx", "renamed"], what="the renamed row")
-            await until(lambda: tree_servers(window) == ["fx", "renamed"], what="the renamed tree row")
-            assert servers_label(window) == "Servers ready: 1/2"
-            assert reconnect_offers(window) == ["Reconnect fx", "Reconnect renamed"]
+        # Rename a failed server: the old name leaves every view, the new one arrives.
+        broken = ServerConfig(name="broken", transport=TransportKind.STDIO, command=MISSING)
+        window.bridge.save_server(broken, None)
+        await until(lambda: servers_label(window) == "Servers ready: 1/2", what="the broken server to fail")
+        await until(lambda: host.connection("broken").status.state is ServerState.FAILED)
+        window.bridge.save_server(replace(broken, name="renamed"), "broken")
+        await until(lambda: panel_rows(window) == ["fx", "renamed"], what="the renamed row")
+        await until(lambda: tree_servers(window) == ["fx", "renamed"], what="the renamed tree row")
+        assert servers_label(window) == "Servers ready: 1/2"
+        assert reconnect_offers(window) == ["Reconnect fx", "Reconnect renamed"]
 
-            # Disable the failed server from the panel: every view shows it disabled.
-            await until(lambda: host.connection("renamed").status.state is ServerState.FAILED)
-            panel._list.setCurrentRow(1)
-            assert panel.details.toggle.text() == "Disable"
-            panel.details.toggle.click()
-            await until(lambda: host.connection("renamed").status.state is ServerState.DISABLED, what="disabled")
-            model = window.resources.browser.model
-            assert model.server_status("renamed").state is ServerState.DISABLED  # type: ignore[union-attr]
-            assert panel._list.item(1).text() == "renamed  —  disabled"
-            assert panel.details.toggle.text() == "Enable"
-            assert json.loads(config.read_text())["mcpServers"]["renamed"]["disabled"] is True
-        finally:
-            window.close()
-            await asyncio.wait_for(running, 10)
+        # Disable the failed server from the panel: every view shows it disabled.
+        await until(lambda: host.connection("renamed").status.state is ServerState.FAILED)
+        panel._list.setCurrentRow(1)
+        assert panel.details.toggle.text() == "Disable"
+        panel.details.toggle.click()
+        await until(lambda: host.connection("renamed").status.state is ServerState.DISABLED, what="disabled")
+        model = window.resources.browser.model
+        assert model.server_status("renamed").state is ServerState.DISABLED  # type: ignore[union-attr]
+        assert panel._list.item(1).text() == "renamed  —  disabled"
+        assert panel.details.toggle.text() == "Enable"
+        assert json.loads(config.read_text())["mcpServers"]["renamed"]["disabled"] is True
 
-    run_in_qt(qapp, scenario())
-    assert live_children() == []
+    run_window_scenario(qapp, tmp_path, steps, servers=servers)
 
 
 def test_a_failed_server_says_why_in_its_tooltip_and_details(qapp: QApplication) -> None:

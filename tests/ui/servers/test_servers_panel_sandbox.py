@@ -3,12 +3,10 @@ real bubblewrap, a real stdio server, the real proxy, real widgets and real clic
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 from pathlib import Path
 
-import qasync
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QMessageBox
 from pytestqt.qtbot import QtBot
@@ -25,6 +23,7 @@ from desktop_app.ui.servers.servers_panel import ServersPanel
 from tests.core.sandbox.conftest import PROBE_SCRIPT, Home, home  # noqa: F401  (the planted home fixture)
 from tests.core.sandbox.web_server import LOOPBACK_OK, web_server
 from tests.hosting import FAST_RESTARTS, eventually
+from tests.window_kit import run_in_qt
 
 
 def _panel(tmp_path: Path, config: ServerConfig) -> tuple[ServersPanel, ServerHost, Path]:
@@ -99,8 +98,7 @@ def test_a_refused_write_is_allowed_with_one_click_and_the_server_starts(
         finally:
             await host.stop_all()
 
-    with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(qapp)) as runner:
-        runner.run(scenario())
+    run_in_qt(qapp, scenario())
 
 
 def test_a_refused_host_is_allowed_with_one_click_and_then_reached(
@@ -141,5 +139,4 @@ def test_a_refused_host_is_allowed_with_one_click_and_then_reached(
         finally:
             await host.stop_all()
 
-    with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(qapp)) as runner:
-        runner.run(scenario())
+    run_in_qt(qapp, scenario())

@@ -3,12 +3,10 @@ always (real clicks, a real stdio server); an organisation that requires the san
 
 from __future__ import annotations
 
-import asyncio
 import errno
 from pathlib import Path
 
 import pytest
-import qasync
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
@@ -26,6 +24,7 @@ from desktop_app.ui.servers.servers_panel import ServersPanel
 from tests.core.sandbox.conftest import Home, home  # noqa: F401  (the planted home fixture)
 from tests.hosting import FAST_RESTARTS, eventually
 from tests.policy_files import put_policy
+from tests.window_kit import run_in_qt
 
 
 def _no_landlock() -> int:
@@ -48,11 +47,6 @@ def _panel(tmp_path: Path, config: ServerConfig) -> tuple[ServersPanel, ServerHo
     panel.resize(420, 640)
     panel.show()
     return panel, host, path
-
-
-def _run(qapp: QApplication, scenario: object) -> None:
-    with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(qapp)) as runner:
-        runner.run(scenario)  # type: ignore[arg-type]
 
 
 def test_this_time_runs_it_unconfined_and_saves_nothing_always_saves_the_entry(
@@ -83,7 +77,7 @@ def test_this_time_runs_it_unconfined_and_saves_nothing_always_saves_the_entry(
         finally:
             await host.stop_all()
 
-    _run(qapp, scenario())
+    run_in_qt(qapp, scenario())
 
 
 def test_where_the_organisation_requires_the_sandbox_nothing_offers_to_run_without_it(
@@ -105,4 +99,4 @@ def test_where_the_organisation_requires_the_sandbox_nothing_offers_to_run_witho
         finally:
             await host.stop_all()
 
-    _run(qapp, scenario())
+    run_in_qt(qapp, scenario())

@@ -19,17 +19,17 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QApplication, QListWidget, QListWidgetItem, QStyle, QStyleOptionViewItem
 from pytestqt.qtbot import QtBot
 
-from desktop_app.app import run_window
-from desktop_app.core.app_settings import AppSettings, save_settings
+from desktop_app.core.app_settings import AppSettings
 from desktop_app.core.model.llm import load_litellm
 from desktop_app.core.model.settings import ModelSettings
 from desktop_app.core.server_config import ServerConfig, TransportKind
 from desktop_app.ui.servers.servers_panel import TOOLS_TAB, ServersPanel
 from desktop_app.ui.servers.tools_list import MAX_SHOWN
+from desktop_app.ui.shell.main_window import MainWindow
 from tests.hosting import eventually, live_children
 from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, text, tool_names
 from tests.servers.draft07_server import REMOTE_SCHEMA, STRING_TOOL, TOOL_COUNT, UNUSABLE_TOOL, tool_name
-from tests.window_kit import inprocess_bridge, main_window, run_in_qt, stdio_bridge
+from tests.window_kit import inprocess_bridge, run_in_qt, run_window_scenario, stdio_bridge
 
 pytestmark = LITELLM_WARNINGS
 ANNOTATED = Path(__file__).resolve().parents[2] / "servers" / "annotated_server.py"
@@ -62,67 +62,57 @@ def click_row(qtbot: QtBot, rows: QListWidget, name: str) -> None:
 def test_switching_a_tool_off_and_on_in_the_window(
     qapp: QApplication, qtbot: QtBot, tmp_path: Path, llm: ScriptedLLM
 ) -> None:
-    config = tmp_path / "servers.json"
     entry = {"command": sys.executable, "args": [str(ANNOTATED), "--name", "desk"], "disabledTools": ["delete_item"]}
-    config.write_text(json.dumps({"mcpServers": {"desk": entry}}))
-    settings = tmp_path / "settings.json"
-    save_settings(settings, AppSettings(ModelSettings("openai/scripted", api_base=llm.url), provider="compatible"))
+    config = tmp_path / "servers.json"  # where run_window_scenario writes it
+    settings = AppSettings(ModelSettings("openai/scripted", api_base=llm.url), provider="compatible")
 
     def saved() -> list[str]:
         return json.loads(config.read_text())["mcpServers"]["desk"].get("disabledTools", [])  # type: ignore[no-any-return]
 
-    async def scenario() -> None:
-        running = asyncio.ensure_future(run_window(qapp, config, settings))
-        window = await main_window(qapp)
+    async def steps(window: MainWindow) -> None:
         host, panel = window.bridge.host, window.servers_panel
-        try:
-            await until(lambda: host.ready_count() == 1, what="the annotated server ready")
-            await asyncio.wait_for(load_litellm(), 120)
-            window.servers_dock.show()
-            tabs = panel._tabs
-            qtbot.mouseClick(tabs.tabBar(), Qt.MouseButton.LeftButton, pos=tabs.tabBar().tabRect(TOOLS_TAB).center())
-            assert tabs.currentIndex() == TOOLS_TAB and tabs.tabText(TOOLS_TAB) == "Tools (5)"
-            tools = panel._tools
-            rows = tools.rows
-            await until(lambda: rows.count() == 5, what="the tools listed")
-            assert row(rows, "delete_item").checkState() == Qt.CheckState.Unchecked
-            assert tools.summary.text().startswith("5 tools, 1 switched off")
-            assert "1 switched off" in panel.details.offer.text()
+        await asyncio.wait_for(load_litellm(), 120)
+        window.servers_dock.show()
+        tabs = panel._tabs
+        qtbot.mouseClick(tabs.tabBar(), Qt.MouseButton.LeftButton, pos=tabs.tabBar().tabRect(TOOLS_TAB).center())
+        assert tabs.currentIndex() == TOOLS_TAB and tabs.tabText(TOOLS_TAB) == "Tools (5)"
+        tools = panel._tools
+        rows = tools.rows
+        await until(lambda: rows.count() == 5, what="the tools listed")
+        assert row(rows, "delete_item").checkState() == Qt.CheckState.Unchecked
+        assert tools.summary.text().startswith("5 tools, 1 switched off")
+        assert "1 switched off" in panel.details.offer.text()
 
-            # Its details, and its schema on demand.
-            click_row(qtbot, rows, "delete_item")
-            assert tools.heading.text() == "Delete an item" and tools.name.text() == "Name: delete_item"
-            assert tools.claims.text().startswith("The server declares it destructive, idempotent, closed world")
-            assert "unverified" in tools.claims.text()
-            assert tools.offered.text().startswith("Switched off: never offered to the model")
-            assert not tools.schema.isVisibleTo(panel)
-            qtbot.mouseClick(tools.schema_button, Qt.MouseButton.LeftButton)
-            assert tools.schema.isVisibleTo(panel) and '"item_id"' in tools.schema.toPlainText()
-            assert tools.schema_button.text() == "Hide input schema"
+        # Its details, and its schema on demand.
+        click_row(qtbot, rows, "delete_item")
+        assert tools.heading.text() == "Delete an item" and tools.name.text() == "Name: delete_item"
+        assert tools.claims.text().startswith("The server declares it destructive, idempotent, closed world")
+        assert "unverified" in tools.claims.text()
+        assert tools.offered.text().startswith("Switched off: never offered to the model")
+        assert not tools.schema.isVisibleTo(panel)
+        qtbot.mouseClick(tools.schema_button, Qt.MouseButton.LeftButton)
+        assert tools.schema.isVisibleTo(panel) and '"item_id"' in tools.schema.toPlainText()
+        assert tools.schema_button.text() == "Hide input schema"
 
-            # On again: saved, and offered at once; another one off.
-            click_check(qtbot, rows, "delete_item")
-            assert row(rows, "delete_item").checkState() == Qt.CheckState.Checked
-            assert saved() == [] and host.catalog.tool("desk__delete_item") is not None
-            assert tools.offered.text().startswith("Offered to the model")
-            click_check(qtbot, rows, "lookup")
-            assert saved() == ["lookup"] and host.catalog.tool("desk__lookup") is None
-            assert "1 switched off" in panel.details.offer.text()
-            assert host.connection("desk").status.state.value == "ready"  # nothing reconnected
+        # On again: saved, and offered at once; another one off.
+        click_check(qtbot, rows, "delete_item")
+        assert row(rows, "delete_item").checkState() == Qt.CheckState.Checked
+        assert saved() == [] and host.catalog.tool("desk__delete_item") is not None
+        assert tools.offered.text().startswith("Offered to the model")
+        click_check(qtbot, rows, "lookup")
+        assert saved() == ["lookup"] and host.catalog.tool("desk__lookup") is None
+        assert "1 switched off" in panel.details.offer.text()
+        assert host.connection("desk").status.state.value == "ready"  # nothing reconnected
 
-            llm.queue(text("Done."))
-            window.composer.editor.setPlainText("What can you do?")
-            window.composer.send()
-            await until(lambda: llm.bodies(), what="the request to the model")
-            offered = tool_names(llm.bodies()[0])
-            assert "desk__delete_item" in offered and "desk__lookup" not in offered
-            assert rows.count() == 5  # the panel still lists the one switched off
-        finally:
-            window.close()
-            await asyncio.wait_for(running, 60)
+        llm.queue(text("Done."))
+        window.composer.editor.setPlainText("What can you do?")
+        window.composer.send()
+        await until(lambda: llm.bodies(), what="the request to the model")
+        offered = tool_names(llm.bodies()[0])
+        assert "desk__delete_item" in offered and "desk__lookup" not in offered
+        assert rows.count() == 5  # the panel still lists the one switched off
 
-    run_in_qt(qapp, scenario())
-    assert live_children() == []
+    run_window_scenario(qapp, tmp_path, steps, servers={"desk": entry}, settings=settings, ready=1)
 
 
 MARKUP = "<img width=900 height=600 src=x><b>bold</b>"

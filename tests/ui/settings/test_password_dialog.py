@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
 import functools
-import json
 import sys
 from pathlib import Path
 
 import pytest
-import qasync
 from PySide6.QtWidgets import QApplication
 
-from desktop_app.app import run_window
 from desktop_app.core.paths import data_dir
 from desktop_app.core.secret_store import ENCRYPTED_FILENAME, PLAINTEXT_FILENAME, open_secret_store
 from desktop_app.core.server_status import ServerState
@@ -20,6 +16,7 @@ from desktop_app.ui.settings.password_dialog import PasswordDialog
 from desktop_app.ui.settings.settings_dialog import SettingsDialog
 from desktop_app.ui.shell.main_window import MainWindow
 from tests.hosting import FIXTURE_SCRIPT, eventually
+from tests.window_kit import run_window_scenario
 
 TOKEN = "tok-0123456789-never-shown"
 
@@ -34,25 +31,19 @@ def own_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 until = functools.partial(eventually, timeout=20.0)
 
 
-def windows(qapp: QApplication) -> list[MainWindow]:
-    """The app's window, once its panes are in."""
-    return [w for w in qapp.topLevelWidgets() if isinstance(w, MainWindow) and w.isVisible() and w.filled]
-
-
 def test_encrypted_secrets_are_unlocked_before_servers_connect(qapp: QApplication, tmp_path: Path) -> None:
     open_secret_store(data_dir(), prefer="encrypted-file", password="right").set("TOKEN", TOKEN)
-    config = tmp_path / "servers.json"
     server = {
         "command": sys.executable,
         "args": [str(FIXTURE_SCRIPT), "--secret-echo"],
         "env": {"FIXTURE_TOKEN": "${secret:TOKEN}"},
     }
-    config.write_text(json.dumps({"mcpServers": {"fx": server}}))
 
-    async def scenario() -> None:
-        running = asyncio.ensure_future(run_window(qapp, config, tmp_path / "settings.json"))
-        await until(lambda: windows(qapp) and window_dialogs())
-        window = windows(qapp)[0]
+    async def steps(window: MainWindow) -> None:
+        def window_dialogs() -> list[PasswordDialog]:
+            return [d for d in window.findChildren(PasswordDialog) if d.isVisible()]
+
+        await until(window_dialogs)
         assert window.bridge.host.connections == {}, "no server starts before the secrets are unlocked"
         dialog = window_dialogs()[0]
         dialog.password.setText("wrong")
@@ -66,26 +57,15 @@ def test_encrypted_secrets_are_unlocked_before_servers_connect(qapp: QApplicatio
         assert "FIXTURE_TOKEN=***" in connection.stderr, "the secret reached the server and was redacted"
         assert connection.status.state is ServerState.READY
         assert window.status_meter.secrets_label.text() == "Secrets: encrypted file"
-        window.close()
-        await asyncio.wait_for(running, 10)
 
-    def window_dialogs() -> list[PasswordDialog]:
-        return [d for w in windows(qapp) for d in w.findChildren(PasswordDialog) if d.isVisible()]
-
-    with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(qapp)) as runner:
-        runner.run(scenario())
+    run_window_scenario(qapp, tmp_path, steps, servers={"fx": server})
 
 
 def test_plaintext_secrets_can_be_encrypted_from_settings(qapp: QApplication, tmp_path: Path) -> None:
     plain = open_secret_store(data_dir(), prefer="plaintext-file")
     plain.set("LLM_API_KEY_OPENAI", TOKEN)
-    config = tmp_path / "servers.json"
-    config.write_text(json.dumps({"mcpServers": {}}))
 
-    async def scenario() -> None:
-        running = asyncio.ensure_future(run_window(qapp, config, tmp_path / "settings.json"))
-        await until(lambda: windows(qapp))
-        window = windows(qapp)[0]
+    async def steps(window: MainWindow) -> None:
         # The store opens just after the window shows, off the event loop.
         await until(lambda: window.status_meter.secrets_label.text() == "Secrets: plaintext file, not encrypted")
         window.settings_actions.open_settings()
@@ -106,8 +86,5 @@ def test_plaintext_secrets_can_be_encrypted_from_settings(qapp: QApplication, tm
         assert not (data_dir() / PLAINTEXT_FILENAME).exists() and (data_dir() / ENCRYPTED_FILENAME).exists()
         assert open_secret_store(data_dir(), password="new password").get("LLM_API_KEY_OPENAI") == TOKEN
         settings.reject()
-        window.close()
-        await asyncio.wait_for(running, 10)
 
-    with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(qapp)) as runner:
-        runner.run(scenario())
+    run_window_scenario(qapp, tmp_path, steps, servers={})

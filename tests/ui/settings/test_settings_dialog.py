@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import threading
 from collections.abc import Iterator
@@ -10,7 +9,6 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-import qasync
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QDialogButtonBox
 from pytestqt.qtbot import QtBot
@@ -30,6 +28,7 @@ from desktop_app.core.server_config import ServerConfig, TransportKind
 from desktop_app.ui.settings.settings_dialog import SCREEN_SHARE, SettingsDialog
 from tests.hosting import eventually
 from tests.llm_server import ScriptedLLM
+from tests.window_kit import run_in_qt
 
 
 @pytest.fixture
@@ -153,8 +152,7 @@ def test_ollama_models_are_listed(qapp: QApplication, qtbot: QtBot, fake_ollama:
         click_save(qtbot, dialog)
         assert [s.model for s in saved] == [ModelSettings("ollama/llama3.2:3b", api_base=fake_ollama)]
 
-    with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(qapp)) as runner:
-        runner.run(scenario())
+    run_in_qt(qapp, scenario())
 
 
 def test_an_openai_compatible_server_lists_its_models(qapp: QApplication, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -167,8 +165,8 @@ def test_an_openai_compatible_server_lists_its_models(qapp: QApplication, monkey
         assert [dialog.model.itemText(i) for i in range(2)] == ["scripted", "scripted-large"]
         assert dialog.model.currentText() == "scripted-large", "the saved choice stays selected"
 
-    with ScriptedLLM() as llm, asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(qapp)) as runner:
-        runner.run(scenario(llm))
+    with ScriptedLLM() as llm:
+        run_in_qt(qapp, scenario(llm))
 
 
 def test_every_rule_is_listed_and_revocable(qtbot: QtBot, tmp_path: Path) -> None:

@@ -4,20 +4,16 @@ read-only in Settings; each greyed thing says which rule greyed it."""
 
 from __future__ import annotations
 
-import asyncio
 import functools
-import gc
 import json
 import os
 import sys
 from pathlib import Path
 
 import pytest
-import qasync
 from PySide6.QtWidgets import QApplication, QDialogButtonBox, QLabel, QMessageBox
 
-from desktop_app.app import run_window
-from desktop_app.core.app_settings import AppSettings, save_settings
+from desktop_app.core.app_settings import AppSettings
 from desktop_app.core.model.settings import ModelSettings
 from desktop_app.core.resource_ref import ResourceRef
 from desktop_app.core.server_status import ServerState
@@ -27,12 +23,12 @@ from desktop_app.ui.conversation.tool_card import ToolCard
 from desktop_app.ui.gallery.bundle_dialog import BundleDialog
 from desktop_app.ui.settings.settings_dialog import SettingsDialog
 from desktop_app.ui.shell.main_window import MainWindow
-from tests.hosting import FIXTURE_SCRIPT, eventually, live_children
+from tests.hosting import FIXTURE_SCRIPT, eventually
 from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, ToolCall, calls, text
 from tests.servers.app_server import PROBE_URI
 from tests.servers.registry_documents import populate
 from tests.servers.registry_fixture import running_registry
-from tests.window_kit import main_window
+from tests.window_kit import run_window_scenario
 
 pytestmark = LITELLM_WARNINGS
 APP_SERVER = Path(__file__).parents[2] / "servers" / "app_server.py"
@@ -48,12 +44,10 @@ def shoot(widget: object, name: str) -> None:
 
 def test_the_window_follows_the_policy(qapp: QApplication, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     marker = tmp_path / "ran"
-    config = tmp_path / "servers.json"
     servers = {
         "apps": {"command": sys.executable, "args": [str(APP_SERVER)]},
         "marker": {"command": sys.executable, "args": ["-c", f"open({str(marker)!r}, 'w').write('ran')"]},
     }
-    config.write_text(json.dumps({"mcpServers": servers}))
     with ScriptedLLM() as llm, running_registry() as registry:
         populate(registry)
         policy = {
@@ -64,25 +58,15 @@ def test_the_window_follows_the_policy(qapp: QApplication, tmp_path: Path, monke
         }
         (tmp_path / "policy.json").write_text(json.dumps(policy, indent=2))
         monkeypatch.setenv("MCP_DESK_POLICY_FILE", str(tmp_path / "policy.json"))
-        settings_path = tmp_path / "settings.json"
         model = ModelSettings("openai/scripted", api_base=llm.url)
-        save_settings(settings_path, AppSettings(model, provider="compatible", registry_url="https://mine.example"))
+        settings = AppSettings(model, provider="compatible", registry_url="https://mine.example")
 
-        async def main() -> None:
-            running = asyncio.ensure_future(run_window(qapp, config, settings_path))
-            window = await main_window(qapp)
+        async def steps(window: MainWindow) -> None:
             window.resize(1280, 800)
-            try:
-                await scenario(window, llm, registry.url, tmp_path)
-            finally:
-                window.close()
-                await asyncio.wait_for(running, 15)
+            await scenario(window, llm, registry.url, tmp_path)
 
-        with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(qapp)) as runner:
-            runner.run(main())
-    gc.collect()
+        run_window_scenario(qapp, tmp_path, steps, servers=servers, settings=settings)
     assert not marker.exists()
-    assert live_children() == []
 
 
 async def scenario(window: MainWindow, llm: ScriptedLLM, registry: str, tmp_path: Path) -> None:
@@ -165,30 +149,22 @@ async def scenario(window: MainWindow, llm: ScriptedLLM, registry: str, tmp_path
 def test_a_policy_that_cannot_be_followed_is_said_once_and_blocks_nothing(
     qapp: QApplication, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    config = tmp_path / "servers.json"
-    config.write_text(json.dumps({"mcpServers": {"fx": {"command": sys.executable, "args": [str(FIXTURE_SCRIPT)]}}}))
     policy = tmp_path / "policy.json"
     policy.write_text('{\n  "servers": {"allow": [{"command": "npx", "argz": []}]}\n}')
     monkeypatch.setenv("MCP_DESK_POLICY_FILE", str(policy))
 
-    async def main() -> None:
-        running = asyncio.ensure_future(run_window(qapp, config, tmp_path / "settings.json"))
-        window = await main_window(qapp)
-        try:
-            await until(lambda: window.bridge.host.ready_count() == 1, what="fx, which nothing blocks")
-            notices = [b.text() for b in window.findChildren(QMessageBox) if b.isVisible()]
-            assert notices == [
-                "Your organisation's policy could not be read, so it blocks nothing:\n\n"
-                f"{policy}, line 2: servers.allow[0].argz: is not a policy setting (known here: registry, url,"
-                " command, args)"
-            ]
-        finally:
-            window.close()
-            await asyncio.wait_for(running, 15)
+    async def steps(window: MainWindow) -> None:
+        await until(lambda: window.bridge.host.ready_count() == 1, what="fx, which nothing blocks")
+        notices = [b.text() for b in window.findChildren(QMessageBox) if b.isVisible()]
+        assert notices == [
+            "Your organisation's policy could not be read, so it blocks nothing:\n\n"
+            f"{policy}, line 2: servers.allow[0].argz: is not a policy setting (known here: registry, url,"
+            " command, args)"
+        ]
 
-    with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(qapp)) as runner:
-        runner.run(main())
-    gc.collect()
+    run_window_scenario(
+        qapp, tmp_path, steps, servers={"fx": {"command": sys.executable, "args": [str(FIXTURE_SCRIPT)]}}
+    )
 
 
 def test_a_server_the_converged_file_blocks_is_greyed_with_its_rule(
@@ -196,12 +172,10 @@ def test_a_server_the_converged_file_blocks_is_greyed_with_its_rule(
 ) -> None:
     marker = tmp_path / "ran"
     script = f"open({str(marker)!r}, 'w').write('ran')"
-    config = tmp_path / "servers.json"
     servers = {
         "fx": {"command": sys.executable, "args": [str(FIXTURE_SCRIPT)]},
         "marker": {"command": sys.executable, "args": ["-c", script]},
     }
-    config.write_text(json.dumps({"mcpServers": servers}))
     lists = {
         "allowedMcpServers": [{"serverCommand": [sys.executable, str(FIXTURE_SCRIPT)]}, {"serverName": "marker"}],
         "deniedMcpServers": [{"serverCommand": [sys.executable, "-c", script]}],
@@ -209,31 +183,22 @@ def test_a_server_the_converged_file_blocks_is_greyed_with_its_rule(
     (tmp_path / "managed-mcp.json").write_text(json.dumps(lists, indent=2))
     monkeypatch.setenv("MCP_DESK_MANAGED_MCP_FILE", str(tmp_path / "managed-mcp.json"))
 
-    async def main() -> None:
-        running = asyncio.ensure_future(run_window(qapp, config, tmp_path / "settings.json"))
-        window = await main_window(qapp)
-        try:
-            host, panel = window.bridge.host, window.servers_panel
-            await until(lambda: host.ready_count() == 1, what="fx, which the list allows")
-            await until(lambda: host.connection("marker").status.state is ServerState.FAILED, what="the denied one")
-            rows = panel._list
-            row = next(rows.item(i) for i in range(rows.count()) if rows.item(i).text().startswith("marker"))
-            assert row.text() == "marker  —  blocked by your organisation"  # shown, never hidden
-            assert row.font().italic()
-            assert row.toolTip() == (
-                f"{BLOCKED}: 'marker' is on the list of denied servers (command {sys.executable} -c {script})"
-                " (deniedMcpServers[0]). MCP Desk does not start it: ask your administrator if you need it."
-            )
-            rows.setCurrentItem(row)
-            assert panel.details.state.text() == f"{BLOCKED}: deniedMcpServers[0]"
-            assert not panel.details.restart.isEnabled()
-            shoot(window.servers_dock, "policy-converged-servers-panel")
-        finally:
-            window.close()
-            await asyncio.wait_for(running, 15)
+    async def steps(window: MainWindow) -> None:
+        host, panel = window.bridge.host, window.servers_panel
+        await until(lambda: host.ready_count() == 1, what="fx, which the list allows")
+        await until(lambda: host.connection("marker").status.state is ServerState.FAILED, what="the denied one")
+        rows = panel._list
+        row = next(rows.item(i) for i in range(rows.count()) if rows.item(i).text().startswith("marker"))
+        assert row.text() == "marker  —  blocked by your organisation"  # shown, never hidden
+        assert row.font().italic()
+        assert row.toolTip() == (
+            f"{BLOCKED}: 'marker' is on the list of denied servers (command {sys.executable} -c {script})"
+            " (deniedMcpServers[0]). MCP Desk does not start it: ask your administrator if you need it."
+        )
+        rows.setCurrentItem(row)
+        assert panel.details.state.text() == f"{BLOCKED}: deniedMcpServers[0]"
+        assert not panel.details.restart.isEnabled()
+        shoot(window.servers_dock, "policy-converged-servers-panel")
 
-    with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(qapp)) as runner:
-        runner.run(main())
-    gc.collect()
+    run_window_scenario(qapp, tmp_path, steps, servers=servers)
     assert not marker.exists()
-    assert live_children() == []

@@ -4,25 +4,22 @@ link that offers to encrypt it."""
 
 from __future__ import annotations
 
-import asyncio
 import functools
-import json
 from pathlib import Path
 
 import pytest
-import qasync
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QDialogButtonBox
 from pytestqt.qtbot import QtBot
 
-from desktop_app.app import run_window
 from desktop_app.core.paths import data_dir
 from desktop_app.core.secret_store import ENCRYPTED_FILENAME, encryption_advice, open_secret_store
 from desktop_app.ui.settings.password_dialog import PasswordDialog
+from desktop_app.ui.shell.main_window import MainWindow
 from desktop_app.ui.shell.status_meter import ENCRYPT_TIP, dump_part, plural
 from desktop_app.ui.widgets.fitting_label import FittingLabel
 from tests.hosting import eventually
-from tests.window_kit import main_window
+from tests.window_kit import run_window_scenario
 
 until = functools.partial(eventually, timeout=30.0)
 
@@ -81,12 +78,8 @@ def test_a_fitting_label_says_the_longest_wording_that_fits_and_is_a_link_only_w
 
 def test_plaintext_secrets_are_encrypted_from_the_status_bar_link(qapp: QApplication, tmp_path: Path) -> None:
     open_secret_store(data_dir(), prefer="plaintext-file").set("TOKEN", "tok-never-shown")
-    config = tmp_path / "servers.json"
-    config.write_text(json.dumps({"mcpServers": {}}))
 
-    async def scenario() -> None:
-        running = asyncio.ensure_future(run_window(qapp, config, tmp_path / "settings.json"))
-        window = await main_window(qapp, timeout=60)
+    async def steps(window: MainWindow) -> None:
         label = window.status_meter.secrets_label
         await until(lambda: label.text() == "Secrets: plaintext file, not encrypted", what="the store opened")
         assert window.bridge.secrets is not None
@@ -112,8 +105,5 @@ def test_plaintext_secrets_are_encrypted_from_the_status_bar_link(qapp: QApplica
         await until(lambda: label.text() == "Secrets: encrypted file", what="the secrets encrypted")
         assert not label.clickable and label.toolTip() == window.bridge.secrets.backend.label
         assert (data_dir() / ENCRYPTED_FILENAME).exists()
-        window.close()
-        await asyncio.wait_for(running, 30)
 
-    with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(qapp)) as runner:
-        runner.run(scenario())
+    run_window_scenario(qapp, tmp_path, steps, servers={})

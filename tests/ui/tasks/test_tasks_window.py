@@ -4,21 +4,17 @@ A result kept from the last run is offered in the dock and goes to the message b
 
 from __future__ import annotations
 
-import asyncio
 import functools
-import json
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
-import qasync
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QDockWidget
 from pytestqt.qtbot import QtBot
 
-from desktop_app.app import run_window
-from desktop_app.core.app_settings import AppSettings, save_settings
+from desktop_app.core.app_settings import AppSettings
 from desktop_app.core.model.settings import ModelSettings
 from desktop_app.core.paths import data_dir
 from desktop_app.core.tasks.board import TaskBoard
@@ -31,10 +27,10 @@ from desktop_app.ui.shell.main_window import MainWindow
 from desktop_app.ui.shell.panes import LATE_DELETED
 from desktop_app.ui.tasks.task_status_row import TaskStatusRow
 from desktop_app.ui.tasks.tasks_panel import TasksPanel
-from tests.hosting import eventually, live_children
+from tests.hosting import eventually
 from tests.llm_server import LITELLM_WARNINGS, ScriptedLLM, ToolCall, calls, text, tool_messages
 from tests.servers import tasks_server
-from tests.window_kit import main_window
+from tests.window_kit import run_window_scenario
 
 pytestmark = LITELLM_WARNINGS
 Scenario = Callable[[MainWindow], Awaitable[None]]
@@ -115,25 +111,9 @@ def test_a_late_result_kept_from_the_last_run_goes_to_the_message_box(
 
 def run_app(qapp: QApplication, tmp_path: Path, llm: ScriptedLLM, scenario: Scenario) -> None:
     """The real window with the tasks fixture server over stdio and a scripted model."""
-    config = tmp_path / "servers.json"
     server = {"command": sys.executable, "args": [tasks_server.__file__]}
-    config.write_text(json.dumps({"mcpServers": {"tasks": server}}))
-    settings = tmp_path / "settings.json"
-    save_settings(settings, AppSettings(ModelSettings("openai/scripted", api_base=llm.url), provider="compatible"))
-
-    async def main() -> None:
-        running = asyncio.ensure_future(run_window(qapp, config, settings))
-        window = await main_window(qapp)
-        await until(lambda: window.bridge.host.ready_count() == 1, what="the tasks server")
-        try:
-            await scenario(window)
-        finally:
-            window.close()
-            await asyncio.wait_for(running, 10)
-
-    with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(qapp)) as runner:
-        runner.run(main())
-    assert live_children() == []
+    settings = AppSettings(ModelSettings("openai/scripted", api_base=llm.url), provider="compatible")
+    run_window_scenario(qapp, tmp_path, scenario, servers={"tasks": server}, settings=settings, ready=1)
 
 
 def tasks_dock(window: MainWindow) -> tuple[QDockWidget, TasksPanel]:
