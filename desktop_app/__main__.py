@@ -7,14 +7,16 @@ Each command is one row of the table: the word that selects it, the function tha
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Final, NamedTuple
+from typing import TYPE_CHECKING, Final, NamedTuple
 
 from desktop_app import __version__
+
+if TYPE_CHECKING:
+    import argparse
 
 
 class Command(NamedTuple):
@@ -62,6 +64,8 @@ COMMANDS: Final = (
 
 
 def _parser() -> argparse.ArgumentParser:
+    import argparse  # only when there are arguments to parse (see main)
+
     width = max(len(command.word) for command in COMMANDS) + 2
     listing = "\n".join(f"  {command.word:<{width}}{command.help}" for command in COMMANDS)
     parser = argparse.ArgumentParser(
@@ -81,7 +85,9 @@ def main(argv: list[str] | None = None) -> int:
     for command in COMMANDS:
         if args[:1] == [command.word]:
             return command.load()(args[1:])
-    options = _parser().parse_args(args)
+    # A plain launch skips argparse: building and running the parser loads gettext and locale (~5 ms of CPU
+    # before the first paint); anything on the command line is parsed as usual.
+    config: Path | None = _parser().parse_args(args).config if args else None
     # Only Qt and small modules until the window is painted: it shows as fast as a bare Qt window.
     from desktop_app.memory import configure_process  # before PySide, whose import hook would read its source
 
@@ -99,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
 
     app = QApplication.instance() or QApplication([sys.argv[0]])
     assert isinstance(app, QApplication)
-    config = options.config or default_config_path()
+    config = config or default_config_path()
     instance = claim(config)
     if instance is None:
         print(f"MCP Desk is already running with {config}: its window was brought to the front.", file=sys.stderr)

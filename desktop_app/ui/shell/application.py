@@ -23,7 +23,7 @@ def set_up_application(app: QApplication) -> None:
     app.setDesktopFileName("mcp-desk")
     app.setWindowIcon(app_icon())
     app.setQuitOnLastWindowClosed(False)  # quitting waits until every server has stopped
-    apply_theme(app, saved_theme(config_dir() / SETTINGS_FILENAME))
+    use_palette(app, saved_theme(config_dir() / SETTINGS_FILENAME))  # the sheets come with the panes (apply_theme)
 
 
 def saved_theme(settings_path: Path) -> str:
@@ -35,12 +35,17 @@ def saved_theme(settings_path: Path) -> str:
     return theme if theme in ("light", "dark") else "system"
 
 
-def apply_theme(app: QApplication, theme: str) -> None:
-    """Use `theme`'s colours from now on ("light", "dark", anything else: the system's): the platform's own
-    scheme where it can switch, else Fusion's palette."""
+def use_palette(app: QApplication, theme: str) -> None:
+    """Use `theme`'s palette ("light", "dark", anything else: the system's): the platform's own scheme where
+    it can switch, else Fusion's. All the first frame needs: it has no field and no sheet yet."""
     if app.property(_SYSTEM_PALETTE) is None:
         app.setProperty(_SYSTEM_PALETTE, QPalette(app.palette()))  # what "system" goes back to
     _switch_palette(app, theme)
+
+
+def apply_theme(app: QApplication, theme: str) -> None:
+    """Use `theme`'s colours from now on, in the palette, the fields and every widget's own sheet."""
+    use_palette(app, theme)
     from desktop_app.qt_kit.theme import style_fields  # the window's look: loaded by its panes in any case
 
     style_fields(app)  # the fields' frames in the new colours (this polishes every widget again)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import weakref
 
 from PySide6.QtWidgets import QApplication
 
@@ -10,13 +11,16 @@ from desktop_app.ui.shell.main_window import MainWindow
 
 
 def test_a_window_dropped_is_freed_with_its_menus_and_docks(qapp: QApplication) -> None:
-    before = set(map(id, qapp.topLevelWidgets()))
     window = MainWindow()
     window.show()
     qapp.processEvents()
-    assert len(qapp.topLevelWidgets()) > len(before)  # the window and its menus
+    menus = len(window.menuBar().actions())
+    assert menus >= 4
+    freed: list[str] = []
+    window.destroyed.connect(lambda: freed.append("window"))
+    held = weakref.ref(window)
     window.close()
     del window
     gc.collect()
-    left = [type(w).__name__ for w in qapp.topLevelWidgets() if id(w) not in before]
-    assert left == []
+    assert held() is None  # nothing in Qt holds a Python reference to it
+    assert freed == ["window"]  # and Qt deleted it, its menus and docks with it
