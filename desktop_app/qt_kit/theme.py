@@ -91,7 +91,8 @@ _FIELDS = 'QLineEdit, QAbstractSpinBox, QComboBox, QPlainTextEdit[readOnly="fals
 
 def fields_sheet(p: Palette) -> str:
     """The application's one sheet: every field framed in `field_border` on the `field` colour, in every
-    window and dialog (a card's form, the gallery's install form, Settings) without a sheet of its own."""
+    window and dialog (a card's form, the gallery's install form, Settings) without a sheet of its own; and
+    a dialog's Save, Cancel or Apply without the platform style's icons (the action icons are the one family)."""
     each = [part.strip() for part in _FIELDS.split(",")]
     button, arrow = SPACE.xl + SPACE.s, SPACE.l
     down, up = (_arrow(name, p.text) for name in FIELD_ARROWS)
@@ -117,6 +118,7 @@ def fields_sheet(p: Palette) -> str:
         f" QComboBox::down-arrow:disabled, QAbstractSpinBox::down-arrow:disabled,"
         f" QAbstractSpinBox::down-arrow:off {{ image: url({down_off}); }}"
         f" QAbstractSpinBox::up-arrow:disabled, QAbstractSpinBox::up-arrow:off {{ image: url({up_off}); }}"
+        " QDialogButtonBox { dialogbuttonbox-buttons-have-icons: 0; }"
     )
 
 

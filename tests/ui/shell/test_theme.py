@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QPalette
-from PySide6.QtWidgets import QApplication, QDialogButtonBox, QLineEdit, QWidget
+from PySide6.QtWidgets import QApplication, QDialogButtonBox, QLineEdit, QProxyStyle, QStyle, QWidget
 from pytestqt.qtbot import QtBot
 
 from desktop_app.core.app_settings import load_settings
@@ -124,5 +125,33 @@ def test_fields_are_framed_in_the_field_border_on_the_field_colour_in_both_theme
             image = field.grab().toImage()
             assert image.pixelColor(0, image.height() // 2).name() == palette.field_border
             assert image.pixelColor(image.width() - 8, image.height() // 2).name() == palette.field
+    finally:
+        apply_theme(qapp, "system")
+
+
+class _IconsOnButtons(QProxyStyle):
+    """A platform style that puts icons on a dialog's buttons (as Fusion does under X11; offscreen does not)."""
+
+    def styleHint(self, hint: QStyle.StyleHint, *args: Any) -> int:
+        if hint == QStyle.StyleHint.SH_DialogButtonBox_ButtonsHaveIcons:
+            return 1
+        return super().styleHint(hint, *args)
+
+
+def test_a_dialogs_buttons_carry_no_icon_of_the_platform_style(qapp: QApplication, qtbot: QtBot) -> None:
+    """Save, Cancel and Apply are words: the platform's floppy disk and red cross are not the app's icon family."""
+    try:
+        apply_theme(qapp, "dark")
+        buttons = QDialogButtonBox()
+        qtbot.addWidget(buttons)
+        style = _IconsOnButtons("Fusion")
+        buttons.setStyle(style)
+        for standard in (
+            QDialogButtonBox.StandardButton.Save,
+            QDialogButtonBox.StandardButton.Cancel,
+            QDialogButtonBox.StandardButton.Apply,
+        ):
+            buttons.addButton(standard)
+        assert [button.icon().isNull() for button in buttons.buttons()] == [True, True, True]
     finally:
         apply_theme(qapp, "system")
