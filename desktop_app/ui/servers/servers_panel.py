@@ -15,7 +15,6 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QPalette, QShowEvent
 from PySide6.QtWidgets import (
     QHBoxLayout,
-    QListWidget,
     QListWidgetItem,
     QMessageBox,
     QPushButton,
@@ -30,26 +29,23 @@ from desktop_app.core.config_error import ConfigError
 from desktop_app.core.events import LogEntry
 from desktop_app.core.policy.refusal import Refusal
 from desktop_app.core.server_config import ServerConfig
-from desktop_app.core.server_status import ServerState, ServerStatus
+from desktop_app.core.server_status import ServerState
 from desktop_app.qt_kit.action_icon import give_icon
 from desktop_app.qt_kit.status_icons import state_icon
 from desktop_app.ui.asks.card import AskCard
 from desktop_app.ui.servers.sandbox_remedies import SandboxRemedies, configured
 from desktop_app.ui.servers.server_details import ServerDetails, blocked_text
 from desktop_app.ui.servers.server_editor import ServerEditor
+from desktop_app.ui.servers.server_list import ServerList
 from desktop_app.ui.servers.server_log_view import ServerLogView
 from desktop_app.ui.servers.server_questions import ServerQuestions
 from desktop_app.ui.servers.tools_list import ToolsList
 from desktop_app.ui.widgets.confirm import confirm
 from desktop_app.ui.widgets.empty_state import SERVERS_EMPTY, note_in_place_of
 from desktop_app.ui.widgets.notice_box import show_notice
-from desktop_app.ui.widgets.plain_tooltips import PlainToolTips
 
-_NAME_ROLE = Qt.ItemDataRole.UserRole
 LOG_TAB: Final = 0
 TOOLS_TAB: Final = 1
-LIST_ROWS: Final = 8
-"""The server list grows to this many rows; with more it scrolls."""
 UNBOUNDED: Final = 16_777_215
 """Qt's largest widget size (QWIDGETSIZE_MAX)."""
 
@@ -65,9 +61,7 @@ class ServersPanel(QWidget):
         self._bridge = bridge
         self._denials_seen: dict[str, int] = {}
         """Each server's `denials.version` the details last showed: they redraw only when it changes."""
-        self._list = QListWidget()
-        self._list.setObjectName("serverList")
-        PlainToolTips(self._list)  # a row's tooltip quotes the server (why it failed)
+        self._list = ServerList()
         self.details = ServerDetails()
         self._updates: dict[str, str] = {}
         self._add = QPushButton("Add server…")
@@ -134,7 +128,7 @@ class ServersPanel(QWidget):
         self.details.run_once.clicked.connect(self._remedies.run_unconfined_once)
         self.details.run_always.clicked.connect(self._remedies.run_unconfined_always)
         self._add.clicked.connect(lambda: self.open_editor(None))
-        bridge.server_state_changed.connect(self._on_state)
+        bridge.server_state_changed.connect(lambda name, _status: self._refresh(name))
         bridge.server_removed.connect(lambda _name: self._sync_items())
         bridge.catalog_changed.connect(lambda name, _c: self._refresh(name))
         bridge.log_line.connect(self._on_log)
@@ -157,59 +151,42 @@ class ServersPanel(QWidget):
         super().showEvent(event)
         self._fit_list()  # the rows' height in the style and font the panel is shown in
 
-    def _list_height(self) -> int:
-        """The server list's height for its rows (one at least, `LIST_ROWS` at most: then it scrolls)."""
-        row = self._list.sizeHintForRow(0) if self._list.count() else self._list.fontMetrics().height() + 8
-        rows = min(max(self._list.count(), 1), LIST_ROWS)
-        return row * rows + 2 * self._list.frameWidth() + 2 * self._list.spacing() + 4
-
     def _fit_list(self) -> None:
         """The server list as tall as its rows, its Add button under it: the details below get the rest."""
         if not self._list.count():  # the note that says how to add one stands in its place, its own height
             self._list.setMaximumHeight(UNBOUNDED)
             self._top.setMaximumHeight(UNBOUNDED)
             return
-        height = self._list_height()
+        height = self._list.rows_height()
         self._list.setMaximumHeight(height)
         self._top.setMaximumHeight(height + self._add_row_height)
 
     def _make_room(self) -> None:
         """Shrink the server list to its rows so a question or the tools get the height (never grows it)."""
         top, rest = self._splitter.sizes()
-        needed = self._list_height() + self._add_row_height
+        needed = self._list.rows_height() + self._add_row_height
         if top > needed:
             self._splitter.setSizes([needed, rest + top - needed])
 
     def show_updates(self, updates: dict[str, str]) -> None:
         """Mark installed servers that have a newer registry version (entry name -> version)."""
         self._updates = dict(updates)
-        for row in range(self._list.count()):
-            self._refresh(str(self._list.item(row).data(_NAME_ROLE)))
+        for name in self._list.names():
+            self._refresh(name)
 
     def selected(self) -> str | None:
-        item = self._list.currentItem()
-        return None if item is None else str(item.data(_NAME_ROLE))
+        return self._list.selected()
 
     def _item(self, name: str) -> QListWidgetItem:
-        for row in range(self._list.count()):
-            item = self._list.item(row)
-            if item.data(_NAME_ROLE) == name:
-                return item
-        item = QListWidgetItem(name)
-        item.setData(_NAME_ROLE, name)
-        self._list.addItem(item)
-        self._fit_list()
-        if self._list.currentItem() is None:
-            self._list.setCurrentItem(item)  # servers usually arrive after the panel: show the first
-        self._refresh(name)
+        item, added = self._list.row_of(name)
+        if added:
+            self._fit_list()
+            self._refresh(name)
         return item
 
     def _sync_items(self) -> None:
         """Drop rows of servers the host no longer has (removed or renamed)."""
-        names = set(self._bridge.host.connections)
-        for row in reversed(range(self._list.count())):
-            if self._list.item(row).data(_NAME_ROLE) not in names:
-                self._list.takeItem(row)
+        self._list.keep_only(set(self._bridge.host.connections))
         self._fit_list()
 
     def _refresh(self, name: str) -> None:
@@ -249,13 +226,13 @@ class ServersPanel(QWidget):
             self.details.show_server(None)
             self._log_view.show_entries(())
             return
-        configured = self._configured(connection.name) is not None
+        in_file = configured(self._bridge, connection.name) is not None
         self.details.show_server(
             connection,
             blocked=self._blocked(connection.name),
             trusted=self._trusted(connection.name),
-            configured=configured,
-            newer=self._updates.get(connection.name) if configured else None,
+            configured=in_file,
+            newer=self._updates.get(connection.name) if in_file else None,
         )
         self._log_view.show_entries(connection.log)
 
@@ -267,11 +244,11 @@ class ServersPanel(QWidget):
             self._tools.show_tools(None, (), editable=False, trusted=False)
             self._tabs.setTabText(TOOLS_TAB, "Tools")
             return
-        configured = self._configured(connection.name)
-        disabled = configured.disabled_tools if configured is not None else connection.config.disabled_tools
+        entry = configured(self._bridge, connection.name)
+        disabled = entry.disabled_tools if entry is not None else connection.config.disabled_tools
         tools = connection.catalog.tools if connection.catalog is not None else None
         trusted = self._trusted(connection.name)
-        self._tools.show_tools(tools, disabled, editable=configured is not None, trusted=trusted)
+        self._tools.show_tools(tools, disabled, editable=entry is not None, trusted=trusted)
         self._tabs.setTabText(TOOLS_TAB, "Tools" if tools is None else f"Tools ({len(tools)})")
 
     def _blocked(self, name: str) -> Refusal | None:
@@ -281,14 +258,10 @@ class ServersPanel(QWidget):
             return None
         return self._bridge.host.blocked.get(name)
 
-    def _configured(self, name: str) -> ServerConfig | None:
-        """The server's entry in servers.json (None for the embedded demo, which is not in it)."""
-        return configured(self._bridge, name)
-
     def _on_tool_switched(self, tool: str, on: bool) -> None:
         """Save the switch, then let the host leave what is off out of what the model is offered."""
         name, store = self.selected(), self._bridge.store
-        if name is None or store is None or self._configured(name) is None:
+        if name is None or store is None or configured(self._bridge, name) is None:
             return
         try:
             disabled = store.switch_tool(name, tool, on).disabled_tools
@@ -302,9 +275,6 @@ class ServersPanel(QWidget):
         """The user's trust as saved (the host takes it up a moment later), else as the host has it."""
         config = self._bridge.store.servers.get(name) if self._bridge.store is not None else None
         return config.trusted if config is not None else self._bridge.host.trust(name).trusted
-
-    def _on_state(self, name: str, _status: ServerStatus) -> None:
-        self._refresh(name)
 
     def _on_log(self, name: str, entry: LogEntry) -> None:
         if name != self.selected():
