@@ -27,6 +27,8 @@ Follower = Callable[[QWidget, Palette], bool]
 widget, not in it: it must not hold the widget (the widget would never be let go)."""
 
 _followers: weakref.WeakKeyDictionary[QWidget, Follower] = weakref.WeakKeyDictionary()
+_texts: weakref.WeakKeyDictionary[QWidget, Follower] = weakref.WeakKeyDictionary()
+"""Labels whose rich text carries colours (`themed_text`): apart from their look, which follows on its own."""
 
 
 def palette_is_dark(palette: QPalette) -> bool:
@@ -61,6 +63,26 @@ def _sheet(build: SheetBuilder, widget: QWidget, palette: Palette) -> bool:
 def themed(widget: QWidget, build: SheetBuilder) -> None:
     """Give `widget` the sheet `build` writes for the current theme, and again after every change of theme."""
     on_theme(widget, partial(_sheet, build))
+
+
+TextBuilder = Callable[[Palette], str]
+"""A label's rich text, its colours written from a palette's tokens."""
+
+
+def _text(build: TextBuilder, widget: QWidget, palette: Palette) -> bool:
+    text = build(palette)
+    if not isinstance(widget, QLabel) or widget.text() == text:
+        return False
+    widget.setText(text)
+    return True
+
+
+def themed_text(label: QLabel, build: TextBuilder) -> None:
+    """Give `label` the rich text `build` writes in the current theme's colours, and again after every change
+    of theme (a colour written into text is not the palette's: it stays the old theme's until written again)."""
+    follow = partial(_text, build)
+    _texts[label] = follow
+    follow(label, tokens())
 
 
 _ARROWS: Final = Path(__file__).with_name("action_icons")
@@ -138,11 +160,12 @@ def restyle() -> int:
     changed = 0
     if isinstance(app := QApplication.instance(), QApplication) and app.styleSheet():
         changed += style_fields(app)
-    for widget, follow in list(_followers.items()):
-        try:
-            changed += follow(widget, current)
-        except RuntimeError:  # its C++ side is gone, the Python side not yet
-            _followers.pop(widget, None)
+    for followers in (_followers, _texts):
+        for widget, follow in list(followers.items()):
+            try:
+                changed += follow(widget, current)
+            except RuntimeError:  # its C++ side is gone, the Python side not yet
+                followers.pop(widget, None)
     return changed
 
 

@@ -27,7 +27,7 @@ from PySide6.QtGui import QDesktopServices, QGuiApplication
 from PySide6.QtWidgets import QLabel, QPushButton, QWidget
 
 from desktop_app.core.asks.elicitation import ElicitReply, UrlQuestion
-from desktop_app.qt_kit.theme import danger, muted, tokens
+from desktop_app.qt_kit.theme import danger, muted, themed_text
 from desktop_app.ui.asks.card import AskCard, Tone, escape
 
 OUTCOMES: Final = {"decline": "Declined: the page was not opened", "cancel": "Cancelled: the page was not opened"}
@@ -51,13 +51,11 @@ class UrlCard(AskCard[ElicitReply]):
         self.message.setWordWrap(True)
         link = question.link
         secure = link.url.startswith("https://")
-        self.domain = QLabel(
-            f"It goes to <b>{escape(link.host)}</b>"
-            + (
-                ""
-                if secure
-                else f" <span style='color:{tokens(self).danger}'>(on this computer, not encrypted: http)</span>"
-            )
+        self.domain = QLabel()
+        unencrypted = " <span style='color:{}'>(on this computer, not encrypted: http)</span>"
+        themed_text(
+            self.domain,
+            lambda p: f"It goes to <b>{escape(link.host)}</b>" + ("" if secure else unencrypted.format(p.danger)),
         )
         self.domain.setTextFormat(Qt.TextFormat.RichText)
         self.warnings = QLabel("<br>".join(f"⚠ {escape(w[:1].upper() + w[1:])}" for w in link.warnings))

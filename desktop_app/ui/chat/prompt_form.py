@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLay
 from desktop_app.bridge import CoreBridge
 from desktop_app.core.terminal_text import printable
 from desktop_app.qt_kit.completing_fields import CompletingFields, FieldSpec
-from desktop_app.qt_kit.theme import muted, themed, tokens
+from desktop_app.qt_kit.theme import muted, themed, themed_text
 from desktop_app.qt_kit.tokens import SPACE
 from desktop_app.ui.widgets.plain_text import plain_label
 from desktop_app.ui.widgets.style import error_label
@@ -61,7 +61,7 @@ class PromptForm(QFrame):
         self._server = server
         self._prompt = prompt
         title, source = (html.escape(printable(text)) for text in (prompt.title or prompt.name, server))
-        self.heading.setText(f"<b>{title}</b> <span style='color: {tokens(self).muted};'>from {source}</span>")
+        themed_text(self.heading, lambda p: f"<b>{title}</b> <span style='color: {p.muted};'>from {source}</span>")
         self.description.setText(prompt.description or "")
         self.description.setVisible(bool(prompt.description))
         specs = [FieldSpec(a.name, a.description, bool(a.required)) for a in prompt.arguments or []]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Iterable
+from functools import partial
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QIcon
@@ -23,7 +24,7 @@ from desktop_app.core.registry.choices import KIND_LABELS
 from desktop_app.core.registry.manifest import Manifest
 from desktop_app.core.registry.model import Package, ServerEntry
 from desktop_app.core.terminal_text import printable
-from desktop_app.qt_kit.theme import muted, tokens
+from desktop_app.qt_kit.theme import muted, themed_text, tokens
 from desktop_app.qt_kit.tokens import Palette
 
 ICON_SIDE = 48
@@ -205,17 +206,17 @@ class DetailsView(QWidget):
         self.set_icon(icon)
         self.title.setText(printable(server.display_name))
         self.subtitle.setText(printable(f"{server.name} · version {server.version}"))
-        self.body.setText(entry_html(entry, tokens(self)))
+        themed_text(self.body, partial(entry_html, entry))
 
     def show_manifest(self, manifest: Manifest, icon: QIcon, source: str) -> None:
         self.set_icon(icon)
         self.title.setText(printable(manifest.title))
         self.subtitle.setText(printable(f"{manifest.name} · version {manifest.version} · {source}"))
-        self.body.setText(manifest_html(manifest))
+        themed_text(self.body, lambda _palette: manifest_html(manifest))  # replaces an entry's
 
     def show_card(self, found: FoundServer, icon: QIcon, domain: DomainAddress) -> None:
         self.set_icon(icon)
         self.title.setText(printable(found.display_name))
         card = found.card
         self.subtitle.setText(printable(f"{card.name} · version {card.version}" if card else found.identifier))
-        self.body.setText(card_html(found, domain, tokens(self)))
+        themed_text(self.body, partial(card_html, found, domain))

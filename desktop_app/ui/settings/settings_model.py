@@ -37,7 +37,8 @@ from desktop_app.core.model.providers import (
 )
 from desktop_app.core.model.settings import ModelSettings
 from desktop_app.core.secret_store import SecretStore, SecretStoreError
-from desktop_app.qt_kit.theme import muted, tokens
+from desktop_app.qt_kit.theme import muted, themed_text
+from desktop_app.qt_kit.tokens import Palette
 
 
 class ModelGroup(QGroupBox):
@@ -179,7 +180,7 @@ class ModelGroup(QGroupBox):
         self.key.clear()
         self.key.setEnabled(preset.needs_key or preset.id == "compatible")
         if self._secrets is None:
-            self.key_note.setText("No secret store is available: the key comes from the environment.")
+            themed_text(self.key_note, lambda _p: "No secret store is available: the key comes from the environment.")
             self.key.setEnabled(False)
             self.clear_key.setEnabled(False)
             return
@@ -188,11 +189,13 @@ class ModelGroup(QGroupBox):
         wanted = "optional: local servers need none" if preset.id == "compatible" else "paste the API key"
         self.key.setPlaceholderText("stored — leave empty to keep" if stored else wanted)
         backend = self._secrets.backend
-        where = f"Kept in: {backend.label}."
-        if not backend.encrypted:
-            where = f"<span style='color:{tokens(self).danger}'>Kept in: {backend.label}.</span>"
         env = f" Without one, {preset.env_var} from the environment is used." if preset.env_var else ""
-        self.key_note.setText(where + env)
+
+        def note(p: Palette) -> str:
+            where = f"Kept in: {backend.label}."
+            return (where if backend.encrypted else f"<span style='color:{p.danger}'>{where}</span>") + env
+
+        themed_text(self.key_note, note)
 
     def _list_models(self) -> None:
         """Ask a local server (Ollama, or any OpenAI-compatible one) which models it has, off the loop."""
