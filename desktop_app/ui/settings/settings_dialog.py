@@ -47,6 +47,7 @@ from desktop_app.ui.asks.roots_editor import RootsEditor, roots_hint
 from desktop_app.ui.settings.settings_model import ModelGroup
 from desktop_app.ui.settings.settings_rules import ApprovalRules
 from desktop_app.ui.settings.settings_sign_in import OrganisationSignIn
+from desktop_app.ui.widgets.form_columns import align_form_labels
 from desktop_app.ui.widgets.style import error_label
 from desktop_app.ui.widgets.unsqueezed_column import UnsqueezedColumn
 
@@ -163,6 +164,7 @@ class SettingsDialog(QDialog):
         self.apply.setToolTip("Use these settings now and keep the window open")
         self.apply.clicked.connect(self._apply)
         self.sections = UnsqueezedColumn(self.model_box, look_box, chat_box, self.sign_in, roots_box, self.rules_box)
+        align_form_labels(self.sections)  # the groups' fields start at one x
         self.scroller = QScrollArea()
         self.scroller.setWidgetResizable(True)
         self.scroller.setFrameShape(QFrame.Shape.NoFrame)
