@@ -79,7 +79,7 @@ async def main(count: int) -> int:
     from desktop_app.core.extensions.apps_meta import ViewOrigin
     from desktop_app.demo_server import build_server
     from desktop_app.demo_server.notes_app import BOARD_URI
-    from tests.hosting import inprocess_bridge
+    from tests.window_kit import inprocess_bridge
 
     class Chat:
         def chat_id(self) -> str:
