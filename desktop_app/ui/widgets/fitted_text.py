@@ -29,7 +29,10 @@ class FittedText(QPlainTextEdit):
             lines += max(layout.lineCount() if layout is not None else 0, 1)
             block = block.next()
         shown = min(max(lines, 1), self.max_lines)
-        height = self.fontMetrics().lineSpacing() * shown + 14
+        margins = 2 * round(self.document().documentMargin()) + 2
+        # Frame, border and padding as the style draws them (an editable box is a field: padded by its sheet).
+        chrome = self.height() - self.viewport().height() if self.viewport().height() > 0 else 2 * self.frameWidth()
+        height = self.fontMetrics().lineSpacing() * shown + margins + max(chrome, 2 * self.frameWidth())
         if height != self.height() or self.minimumHeight() != height:
             self.setFixedHeight(height)
 
