@@ -16,8 +16,9 @@ from itertools import islice, zip_longest
 from typing import Final, Literal
 
 from mcp_types import Prompt
-from PySide6.QtCore import QSize, Qt, Signal
-from PySide6.QtWidgets import QHBoxLayout, QPushButton, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QShowEvent
+from PySide6.QtWidgets import QAbstractScrollArea, QHBoxLayout, QPushButton, QSizePolicy, QVBoxLayout, QWidget
 
 from desktop_app.core.catalog import Catalog
 from desktop_app.core.resource_ref import ResourceRef
@@ -218,10 +219,47 @@ class EmptyChat(QWidget):
         super().__init__(parent)
         self.steps = steps
         self.card: QWidget | None = None
+        self.lift = 0
+        """Room above the offer: a third of the height the column leaves free, so it sits towards the middle."""
+        self._viewport: QWidget | None = None
+        self._placing = QTimer(self, singleShot=True, interval=0)  # once the layouts have their new sizes
+        self._placing.timeout.connect(self._place)
         self._layout = QVBoxLayout(self)
         self._layout.setContentsMargins(0, SPACE.xl, 0, 0)
         self._layout.setSpacing(SPACE.xl)
         self._layout.addWidget(steps, 0, Qt.AlignmentFlag.AlignHCenter)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        area, column = self._scroll_area(), self.parentWidget()
+        if area is not None and column is not None and self._viewport is not area.viewport():
+            self._viewport = area.viewport()
+            self._viewport.installEventFilter(self)  # the window resized
+            column.installEventFilter(self)  # the offer filled in, or a card came or went
+        self._placing.start()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        kind = event.type()
+        if kind in (QEvent.Type.Resize, QEvent.Type.LayoutRequest) and watched in (self._viewport, self.parentWidget()):
+            self._placing.start()
+        return super().eventFilter(watched, event)
+
+    def _scroll_area(self) -> QAbstractScrollArea | None:
+        widget = self.parentWidget()
+        while widget is not None and not isinstance(widget, QAbstractScrollArea):
+            widget = widget.parentWidget()
+        return widget
+
+    def _place(self) -> None:
+        """Lift the offer by a third of the height the column leaves free (none in a window too small for it)."""
+        column, area = self.parentWidget(), self._scroll_area()
+        if column is None or area is None or not self.isVisible():
+            return
+        free = area.viewport().height() - (column.sizeHint().height() - self.lift)
+        lift = max(free // 3, 0)
+        if lift != self.lift:
+            self.lift = lift
+            self._layout.setContentsMargins(0, SPACE.xl + lift, 0, 0)
 
     def set_card(self, card: QWidget | None) -> None:
         """Offer `card` above the first steps (None: no card)."""
