@@ -17,8 +17,11 @@ from PySide6.QtWidgets import QApplication
 from desktop_app.app import run_window
 from desktop_app.bridge import CoreBridge
 from desktop_app.core.app_settings import AppSettings, save_settings
+from desktop_app.core.auth.browser import BrowserOpener
+from desktop_app.core.connection import ServerConnection
 from desktop_app.core.host import ServerHost
 from desktop_app.core.server_config import ServerConfig, TransportKind
+from desktop_app.core.server_status import ServerState
 from desktop_app.ui.shell.event_loop import qt_event_loop
 from desktop_app.ui.shell.main_window import MainWindow
 from tests.hosting import FAST_RESTARTS, eventually, live_children
@@ -117,6 +120,17 @@ async def window_session(app: QApplication, config: Path, settings: Path | None 
             raise AssertionError("quitting hung; the tasks still running are on stderr")
         running.result()
     await _no_task_outlives_the_app()
+
+
+async def needing_sign_in(window: MainWindow, server: str, opener: BrowserOpener) -> ServerConnection:
+    """`server`'s connection once it has started and waits for the user to sign in; sign-in pages now go to
+    `opener` (the test's browser) instead of the system's."""
+    host = window.bridge.host
+    await eventually(lambda: server in host.connections, WINDOW_DEADLINE, "the server to start")
+    connection = host.connection(server)
+    await eventually(lambda: connection.status.state is ServerState.NEEDS_SIGN_IN, WINDOW_DEADLINE, "needs sign-in")
+    host.sign_in.opener = opener
+    return connection
 
 
 def run_window_scenario(

@@ -22,7 +22,7 @@ from desktop_app.ui.asks.sign_in_details import SignInDetails
 from desktop_app.ui.shell.main_window import MainWindow
 from tests.hosting import FAST_RESTARTS, eventually
 from tests.servers.oauth_server import FollowingBrowser, OAuthOptions, OAuthTestServer
-from tests.window_kit import run_in_qt, run_window_scenario
+from tests.window_kit import needing_sign_in, run_in_qt, run_window_scenario
 
 until = functools.partial(eventually, timeout=60.0)
 
@@ -34,11 +34,7 @@ def test_window_shows_needs_sign_in_then_signs_in_and_lists_the_catalog(
         browser = FollowingBrowser()
 
         async def steps(window: MainWindow) -> None:
-            host = window.bridge.host
-            await until(lambda: "tracker" in host.connections, what="the server to start")
-            connection = host.connection("tracker")
-            await until(lambda: connection.status.state is ServerState.NEEDS_SIGN_IN, what="needs sign-in")
-            host.sign_in.opener = browser  # the test's browser instead of the system's
+            connection = await needing_sign_in(window, "tracker", browser)
 
             panel = window.servers_panel
             sign_in = panel.findChild(QPushButton, "signIn")

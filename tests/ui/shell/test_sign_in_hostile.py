@@ -13,7 +13,7 @@ from desktop_app.core.server_status import ServerState
 from desktop_app.ui.shell.main_window import MainWindow
 from tests.hosting import eventually
 from tests.servers.oauth_server import FollowingBrowser, ForgingBrowser, OAuthOptions, OAuthTestServer
-from tests.window_kit import run_window_scenario
+from tests.window_kit import needing_sign_in, run_window_scenario
 
 until = functools.partial(eventually, timeout=30.0)
 
@@ -28,11 +28,7 @@ def click_sign_in(
     """The window, its server waiting for sign-in, the panel's Sign in button clicked; then `then`."""
 
     async def steps(window: MainWindow) -> None:
-        host = window.bridge.host
-        await until(lambda: "tracker" in host.connections, what="the server to start")
-        connection = host.connection("tracker")
-        await until(lambda: connection.status.state is ServerState.NEEDS_SIGN_IN, what="needs sign-in")
-        host.sign_in.opener = browser  # the test's browser instead of the system's
+        await needing_sign_in(window, "tracker", browser)
         sign_in = window.servers_panel.findChild(QPushButton, "signIn")
         assert sign_in is not None
         sign_in.click()
