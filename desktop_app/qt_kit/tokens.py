@@ -123,6 +123,9 @@ class Spacing:
 
 SPACE: Final = Spacing()
 
+UNBOUNDED: Final = 16_777_215
+"""Qt's largest widget size (QWIDGETSIZE_MAX): a maximum height or width set back to no limit."""
+
 READABLE_WIDTH: Final = 760
 """The conversation's widest column in pixels: lines longer than about 90 characters are hard to follow."""
 

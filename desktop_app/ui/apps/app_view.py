@@ -32,7 +32,7 @@ from desktop_app.core.server_errors import describe_error
 from desktop_app.qt_kit.elided_label import ElidedLabel
 from desktop_app.qt_kit.flow_layout import FlowLayout
 from desktop_app.qt_kit.theme import coloured, muted, themed
-from desktop_app.qt_kit.tokens import SPACE
+from desktop_app.qt_kit.tokens import SPACE, UNBOUNDED
 from desktop_app.ui.apps.guard import AppPage
 from desktop_app.ui.apps.host_context import host_context, look_context
 from desktop_app.ui.apps.profiles import server_web
@@ -200,7 +200,7 @@ class AppView(QFrame):
             self._apply_inline_height()
         else:
             self.stack.setMinimumHeight(0)
-            self.stack.setMaximumHeight(16_777_215)
+            self.stack.setMaximumHeight(UNBOUNDED)
         self._context_timer.start()
 
     def _apply_inline_height(self) -> None:

@@ -43,7 +43,7 @@ ORIGIN_WIDTH: Final = 160
 HEADING: Final = "Try something with what is connected"
 ASK_TEXT: Final = "What can you do with the tools of {server}? Suggest two or three things I could try."
 Kind = Literal["prompt", "resource", "ask"]
-VERBS: Final[dict[Kind, str]] = {"prompt": "Run a prompt:", "resource": "Attach", "ask": "Ask"}
+VERBS: Final[dict[Kind, str]] = {"prompt": "Run", "resource": "Attach", "ask": "Ask"}
 
 
 def one_line(text: str) -> str:

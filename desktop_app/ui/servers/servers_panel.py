@@ -32,6 +32,7 @@ from desktop_app.core.server_config import ServerConfig
 from desktop_app.core.server_status import ServerState
 from desktop_app.qt_kit.action_icon import give_icon
 from desktop_app.qt_kit.status_icons import state_icon
+from desktop_app.qt_kit.tokens import UNBOUNDED
 from desktop_app.ui.asks.card import AskCard
 from desktop_app.ui.servers.sandbox_remedies import SandboxRemedies, configured
 from desktop_app.ui.servers.server_details import ServerDetails, blocked_text
@@ -46,8 +47,6 @@ from desktop_app.ui.widgets.notice_box import show_notice
 
 LOG_TAB: Final = 0
 TOOLS_TAB: Final = 1
-UNBOUNDED: Final = 16_777_215
-"""Qt's largest widget size (QWIDGETSIZE_MAX)."""
 
 
 class ServersPanel(QWidget):
