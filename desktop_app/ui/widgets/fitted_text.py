@@ -32,7 +32,7 @@ class FittedText(QPlainTextEdit):
         margins = 2 * round(self.document().documentMargin()) + 2
         # Frame, border and padding as the style draws them (an editable box is a field: padded by its sheet).
         chrome = self.height() - self.viewport().height() if self.viewport().height() > 0 else 2 * self.frameWidth()
-        height = self.fontMetrics().lineSpacing() * shown + margins + chrome
+        height = self.fontMetrics().lineSpacing() * shown + margins + max(chrome, 2 * self.frameWidth())
         if height != self.height() or self.minimumHeight() != height:
             self.setFixedHeight(height)
 
