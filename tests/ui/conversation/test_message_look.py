@@ -171,7 +171,10 @@ def test_a_row_put_under_an_answer_by_another_part_joins_its_actions(qtbot: QtBo
     assert layout is not None
     layout.addWidget(row)
     row.show()
-    qtbot.waitUntil(lambda: link.parentWidget() is not row)
+    centre = QPointF(answer.rect().center())
+    QApplication.sendEvent(answer, QEnterEvent(centre, centre, QPointF(answer.mapToGlobal(centre))))
+    assert link.parentWidget() is not row, "the pointer over the message gathers its actions at once"
+    assert link.isVisibleTo(answer), "and the moved link is drawn at once, not after a queued show"
     assert link.parentWidget() is answer.copy_button.parentWidget() if answer.copy_button else False
     assert row.isHidden() and link.isVisibleTo(answer)
     assert link.nextInFocusChain() is answer.copy_button, "Tab follows the row as drawn"
