@@ -107,8 +107,8 @@ async def measure() -> None:
 
     from desktop_app.bridge import CoreBridge
     from desktop_app.core.host import ServerHost
+    from desktop_app.core.resource_ref import ResourceRef
     from desktop_app.core.server_config import ServerConfig, TransportKind
-    from desktop_app.qt_kit.drag_payload import ResourceRef
     from resources_ui.workspace import ResourceWorkspace
 
     fixture = ROOT / "tests" / "servers" / "fixture_server.py"
@@ -214,6 +214,7 @@ def main() -> None:
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication(sys.argv)
+    assert isinstance(app, QApplication)
     from desktop_app.ui.shell.event_loop import qt_event_loop
 
     with asyncio.Runner(loop_factory=lambda: qt_event_loop(app)) as runner:

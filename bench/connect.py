@@ -36,9 +36,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bare_client import OpenStreams, all_pages, list_everything
 from harness import Goals, children_cpu, machine_load, median, spread
 from mcp import Client
+from mcp.client import ClientRequestContext
 from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPDeprecationWarning
-from mcp_types import ElicitResult, ListRootsResult, ToolListChangedNotification
+from mcp_types import (
+    CreateMessageRequestParams,
+    ElicitRequestParams,
+    ElicitResult,
+    ErrorData,
+    ListRootsResult,
+    ToolListChangedNotification,
+)
 
 from desktop_app.core.host import ServerHost
 from desktop_app.core.server_config import ServerConfig, TransportKind
@@ -54,11 +62,15 @@ def everything_config(name: str) -> ServerConfig:
     return ServerConfig(name=name, transport=TransportKind.STDIO, command=params.command, args=tuple(params.args))
 
 
-async def _roots(_context: Any) -> ListRootsResult:
+async def _roots(context: ClientRequestContext) -> ListRootsResult:
     return ListRootsResult(roots=[])
 
 
-async def _decline(_context: Any, _params: Any) -> Any:
+async def _no_sampling(context: ClientRequestContext, params: CreateMessageRequestParams) -> ErrorData:
+    return ErrorData(code=-1, message="declined")
+
+
+async def _decline(context: ClientRequestContext, params: ElicitRequestParams) -> ElicitResult:
     return ElicitResult(action="decline")
 
 
@@ -78,7 +90,7 @@ async def bare_client(listed: asyncio.Event, release: asyncio.Event) -> None:
             Client(
                 OpenStreams(streams),
                 list_roots_callback=_roots,
-                sampling_callback=_decline,
+                sampling_callback=_no_sampling,
                 elicitation_callback=_decline,
                 log_level="info",
                 message_handler=on_message,
@@ -121,7 +133,8 @@ async def run_bare(count: int) -> Run:
     started = time.perf_counter()
     tasks = [asyncio.create_task(bare_client(event, release)) for event in listed]
     waiting = asyncio.gather(*(event.wait() for event in listed))
-    done, _ = await asyncio.wait({waiting, *tasks}, timeout=120, return_when=asyncio.FIRST_COMPLETED)
+    racing: set[asyncio.Future[Any]] = {waiting, *tasks}
+    done, _ = await asyncio.wait(racing, timeout=120, return_when=asyncio.FIRST_COMPLETED)
     if waiting not in done:
         for task in tasks:
             task.cancel()

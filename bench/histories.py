@@ -55,7 +55,7 @@ GOAL_OPEN_MS: Final = 300.0
 GOAL_FRAME_MS: Final = 16.0
 GOAL_HISTORY_MS: Final = 100.0
 SEARCH: Final = "rehearsal"
-TEMPLATE_CALLS: Final = (
+TEMPLATE_CALLS: Final[tuple[tuple[str, dict[str, Any]], ...]] = (
     (f"{DEMO}__get_time", {}),
     ("read_resource", {"uri": "paged://resource/0007"}),
     (f"{DEMO}__show_notes_board", {}),
@@ -230,7 +230,11 @@ async def measure(app: Any, home: Path, big: str, monitor: StallMonitor, profile
             before = len(shown)
             pressed = time.perf_counter()
             QTest.keyClicks(history.find_field, key)
-            await until(lambda seen=before: len(shown) > seen, 30, "the search's rows", poll=0.002)
+
+            def grown(seen: int = before) -> bool:
+                return len(shown) > seen
+
+            await until(grown, 30, "the search's rows", poll=0.002)
             searched = started_search[-1]
             keys.append((key, shown[-1] - searched, monitor.worst(pressed, shown[-1]), shown[-1] - pressed))
         result["keys"] = keys

@@ -20,7 +20,7 @@ import time
 from collections import deque
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Self
 
 import pytest
 import uvicorn
@@ -126,7 +126,7 @@ class ScriptedLLM:
 
     # -- lifecycle ------------------------------------------------------------------------
 
-    def __enter__(self) -> ScriptedLLM:
+    def __enter__(self) -> Self:
         app = Starlette(
             routes=[
                 Route("/v1/chat/completions", self._openai, methods=["POST"]),
@@ -234,7 +234,7 @@ class ScriptedLLM:
 
     async def _anthropic_events(self, reply: Reply) -> AsyncIterator[bytes]:
         prompt, completion = reply.usage or (0, 0)
-        message = {
+        message: dict[str, Any] = {
             "id": "msg_scripted",
             "type": "message",
             "role": "assistant",
