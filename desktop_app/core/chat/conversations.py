@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from desktop_app.core.chat.events import Replaced, record_to_dict
+from desktop_app.core.chat.history_checkpoint import BackgroundCheckpoints
 from desktop_app.core.chat.history_file import BUSY_TIMEOUT, prepare_history_file
 from desktop_app.core.chat.history_repair import Message, missing_results
 from desktop_app.core.chat.history_search import INDEX, find_in_history, message_text
@@ -94,12 +95,14 @@ class ConversationStore:
         """`unsaved`: keep this run's chats in memory only (the file at `path` is not touched)."""
         self.path = path
         self.unsaved = unsaved
+        self._checkpoints: BackgroundCheckpoints | None = None
         if unsaved:
             self._reader = f"file:unsaved-history-{uuid.uuid4().hex}?mode=memory&cache=shared"
             self._db = sqlite3.connect(self._reader, uri=True, isolation_level=None)
         else:
             self._reader = prepare_history_file(path)
             self._db = sqlite3.connect(path, timeout=busy_timeout, isolation_level=None)
+            self._checkpoints = BackgroundCheckpoints(path)
         try:
             self._prepare()
         except BaseException:
@@ -110,6 +113,8 @@ class ConversationStore:
         self._db.execute("PRAGMA journal_mode=WAL")
         # NORMAL is durable against a killed process (not against power loss) and much faster.
         self._db.execute("PRAGMA synchronous=NORMAL")
+        if self._checkpoints is not None:
+            self._checkpoints.take_over(self._db)  # no commit on the event loop copies the log and syncs
         self._db.execute("PRAGMA foreign_keys=ON")
         self._db.executescript(_SCHEMA)
         columns = {row[1] for row in self._db.execute("PRAGMA table_info(conversations)")}
@@ -133,6 +138,8 @@ class ConversationStore:
             db.execute("INSERT INTO message_text (conversation_id, text) VALUES (?, ?)", (conversation_id, text))
 
     def close(self) -> None:
+        if self._checkpoints is not None:
+            self._checkpoints.close()
         self._db.close()
 
     @contextmanager
@@ -144,6 +151,8 @@ class ConversationStore:
             self._db.execute("ROLLBACK")
             raise
         self._db.execute("COMMIT")
+        if self._checkpoints is not None:
+            self._checkpoints.committed()
 
     def create(self, title: str = DEFAULT_TITLE, conversation_id: str | None = None) -> ConversationInfo:
         now = time.time()
