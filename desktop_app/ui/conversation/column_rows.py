@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
+from desktop_app.qt_kit.layout_widgets import placed_widgets, widgets_in
 from desktop_app.qt_kit.theme import muted
 from desktop_app.qt_kit.tokens import SPACE
 from desktop_app.ui.conversation.reading_column import SurfaceColumn
@@ -103,8 +104,7 @@ class ColumnRows:
 
     def rows(self) -> list[QWidget]:
         """The conversation's rows, in order."""
-        items = (self.layout.itemAt(i) for i in range(self.top(), self.end()))
-        return [w for item in items if item is not None and (w := item.widget()) is not None]
+        return widgets_in(self.layout, self.top(), self.end())
 
     @contextmanager
     def adding_at_top(self) -> Iterator[None]:
@@ -123,11 +123,9 @@ class ColumnRows:
     def clear(self) -> None:
         """Delete every row but the fixed ones."""
         kept = self._fixtures()
-        for index in reversed(range(self.layout.count())):
-            item = self.layout.itemAt(index)
-            widget = item.widget() if item is not None else None
-            if widget is not None and widget not in kept:
-                self.layout.takeAt(index)
+        for _, widget in placed_widgets(self.layout):
+            if widget not in kept:
+                self.layout.removeWidget(widget)
                 widget.hide()
                 widget.deleteLater()
         self._tail = None

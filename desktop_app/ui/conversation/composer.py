@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, 
 from desktop_app.core.resource_ref import ResourceRef
 from desktop_app.qt_kit.action_icon import give_icon
 from desktop_app.qt_kit.flow_layout import FlowLayout
+from desktop_app.qt_kit.layout_widgets import widgets_in
 from desktop_app.qt_kit.theme import muted, primary, themed
 from desktop_app.qt_kit.tokens import SPACE, Palette
 from desktop_app.ui.conversation.attachment_chip import AttachmentChip
@@ -156,11 +157,9 @@ class Composer(QWidget):
     def detach(self, ref: ResourceRef) -> None:
         if ref in self.attachments:
             self.attachments.remove(ref)
-        for index in reversed(range(self._chips.count())):
-            item = self._chips.itemAt(index)
-            widget = item.widget() if item is not None else None
+        for widget in widgets_in(self._chips):
             if isinstance(widget, AttachmentChip) and widget.ref == ref:
-                self._chips.takeAt(index)
+                self._chips.removeWidget(widget)
                 widget.deleteLater()
         self.chips.setVisible(bool(self.attachments))
 

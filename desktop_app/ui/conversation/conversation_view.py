@@ -5,6 +5,7 @@ A long one draws only its newest turns; the older ones are drawn again when scro
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -32,6 +33,7 @@ from desktop_app.core.chat.events import (
 )
 from desktop_app.core.chat.history_search import message_text
 from desktop_app.core.resource_ref import ResourceRef
+from desktop_app.qt_kit.layout_widgets import widgets_in
 from desktop_app.ui.conversation.call_cards import CardPanels, show_on_card
 from desktop_app.ui.conversation.column_rows import ColumnRows
 from desktop_app.ui.conversation.first_steps import EmptyChat, FirstSteps
@@ -202,9 +204,9 @@ class ConversationView(QScrollArea):
 
     def fold_above(self, head: QWidget) -> None:
         """Delete every widget above `head` (the oldest turns), and forget them."""
-        top, folded = self._column.top(), set()
-        while (item := self._layout.itemAt(top)) is not None and (widget := item.widget()) not in (None, head):
-            self._layout.takeAt(top)
+        folded: set[QWidget] = set()
+        for widget in itertools.takewhile(lambda row: row is not head, self._column.rows()):
+            self._layout.removeWidget(widget)
             folded.add(widget)
             if isinstance(widget, ToolCard):
                 self.card_folded.emit(widget)
@@ -270,8 +272,8 @@ class ConversationView(QScrollArea):
         if bubble is None:
             self._offers.clear()
             return
-        rows = (self._layout.itemAt(i) for i in range(self._layout.indexOf(bubble) + 1, self._column.end()))
-        after = [w for item in rows if item is not None and isinstance(w := item.widget(), MessageBubble)]
+        rows = widgets_in(self._layout, self._layout.indexOf(bubble) + 1, self._column.end())
+        after = [row for row in rows if isinstance(row, MessageBubble)]
         self._offers.offer(bubble, after, edit=edit, again=again)
 
     def clear_actions(self) -> None:

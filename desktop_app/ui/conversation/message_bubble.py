@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 from desktop_app.core.resource_ref import ResourceRef
 from desktop_app.qt_kit.action_icon import MESSAGE_ICON, give_icon
 from desktop_app.qt_kit.flow_layout import FlowLayout
+from desktop_app.qt_kit.layout_widgets import widgets_in
 from desktop_app.qt_kit.theme import tokens, type_scale
 from desktop_app.qt_kit.tokens import SPACE
 from desktop_app.qt_kit.web_links import WEB_SCHEMES
@@ -204,8 +205,7 @@ class MessageBubble(QFrame):
     def _order_tabs(self) -> None:
         """Tab goes through the actions in the order they are drawn, left to right."""
         layout = self._actions_row.layout() if self._actions_row is not None else None
-        items = [layout.itemAt(i) for i in range(layout.count())] if layout is not None else []
-        buttons = [w for item in items if item is not None and (w := item.widget()) is not None]
+        buttons = widgets_in(layout) if layout is not None else []
         for first, second in itertools.pairwise(buttons):
             QWidget.setTabOrder(first, second)
 
@@ -255,10 +255,8 @@ class MessageBubble(QFrame):
         """Buttons another part of the window put under the text in a row of their own (the ledger's
         link) join the actions' row: one row, shown and hidden with the others."""
         mine = (self.box, self.header, self.body, self._chips_row, self._actions_row)
-        for index in reversed(range(self._outer.count())):
-            item = self._outer.itemAt(index)
-            row = item.widget() if item is not None else None
-            if row is None or row in mine or not row.isVisibleTo(self):
+        for row in reversed(widgets_in(self._outer)):
+            if row in mine or not row.isVisibleTo(self):
                 continue
             buttons = row.findChildren(QAbstractButton, options=Qt.FindChildOption.FindDirectChildrenOnly)
             for button in buttons:

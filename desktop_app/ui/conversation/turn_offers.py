@@ -12,6 +12,7 @@ from typing import Final
 
 from PySide6.QtWidgets import QBoxLayout, QLabel
 
+from desktop_app.qt_kit.layout_widgets import widgets_in
 from desktop_app.qt_kit.theme import themed
 from desktop_app.ui.conversation.message_bubble import MessageBubble
 
@@ -26,12 +27,10 @@ REPLACED: Final = {
 
 def mark_replaced_rows(layout: QBoxLayout, start: int, end: int, reason: str) -> QLabel:
     """Grey the rows `start`…`end - 1` of `layout` and put a note saying why above them; returns the note."""
-    for index in range(start, end):
-        item = layout.itemAt(index)
-        widget = item.widget() if item is not None else None
+    for widget in widgets_in(layout, start, end):
         if isinstance(widget, MessageBubble):
             widget.mark_replaced()
-        elif widget is not None:
+        else:
             widget.setEnabled(False)
     note = QLabel(REPLACED.get(reason, REPLACED["retry"]))
     note.setObjectName("replacedNote")

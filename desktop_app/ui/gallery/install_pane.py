@@ -29,6 +29,7 @@ from desktop_app.core.registry.fields import Answers, Field
 from desktop_app.core.registry.manifest import Manifest
 from desktop_app.core.registry.model import ServerEntry
 from desktop_app.core.terminal_text import printable
+from desktop_app.qt_kit.layout_widgets import discard_widgets
 from desktop_app.qt_kit.theme import coloured, danger, muted
 from desktop_app.ui.asks.card import AskCard
 from desktop_app.ui.gallery.details_view import DetailsView
@@ -159,10 +160,7 @@ class InstallPane(QWidget):
         self.sign_in.hide()
         self.install_box.setEnabled(True)
         self.install_box.show()
-        while self.cards.count():
-            item = self.cards.takeAt(0)
-            if item is not None and (widget := item.widget()) is not None:
-                widget.deleteLater()
+        discard_widgets(self.cards)
 
     def show_entry(self, entry: ServerEntry, icon: QIcon) -> None:
         self._reset()

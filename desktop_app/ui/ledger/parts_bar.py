@@ -20,6 +20,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QToolTip, QVBoxL
 from desktop_app.core.ledger.parts import Ledger, PartKind, Section
 from desktop_app.qt_kit.elided_label import ElidedLabel
 from desktop_app.qt_kit.flow_layout import FlowLayout
+from desktop_app.qt_kit.layout_widgets import discard_widgets
 from desktop_app.qt_kit.theme import muted, tokens
 from desktop_app.qt_kit.tokens import SPACE, Palette
 from desktop_app.ui.widgets.plain_text import plain_label
@@ -244,9 +245,7 @@ class PartsBar(QWidget):
     def set_ledger(self, ledger: Ledger | None) -> None:
         parts = segments(ledger)
         self.bar.set_segments(parts)
-        while (item := self._legend_layout.takeAt(0)) is not None:
-            if (widget := item.widget()) is not None:
-                widget.deleteLater()
+        discard_widgets(self._legend_layout)
         total = sum(segment.tokens for segment in parts)
         for segment in parts:
             self._legend_layout.addWidget(_entry(segment, total))

@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app import __version__
+from desktop_app.qt_kit.layout_widgets import widgets_in
 from desktop_app.ui.shell.system_browser import ask_to_open
 
 PANE_KEYS: Final = (
@@ -102,9 +103,9 @@ def _dialog(parent: QWidget, title: str, name: str) -> tuple[QDialog, QVBoxLayou
 
 
 def _finish(dialog: QDialog, layout: QVBoxLayout, width: int, height: int) -> QDialog:
-    buttons = layout.takeAt(0)
-    if buttons is not None and (widget := buttons.widget()) is not None:
-        layout.addWidget(widget)
+    for buttons in widgets_in(layout, 0, 1):
+        layout.removeWidget(buttons)
+        layout.addWidget(buttons)
     dialog.resize(width, height)
     dialog.open()
     return dialog

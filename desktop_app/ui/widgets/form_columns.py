@@ -3,19 +3,27 @@ when their fields start at the same x (each form alone sizes its label column to
 
 from __future__ import annotations
 
+from typing import cast
+
 from PySide6.QtWidgets import QFormLayout, QWidget
+
+from desktop_app.qt_kit.layout_widgets import placed_widgets
 
 
 def align_form_labels(page: QWidget) -> int:
     """Give every form label under `page` the width of the widest; that width."""
     labels = [
-        label
+        widget
         for form in page.findChildren(QFormLayout)
-        for row in range(form.rowCount())
-        if (item := form.itemAt(row, QFormLayout.ItemRole.LabelRole)) is not None
-        and (label := item.widget()) is not None
+        for _, widget in placed_widgets(form)
+        if _role(form, widget) == QFormLayout.ItemRole.LabelRole
     ]
     widest = max((label.sizeHint().width() for label in labels), default=0)
     for label in labels:
         label.setMinimumWidth(widest)
     return widest
+
+
+def _role(form: QFormLayout, widget: QWidget) -> QFormLayout.ItemRole:
+    """Where `widget` sits in its row of `form` (PySide types the (row, role) pair as a plain object)."""
+    return cast("tuple[int, QFormLayout.ItemRole]", form.getWidgetPosition(widget))[1]
