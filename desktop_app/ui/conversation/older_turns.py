@@ -30,8 +30,8 @@ FOLD_STEP: Final = 2
 """At most this many turns are folded out at a time, a pause between (deleting widgets takes time)."""
 LAST_SCREEN: Final = 20
 """A reopened chat's last messages drawn before it is first painted (its last screen, and more)."""
-OLDER_SLICE: Final = 8
-"""Older turns are drawn about this many messages at a time…"""
+OLDER_SLICE: Final = 4
+"""Older turns are drawn about this many messages at a time (a turn or so: two took ~30 ms of CPU)…"""
 OLDER_FIRST_MS: Final = 250
 """…a reopened chat's first slice once its last screen has surely been painted…"""
 OLDER_PAUSE_MS: Final = 10
