@@ -7,7 +7,9 @@ chat's heap was corrupted that way once its oldest turns were folded out."""
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLayout, QLayoutItem, QPushButton, QVBoxLayout, QWidget
 from pytestqt.qtbot import QtBot
@@ -17,11 +19,24 @@ import desktop_app
 from desktop_app.qt_kit.flow_layout import FlowLayout
 from desktop_app.qt_kit.layout_widgets import discard_widgets, placed_widgets, widgets_in
 
+L = TypeVar("L", bound=QLayout)
+
 
 def _item_wrappers() -> list[QLayoutItem]:
     """The Python wrappers of layout items (not of layouts) on file now."""
     wrappers = Shiboken.getAllValidWrappers()
     return [o for o in wrappers if isinstance(o, QLayoutItem) and not isinstance(o, QLayout)]
+
+
+def _labels_in(kind: Callable[[QWidget], L], count: int, qtbot: QtBot) -> tuple[QWidget, L, list[QLabel]]:
+    """A widget laid out by a new layout of `kind` holding `count` labels (the widget is the caller's to keep)."""
+    host = QWidget()
+    qtbot.addWidget(host)
+    layout = kind(host)
+    labels = [QLabel(f"row {n}") for n in range(count)]
+    for label in labels:
+        layout.addWidget(label)
+    return host, layout, labels
 
 
 def test_an_item_wrapper_outlives_its_item(qtbot: QtBot) -> None:
@@ -41,12 +56,7 @@ def test_an_item_wrapper_outlives_its_item(qtbot: QtBot) -> None:
 
 
 def test_reading_and_emptying_a_layout_wraps_none_of_its_items(qtbot: QtBot) -> None:
-    host = QWidget()
-    qtbot.addWidget(host)
-    column = QVBoxLayout(host)
-    labels = [QLabel(f"row {n}") for n in range(5)]
-    for label in labels:
-        column.addWidget(label)
+    _host, column, labels = _labels_in(QVBoxLayout, 5, qtbot)
     nested = QHBoxLayout()
     column.insertLayout(2, nested)
     nested.addWidget(QLabel("inside the nested row"))
@@ -69,12 +79,7 @@ def test_reading_and_emptying_a_layout_wraps_none_of_its_items(qtbot: QtBot) -> 
 
 
 def test_a_flow_layout_is_read_and_emptied_the_same_way(qtbot: QtBot) -> None:
-    host = QWidget()
-    qtbot.addWidget(host)
-    flow = FlowLayout(host)
-    chips = [QLabel(f"chip {n}") for n in range(4)]
-    for chip in chips:
-        flow.addWidget(chip)
+    _host, flow, chips = _labels_in(FlowLayout, 4, qtbot)
     flow.addStretch()
     assert widgets_in(flow) == chips
     flow.removeWidget(chips[1])
