@@ -33,6 +33,7 @@ from desktop_app.core.content import ResourceContent
 from desktop_app.core.resource_ref import ResourceRef
 from desktop_app.core.trust import ServerTrust, ToolHints
 from desktop_app.qt_kit.drag_payload import encode_resources
+from desktop_app.qt_kit.layout_widgets import widgets_in
 from desktop_app.qt_kit.theme import tokens
 from desktop_app.qt_kit.tokens import LIGHT
 from desktop_app.ui.asks.card import Tone
@@ -519,6 +520,8 @@ def test_a_chips_remove_button_is_the_cross_icon_and_still_removes_the_attachmen
     qtbot.waitUntil(button.isVisible)
     qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
     assert composer.attachments == [kept]
+    row = composer.chips.layout()
+    assert row is not None and [chip.ref for chip in widgets_in(row) if isinstance(chip, AttachmentChip)] == [kept]
     qtbot.waitUntil(lambda: [c.ref for c in composer.findChildren(AttachmentChip)] == [kept])
 
 

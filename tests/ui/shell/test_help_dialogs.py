@@ -9,10 +9,11 @@ import sys
 from pathlib import Path
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication, QDialog, QTableWidget
+from PySide6.QtWidgets import QApplication, QDialog, QDialogButtonBox, QTableWidget
 from pytestqt.qtbot import QtBot
 
 from desktop_app import __version__
+from desktop_app.qt_kit.layout_widgets import widgets_in
 from desktop_app.ui.shell.main_window import MainWindow
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -36,7 +37,10 @@ def test_help_menu_shortcuts_about_and_readme(qapp: QApplication, qtbot: QtBot) 
     window.activateWindow()
     qtbot.waitUntil(lambda: QApplication.activeWindow() is window, timeout=60_000)
     qtbot.keyClick(window, Qt.Key.Key_F1)
-    shortcuts = rows(opened(window, "shortcutsDialog"))
+    dialog = opened(window, "shortcutsDialog")
+    layout = dialog.layout()
+    assert layout is not None and isinstance(widgets_in(layout)[-1], QDialogButtonBox)  # Close under the table
+    shortcuts = rows(dialog)
     assert ("F1", "Help → Keyboard shortcuts") in shortcuts
     assert ("Ctrl+N", "File → New chat") in shortcuts
     assert ("Ctrl+Shift+H", "File → Find in history") in shortcuts
