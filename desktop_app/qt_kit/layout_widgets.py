@@ -12,6 +12,8 @@ hands out items, which Python holds anyway.
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLayout, QWidget
 
@@ -32,9 +34,11 @@ def widgets_in(layout: QLayout, start: int = 0, end: int | None = None) -> list[
     return [widget for index, widget in placed_widgets(layout) if start <= index < stop]
 
 
-def discard_widgets(layout: QLayout) -> None:
-    """Take every widget out of `layout` and delete it (spacers and nested layouts stay)."""
+def discard_widgets(layout: QLayout, keep: Collection[QWidget] = ()) -> None:
+    """Take every widget but those to `keep` out of `layout` and delete it (spacers and nested layouts stay)."""
     for _, widget in placed_widgets(layout):
+        if widget in keep:
+            continue
         layout.removeWidget(widget)
         widget.hide()
         widget.deleteLater()

@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
-from desktop_app.qt_kit.layout_widgets import placed_widgets, widgets_in
+from desktop_app.qt_kit.layout_widgets import discard_widgets, widgets_in
 from desktop_app.qt_kit.theme import muted
 from desktop_app.qt_kit.tokens import SPACE
 from desktop_app.ui.conversation.reading_column import SurfaceColumn
@@ -122,12 +122,7 @@ class ColumnRows:
 
     def clear(self) -> None:
         """Delete every row but the fixed ones."""
-        kept = self._fixtures()
-        for _, widget in placed_widgets(self.layout):
-            if widget not in kept:
-                self.layout.removeWidget(widget)
-                widget.hide()
-                widget.deleteLater()
+        discard_widgets(self.layout, keep=self._fixtures())
         self._tail = None
 
     def show_empty(self) -> None:

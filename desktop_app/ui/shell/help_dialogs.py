@@ -31,7 +31,6 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app import __version__
-from desktop_app.qt_kit.layout_widgets import widgets_in
 from desktop_app.ui.shell.system_browser import ask_to_open
 
 PANE_KEYS: Final = (
@@ -95,17 +94,14 @@ def _dialog(parent: QWidget, title: str, name: str) -> tuple[QDialog, QVBoxLayou
     dialog.setObjectName(name)
     dialog.setWindowTitle(title)
     dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-    layout = QVBoxLayout(dialog)
-    buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
-    buttons.rejected.connect(dialog.reject)
-    layout.addWidget(buttons)  # moved to the end once the content is in
-    return dialog, layout
+    return dialog, QVBoxLayout(dialog)
 
 
 def _finish(dialog: QDialog, layout: QVBoxLayout, width: int, height: int) -> QDialog:
-    for buttons in widgets_in(layout, 0, 1):
-        layout.removeWidget(buttons)
-        layout.addWidget(buttons)
+    """Close under the content, then the dialog shown at its size."""
+    buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+    buttons.rejected.connect(dialog.reject)
+    layout.addWidget(buttons)
     dialog.resize(width, height)
     dialog.open()
     return dialog
