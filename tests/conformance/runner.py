@@ -18,8 +18,11 @@ import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, Final
+
+from tests.conformance.forks import client_forks
 
 ROOT: Final = Path(__file__).resolve().parents[2]
 HERE: Final = Path(__file__).resolve().parent
@@ -102,15 +105,19 @@ def suite_command(*args: str) -> list[str]:
     return ["node", "--import", str(HERE / "node20.mjs"), str(SUITE), *args]
 
 
-def run_scenario(name: str) -> ScenarioResult:
-    """Run one client scenario with MCP Desk's client; its checks as the suite wrote them."""
+CLIENT_COMMAND: Final = f"{sys.executable} -m tests.conformance.client"
+
+
+def run_scenario(name: str, client: str = CLIENT_COMMAND) -> ScenarioResult:
+    """Run one client scenario with MCP Desk's client (`client`: its command, or `forks.client_forks()`'s);
+    its checks as the suite wrote them."""
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="conformance-") as out:
         done = subprocess.run(
             suite_command(
                 "client",
                 "--command",
-                f"{sys.executable} -m tests.conformance.client",
+                client,
                 "--scenario",
                 name,
                 "--timeout",
@@ -173,8 +180,8 @@ def main(argv: list[str]) -> int:
     names = argv or [name for name, _ in listed]
     sets = requirement_sets(listed)
     started = time.monotonic()
-    with ThreadPoolExecutor(PARALLEL) as pool:
-        results = list(pool.map(run_scenario, names))
+    with client_forks() as client, ThreadPoolExecutor(PARALLEL) as pool:
+        results = list(pool.map(partial(run_scenario, client=client), names))
     bad = [r for r in results if not r.passed]
     for result in results:
         print(result.line())

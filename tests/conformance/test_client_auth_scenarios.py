@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Iterator
 from typing import Final
 
 import pytest
 
+from tests.conformance.forks import client_forks
 from tests.conformance.runner import AUTH_SCENARIOS, SUITE, run_scenario, suite_lists
 
 REQUIRE_TEST_SERVERS: Final = "MCP_DESK_REQUIRE_TEST_SERVERS"
@@ -56,9 +58,16 @@ def test_every_sign_in_scenario_the_suite_lists_is_run() -> None:
     assert sorted(AUTH_SCENARIOS) == sorted(name for name, _ in suite_lists() if name.startswith("auth/"))
 
 
+@pytest.fixture(scope="module")
+def client() -> Iterator[str]:
+    """The suite's client command: forked from one process per test worker that imported the client once."""
+    with client_forks() as command:
+        yield command
+
+
 @pytest.mark.parametrize("scenario", AUTH_SCENARIOS)
-def test_sign_in_scenario(scenario: str) -> None:
-    result = run_scenario(scenario)
+def test_sign_in_scenario(scenario: str, client: str) -> None:
+    result = run_scenario(scenario, client)
     assert result.checks, result.output
     assert result.failures == [], result.output
     assert MUST_SUCCEED.get(scenario, set()) <= set(result.ids("SUCCESS")), result.output
