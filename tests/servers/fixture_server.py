@@ -26,7 +26,6 @@ from pathlib import Path
 from typing import Any, Final
 
 import anyio
-import pymupdf
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.server.mcpserver import Context, MCPServer
@@ -98,6 +97,8 @@ def long_text() -> str:
 @functools.cache
 def pdf_bytes() -> bytes:
     """Three pages: "alpha" is on page 1 and "omega" on page 3, for search tests."""
+    import pymupdf  # here, not at the top: most starts of this server never draw a document
+
     doc = pymupdf.open()
     for number, words in enumerate(("alpha first page", "beta middle page", "omega last page"), start=1):
         page = doc.new_page()
@@ -111,6 +112,8 @@ def pdf_bytes() -> bytes:
 @functools.cache
 def png_bytes() -> bytes:
     """A 16x12 RGB image: red left half, blue right half."""
+    import pymupdf  # here, not at the top: most starts of this server never draw a document
+
     pix = pymupdf.Pixmap(pymupdf.csRGB, pymupdf.IRect(0, 0, 16, 12), False)
     pix.set_rect(pymupdf.IRect(0, 0, 8, 12), (220, 20, 20))
     pix.set_rect(pymupdf.IRect(8, 0, 16, 12), (20, 20, 220))
@@ -145,6 +148,8 @@ BROKEN_PDF_TEXT: Final = "readable despite the damage"
 @functools.cache
 def broken_pdf_bytes() -> bytes:
     """A PDF whose page content stream has syntax errors: it opens, and MuPDF complains while reading it."""
+    import pymupdf  # here, not at the top: most starts of this server never draw a document
+
     doc = pymupdf.open()
     page = doc.new_page()
     page.insert_text((72, 72), "placeholder")

@@ -21,6 +21,7 @@ from desktop_app.core.transports import TransportHooks, open_transport
 from tests.hosting import serving_configs
 from tests.servers.asking_server import build_asking_server
 from tests.servers.everything import everything_stdio_params
+from tests.servers.sampling_abuse_server import build_sampling_abuse_server
 
 ASKING_SCRIPT = Path(__file__).resolve().parents[2] / "servers" / "asking_server.py"
 ABUSE_SCRIPT = Path(__file__).resolve().parents[2] / "servers" / "sampling_abuse_server.py"
@@ -58,9 +59,11 @@ def everything_config(**options: Any) -> ServerConfig:
 
 
 def _inprocess(config: ServerConfig, hooks: TransportHooks) -> Any:
-    """The asking server in this process (fast), any other server as configured."""
+    """The asking and the sampling-abuse servers in this process (fast), any other server as configured."""
     if config.args == (str(ASKING_SCRIPT),):
         return build_asking_server()
+    if config.args == (str(ABUSE_SCRIPT),):
+        return build_sampling_abuse_server()
     return open_transport(config, hooks)
 
 
@@ -70,7 +73,8 @@ async def asking_host(
 ) -> AsyncIterator[tuple[ServerHost, ScriptedAsker]]:
     """A host whose user is `answer` (None: every question gets its fallback), with `configs` ready.
 
-    The asking server runs in-process unless `stdio` (then as a real subprocess, like every other server).
+    The asking and sampling-abuse servers run in-process unless `stdio` (then as real subprocesses, like
+    every other server).
     """
     asker = ScriptedAsker(answer)
     target_factory = open_transport if stdio else _inprocess
