@@ -23,6 +23,8 @@ import anyio
 import httpcore2
 import httpx2
 
+from desktop_app.core.tls import tls_context
+
 Resolver = Callable[[str, int], Awaitable[Sequence[str]]]
 """(host, port) -> the addresses a connection to it could reach."""
 
@@ -125,8 +127,8 @@ class GuardedTransport(httpx2.AsyncHTTPTransport):
     Built without proxies: a proxy would resolve the name itself, out of reach of the check."""
 
     def __init__(self, resolve: Resolver = system_resolver) -> None:
-        super().__init__(trust_env=False)
+        super().__init__(verify=tls_context(trust_env=False), trust_env=False)
         # httpx takes no network backend: the pool is built again with ours (same TLS settings).
         self._pool = httpcore2.AsyncConnectionPool(
-            ssl_context=httpx2.create_ssl_context(trust_env=False), network_backend=_PublicOnlyBackend(resolve)
+            ssl_context=tls_context(trust_env=False), network_backend=_PublicOnlyBackend(resolve)
         )

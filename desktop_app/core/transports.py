@@ -28,7 +28,7 @@ import mcp.client.stdio as sdk_stdio
 from mcp.client.sse import sse_client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
+from mcp.shared._httpx_utils import MCP_DEFAULT_SSE_READ_TIMEOUT, MCP_DEFAULT_TIMEOUT
 
 from desktop_app.core.lenient_utf8 import CODEC_NAME as LENIENT_UTF8
 from desktop_app.core.lenient_utf8 import reporting_bad_bytes
@@ -47,6 +47,7 @@ from desktop_app.core.sandbox.probe import LANDLOCK, SandboxSupport, system_supp
 from desktop_app.core.sandbox.proxy import Reach, serving_proxy
 from desktop_app.core.sandbox.settings import SandboxSettings
 from desktop_app.core.server_config import ServerConfig, TransportKind
+from desktop_app.core.tls import tls_context
 from desktop_app.core.watched_streams import TransportHooks, watch
 
 # The SDK waits 2 s for a server to exit after stdin closes, then 2 s more after SIGTERM.
@@ -227,7 +228,7 @@ def _client_factory(config: ServerConfig, resolve: Resolver) -> Callable[..., ht
     private addresses on every connection (and takes no proxy from the environment: a proxy resolves names
     itself, out of reach of the check)."""
     if not from_public_domain(config.origin):
-        return create_mcp_http_client
+        return _mcp_client
 
     def guarded(
         headers: dict[str, str] | None = None, timeout: httpx2.Timeout | None = None, auth: httpx2.Auth | None = None
@@ -237,6 +238,14 @@ def _client_factory(config: ServerConfig, resolve: Resolver) -> Callable[..., ht
         )
 
     return guarded
+
+
+def _mcp_client(
+    headers: dict[str, str] | None = None, timeout: httpx2.Timeout | None = None, auth: httpx2.Auth | None = None
+) -> httpx2.AsyncClient:
+    """The SDK's client (`create_mcp_http_client`: its timeouts when none is given) on the app's one TLS context."""
+    timeout = timeout or httpx2.Timeout(MCP_DEFAULT_TIMEOUT, read=MCP_DEFAULT_SSE_READ_TIMEOUT)
+    return httpx2.AsyncClient(headers=headers, timeout=timeout, auth=auth, verify=tls_context())
 
 
 @contextlib.asynccontextmanager

@@ -385,7 +385,7 @@ async def test_everything_over_http_on_loopback() -> None:
         assert contents and contents[0].text
 
 
-async def test_fixture_over_sse_and_http() -> None:
+async def test_fixture_over_sse_and_http(tls_builds: list[bool]) -> None:
     async with run_fixture_http(sse=True) as sse_url, run_fixture_http() as http_url:
         host = ServerHost(policy=FAST_RESTARTS)
         host.start(
@@ -401,6 +401,7 @@ async def test_fixture_over_sse_and_http() -> None:
             [http_long] = await host.read_resource("fixture://long", server="http")
             assert sse_long.text == http_long.text
             assert sse_long.text is not None and sse_long.text.endswith(LONG_END_MARKER)
+            assert tls_builds == [True]  # one TLS context for both clients (each would load the CA store)
         finally:
             await host.stop_all()
 

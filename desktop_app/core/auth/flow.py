@@ -38,6 +38,7 @@ from desktop_app.core.auth.paste import PastedRedirect
 from desktop_app.core.auth.probe import first_refusal
 from desktop_app.core.auth.provider import Browser, RecordStorage
 from desktop_app.core.server_config import OAuthSettings, ServerConfig, TransportKind
+from desktop_app.core.tls import tls_context
 
 log = logging.getLogger(__name__)
 
@@ -87,7 +88,7 @@ async def sign_in(
         probe = _probe(config)
     diagnosis.resource_metadata_url = challenge.resource_metadata
     # No default headers: the user's headers for the MCP server (an API key) are not the sign-in's to send.
-    async with httpx2.AsyncClient(timeout=REQUEST_TIMEOUT_S) as http:
+    async with httpx2.AsyncClient(timeout=REQUEST_TIMEOUT_S, verify=tls_context()) as http:
         sender = Sender(http, config.url, diagnosis)
 
         @contextlib.asynccontextmanager

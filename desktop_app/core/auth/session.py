@@ -30,6 +30,7 @@ from desktop_app.core.auth.errors import SignInError, describe_sign_in_error
 from desktop_app.core.auth.limits import send_capped
 from desktop_app.core.auth.provider import RecordStorage, is_secure_endpoint
 from desktop_app.core.server_config import OAuthSettings
+from desktop_app.core.tls import tls_context
 
 RENEWAL_TIMEOUT_S: Final = 30.0
 
@@ -182,7 +183,7 @@ async def _send_aside(request: httpx2.Request) -> httpx2.Response:
     """Send a token request on a client of its own (never through the MCP transport)."""
     if not is_secure_endpoint(str(request.url)):
         raise SignInError(f"refusing to send credentials to {request.url.host} over plain HTTP")
-    async with httpx2.AsyncClient(timeout=RENEWAL_TIMEOUT_S) as http:
+    async with httpx2.AsyncClient(timeout=RENEWAL_TIMEOUT_S, verify=tls_context()) as http:
         return await send_capped(http, request)
 
 

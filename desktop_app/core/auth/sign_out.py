@@ -11,6 +11,7 @@ from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata
 from desktop_app.core.auth.credentials import AuthRecord, CredentialStore
 from desktop_app.core.auth.provider import RecordStorage, is_secure_endpoint
 from desktop_app.core.server_config import OAuthSettings
+from desktop_app.core.tls import tls_context
 
 log = logging.getLogger(__name__)
 
@@ -55,7 +56,7 @@ async def _revoke(record: AuthRecord, settings: OAuthSettings) -> bool:
     )
     context.client_info = client
     ok = True
-    async with httpx2.AsyncClient(timeout=REVOKE_TIMEOUT_S) as http:
+    async with httpx2.AsyncClient(timeout=REVOKE_TIMEOUT_S, verify=tls_context()) as http:
         for token, hint in ((tokens.refresh_token, "refresh_token"), (tokens.access_token, "access_token")):
             if not token:
                 continue

@@ -18,6 +18,7 @@ import httpx2
 
 from desktop_app.core.discovery.address import DiscoveryError, origin_of
 from desktop_app.core.discovery.cache import DocumentCache
+from desktop_app.core.tls import tls_context
 
 MAX_DOCUMENT_BYTES: Final = 1024 * 1024
 MAX_REDIRECTS: Final = 3
@@ -31,7 +32,12 @@ async def http_client(transport: httpx2.AsyncBaseTransport | None = None) -> Asy
     timeout = httpx2.Timeout(TIMEOUT_S, connect=CONNECT_TIMEOUT_S)
     headers = {"User-Agent": "mcp-desk"}
     async with httpx2.AsyncClient(
-        timeout=timeout, headers=headers, transport=transport, follow_redirects=False, trust_env=False
+        timeout=timeout,
+        headers=headers,
+        transport=transport,
+        follow_redirects=False,
+        trust_env=False,
+        verify=tls_context(trust_env=False),
     ) as client:
         yield client
 

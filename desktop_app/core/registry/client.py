@@ -21,6 +21,7 @@ from desktop_app.core.publisher_document import DocumentError
 from desktop_app.core.registry import DEFAULT_REGISTRY_URL
 from desktop_app.core.registry.cache import RegistryCache
 from desktop_app.core.registry.model import ServerEntry, parse_entry
+from desktop_app.core.tls import tls_context
 
 API: Final = "/v0.1"
 DEFAULT_TIMEOUT_S: Final = 10.0
@@ -94,7 +95,7 @@ class RegistryClient:
         timeout = httpx2.Timeout(self.timeout, connect=min(CONNECT_TIMEOUT_S, self.timeout))
         headers = {"Accept": "application/json", "User-Agent": "mcp-desk"}
         async with httpx2.AsyncClient(
-            timeout=timeout, headers=headers, transport=self._transport, follow_redirects=True
+            timeout=timeout, headers=headers, transport=self._transport, follow_redirects=True, verify=tls_context()
         ) as client:
             yield client
 
