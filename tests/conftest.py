@@ -88,6 +88,9 @@ def _collect_qt_garbage(request: pytest.FixtureRequest) -> Iterator[None]:
     yield
     if {"qapp", "qtbot"} & set(request.fixturenames):
         gc.collect()
+        # What outlives a full collection stays (Qt, the model library, the session's fixtures): set aside,
+        # the next collection walks only what was made since, not the ~400,000 objects loaded (~170 ms each).
+        gc.freeze()
 
 
 @pytest.fixture(autouse=True)
