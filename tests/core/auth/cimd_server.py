@@ -70,7 +70,7 @@ class DocumentHost:
         self.documents: dict[str, Any] = {}
         self.certificate = folder / "document-host.pem"
         self._key = folder / "document-host-key.pem"
-        _self_signed(self.certificate, self._key)
+        self_signed(self.certificate, self._key)
         self._server = ThreadingHTTPServer((LOOPBACK, 0), self._handler())
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         context.load_cert_chain(self.certificate, self._key)
@@ -151,7 +151,7 @@ class CimdServer(OAuthTestServer):
         return client
 
 
-def _self_signed(certificate: Path, key_file: Path) -> None:
+def self_signed(certificate: Path, key_file: Path) -> None:
     """A certificate for 127.0.0.1 that is its own authority (the only one the test's client trusts)."""
     key = ec.generate_private_key(ec.SECP256R1())
     name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "MCP Desk test document host")])
