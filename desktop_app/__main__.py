@@ -98,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
     from desktop_app.core.paths import default_config_path
     from desktop_app.single_instance import claim
     from desktop_app.ui.apps.web_engine import prepare_application
-    from desktop_app.ui.shell.application import set_up_application
+    from desktop_app.ui.shell.application import set_app_icon, set_up_application
     from desktop_app.ui.shell.main_window import MainWindow
 
     prepare_application()  # MCP App views need this set before the QApplication exists (no import cost)
@@ -113,6 +113,7 @@ def main(argv: list[str] | None = None) -> int:
     set_up_application(app)
     window = MainWindow()
     window.show_painted()
+    set_app_icon(app)  # the frame is painted without it, a few ms sooner; the title bar's icon follows at once
     instance.listen()  # later launches bring this window to the front
     from desktop_app.app import run_app  # asyncio, the event loop, then the core: after the first paint
 

@@ -62,6 +62,7 @@ async def run_window(
                 window.sig_painted.connect(painted.set)
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(painted.wait(), FIRST_PAINT_WAIT_MS / 1000)
+            window.complete_frame()  # its docks and menus, built by its first paint (never painted: now)
             if not stopping.is_set():
                 # The core and the panes, only now and in a worker: the painted frame still moves, resizes
                 # and quits while a second or more of imports runs (the thread yields to it every few ms).

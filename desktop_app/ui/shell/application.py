@@ -1,5 +1,6 @@
 """The Qt application's identity, quit policy and colours, set before the window exists (QSettings reads
-the names; the saved theme is read here too, so the first paint already has the user's colours)."""
+the names; the saved theme is read here too, so the first paint already has the user's colours); its
+icon right after the first paint (loading it costs about as much as the rest of the frame)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,6 @@ from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication, QStyleFactory
 
 from desktop_app.core.paths import SETTINGS_FILENAME, config_dir
-from desktop_app.ui.shell.app_icon import app_icon
 
 _SYSTEM_PALETTE: Final = "mcpDeskSystemPalette"
 
@@ -21,9 +21,15 @@ def set_up_application(app: QApplication) -> None:
     app.setApplicationName("MCP Desk")
     app.setOrganizationName("MCP Desk")
     app.setDesktopFileName("mcp-desk")
-    app.setWindowIcon(app_icon())
     app.setQuitOnLastWindowClosed(False)  # quitting waits until every server has stopped
     use_palette(app, saved_theme(config_dir() / SETTINGS_FILENAME))  # the sheets come with the panes (apply_theme)
+
+
+def set_app_icon(app: QApplication) -> None:
+    """The title bar's and task switcher's icon, for every window (the main window's frame is already shown)."""
+    from desktop_app.ui.shell.app_icon import app_icon
+
+    app.setWindowIcon(app_icon())
 
 
 def saved_theme(settings_path: Path) -> str:

@@ -1,23 +1,26 @@
 """The MCP Desk main window: servers and resources on the left, the conversation in the middle,
 the viewer on the right while it shows something. Docks can be moved and hidden; their layout is remembered.
 
-This module builds only the frame (title, menus, docks, status bar, remembered geometry) and imports
-only Qt, so the window is on screen as fast as a bare Qt window. The panes need the core, the MCP SDK
-and pydantic: `desktop_app.ui.shell.panes` fills them into this same window right after its first paint,
-into docks already laid out, so nothing moves.
+The window comes in three steps, so it is on screen about as fast as a bare Qt window: the frame (title,
+colours, remembered size and place, a status line) is painted first; its docks and menus are built right
+after that paint, in the next turn of the event loop, laid out as the user left them (`complete_frame`);
+then `desktop_app.ui.shell.panes` fills the panes (they need the core, the MCP SDK and pydantic) into
+docks already laid out, so nothing moves. This module imports only Qt; the docks' and menus' modules load
+with them.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final, NamedTuple
+from typing import TYPE_CHECKING, Final
 
 from PySide6.QtCore import QEvent, QEventLoop, QSettings, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence, QPaintEvent, QShowEvent
-from PySide6.QtWidgets import QApplication, QDockWidget, QMainWindow, QMenu, QScrollArea, QWidget
-
-from desktop_app.ui.shell.dock_fit import CHAT_MIN, DockFit, scrolling
+from PySide6.QtGui import QCloseEvent, QGuiApplication, QPaintEvent
+from PySide6.QtWidgets import QApplication, QMainWindow, QWidget
 
 if TYPE_CHECKING:
+    from PySide6.QtGui import QAction
+    from PySide6.QtWidgets import QDockWidget
+
     from desktop_app.bridge import CoreBridge
     from desktop_app.ui.apps.controller import AppViews
     from desktop_app.ui.asks.card_asker import CardAsker
@@ -33,9 +36,11 @@ if TYPE_CHECKING:
     from desktop_app.ui.gallery.gallery_controller import GalleryController
     from desktop_app.ui.ledger.ledger_actions import LedgerActions
     from desktop_app.ui.servers.servers_panel import ServersPanel
+    from desktop_app.ui.shell.dock_fit import DockFit
     from desktop_app.ui.shell.model_choice import ModelChoice
     from desktop_app.ui.shell.settings_actions import SettingsActions
     from desktop_app.ui.shell.status_meter import StatusMeter
+    from desktop_app.ui.shell.window_menus import MenuActions
     from resources_ui.workspace import ResourceWorkspace
 
 
@@ -45,31 +50,22 @@ FIRST_PAINT_WAIT_MS: Final = 2000
 """How long the window may take to be painted before the panes load anyway (started minimised: never)."""
 
 
-class MenuActions(NamedTuple):
-    """The menus' entries that act on the panes: disabled until the panes are in."""
-
-    new_chat: QAction
-    find_history: QAction
-    palette: QAction
-    settings: QAction
-    export_chat: QAction
-    find_servers: QAction
-    install_bundle: QAction
-    add_from_domain: QAction
-    add_server: QAction
-    import_from: QMenu
-    reconnect_all: QAction
-    export_servers: QAction
-
-
 class MainWindow(QMainWindow):
     """The frame, shown first; closing asks the app to stop every server before quitting."""
 
-    sig_painted = Signal()  # the window's first paint: the panes may load now
+    sig_painted = Signal()  # painted, docks and menus in: the panes may load now
     sig_filled = Signal()  # the panes are in and wired
     sig_close_requested = Signal()  # the user closed the window: stop every server, then close it again
 
-    # The panes, set by `desktop_app.ui.shell.panes.fill_window` once the frame is painted.
+    # The docks and menus, set by `complete_frame` right after the first paint.
+    resources_dock: QDockWidget
+    servers_dock: QDockWidget
+    history_dock: QDockWidget
+    tasks_dock: QDockWidget
+    viewer_dock: QDockWidget
+    menu_actions: MenuActions
+    dock_fit: DockFit
+    # The panes, set by `desktop_app.ui.shell.panes.fill_window` once the frame is complete.
     bridge: CoreBridge
     conversation: ConversationView
     taint_chip: TaintChip
@@ -94,11 +90,22 @@ class MainWindow(QMainWindow):
         super().__init__()
         self.close_requested = False
         self.painted = False
+        self.framed = False  # docks and menus in (`complete_frame`)
         self.filled = False
-        self._restored = False  # the window's geometry and docks as the user left them
         self.setWindowTitle("MCP Desk")
-        self.setDockOptions(QMainWindow.DockOption.AnimatedDocks | QMainWindow.DockOption.AllowTabbedDocks)
         self.setCentralWidget(_placeholder())
+        self.statusBar().showMessage("Starting…")
+        self._restore_geometry()
+
+    def complete_frame(self) -> None:
+        """Build the docks and menus, laid out as the user left them (once; the first paint calls it)."""
+        if self.framed:
+            return
+        from desktop_app.ui.shell.dock_fit import DockFit
+        from desktop_app.ui.shell.window_menus import build_menus
+
+        self.framed = True
+        self.setDockOptions(QMainWindow.DockOption.AnimatedDocks | QMainWindow.DockOption.AllowTabbedDocks)
         self.resources_dock = self._dock("Resources", "resourcesDock", Qt.DockWidgetArea.LeftDockWidgetArea)
         self.servers_dock = self._dock("Servers", "serversDock", Qt.DockWidgetArea.LeftDockWidgetArea)
         self.history_dock = self._dock("History", "historyDock", Qt.DockWidgetArea.LeftDockWidgetArea)
@@ -108,69 +115,26 @@ class MainWindow(QMainWindow):
         self.tabifyDockWidget(self.history_dock, self.tasks_dock)
         self.resources_dock.raise_()
         self.viewer_dock = self._dock("Viewer", "viewerDock", Qt.DockWidgetArea.RightDockWidgetArea)
-        self.menu_actions = self._menus()
-        self.statusBar().showMessage("Starting…")
+        docks = (self.resources_dock, self.servers_dock, self.history_dock, self.tasks_dock, self.viewer_dock)
+        self.menu_actions = build_menus(self, docks, self._export_servers, self._help)
         self.dock_fit = DockFit(self, self.viewer_dock)
-        self._restore_geometry()
+        restored = QSettings()
+        state = restored.value("window/state")
+        if restored.value("window/geometry") is not None and state is not None and self.restoreState(state):
+            self.dock_fit.restore(restored)
         self.dock_fit.hide_viewer()  # it shows nothing yet: the chat has its room until something is opened
+        # The conversation gets the most room, the docks flank it as wide as the user left them (on a
+        # first start, wide enough for the servers panel).
+        self.dock_fit.fit()
 
     def _dock(self, title: str, name: str, area: Qt.DockWidgetArea) -> QDockWidget:
+        from PySide6.QtWidgets import QDockWidget
+
         dock = QDockWidget(title, self)
         dock.setObjectName(name)
         dock.setWidget(_placeholder())
         self.addDockWidget(area, dock)
         return dock
-
-    def _menus(self) -> MenuActions:
-        bar = self.menuBar()
-        file_menu = bar.addMenu("&File")
-        new_chat = _action(self, file_menu, "&New chat", "Ctrl+N")
-        find_history = _action(self, file_menu, "Find in &history…", "Ctrl+Shift+H")
-        palette = _action(self, file_menu, "Command &palette…", "Ctrl+K")
-        settings = _action(self, file_menu, "&Settings…", "Ctrl+,")
-        export_chat = _action(self, file_menu, "&Export chat…", "Ctrl+Shift+E")
-        file_menu.addSeparator()
-        quit_action = _action(self, file_menu, "&Quit", "Ctrl+Q")
-        quit_action.setEnabled(True)
-        quit_action.triggered.connect(self.close)
-        servers_menu = bar.addMenu("&Servers")
-        find_servers = _action(self, servers_menu, "&Find servers…", "Ctrl+Shift+F")
-        install_bundle = _action(self, servers_menu, "Install &bundle (.mcpb)…")
-        add_from_domain = _action(self, servers_menu, "Add from a &domain…")
-        add_server = _action(self, servers_menu, "&Add server…")
-        import_from = servers_menu.addMenu("&Import from")
-        import_from.setEnabled(False)
-        export_servers = _action(self, servers_menu, "E&xport…")
-        export_servers.triggered.connect(self._export_servers)
-        servers_menu.addSeparator()
-        reconnect_all = _action(self, servers_menu, "&Reconnect all")
-        view_menu = bar.addMenu("&View")
-        for dock in (self.resources_dock, self.servers_dock, self.history_dock, self.tasks_dock, self.viewer_dock):
-            view_menu.addAction(dock.toggleViewAction())
-        help_menu = bar.addMenu("&Help")
-        for text, shortcut, shows in (
-            ("&Keyboard shortcuts", "F1", "show_shortcuts"),
-            ("&README", None, "show_readme"),
-            ("&About MCP Desk", None, "show_about"),
-        ):
-            entry = _action(self, help_menu, text, shortcut)
-            entry.setEnabled(True)  # nothing in Help needs the panes
-            entry.setData(shows)
-        help_menu.triggered.connect(self._help)  # a bound method: a lambda holding the window would keep it alive
-        return MenuActions(
-            new_chat,
-            find_history,
-            palette,
-            settings,
-            export_chat,
-            find_servers,
-            install_bundle,
-            add_from_domain,
-            add_server,
-            import_from,
-            reconnect_all,
-            export_servers,
-        )
 
     def _export_servers(self) -> None:
         """Servers → Export…: the user's servers for another client (its module loads with the first)."""
@@ -185,11 +149,9 @@ class MainWindow(QMainWindow):
         getattr(help_dialogs, entry.data())(self)
 
     def _restore_geometry(self) -> None:
-        restored = QSettings()
-        geometry, state = restored.value("window/geometry"), restored.value("window/state")
-        if geometry is not None and state is not None and self.restoreGeometry(geometry) and self.restoreState(state):
-            self._restored = True
-            self.dock_fit.restore(restored)
+        """The window's size and place as the user left them (its docks' places come with `complete_frame`)."""
+        geometry = QSettings().value("window/geometry")
+        if geometry is not None and self.restoreGeometry(geometry):
             return
         # First run: the window never starts larger than the screen's free area (a laptop's 1366 × 768 is common).
         free = self.screen().availableGeometry()
@@ -199,21 +161,18 @@ class MainWindow(QMainWindow):
             # to the free area, the title bar pushed the status bar below the screen's edge).
             self.setWindowState(Qt.WindowState.WindowMaximized)
 
-    def showEvent(self, event: QShowEvent) -> None:
-        super().showEvent(event)
-        if not self.painted:
-            # The conversation gets the most room, the docks flank it as wide as the user left them (on a
-            # first start, wide enough for the servers panel). Set before the first paint.
-            self.dock_fit.fit()
-
     def paintEvent(self, event: QPaintEvent) -> None:
         super().paintEvent(event)
         if not self.painted:
             self.painted = True
-            self.sig_painted.emit()
+            QTimer.singleShot(0, self, self._first_painted)  # not inside a paint: building docks lays out again
+
+    def _first_painted(self) -> None:
+        self.complete_frame()
+        self.sig_painted.emit()
 
     def show_painted(self) -> None:
-        """Show the window and run Qt's events until it is painted (before any other event loop exists)."""
+        """Show the window and run Qt's events until it is painted and framed (before any other event loop exists)."""
         waiting = QEventLoop()
         self.sig_painted.connect(waiting.quit)
         give_up = QTimer(waiting)
@@ -221,13 +180,17 @@ class MainWindow(QMainWindow):
         give_up.timeout.connect(waiting.quit)
         give_up.start(FIRST_PAINT_WAIT_MS)
         self.show()
-        if not self.painted:
+        if not self.framed:
             waiting.exec()
         self.sig_painted.disconnect(waiting.quit)
 
     def set_filled(self) -> None:
         """The panes are in and wired: each dock scrolls below its pane's minimum, and the widths are
         put back as the frame showed them (the panes' own size hints would move them)."""
+        from PySide6.QtWidgets import QScrollArea
+
+        from desktop_app.ui.shell.dock_fit import CHAT_MIN, scrolling
+
         self.filled = True
         for dock in (self.resources_dock, self.servers_dock, self.history_dock, self.viewer_dock):
             pane = dock.widget()
@@ -284,10 +247,11 @@ class MainWindow(QMainWindow):
         if self.close_requested:
             event.accept()
             return
-        settings = QSettings()
-        settings.setValue("window/geometry", self.saveGeometry())
-        settings.setValue("window/state", self.saveState())
-        self.dock_fit.save(settings)
+        if self.framed:  # closed before its docks were built: what was saved last time stays
+            settings = QSettings()
+            settings.setValue("window/geometry", self.saveGeometry())
+            settings.setValue("window/state", self.saveState())
+            self.dock_fit.save(settings)
         event.ignore()
         self.close_requested = True
         self.statusBar().showMessage("Stopping servers…")
@@ -297,13 +261,3 @@ class MainWindow(QMainWindow):
 def _placeholder() -> QWidget:
     """What a pane shows until it loads: an empty area of its size."""
     return QWidget()
-
-
-def _action(window: QWidget, menu: QMenu, text: str, shortcut: str | None = None) -> QAction:
-    """An entry of `menu`, disabled until the panes it acts on are in (its shortcut works in all `window`)."""
-    action = QAction(text, window)
-    if shortcut:
-        action.setShortcut(QKeySequence(shortcut))
-    action.setEnabled(False)
-    menu.addAction(action)
-    return action

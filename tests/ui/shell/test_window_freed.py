@@ -6,14 +6,15 @@ import gc
 import weakref
 
 from PySide6.QtWidgets import QApplication
+from pytestqt.qtbot import QtBot
 
 from desktop_app.ui.shell.main_window import MainWindow
 
 
-def test_a_window_dropped_is_freed_with_its_menus_and_docks(qapp: QApplication) -> None:
+def test_a_window_dropped_is_freed_with_its_menus_and_docks(qapp: QApplication, qtbot: QtBot) -> None:
     window = MainWindow()
     window.show()
-    qapp.processEvents()
+    qtbot.waitUntil(lambda shown=window: shown.framed)  # its docks and menus come right after its first paint
     menus = len(window.menuBar().actions())
     assert menus >= 4
     freed: list[str] = []
