@@ -125,8 +125,11 @@ class Composer(QWidget):
 
     def set_busy(self, busy: bool) -> None:
         self._busy = busy
-        self.send_button.setVisible(not busy)
-        self.stop_button.setVisible(busy)
+        # One hidden before the other is shown: never both at once, which would make the composer a row taller
+        # for a moment, and the conversation above it lay out its whole column twice per turn.
+        leaving, coming = (self.send_button, self.stop_button) if busy else (self.stop_button, self.send_button)
+        leaving.setVisible(False)
+        coming.setVisible(True)
 
     def set_editing(self, text: str, refs: list[ResourceRef]) -> None:
         """Edit the last message: its text and attachments here, and the note that Send replaces it."""
