@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QObject
-from PySide6.QtWidgets import QPushButton
+from PySide6.QtWidgets import QApplication, QPushButton
 from pytestqt.qtbot import QtBot
 
 from desktop_app.ui.conversation.composer import Composer
@@ -32,6 +32,8 @@ def test_send_and_stop_are_never_both_in_the_row(qtbot: QtBot) -> None:
     qtbot.addWidget(composer)
     composer.resize(800, 80)
     composer.show()
+    qtbot.waitExposed(composer)
+    QApplication.processEvents()  # polished in whatever theme the app has: its height at rest
     seen = BothShown(composer)
     height = composer.sizeHint().height()
     for busy in (True, False, True, False):
