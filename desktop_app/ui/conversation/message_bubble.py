@@ -230,7 +230,9 @@ class MessageBubble(QFrame):
     def childEvent(self, event: QChildEvent) -> None:
         super().childEvent(event)
         # A row another part of the window adds (the ledger's link) is an action too: drawn like the others.
-        if event.added() and event.child().isWidgetType() and getattr(self, "_watching", False):
+        # `child()` last: a child still being built (the layout, in __init__) is a bare QObject to PySide, which
+        # then wraps it by trying every QObject class it knows, realising ~80 of them (20 ms, the first time).
+        if getattr(self, "_watching", False) and event.added() and event.child().isWidgetType():
             QTimer.singleShot(0, self, self._reveal)
 
     @property
