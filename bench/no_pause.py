@@ -176,7 +176,7 @@ def main() -> None:
     print("  the longest stalls (wall, CPU, in which phase, what overlapped them)")
     by_cpu = sorted(monitor.within(first, last), key=lambda g: -monitor.cpu.get(g[0], 0.0))[:4]
     for start, end in [*monitor.within(first, last)[:6], *by_cpu]:
-        phase = next((label for label, a, b in measured if a <= start <= b), "-")
+        phase = next((label for label, a, b in measured if a < end <= b), "-")  # the phase it ends in
         collections = [
             f"gc gen{gen} {(c_end - c_start) * 1000:.0f} ms"
             for c_start, c_end, gen in monitor.collections

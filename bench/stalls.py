@@ -61,8 +61,11 @@ class StallMonitor:
             self.collections.append((self._gc_started, time.perf_counter(), info["generation"]))
 
     def within(self, start: float, end: float) -> list[tuple[float, float]]:
-        """Gaps that overlap [start, end], longest first."""
-        return sorted((g for g in self.gaps if g[1] > start and g[0] < end), key=lambda g: g[0] - g[1])
+        """Gaps that end in (start, end], longest first.
+
+        A gap belongs to the span it ends in: what marks a span's start (a key pressed, a phase begun, the
+        window closed) runs on the event loop, so a gap across that mark is the new span's work."""
+        return sorted((g for g in self.gaps if start < g[1] <= end), key=lambda g: g[0] - g[1])
 
     def worst(self, start: float, end: float) -> tuple[float, float]:
         """(wall, CPU) seconds of the longest stall in [start, end], and the most CPU any stall there took."""
