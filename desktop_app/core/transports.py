@@ -224,28 +224,22 @@ async def _check_address(config: ServerConfig, resolve: Resolver) -> None:
 
 
 def _client_factory(config: ServerConfig, resolve: Resolver) -> Callable[..., httpx2.AsyncClient]:
-    """The SDK's HTTP client, or for an entry from a public domain's card, one that resolves and refuses
-    private addresses on every connection (and takes no proxy from the environment: a proxy resolves names
-    itself, out of reach of the check)."""
-    if not from_public_domain(config.origin):
-        return _mcp_client
+    """The SDK's HTTP client (`create_mcp_http_client`: its timeouts when none is given) on the app's one TLS
+    context; for an entry from a public domain's card, one that resolves and refuses private addresses on
+    every connection (and takes no proxy from the environment: a proxy resolves names itself, out of reach
+    of the check)."""
+    public = from_public_domain(config.origin)
 
-    def guarded(
+    def client(
         headers: dict[str, str] | None = None, timeout: httpx2.Timeout | None = None, auth: httpx2.Auth | None = None
     ) -> httpx2.AsyncClient:
-        return httpx2.AsyncClient(
-            headers=headers, timeout=timeout, auth=auth, transport=GuardedTransport(resolve), trust_env=False
-        )
+        timeout = timeout or httpx2.Timeout(MCP_DEFAULT_TIMEOUT, read=MCP_DEFAULT_SSE_READ_TIMEOUT)
+        if public:
+            transport = GuardedTransport(resolve)
+            return httpx2.AsyncClient(headers=headers, timeout=timeout, auth=auth, transport=transport, trust_env=False)
+        return httpx2.AsyncClient(headers=headers, timeout=timeout, auth=auth, verify=tls_context())
 
-    return guarded
-
-
-def _mcp_client(
-    headers: dict[str, str] | None = None, timeout: httpx2.Timeout | None = None, auth: httpx2.Auth | None = None
-) -> httpx2.AsyncClient:
-    """The SDK's client (`create_mcp_http_client`: its timeouts when none is given) on the app's one TLS context."""
-    timeout = timeout or httpx2.Timeout(MCP_DEFAULT_TIMEOUT, read=MCP_DEFAULT_SSE_READ_TIMEOUT)
-    return httpx2.AsyncClient(headers=headers, timeout=timeout, auth=auth, verify=tls_context())
+    return client
 
 
 @contextlib.asynccontextmanager
