@@ -57,11 +57,11 @@ async def run_window(
     session: Session | None = None
     with gui_thread_first():  # Qt objects die on the GUI thread; it waits less behind workers
         try:
-            if not window.painted:
-                painted = asyncio.Event()
-                window.sig_painted.connect(painted.set)
+            if not window.framed:
+                framed = asyncio.Event()
+                window.sig_framed.connect(framed.set)
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(painted.wait(), FIRST_PAINT_WAIT_MS / 1000)
+                    await asyncio.wait_for(framed.wait(), FIRST_PAINT_WAIT_MS / 1000)
             window.complete_frame()  # its docks and menus, built by its first paint (never painted: now)
             if not stopping.is_set():
                 # The core and the panes, only now and in a worker: the painted frame still moves, resizes

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from PySide6.QtCore import QEvent, QEventLoop, QSettings, Qt, QTimer, Signal
+from PySide6.QtCore import QByteArray, QEvent, QEventLoop, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QGuiApplication, QPaintEvent
 from PySide6.QtWidgets import QApplication, QMainWindow, QWidget
 
@@ -53,7 +53,7 @@ FIRST_PAINT_WAIT_MS: Final = 2000
 class MainWindow(QMainWindow):
     """The frame, shown first; closing asks the app to stop every server before quitting."""
 
-    sig_painted = Signal()  # painted, docks and menus in: the panes may load now
+    sig_framed = Signal()  # painted, then its docks and menus in: the panes may load now
     sig_filled = Signal()  # the panes are in and wired
     sig_close_requested = Signal()  # the user closed the window: stop every server, then close it again
 
@@ -89,7 +89,7 @@ class MainWindow(QMainWindow):
     def __init__(self) -> None:
         super().__init__()
         self.close_requested = False
-        self.painted = False
+        self._painted = False
         self.framed = False  # docks and menus in (`complete_frame`)
         self.filled = False
         self.setWindowTitle("MCP Desk")
@@ -119,8 +119,8 @@ class MainWindow(QMainWindow):
         self.menu_actions = build_menus(self, docks, self._export_servers, self._help)
         self.dock_fit = DockFit(self, self.viewer_dock)
         restored = QSettings()
-        state = restored.value("window/state")
-        if restored.value("window/geometry") is not None and state is not None and self.restoreState(state):
+        state = restored.value("window/state")  # anything, in a damaged or hand-edited file
+        if isinstance(state, QByteArray) and self.restoreState(state):
             self.dock_fit.restore(restored)
         self.dock_fit.hide_viewer()  # it shows nothing yet: the chat has its room until something is opened
         # The conversation gets the most room, the docks flank it as wide as the user left them (on a
@@ -150,8 +150,8 @@ class MainWindow(QMainWindow):
 
     def _restore_geometry(self) -> None:
         """The window's size and place as the user left them (its docks' places come with `complete_frame`)."""
-        geometry = QSettings().value("window/geometry")
-        if geometry is not None and self.restoreGeometry(geometry):
+        geometry = QSettings().value("window/geometry")  # anything, in a damaged or hand-edited file
+        if isinstance(geometry, QByteArray) and self.restoreGeometry(geometry):
             return
         # First run: the window never starts larger than the screen's free area (a laptop's 1366 × 768 is common).
         free = self.screen().availableGeometry()
@@ -163,18 +163,18 @@ class MainWindow(QMainWindow):
 
     def paintEvent(self, event: QPaintEvent) -> None:
         super().paintEvent(event)
-        if not self.painted:
-            self.painted = True
+        if not self._painted:
+            self._painted = True
             QTimer.singleShot(0, self, self._first_painted)  # not inside a paint: building docks lays out again
 
     def _first_painted(self) -> None:
         self.complete_frame()
-        self.sig_painted.emit()
+        self.sig_framed.emit()
 
     def show_painted(self) -> None:
         """Show the window and run Qt's events until it is painted and framed (before any other event loop exists)."""
         waiting = QEventLoop()
-        self.sig_painted.connect(waiting.quit)
+        self.sig_framed.connect(waiting.quit)
         give_up = QTimer(waiting)
         give_up.setSingleShot(True)
         give_up.timeout.connect(waiting.quit)
@@ -182,7 +182,7 @@ class MainWindow(QMainWindow):
         self.show()
         if not self.framed:
             waiting.exec()
-        self.sig_painted.disconnect(waiting.quit)
+        self.sig_framed.disconnect(waiting.quit)
 
     def set_filled(self) -> None:
         """The panes are in and wired: each dock scrolls below its pane's minimum, and the widths are

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QObject, QSettings, Qt
+from PySide6.QtCore import QByteArray, QEvent, QObject, QSettings, Qt
 from PySide6.QtWidgets import QApplication, QDockWidget
 from pytestqt.qtbot import QtBot
 
@@ -41,7 +41,7 @@ def test_the_frame_is_painted_first_and_its_docks_and_menus_follow_before_the_pa
     seen = FirstPaint()
     window.installEventFilter(seen)
     framed_when_announced: list[bool] = []
-    window.sig_painted.connect(lambda: framed_when_announced.append(window.framed))
+    window.sig_framed.connect(lambda: framed_when_announced.append(window.framed))
     window.show_painted()
     assert (seen.docks, seen.menus) == (0, 0), "the first paint is the frame alone"
     assert window.windowTitle() == "MCP Desk" and window.statusBar().currentMessage() == "Starting…"
@@ -88,3 +88,14 @@ def test_closed_before_its_docks_were_built_it_keeps_the_layout_saved_before(qap
 
     again = framed(qtbot)
     assert again.dockWidgetArea(again.history_dock) == Qt.DockWidgetArea.RightDockWidgetArea
+
+
+def test_a_damaged_saved_layout_gives_the_first_start_layout(qapp: QApplication, qtbot: QtBot) -> None:
+    QSettings().setValue("window/geometry", QByteArray(b"\x00garbage"))
+    QSettings().setValue("window/state", "not a state")
+    QSettings().setValue("window/dockWidths", ["wide", None])
+    window = framed(qtbot)
+    assert window.dockWidgetArea(window.history_dock) == Qt.DockWidgetArea.LeftDockWidgetArea
+    assert window.dockWidgetArea(window.viewer_dock) == Qt.DockWidgetArea.RightDockWidgetArea
+    assert window.width() > 0 and window.resources_dock.isVisible()
+    QSettings().remove("window")
