@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QRect, Qt
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from desktop_app.qt_kit.layout_widgets import discard_widgets, widgets_in
@@ -19,13 +19,30 @@ from desktop_app.ui.conversation.reading_column import SurfaceColumn
 from desktop_app.ui.conversation.turn_status import TurnStatus
 
 
+class ColumnLayout(QVBoxLayout):
+    """The column's rows, each always at its full height.
+
+    A row shown or grown (a new message, a card, a streamed chunk) lays the column out at once, before
+    the scroll area has made the column taller: a plain box layout would squeeze every row above to fit
+    the old height, and then stretch them back a moment later (every row moved and resized twice, each
+    time, in a long chat). Laid out at the height the rows need, the rows above stay where they are and
+    the new one reaches below the column's edge until the column grows, in the same pass, before a paint.
+    """
+
+    def setGeometry(self, rect: QRect) -> None:
+        # What the scroll area will give the column: the rows' height for this width (or, when no row's
+        # height depends on its width, their minimum).
+        need = max(self.totalHeightForWidth(rect.width()), self.totalMinimumSize().height())
+        super().setGeometry(rect if rect.height() >= need else QRect(rect.x(), rect.y(), rect.width(), need))
+
+
 class ColumnRows:
     """The column's layout: its fixed rows, where the next row goes, and the rows of the conversation."""
 
     def __init__(self) -> None:
         self.widget = SurfaceColumn()
         self.widget.setObjectName("conversationColumn")
-        self.layout = QVBoxLayout(self.widget)
+        self.layout = ColumnLayout(self.widget)
         self.layout.setContentsMargins(SPACE.xl, SPACE.l, SPACE.xl, SPACE.l)
         self.layout.setSpacing(SPACE.l)
         self.layout.addStretch(1)

@@ -1,0 +1,56 @@
+"""A row added or grown at the end of a long chat leaves the rows above it where they are."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, QObject
+from PySide6.QtWidgets import QApplication, QWidget
+from pytestqt.qtbot import QtBot
+
+from desktop_app.ui.conversation.conversation_view import ConversationView
+
+ANSWER = "An answer that wraps over a few lines of the column, as most answers do. " * 6
+
+
+class Moves(QObject):
+    """Counts the moves and resizes of the rows it watches."""
+
+    def __init__(self, rows: list[QWidget]) -> None:
+        super().__init__()
+        self.count = 0
+        for row in rows:
+            row.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        self.count += event.type() in (QEvent.Type.Move, QEvent.Type.Resize)
+        return False
+
+
+def test_rows_above_stay_put_when_one_is_added_or_grows(qtbot: QtBot) -> None:
+    view = ConversationView()
+    qtbot.addWidget(view)
+    view.resize(700, 500)
+    view.show()
+    qtbot.waitExposed(view)
+    for turn in range(8):
+        view.add_message("user", f"Question {turn}")
+        view.add_message("assistant", ANSWER)
+        qtbot.wait(5)
+    qtbot.waitUntil(lambda: view.verticalScrollBar().isVisible())
+    view.add_message("user", "A question that settles the column's width")
+    qtbot.wait(20)
+    earlier = [bubble for bubble in view.messages() if bubble.isVisible()]
+    assert len(earlier) == 17
+    tops = [bubble.y() for bubble in earlier]
+    moves = Moves(earlier)
+
+    view.add_message("user", "One more question")
+    QApplication.processEvents()
+    answer = view.add_message("assistant", "A short start")
+    QApplication.processEvents()
+    answer.append(" " + ANSWER)  # a streamed answer grows a few lines at once
+    answer.flush()
+    QApplication.processEvents()
+
+    assert answer.isVisible() and answer.height() > 60
+    assert moves.count == 0, "rows above were squeezed and stretched back"
+    assert [bubble.y() for bubble in earlier] == tops
