@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from PySide6.QtCore import QEvent, QObject
 from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
@@ -14,7 +16,7 @@ ANSWER = "An answer that wraps over a few lines of the column, as most answers d
 class Moves(QObject):
     """Counts the moves and resizes of the rows it watches."""
 
-    def __init__(self, rows: list[QWidget]) -> None:
+    def __init__(self, rows: Sequence[QWidget]) -> None:
         super().__init__()
         self.count = 0
         for row in rows:
