@@ -77,29 +77,22 @@ class ApprovalPanel(AskCard[ApprovalReply]):
         self._armed = False
         self._focus_when_shown = False
 
-        # Shown only when the panel stands alone: a tool card already shows these.
-        self.description = plain_label(request.description or "")
-        self.description.setWordWrap(True)
-        muted(self.description)
-        self.description.setVisible(bool(request.description))
-        self.claims = hint_badges(request.server, request.hints, request.trust.trusted)
-        self.body.addWidget(self.description)
-        if self.claims is not None:
-            self.body.addWidget(self.claims)
-
-        self.change = QLabel(change_note(request.change) if request.change is not None else "")
-        self.change.setObjectName("changeNote")
-        self.change.setWordWrap(True)
-        self.change.setTextFormat(Qt.TextFormat.RichText)
-        self.change.setVisible(request.change is not None)
-        self.body.addWidget(self.change)
-        # Plain text (what the server wrote is never markup), the same lines the command line prints.
-        changes = "\n".join(request.change.lines()) if request.change is not None else ""
-        self.change_details = FittedText(changes, CHANGE_LINES)
-        self.change_details.setObjectName("changeDetails")
-        self.change_details.setVisible(request.change is not None)
-        self.body.addWidget(self.change_details)
+        # Shown only when the panel stands alone (built when it is first shown so; a tool card shows these).
+        self.description: QLabel | None = None
+        self.claims: QWidget | None = None
+        # Built only when there is something to show: a panel is built at every call the user is asked about.
+        self.change: QLabel | None = None
+        self.change_details: FittedText | None = None
         if request.change is not None:
+            self.change = QLabel(change_note(request.change))
+            self.change.setObjectName("changeNote")
+            self.change.setWordWrap(True)
+            self.change.setTextFormat(Qt.TextFormat.RichText)
+            self.body.addWidget(self.change)
+            # Plain text (what the server wrote is never markup), the same lines the command line prints.
+            self.change_details = FittedText("\n".join(request.change.lines()), CHANGE_LINES)
+            self.change_details.setObjectName("changeDetails")
+            self.body.addWidget(self.change_details)
             self.body.addSpacing(6)  # apart from the arguments below, which look the same
 
         self.taint = QLabel()
@@ -121,23 +114,11 @@ class ApprovalPanel(AskCard[ApprovalReply]):
         self.problem.setVisible(bool(request.problem))
         self.body.addWidget(self.problem)
 
-        self.confirm = QFrame()
-        self.confirm.setObjectName("confirmAlways")
-        confirm_row = QHBoxLayout(self.confirm)
-        confirm_row.setContentsMargins(0, 0, 0, 0)
-        warning = QLabel(
-            f"<b>{name}</b> says it is destructive. Always allow it? It will then run without asking, in every chat."
-        )
-        warning.setWordWrap(True)
-        self.confirm_yes = QPushButton("Yes, always allow")
-        self.confirm_no = QPushButton("Cancel")
-        confirm_row.addWidget(warning, 1)
-        confirm_row.addWidget(self.confirm_yes)
-        confirm_row.addWidget(self.confirm_no)
-        self.confirm.hide()
-        self.confirm_yes.clicked.connect(lambda: self._allow(Decision.ALLOW_ALWAYS, confirmed=True))
-        self.confirm_no.clicked.connect(self._cancel_confirm)
-        self.body.addWidget(self.confirm)
+        self.confirm: QFrame | None = None
+        """"Always allow" of a destructive tool asks once more, here."""
+        if destructive:
+            self.confirm = self._confirm_always(name)
+            self.body.addWidget(self.confirm)
 
         self.reason = QLineEdit()
         self.reason.setObjectName("denyReason")
@@ -177,6 +158,37 @@ class ApprovalPanel(AskCard[ApprovalReply]):
         QShortcut(QKeySequence("Ctrl+Return"), self.editor, lambda: self._allow(Decision.ALLOW_ONCE))
         QTimer.singleShot(ARM_DELAY_MS, self, self._arm)
 
+    def _confirm_always(self, name: str) -> QFrame:
+        confirm = QFrame()
+        confirm.setObjectName("confirmAlways")
+        row = QHBoxLayout(confirm)
+        row.setContentsMargins(0, 0, 0, 0)
+        warning = QLabel(
+            f"<b>{name}</b> says it is destructive. Always allow it? It will then run without asking, in every chat."
+        )
+        warning.setWordWrap(True)
+        self.confirm_yes = QPushButton("Yes, always allow")
+        self.confirm_no = QPushButton("Cancel")
+        row.addWidget(warning, 1)
+        row.addWidget(self.confirm_yes)
+        row.addWidget(self.confirm_no)
+        confirm.hide()
+        self.confirm_yes.clicked.connect(lambda: self._allow(Decision.ALLOW_ALWAYS, confirmed=True))
+        self.confirm_no.clicked.connect(self._cancel_confirm)
+        return confirm
+
+    def _show_what_a_card_would(self) -> None:
+        """Standing alone, the panel says what the tool is: its description and its server's claims."""
+        request = self.request
+        self.description = plain_label(request.description or "")
+        self.description.setWordWrap(True)
+        muted(self.description)
+        self.description.setVisible(bool(request.description))
+        self.body.insertWidget(0, self.description)
+        self.claims = hint_badges(request.server, request.hints, request.trust.trusted)
+        if self.claims is not None:
+            self.body.insertWidget(1, self.claims)
+
     # -- placement -------------------------------------------------------------------------
 
     def embed_in(self, card: ToolCard) -> None:
@@ -184,9 +196,6 @@ class ApprovalPanel(AskCard[ApprovalReply]):
         self._host = card
         self.title.hide()
         self.origin.hide()
-        self.description.hide()
-        if self.claims is not None:
-            self.claims.hide()
         self.set_border(CALM_BORDER, 0)  # the card's border carries the tone
         if (box := self.layout()) is not None:
             box.setContentsMargins(0, 2, 0, 0)
@@ -209,6 +218,11 @@ class ApprovalPanel(AskCard[ApprovalReply]):
         else:
             self._focus_when_shown = True
 
+    def setVisible(self, visible: bool) -> None:
+        if visible and self._host is None and self.description is None:
+            self._show_what_a_card_would()  # before it is shown, so they are shown with it
+        super().setVisible(visible)
+
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
         if self._focus_when_shown:
@@ -227,7 +241,7 @@ class ApprovalPanel(AskCard[ApprovalReply]):
     def keyPressEvent(self, event: QKeyEvent) -> None:
         key = event.key()
         if key == Qt.Key.Key_Escape and self.open:
-            if self.confirm.isVisible():
+            if self.confirm is not None and self.confirm.isVisible():
                 self._cancel_confirm()
             else:
                 self._deny()
@@ -250,7 +264,7 @@ class ApprovalPanel(AskCard[ApprovalReply]):
         if changed and (problem := validate_arguments(self.request.input_schema, edited)) is not None:
             self._show_problem(f"The edited arguments do not match the tool's schema: {problem}")
             return
-        if decision is Decision.ALLOW_ALWAYS and self.destructive and not confirmed:
+        if decision is Decision.ALLOW_ALWAYS and self.confirm is not None and not confirmed:
             self.confirm.show()
             self.confirm_no.setFocus(Qt.FocusReason.OtherFocusReason)
             return
@@ -265,7 +279,8 @@ class ApprovalPanel(AskCard[ApprovalReply]):
         )
 
     def _cancel_confirm(self) -> None:
-        self.confirm.hide()
+        if self.confirm is not None:
+            self.confirm.hide()
         self.allow_always.setFocus(Qt.FocusReason.OtherFocusReason)
 
     def _show_problem(self, text: str) -> None:
@@ -277,18 +292,8 @@ class ApprovalPanel(AskCard[ApprovalReply]):
         return "Denied" if reply.decision is Decision.DENY else _SUMMARIES[reply.decision]
 
     def collapse(self) -> None:
-        shown = (
-            self.description,
-            self.change,
-            self.change_details,
-            self.taint,
-            self.editor,
-            self.problem,
-            self.confirm,
-            self.managed,
-        )
-        for widget in (*shown, self.reason, self.keys):
-            widget.hide()
-        if self.claims is not None:
-            self.claims.hide()
+        shown = (self.description, self.claims, self.change, self.change_details, self.taint, self.editor)
+        for widget in (*shown, self.problem, self.confirm, self.managed, self.reason, self.keys):
+            if widget is not None:
+                widget.hide()
         self.editor.setReadOnly(True)

@@ -42,6 +42,7 @@ def test_the_card_says_the_tool_changed_since_it_was_allowed(qapp: QApplication,
         [panel] = [p for p in view.findChildren(ApprovalPanel) if p.open]
         card = view.card("c1")
         assert card is not None and card.isAncestorOf(panel)
+        assert panel.change is not None and panel.change_details is not None
         assert panel.change.isVisibleTo(panel) and panel.change_details.isVisibleTo(panel)
         note = panel.change.text()
         assert "Changed since you allowed it." in note
@@ -71,10 +72,11 @@ def test_a_standalone_card_for_an_app_says_it_too(qapp: QApplication, qtbot: QtB
         asked = ApprovalRequest(server="notes", tool="save_note", requester=Requester.APP, app="ui://notes/app.html")
         panel = ApprovalPanel(replace(asked, change=change))
         qtbot.addWidget(panel)
+        assert panel.change is not None and panel.change_details is not None
         assert "The server changed this tool." in panel.change.text() and not panel.change.isHidden()
         assert "cannot be shown" in panel.change_details.toPlainText()
         plain = ApprovalPanel(ApprovalRequest(server="notes", tool="save_note"))
         qtbot.addWidget(plain)
-        assert plain.change.isHidden() and plain.change_details.isHidden()
+        assert plain.change is None and plain.change_details is None
 
     run_in_qt(qapp, scenario())

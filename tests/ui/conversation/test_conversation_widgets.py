@@ -378,8 +378,10 @@ def test_a_standalone_panel_shows_what_a_card_would(qapp: QApplication, qtbot: Q
     async def scenario() -> None:
         panel = ApprovalPanel(_request(requester=Requester.APP, call_id=None, hints=DESTRUCTIVE))
         qtbot.addWidget(panel)
+        panel.show()
         assert "An app view wants to run <b>Add a note</b> on <b>demo</b>?" in panel.title.text()
-        assert not panel.title.isHidden() and not panel.description.isHidden() and panel.claims is not None
+        assert panel.description is not None and panel.description.isVisible() and panel.title.isVisible()
+        assert panel.claims is not None and panel.claims.isVisible()
         named = ApprovalPanel(_request(requester=Requester.APP, app="ui://demo/board.html"))
         qtbot.addWidget(named)
         assert "The app <b>ui://demo/board.html</b> wants to run <b>Add a note</b>" in named.title.text()
