@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Final
 
 from PySide6.QtWidgets import QLabel, QWidget
@@ -12,7 +11,7 @@ from desktop_app.core.chat.events import ToolDecision
 from desktop_app.core.tool_changes import ToolChange
 from desktop_app.core.trust import ToolHints
 from desktop_app.qt_kit.flow_layout import FlowLayout
-from desktop_app.qt_kit.theme import muted, themed
+from desktop_app.qt_kit.theme import themed
 from desktop_app.qt_kit.tokens import LIGHT, SPACE, Palette
 
 DANGER_COLOUR: Final = LIGHT.danger
@@ -30,11 +29,16 @@ _HINT_COLOURS: Final = {"read-only": "success", "destructive": "danger", "open w
 """The token each claim is drawn in; the rest are muted."""
 
 
-def _badge_sheet(role: str, p: Palette) -> str:
-    colour = p.colours()[role]
+def _claims_sheet(p: Palette) -> str:
+    """One sheet for the whole row (a sheet per badge cost a polish each, at every tool call): its words
+    muted, each claim framed in its token's colour."""
+    coloured = " ".join(
+        f'QLabel#hintBadge[role="{role}"] {{ color: {getattr(p, role)}; border-color: {getattr(p, role)}; }}'
+        for role in sorted(set(_HINT_COLOURS.values()))
+    )
     return (
-        f"#hintBadge {{ color: {colour}; border: 1px solid {colour};"
-        f" border-radius: {SPACE.radius - 1}px; padding: 0px {SPACE.m - 2}px; }}"
+        f"QLabel {{ color: {p.muted}; }} QLabel#hintBadge {{ border: 1px solid {p.muted};"
+        f" border-radius: {SPACE.radius - 1}px; padding: 0px {SPACE.m - 2}px; }} {coloured}"
     )
 
 
@@ -48,9 +52,9 @@ def hint_badges(server: str, hints: ToolHints | None, trusted: bool) -> QWidget 
         return None
     row = QWidget()
     row.setObjectName("hintBadges")
+    themed(row, _claims_sheet)
     layout = FlowLayout(row, spacing=4)
     said = QLabel(f"{_escape(server)} says:")
-    muted(said)
     said.setToolTip(
         "These are the server's own claims about the tool (MCP annotations)."
         + (
@@ -67,11 +71,10 @@ def hint_badges(server: str, hints: ToolHints | None, trusted: bool) -> QWidget 
         badge = QLabel(claim)
         badge.setObjectName("hintBadge")
         badge.setToolTip(f"The server says this tool {HINT_TIPS[claim]}.")
-        themed(badge, partial(_badge_sheet, role))
+        badge.setProperty("role", role)
         layout.addWidget(badge)
     if not trusted:
         unverified = QLabel("(not verified)")
-        muted(unverified)
         unverified.setToolTip(said.toolTip())
         layout.addWidget(unverified)
     return row
