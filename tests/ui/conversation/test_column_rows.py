@@ -27,6 +27,18 @@ class Moves(QObject):
         return False
 
 
+def settled(qtbot: QtBot, view: ConversationView) -> None:
+    """Wait until the rows stop moving (a loaded machine lays them out later)."""
+    shapes: list[list[tuple[int, int]]] = []
+
+    def still() -> bool:
+        shapes.append([(row.y(), row.height()) for row in view.messages()])
+        return len(shapes) > 1 and shapes[-1] == shapes[-2]
+
+    qtbot.wait(20)
+    qtbot.waitUntil(still, timeout=10_000)
+
+
 def test_rows_above_stay_put_when_one_is_added_or_grows(qtbot: QtBot) -> None:
     view = ConversationView()
     qtbot.addWidget(view)
@@ -39,7 +51,7 @@ def test_rows_above_stay_put_when_one_is_added_or_grows(qtbot: QtBot) -> None:
         qtbot.wait(5)
     qtbot.waitUntil(lambda: view.verticalScrollBar().isVisible())
     view.add_message("user", "A question that settles the column's width")
-    qtbot.wait(20)
+    settled(qtbot, view)
     earlier = [bubble for bubble in view.messages() if bubble.isVisible()]
     assert len(earlier) == 17
     tops = [bubble.y() for bubble in earlier]
