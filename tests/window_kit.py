@@ -10,10 +10,11 @@ import os
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import shiboken6
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QWidget
+from pytestqt.qtbot import QtBot
 
 from desktop_app.app import run_window
 from desktop_app.bridge import CoreBridge
@@ -31,6 +32,18 @@ WINDOW_DEADLINE = 60.0
 """How long a window test waits for the window and its servers: generous, it only ends a hang."""
 QUIT_DEADLINE = 30.0
 """Quitting takes under 2 s by design: past this it hangs, and what still runs is written to stderr."""
+
+
+W = TypeVar("W", bound=QWidget)
+
+
+def on_screen(qtbot: QtBot, widget: W, width: int, height: int) -> W:
+    """`widget` as a window of its own at `width` × `height`, shown and exposed (deleted after the test)."""
+    qtbot.addWidget(widget)
+    widget.resize(width, height)
+    widget.show()
+    qtbot.waitExposed(widget)
+    return widget
 
 
 async def main_window(app: QApplication, timeout: float = 30.0) -> MainWindow:

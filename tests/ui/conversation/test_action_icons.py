@@ -13,15 +13,11 @@ from desktop_app.qt_kit.theme import restyle, tokens
 from desktop_app.qt_kit.tokens import DARK, LIGHT
 from desktop_app.ui.conversation.composer import Composer
 from desktop_app.ui.conversation.conversation_view import ConversationView
+from tests.window_kit import on_screen
 
 
 def shown_view(qtbot: QtBot) -> ConversationView:
-    view = ConversationView()
-    qtbot.addWidget(view)
-    view.resize(900, 700)
-    view.show()
-    qtbot.waitExposed(view)
-    return view
+    return on_screen(qtbot, ConversationView(), 900, 700)
 
 
 def ink(widget: QWidget, area: QRect) -> QColor:

@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
 from desktop_app.ui.conversation.conversation_view import ConversationView
+from tests.window_kit import on_screen
 
 ANSWER = "An answer that wraps over a few lines of the column, as most answers do. " * 6
 
@@ -40,11 +41,7 @@ def settled(qtbot: QtBot, view: ConversationView) -> None:
 
 
 def test_rows_above_stay_put_when_one_is_added_or_grows(qtbot: QtBot) -> None:
-    view = ConversationView()
-    qtbot.addWidget(view)
-    view.resize(700, 500)
-    view.show()
-    qtbot.waitExposed(view)
+    view = on_screen(qtbot, ConversationView(), 700, 500)
     for turn in range(8):
         view.add_message("user", f"Question {turn}")
         view.add_message("assistant", ANSWER)

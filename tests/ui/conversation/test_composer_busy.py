@@ -7,6 +7,7 @@ from PySide6.QtWidgets import QApplication, QPushButton
 from pytestqt.qtbot import QtBot
 
 from desktop_app.ui.conversation.composer import Composer
+from tests.window_kit import on_screen
 
 
 class BothShown(QObject):
@@ -28,11 +29,7 @@ class BothShown(QObject):
 
 
 def test_send_and_stop_are_never_both_in_the_row(qtbot: QtBot) -> None:
-    composer = Composer()
-    qtbot.addWidget(composer)
-    composer.resize(800, 80)
-    composer.show()
-    qtbot.waitExposed(composer)
+    composer = on_screen(qtbot, Composer(), 800, 80)
     QApplication.processEvents()  # polished in whatever theme the app has: its height at rest
     seen = BothShown(composer)
     height = composer.sizeHint().height()

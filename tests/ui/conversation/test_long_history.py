@@ -15,6 +15,7 @@ from desktop_app.ui.conversation.message_bubble import MessageBubble
 from desktop_app.ui.conversation.older_turns import DRAWN_TURNS, LAST_SCREEN, OLDER_SLICE
 from desktop_app.ui.conversation.tool_card import ToolCard
 from tests.ui.conversation.scrolling import scroll_to_the_very_top, texts
+from tests.window_kit import on_screen
 
 TURNS = 150
 
@@ -73,11 +74,7 @@ def row_at_top(column: QWidget, y: int) -> QWidget:
 
 
 def test_a_long_chat_shows_its_last_screen_first_then_draws_older_turns_as_it_is_scrolled_up(qtbot: QtBot) -> None:
-    view = ConversationView()
-    qtbot.addWidget(view)
-    view.resize(800, 600)
-    view.show()
-    qtbot.waitExposed(view)
+    view = on_screen(qtbot, ConversationView(), 800, 600)
     messages, events = long_chat()
     drawn: list[bool] = []
     view.history_drawn.connect(lambda: drawn.append(True))
@@ -97,11 +94,11 @@ def test_a_long_chat_shows_its_last_screen_first_then_draws_older_turns_as_it_is
     bar.setValue(bar.maximum() - 200)
     QApplication.processEvents()  # laid out at that place
     reading = row_at_top(view.widget(), bar.value())  # what the user reads at the top
-    on_screen = reading.mapTo(view.viewport(), QPoint(0, 0))
+    reading_at = reading.mapTo(view.viewport(), QPoint(0, 0))
     qtbot.waitUntil(lambda: bool(drawn), timeout=60_000)
     drawn_turns = len(view.older.turns)
     assert DRAWN_TURNS <= drawn_turns < DRAWN_TURNS + OLDER_SLICE and view.older.folded_to > 0
-    qtbot.waitUntil(lambda: reading.mapTo(view.viewport(), QPoint(0, 0)) == on_screen, timeout=60_000)  # laid out
+    qtbot.waitUntil(lambda: reading.mapTo(view.viewport(), QPoint(0, 0)) == reading_at, timeout=60_000)  # laid out
     assert len(view.findChildren(ToolCard)) == drawn_turns  # not the whole chat's widgets
 
     # Wheeling up draws the rest, a span at a time, until the chat's first message is at the top.
