@@ -70,7 +70,6 @@ class ApprovalPanel(AskCard[ApprovalReply]):
             parent=parent,
         )
         self.request = request
-        self.destructive = destructive
         self.tone = Tone.DANGER if destructive else Tone.CAUTION
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self._host: ToolCard | None = None
@@ -196,6 +195,9 @@ class ApprovalPanel(AskCard[ApprovalReply]):
         self._host = card
         self.title.hide()
         self.origin.hide()
+        for part in (self.description, self.claims):  # built only if it was shown standing alone first
+            if part is not None:
+                part.hide()
         self.set_border(CALM_BORDER, 0)  # the card's border carries the tone
         if (box := self.layout()) is not None:
             box.setContentsMargins(0, 2, 0, 0)
