@@ -133,11 +133,15 @@ def _no_mupdf_worker_outlives_its_test() -> Iterator[None]:
 @pytest.fixture(autouse=True)
 def _test_servers_in_process(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
     """A host opens the test servers in-process (`tests/in_process.py`) unless the test is about the
-    process or the stdio transport (`@pytest.mark.stdio`)."""
-    if request.node.get_closest_marker("stdio") is None:
-        from tests.in_process import in_process_or_stdio
+    process or the stdio transport (`@pytest.mark.stdio`): then over stdio, their processes forked from one
+    that has imported the SDK (`tests/server_forks.py`), or started afresh when the test is about what a
+    process leaves behind (`@pytest.mark.own_process`)."""
+    if request.node.get_closest_marker("own_process") is not None:
+        return
+    from tests.in_process import forked_stdio, in_process_or_stdio
 
-        monkeypatch.setattr("desktop_app.core.host.open_transport", in_process_or_stdio)
+    stdio = request.node.get_closest_marker("stdio") is not None
+    monkeypatch.setattr("desktop_app.core.host.open_transport", forked_stdio if stdio else in_process_or_stdio)
 
 
 _MODULE_SIGNS: dict[str, tuple[str, ...]] = {

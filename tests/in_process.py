@@ -4,8 +4,9 @@ subject: one Python start and one SDK import (about 0.7 s of CPU) saved per serv
 A configuration is left as the user would write it (`python tests/servers/x.py ARGS`); the host's transport
 opener recognises the test servers' command lines and builds the same server in-process from the same
 arguments. Everything else (npm peers, HTTP, a server asked to misbehave on its stream or to exit) still
-starts its process. A test whose subject is the process or the stdio transport says so with
-`@pytest.mark.stdio`, and every feature keeps at least one such test.
+starts its process, a Python test server forked from one that has imported the SDK (`server_forks.py`).
+A test whose subject is the process or the stdio transport says so with `@pytest.mark.stdio`, and every
+feature keeps at least one such test.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from desktop_app.core.server_config import ServerConfig, TransportKind
 from desktop_app.core.transports import open_transport
 from desktop_app.core.watched_streams import TransportHooks
 from desktop_app.demo_server import build_server as build_demo_server
+from tests.server_forks import forked
 
 SERVERS = Path(__file__).parent / "servers"
 
@@ -85,4 +87,9 @@ def in_process_server(config: ServerConfig) -> object | None:
 def in_process_or_stdio(config: ServerConfig, hooks: TransportHooks) -> Any:
     """The host's transport opener for tests: the test servers in-process, everything else as configured."""
     server = in_process_server(config)
-    return open_transport(config, hooks) if server is None else server
+    return forked_stdio(config, hooks) if server is None else server
+
+
+def forked_stdio(config: ServerConfig, hooks: TransportHooks) -> Any:
+    """The host's transport opener for tests over stdio: a Python test server's process is forked."""
+    return open_transport(forked(config), hooks)

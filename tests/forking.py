@@ -1,0 +1,276 @@
+"""Processes forked from one that has already imported what they need, started by a command of milliseconds.
+
+A Python process that runs an MCP client or server spends about half a second of CPU importing the SDK
+before its first message: most of a short test's cost. A forking process imports it once and forks a
+child for each launcher (`fork_launch.py`) that connects to its socket; the child takes on the launcher's
+arguments, environment, working folder and standard streams. The launcher passes signals on to the child
+and ends as the child ended, so whoever started it sees what it always saw: a process on its pipes that
+answers, and exits with the status it reports. If the launcher is killed outright, the child is killed.
+
+What differs from a fresh process: the child is not the launcher's child (it lives in the forking
+process's session), and what the forking process imported was imported under its environment. Tests
+whose subject is the process itself (its descendants, its session) start it for real.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import json
+import os
+import selectors
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import traceback
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, Final
+
+LAUNCHER: Final = Path(__file__).resolve().parent / "fork_launch.py"
+ROOT: Final = Path(__file__).resolve().parents[1]
+READY: Final = "ready"
+STREAMS: Final = 3
+"""stdin, stdout and stderr, passed in this order."""
+
+
+def launcher_command(socket_path: str) -> list[str]:
+    """The command prefix that starts a forked child (its arguments follow)."""
+    return [sys.executable, "-S", "-I", str(LAUNCHER), socket_path]
+
+
+@contextlib.contextmanager
+def forking_process(module: str) -> Iterator[str]:
+    """Run `python -m module SOCKET` (which calls `serve`) while the block runs; yields its socket's path."""
+    with tempfile.TemporaryDirectory(prefix="forks-") as folder:
+        forks = start_forking_process(module, folder)
+        try:
+            yield forks.socket
+        finally:
+            forks.stop()
+
+
+class ForkingProcess:
+    """A started forking process and the socket its launchers connect to."""
+
+    def __init__(self, process: subprocess.Popen[str], socket_path: str) -> None:
+        self.process = process
+        self.socket = socket_path
+
+    def stop(self) -> None:
+        """End it and the children still running (it ends when its standard input closes)."""
+        if self.process.stdin is not None:
+            self.process.stdin.close()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+def start_forking_process(module: str, folder: str) -> ForkingProcess:
+    """Start `python -m module SOCKET` with its socket in `folder`, and wait until it accepts launchers.
+
+    It ends, with its children, when its standard input closes: when `stop` closes it, or when the process
+    that started it ends however it ends."""
+    path = str(Path(folder) / "socket")
+    process = subprocess.Popen(
+        [sys.executable, "-m", module, path], cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    assert process.stdout is not None
+    line = process.stdout.readline().strip()
+    if line != READY:
+        process.kill()
+        raise RuntimeError(f"the forking process {module} did not start: {line!r}")
+    return ForkingProcess(process, path)
+
+
+def serve(path: str, run: Callable[[], int]) -> None:
+    """Fork a child running `run` for each launcher that connects to `path`; report how each one ended.
+    Returns, having killed the children still running, when standard input closes."""
+    wake_read, wake_write = os.pipe()
+    os.set_blocking(wake_write, False)
+    signal.set_wakeup_fd(wake_write)
+    signal.signal(signal.SIGCHLD, lambda *_: None)  # a handler, so the wake-up byte is written
+    children: dict[int, socket.socket] = {}
+    events = selectors.DefaultSelector()
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as listener:
+        listener.bind(path)
+        listener.listen(64)
+        events.register(listener, selectors.EVENT_READ)
+        events.register(wake_read, selectors.EVENT_READ)
+        events.register(sys.stdin.fileno(), selectors.EVENT_READ)
+        gc.freeze()  # what is imported now is shared with every child, not copied by its collections
+        print(READY, flush=True)
+        try:
+            while _serve_once(listener, run, children, events, wake_read):
+                pass
+        finally:
+            for pid in children:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+
+
+def _serve_once(
+    listener: socket.socket,
+    run: Callable[[], int],
+    children: dict[int, socket.socket],
+    events: selectors.BaseSelector,
+    wake_read: int,
+) -> bool:
+    """Handle what is ready; False once standard input has closed."""
+    for key, _ in events.select():
+        if key.fileobj is listener:
+            _fork(listener, run, children, events, wake_read)
+        elif key.fileobj == wake_read:
+            with contextlib.suppress(BlockingIOError):
+                os.read(wake_read, 512)
+            _report_ended(children, events)
+        elif key.fileobj == sys.stdin.fileno():
+            if not os.read(sys.stdin.fileno(), 512):
+                return False
+        else:
+            _watch_launcher(key.data, children, events)
+    return True
+
+
+def _fork(
+    listener: socket.socket,
+    run: Callable[[], int],
+    children: dict[int, socket.socket],
+    events: selectors.BaseSelector,
+    wake_read: int,
+) -> None:
+    connection, _ = listener.accept()
+    try:
+        request, streams = _receive(connection)
+    except (OSError, RuntimeError, ValueError):
+        connection.close()
+        return
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:
+        for other in (listener, *children.values()):
+            other.close()
+        events.close()
+        os.close(wake_read)
+        connection.close()
+        _child(request, streams, run)
+    for stream in streams:
+        os.close(stream)
+    children[pid] = connection
+    try:
+        connection.sendall(pid.to_bytes(4, "big"))
+    except OSError:
+        os.kill(pid, signal.SIGKILL)
+    events.register(connection, selectors.EVENT_READ, pid)
+
+
+def _watch_launcher(pid: int, children: dict[int, socket.socket], events: selectors.BaseSelector) -> None:
+    """A launcher's connection closed before its child ended: the launcher was killed, and so is the child."""
+    connection = children[pid]
+    with contextlib.suppress(OSError):
+        if connection.recv(1):
+            return
+    events.unregister(connection)
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGKILL)
+
+
+def _report_ended(children: dict[int, socket.socket], events: selectors.BaseSelector) -> None:
+    """Reap every ended child and send its wait status to its launcher."""
+    while True:
+        try:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+        connection = children.pop(pid, None)
+        if connection is None:
+            continue
+        with contextlib.suppress(KeyError, ValueError):
+            events.unregister(connection)
+        with contextlib.suppress(OSError):
+            connection.sendall(status.to_bytes(4, "big"))
+        connection.close()
+
+
+def _child(request: dict[str, Any], streams: list[int], run: Callable[[], int]) -> None:
+    """Take on the launcher's streams, environment, folder and arguments; run; end as Python would."""
+    status = 1
+    try:
+        signal.set_wakeup_fd(-1)
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        for number, stream in enumerate(streams):
+            os.dup2(stream, number)
+            os.close(stream)
+        _fresh_standard_streams()
+        os.environ.clear()
+        os.environ.update(request["env"])
+        os.chdir(request["cwd"])
+        sys.argv = [sys.argv[0], *request["argv"]]
+        gc.unfreeze()
+        status = run()
+    except SystemExit as end:
+        status = _exit_status(end.code)
+    except KeyboardInterrupt:  # as Python ends on an unhandled Ctrl+C: killed by SIGINT
+        traceback.print_exc()
+        _flush()
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGINT)
+    except BaseException:
+        traceback.print_exc()
+    finally:
+        with contextlib.suppress(BaseException):
+            import atexit
+
+            atexit._run_exitfuncs()
+        _flush()
+        os._exit(status)
+
+
+def _exit_status(code: object) -> int:
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code & 0xFF
+    print(code, file=sys.stderr)
+    return 1
+
+
+def _fresh_standard_streams() -> None:
+    """New text streams on descriptors 0–2, as a starting interpreter opens them for pipes (kept for the
+    child's life, as the interpreter's own are)."""
+    encoding = sys.stdout.encoding
+    sys.stdin = sys.__stdin__ = open(0, encoding=encoding, closefd=False)  # noqa: SIM115
+    sys.stdout = sys.__stdout__ = open(1, "w", encoding=encoding, closefd=False)  # noqa: SIM115
+    sys.stderr = sys.__stderr__ = open(  # noqa: SIM115
+        2, "w", buffering=1, encoding=encoding, errors="backslashreplace", closefd=False
+    )
+
+
+def _flush() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+
+
+def _receive(connection: socket.socket) -> tuple[dict[str, Any], list[int]]:
+    """The launcher's request (a length-prefixed JSON object) and its three stream descriptors."""
+    data, streams, _flags, _address = socket.recv_fds(connection, 1 << 16, STREAMS)
+    if len(streams) != STREAMS:
+        for stream in streams:
+            os.close(stream)
+        raise RuntimeError(f"the launcher passed {len(streams)} streams, not {STREAMS}")
+    size = int.from_bytes(data[:4], "big")
+    while len(data) < 4 + size:
+        more = connection.recv(1 << 16)
+        if not more:
+            raise RuntimeError("the launcher closed before its request was complete")
+        data += more
+    request: dict[str, Any] = json.loads(data[4 : 4 + size])
+    return request, streams
