@@ -81,7 +81,7 @@ async def test_a_stop_that_outlasts_its_patience_ends_a_server_that_will_not_lea
         await eventually(lambda: live_children() == [], HANG_GUARD_S, "no child process")
 
 
-@pytest.mark.stdio
+@pytest.mark.own_process  # what is left behind is the subject: the servers' own processes, not forked ones
 async def test_quitting_while_one_server_starts_and_another_is_being_added_leaves_none() -> None:
     host = ServerHost(policy=FAST_RESTARTS)
     with killing_leftovers():
