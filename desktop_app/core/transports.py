@@ -47,6 +47,7 @@ from desktop_app.core.sandbox.probe import LANDLOCK, SandboxSupport, system_supp
 from desktop_app.core.sandbox.proxy import Reach, serving_proxy
 from desktop_app.core.sandbox.settings import SandboxSettings
 from desktop_app.core.server_config import ServerConfig, TransportKind
+from desktop_app.core.server_priority import lower_priority
 from desktop_app.core.tls import tls_context
 from desktop_app.core.watched_streams import TransportHooks, watch
 
@@ -174,6 +175,8 @@ async def _stdio_process(
             # The SDK spawns the server, and starts its stdout reader, on entering.
             with keeping_processes() as spawned, reporting_bad_bytes(hooks.on_bad_bytes):
                 read, write = await stack.enter_async_context(stdio_client(params, errlog=errlog))
+            if spawned:
+                lower_priority(spawned[0].pid)
             errlog.close()  # the child holds its own copy; ours would keep the pipe open forever
             thread = threading.Thread(
                 target=_pump_stderr,

@@ -1,0 +1,48 @@
+"""Local servers give the processor to the window first: a started server runs at a lower priority.
+
+Linux schedules each session as one group, weighed against every other group before the processes inside
+it ("autogroup", on by default in desktop kernels), and the SDK starts every stdio server in a session of
+its own. So each server, however small its share of the work, weighed as much as the whole app: with five
+servers starting beside it on two cores, the app got a sixth of the processor while it loaded the model
+library, and a message sent at once left 1.5 s later. A server's group now has a nice value 10 above the
+app's, which it and everything it starts share; where there are no groups (other kernels, macOS) the
+server's own process gets the same. A server still has every idle processor; it only waits while the
+window needs one. A server whose sandbox opens a session of its own inside (bubblewrap) starts a group
+of its own there, at the default priority.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from pathlib import Path
+from typing import Final
+
+LOWER_BY: Final = 10
+"""How much lower than the app a server runs: nice 10 weighs about a tenth of nice 0."""
+LOWEST: Final = 19
+
+
+def lower_priority(pid: int) -> None:
+    """Run the just-started process `pid` (and what it starts from now on) below the app; best effort."""
+    own_group = _group_nice(Path("/proc/self/autogroup"))
+    if own_group is not None:
+        with contextlib.suppress(OSError):
+            Path(f"/proc/{pid}/autogroup").write_text(str(min(own_group + LOWER_BY, LOWEST)))
+    if hasattr(os, "setpriority"):
+        with contextlib.suppress(OSError):
+            mine = os.getpriority(os.PRIO_PROCESS, 0)
+            os.setpriority(os.PRIO_PROCESS, pid, min(mine + LOWER_BY, LOWEST))
+
+
+def _group_nice(path: Path) -> int | None:
+    """The nice value of the scheduling group `path` describes (`/autogroup-42 nice 0`); None without groups."""
+    try:
+        text = path.read_text()
+    except OSError:
+        return None
+    words = text.split()
+    if len(words) == 3 and words[1] == "nice":
+        with contextlib.suppress(ValueError):
+            return int(words[2])
+    return None
