@@ -90,113 +90,108 @@ def start_forking_process(module: str, folder: str) -> ForkingProcess:
 def serve(path: str, run: Callable[[], int]) -> None:
     """Fork a child running `run` for each launcher that connects to `path`; report how each one ended.
     Returns, having killed the children still running, when standard input closes."""
-    wake_read, wake_write = os.pipe()
-    os.set_blocking(wake_write, False)
-    signal.set_wakeup_fd(wake_write)
-    signal.signal(signal.SIGCHLD, lambda *_: None)  # a handler, so the wake-up byte is written
-    children: dict[int, socket.socket] = {}
-    events = selectors.DefaultSelector()
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as listener:
         listener.bind(path)
         listener.listen(64)
-        events.register(listener, selectors.EVENT_READ)
-        events.register(wake_read, selectors.EVENT_READ)
-        events.register(sys.stdin.fileno(), selectors.EVENT_READ)
+        forks = _Forks(listener, run)
         gc.freeze()  # what is imported now is shared with every child, not copied by its collections
         print(READY, flush=True)
         try:
-            while _serve_once(listener, run, children, events, wake_read):
+            while forks.serve_once():
                 pass
         finally:
-            for pid in children:
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, signal.SIGKILL)
+            forks.kill_all()
 
 
-def _serve_once(
-    listener: socket.socket,
-    run: Callable[[], int],
-    children: dict[int, socket.socket],
-    events: selectors.BaseSelector,
-    wake_read: int,
-) -> bool:
-    """Handle what is ready; False once standard input has closed."""
-    for key, _ in events.select():
-        if key.fileobj is listener:
-            _fork(listener, run, children, events, wake_read)
-        elif key.fileobj == wake_read:
-            with contextlib.suppress(BlockingIOError):
-                os.read(wake_read, 512)
-            _report_ended(children, events)
-        elif key.fileobj == sys.stdin.fileno():
-            if not os.read(sys.stdin.fileno(), 512):
-                return False
-        else:
-            _watch_launcher(key.data, children, events)
-    return True
+class _Forks:
+    """The forking process's state: its listener, the children running and their launchers' connections."""
 
+    def __init__(self, listener: socket.socket, run: Callable[[], int]) -> None:
+        self.listener = listener
+        self.run = run
+        self.children: dict[int, socket.socket] = {}
+        self.wake_read, wake_write = os.pipe()
+        os.set_blocking(wake_write, False)
+        signal.set_wakeup_fd(wake_write)
+        signal.signal(signal.SIGCHLD, lambda *_: None)  # a handler, so the wake-up byte is written
+        self.events = selectors.DefaultSelector()
+        self.events.register(listener, selectors.EVENT_READ)
+        self.events.register(self.wake_read, selectors.EVENT_READ)
+        self.events.register(sys.stdin.fileno(), selectors.EVENT_READ)
 
-def _fork(
-    listener: socket.socket,
-    run: Callable[[], int],
-    children: dict[int, socket.socket],
-    events: selectors.BaseSelector,
-    wake_read: int,
-) -> None:
-    connection, _ = listener.accept()
-    try:
-        request, streams = _receive(connection)
-    except (OSError, RuntimeError, ValueError):
-        connection.close()
-        return
-    sys.stdout.flush()
-    sys.stderr.flush()
-    pid = os.fork()
-    if pid == 0:
-        for other in (listener, *children.values()):
-            other.close()
-        events.close()
-        os.close(wake_read)
-        connection.close()
-        _child(request, streams, run)
-    for stream in streams:
-        os.close(stream)
-    children[pid] = connection
-    try:
-        connection.sendall(pid.to_bytes(4, "big"))
-    except OSError:
-        os.kill(pid, signal.SIGKILL)
-    events.register(connection, selectors.EVENT_READ, pid)
+    def serve_once(self) -> bool:
+        """Handle what is ready; False once standard input has closed."""
+        for key, _ in self.events.select():
+            if key.fileobj is self.listener:
+                self._fork()
+            elif key.fileobj == self.wake_read:
+                with contextlib.suppress(BlockingIOError):
+                    os.read(self.wake_read, 512)
+                self._report_ended()
+            elif key.fileobj == sys.stdin.fileno():
+                if not os.read(sys.stdin.fileno(), 512):
+                    return False
+            else:
+                self._watch_launcher(key.data)
+        return True
 
+    def kill_all(self) -> None:
+        for pid in self.children:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
 
-def _watch_launcher(pid: int, children: dict[int, socket.socket], events: selectors.BaseSelector) -> None:
-    """A launcher's connection closed before its child ended: the launcher was killed, and so is the child."""
-    connection = children[pid]
-    with contextlib.suppress(OSError):
-        if connection.recv(1):
-            return
-    events.unregister(connection)
-    with contextlib.suppress(ProcessLookupError):
-        os.kill(pid, signal.SIGKILL)
-
-
-def _report_ended(children: dict[int, socket.socket], events: selectors.BaseSelector) -> None:
-    """Reap every ended child and send its wait status to its launcher."""
-    while True:
+    def _fork(self) -> None:
+        connection, _ = self.listener.accept()
         try:
-            pid, status = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
+            request, streams = _receive(connection)
+        except (OSError, RuntimeError, ValueError):
+            connection.close()
             return
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
         if pid == 0:
-            return
-        connection = children.pop(pid, None)
-        if connection is None:
-            continue
-        with contextlib.suppress(KeyError, ValueError):
-            events.unregister(connection)
+            for other in (self.listener, *self.children.values(), connection):
+                other.close()
+            self.events.close()
+            os.close(self.wake_read)
+            _child(request, streams, self.run)
+        for stream in streams:
+            os.close(stream)
+        self.children[pid] = connection
+        try:
+            connection.sendall(pid.to_bytes(4, "big"))
+        except OSError:
+            os.kill(pid, signal.SIGKILL)
+        self.events.register(connection, selectors.EVENT_READ, pid)
+
+    def _watch_launcher(self, pid: int) -> None:
+        """A launcher's connection closed before its child ended: the launcher was killed, and so is the child."""
+        connection = self.children[pid]
         with contextlib.suppress(OSError):
-            connection.sendall(status.to_bytes(4, "big"))
-        connection.close()
+            if connection.recv(1):
+                return
+        self.events.unregister(connection)
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+
+    def _report_ended(self) -> None:
+        """Reap every ended child and send its wait status to its launcher."""
+        while True:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+            connection = self.children.pop(pid, None)
+            if connection is None:
+                continue
+            with contextlib.suppress(KeyError, ValueError):
+                self.events.unregister(connection)
+            with contextlib.suppress(OSError):
+                connection.sendall(status.to_bytes(4, "big"))
+            connection.close()
 
 
 def _child(request: dict[str, Any], streams: list[int], run: Callable[[], int]) -> None:
