@@ -7,20 +7,25 @@ servers starting beside it on two cores, the app got a sixth of the processor wh
 library, and a message sent at once left 1.5 s later. A server's group now has a nice value 10 above the
 app's, which it and everything it starts share; where there are no groups (other kernels, macOS) the
 server's own process gets the same. A server still has every idle processor; it only waits while the
-window needs one. A server whose sandbox opens a session of its own inside (bubblewrap) starts a group
-of its own there, at the default priority.
+window needs one. A sandbox that opens a session of its own inside (bubblewrap's `--new-session`) starts
+a group of its own there a few milliseconds later: that group is lowered too, once it appears.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import threading
+import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Final
 
 LOWER_BY: Final = 10
 """How much lower than the app a server runs: nice 10 weighs about a tenth of nice 0."""
 LOWEST: Final = 19
+INNER_SESSION_WAIT_S: Final = 5.0
+"""How long to look for the session a sandbox opens inside (it appears within milliseconds)."""
 
 
 def lower_priority(pid: int) -> None:
@@ -46,3 +51,40 @@ def _group_nice(path: Path) -> int | None:
         with contextlib.suppress(ValueError):
             return int(words[2])
     return None
+
+
+def lower_inner_session(pid: int) -> None:
+    """Lower the session the sandbox `pid` opens inside, once it appears: looked for in a thread of its own,
+    every 10 ms for at most `INNER_SESSION_WAIT_S`."""
+    threading.Thread(target=_lower_inner_session, args=(pid,), name=f"priority:{pid}", daemon=True).start()
+
+
+def _lower_inner_session(pid: int) -> None:
+    outer = _session(pid)
+    deadline = time.monotonic() + INNER_SESSION_WAIT_S
+    while outer is not None and time.monotonic() < deadline:
+        inner = next((child for child in _descendants(pid) if _session(child) not in (None, outer)), None)
+        if inner is not None:
+            lower_priority(inner)
+            return
+        time.sleep(0.01)
+
+
+def _descendants(pid: int) -> Iterator[int]:
+    """The processes below `pid`, as Linux lists each one's children; none where it does not."""
+    try:
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        return
+    for child in map(int, children):
+        yield child
+        yield from _descendants(child)
+
+
+def _session(pid: int) -> int | None:
+    """The session `pid` belongs to (the fourth field after the command's name in its `stat`), or None."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return int(fields[3])
+    except (OSError, IndexError, ValueError):
+        return None

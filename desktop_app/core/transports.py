@@ -47,7 +47,7 @@ from desktop_app.core.sandbox.probe import LANDLOCK, SandboxSupport, system_supp
 from desktop_app.core.sandbox.proxy import Reach, serving_proxy
 from desktop_app.core.sandbox.settings import SandboxSettings
 from desktop_app.core.server_config import ServerConfig, TransportKind
-from desktop_app.core.server_priority import lower_priority
+from desktop_app.core.server_priority import lower_inner_session, lower_priority
 from desktop_app.core.tls import tls_context
 from desktop_app.core.watched_streams import TransportHooks, watch
 
@@ -85,14 +85,15 @@ SandboxProbe = Callable[[], SandboxSupport]
 
 async def _launch(
     config: ServerConfig, sandbox: SandboxProbe, proxy_socket: str | None, stack: contextlib.AsyncExitStack
-) -> tuple[str, list[str]]:
-    """The program and arguments that start the server: for a sandboxed entry, inside the best tier that works
-    here (or `SandboxUnavailable`, never unconfined), reaching its proxy at `proxy_socket` when it has one.
-    A Landlock-confined server's private temporary folder is removed with `stack`."""
+) -> tuple[str, list[str], bool]:
+    """The program and arguments that start the server, and whether it runs in a session of its own inside:
+    for a sandboxed entry, inside the best tier that works here (or `SandboxUnavailable`, never unconfined),
+    reaching its proxy at `proxy_socket` when it has one. A Landlock-confined server's private temporary
+    folder is removed with `stack`."""
     if not config.command:
         raise ValueError(f"server '{config.name}' has no command")
     if not config.sandbox_enabled:
-        return config.command, list(config.args)
+        return config.command, list(config.args), False
     support = (await asyncio.to_thread(sandbox)).require(config.name)
     layout = default_layout()
     private_dir(layout.caches)
@@ -115,20 +116,20 @@ async def _launch(
                 cwd=config.cwd,
             )
         )
-    else:
-        assert support.program is not None
-        argv = bubblewrap_command(
-            support.program,
-            config.command,
-            config.args,
-            server=config.name,
-            settings=settings,
-            roots=roots,
-            cwd=config.cwd,
-            layout=layout,
-            proxy_socket=proxy_socket,
-        )
-    return argv[0], argv[1:]
+        return argv[0], argv[1:], False
+    assert support.program is not None
+    argv = bubblewrap_command(
+        support.program,
+        config.command,
+        config.args,
+        server=config.name,
+        settings=settings,
+        roots=roots,
+        cwd=config.cwd,
+        layout=layout,
+        proxy_socket=proxy_socket,
+    )
+    return argv[0], argv[1:], True  # bubblewrap opens a session inside (`--new-session`)
 
 
 async def _proxy_for(
@@ -148,14 +149,14 @@ async def _stdio(
 ) -> AsyncIterator[Any]:
     async with contextlib.AsyncExitStack() as proxy_stack:
         proxy_socket = await _proxy_for(config, hooks, reach, proxy_stack)
-        command, args = await _launch(config, sandbox, proxy_socket, proxy_stack)
-        async with _stdio_process(config, hooks, command, args) as streams:
+        command, args, inner_session = await _launch(config, sandbox, proxy_socket, proxy_stack)
+        async with _stdio_process(config, hooks, command, args, inner_session=inner_session) as streams:
             yield streams
 
 
 @contextlib.asynccontextmanager
 async def _stdio_process(
-    config: ServerConfig, hooks: TransportHooks, command: str, args: list[str]
+    config: ServerConfig, hooks: TransportHooks, command: str, args: list[str], *, inner_session: bool = False
 ) -> AsyncIterator[Any]:
     params = StdioServerParameters(
         command=command,
@@ -177,6 +178,8 @@ async def _stdio_process(
                 read, write = await stack.enter_async_context(stdio_client(params, errlog=errlog))
             if spawned:
                 lower_priority(spawned[0].pid)
+                if inner_session:
+                    lower_inner_session(spawned[0].pid)
             errlog.close()  # the child holds its own copy; ours would keep the pipe open forever
             thread = threading.Thread(
                 target=_pump_stderr,
