@@ -161,6 +161,15 @@ _MODULE_SIGNS: dict[str, tuple[str, ...]] = {
 """What a test module's text shows it needs, for the markers `make test-quick` leaves out."""
 
 
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Where tests start processes, the test servers' forking process (`tests/server_forks.py`) starts now,
+    while the first tests run, rather than inside the first test that starts a server."""
+    if any(item.get_closest_marker("process") for item in session.items):
+        from tests.server_forks import start
+
+        start()
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark each test with what it needs (`window`, `webengine`, `npm`, `process`), read off its fixtures and
     its module's text, so that selecting by marker never depends on someone remembering to add one."""

@@ -45,22 +45,44 @@ def launcher_command(socket_path: str) -> list[str]:
 def forking_process(module: str) -> Iterator[str]:
     """Run `python -m module SOCKET` (which calls `serve`) while the block runs; yields its socket's path."""
     with tempfile.TemporaryDirectory(prefix="forks-") as folder:
-        forks = start_forking_process(module, folder)
+        forks = ForkingProcess(module, folder)
         try:
-            yield forks.socket
+            yield forks.ready()
         finally:
             forks.stop()
 
 
 class ForkingProcess:
-    """A started forking process and the socket its launchers connect to."""
+    """`python -m module SOCKET`, started at once, with its socket in `folder`; `ready()` waits for it.
 
-    def __init__(self, process: subprocess.Popen[str], socket_path: str) -> None:
-        self.process = process
-        self.socket = socket_path
+    It ends, with its children, when its standard input closes: when `stop` closes it, or when the process
+    that started it ends however it ends."""
+
+    def __init__(self, module: str, folder: str) -> None:
+        self.module = module
+        self.socket = str(Path(folder) / "socket")
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", module, self.socket],
+            cwd=ROOT,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        self._ready = False
+
+    def ready(self) -> str:
+        """The socket, once the process accepts launchers (about a second after it starts)."""
+        if not self._ready:
+            assert self.process.stdout is not None
+            line = self.process.stdout.readline().strip()
+            if line != READY:
+                self.process.kill()
+                raise RuntimeError(f"the forking process {self.module} did not start: {line!r}")
+            self._ready = True
+        return self.socket
 
     def stop(self) -> None:
-        """End it and the children still running (it ends when its standard input closes)."""
+        """End it and the children still running."""
         if self.process.stdin is not None:
             self.process.stdin.close()
         try:
@@ -68,23 +90,6 @@ class ForkingProcess:
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
-
-
-def start_forking_process(module: str, folder: str) -> ForkingProcess:
-    """Start `python -m module SOCKET` with its socket in `folder`, and wait until it accepts launchers.
-
-    It ends, with its children, when its standard input closes: when `stop` closes it, or when the process
-    that started it ends however it ends."""
-    path = str(Path(folder) / "socket")
-    process = subprocess.Popen(
-        [sys.executable, "-m", module, path], cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
-    )
-    assert process.stdout is not None
-    line = process.stdout.readline().strip()
-    if line != READY:
-        process.kill()
-        raise RuntimeError(f"the forking process {module} did not start: {line!r}")
-    return ForkingProcess(process, path)
 
 
 def serve(path: str, run: Callable[[], int]) -> None:

@@ -10,7 +10,7 @@ A sandboxed entry starts for real (the launcher could not reach the socket from 
 so does every server of a test marked `@pytest.mark.own_process`: one whose subject is the process itself
 (what it leaves behind, its process group).
 
-    python -m tests.server_forks SOCKET    # the forking process (`forked` starts one per test worker)
+    python -m tests.server_forks SOCKET    # the forking process (one per test worker: `start`)
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Final
 
 from desktop_app.core.server_config import ServerConfig, TransportKind
-from tests.forking import ROOT, ForkingProcess, launcher_command, serve, start_forking_process
+from tests.forking import ROOT, ForkingProcess, launcher_command, serve
 
 SERVERS: Final = ROOT / "tests" / "servers"
 DEMO_SERVER: Final = ("-m", "desktop_app.demo_server")
@@ -52,14 +52,20 @@ def _forkable(config: ServerConfig) -> bool:
     return bool(args) and Path(args[0]).parent == SERVERS and args[0].endswith(".py")
 
 
-def _socket() -> str:
-    """The socket of this worker's forking process, started on first use and stopped when the worker ends."""
+def start() -> None:
+    """Start this worker's forking process now, so that the first test server waits less for it (or not at
+    all); it is stopped when the worker ends. Started again if it has stopped."""
     global _forks
     if _forks is None or _forks.process.poll() is not None:
         folder = tempfile.mkdtemp(prefix="server-forks-")
-        _forks = start_forking_process(__name__, folder)
+        _forks = ForkingProcess(__name__, folder)
         atexit.register(_stop, _forks, folder)
-    return _forks.socket
+
+
+def _socket() -> str:
+    start()
+    assert _forks is not None
+    return _forks.ready()
 
 
 def _stop(forks: ForkingProcess, folder: str) -> None:
