@@ -54,7 +54,7 @@ class ColumnRows:
         )
         self.empty_hint.setWordWrap(True)
         self.empty_hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        muted(self.empty_hint, f"padding: {SPACE.xl}px {SPACE.xxl}px;")  # a small window keeps the offer in view
+        muted(self.empty_hint, f"padding: {SPACE.m}px {SPACE.xxl}px;")  # a small window keeps the offer in view
         self.empty_card: QWidget | None = None
         """What an empty conversation offers above the hint (the "Choose a model" card), if anything."""
         self.turn_status = TurnStatus()

@@ -97,9 +97,11 @@ class ScrollKeeper(QObject):
 
     def _on_range(self, _minimum: int, maximum: int) -> None:
         always = Qt.ScrollBarPolicy.ScrollBarAlwaysOn
-        if maximum > 0 and self._area.verticalScrollBarPolicy() != always:  # setting it lays the area out again
+        if maximum > 0 and self._area.verticalScrollBarPolicy() != always and self._rows():
             # From now on the bar stays, so the column keeps one width: while it could come and go, every
             # change near the bottom laid out all the drawn turns at two widths (10 ms more per turn's end).
+            # Not for an empty chat: its card overflows a moment while a window is resized, and a bar kept
+            # for good would then show with nothing to scroll. (Setting it lays the area out again.)
             self._area.setVerticalScrollBarPolicy(always)
         if maximum > 0 and not self._column.updatesEnabled():
             self._reveal()  # a reopened chat, laid out

@@ -124,6 +124,8 @@ def test_narrow_windows_keep_the_chat_whole_and_widening_gives_the_viewer_back(
         assert window.resources_dock.isVisible(), "the tab in front stays in front"
         assert window.minimumSizeHint().width() < 700
         window.grab().save(str(tmp_path / "empty-1024x640.png"))  # the Choose a model card, whole
+        assert window.conversation.first_steps.isVisible(), "the first start offers something to try"
+        assert not window.conversation.verticalScrollBar().isVisible(), "the empty chat fits: nothing to scroll"
 
         conversation = window.conversation
         conversation.add_user_message("Echo a long argument for me, and say what the server claims about the tool.")
