@@ -14,6 +14,7 @@ whose subject is the process itself (its descendants, its session) start it for 
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import gc
 import json
@@ -226,9 +227,7 @@ def _child(request: dict[str, Any], streams: list[int], run: Callable[[], int]) 
         traceback.print_exc()
     finally:
         with contextlib.suppress(BaseException):
-            import atexit
-
-            atexit._run_exitfuncs()
+            atexit._run_exitfuncs()  # what the child registered, as an ending interpreter runs them
         _flush()
         os._exit(status)
 

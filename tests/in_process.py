@@ -11,19 +11,16 @@ feature keeps at least one such test.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from importlib import import_module
 from pathlib import Path
 from typing import Any
 
-from desktop_app.core.server_config import ServerConfig, TransportKind
+from desktop_app.core.server_config import ServerConfig
 from desktop_app.core.transports import open_transport
 from desktop_app.core.watched_streams import TransportHooks
 from desktop_app.demo_server import build_server as build_demo_server
-from tests.server_forks import forked
-
-SERVERS = Path(__file__).parent / "servers"
+from tests.server_forks import DEMO_SERVER, forked, test_server_args
 
 
 def _from_argv(stem: str, builder: str = "from_argv") -> Callable[[list[str]], object | None]:
@@ -71,17 +68,14 @@ BUILDERS: dict[str, Callable[[list[str]], object | None]] = {
 
 def in_process_server(config: ServerConfig) -> object | None:
     """The server `config` would start, built here; None when it needs its own process."""
-    if config.transport is not TransportKind.STDIO or config.command != sys.executable or not config.args:
+    args = test_server_args(config)
+    if args is None or config.env or config.cwd:  # what the process is given is part of the test
         return None
-    if config.env or config.cwd:
-        return None  # what the process is given is part of the test
-    first, *rest = config.args
-    if first == "-m" and rest == ["desktop_app.demo_server"]:
+    if tuple(args) == DEMO_SERVER:
         return build_demo_server()
-    script = Path(first)
-    if script.parent != SERVERS or script.name not in BUILDERS:
-        return None
-    return BUILDERS[script.name](rest)
+    first, *rest = args
+    builder = BUILDERS.get(Path(first).name)
+    return None if builder is None else builder(rest)
 
 
 def in_process_or_stdio(config: ServerConfig, hooks: TransportHooks) -> Any:

@@ -38,18 +38,20 @@ _forks: ForkingProcess | None = None
 
 def forked(config: ServerConfig) -> ServerConfig:
     """`config` started through the forking process when it runs a test server unconfined, else unchanged."""
-    if not _forkable(config):
+    if config.sandbox_enabled or test_server_args(config) is None:
         return config
     return dataclasses.replace(config, command=sys.executable, args=(*launcher_command(_socket())[1:], *config.args))
 
 
-def _forkable(config: ServerConfig) -> bool:
-    if config.transport is not TransportKind.STDIO or config.command != sys.executable or config.sandbox_enabled:
-        return False
-    args = tuple(config.args)
-    if args[:2] == DEMO_SERVER:
-        return True
-    return bool(args) and Path(args[0]).parent == SERVERS and args[0].endswith(".py")
+def test_server_args(config: ServerConfig) -> list[str] | None:
+    """The arguments of a test server's command line (`tests/servers/x.py ARGS`, or the demo server's
+    `-m desktop_app.demo_server`) run by this interpreter over stdio; None for any other entry."""
+    if config.transport is not TransportKind.STDIO or config.command != sys.executable or not config.args:
+        return None
+    args = list(config.args)
+    if tuple(args) == DEMO_SERVER:
+        return args
+    return args if Path(args[0]).parent == SERVERS and args[0].endswith(".py") else None
 
 
 def start() -> None:

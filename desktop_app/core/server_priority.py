@@ -3,12 +3,13 @@
 Linux schedules each session as one group, weighed against every other group before the processes inside
 it ("autogroup", on by default in desktop kernels), and the SDK starts every stdio server in a session of
 its own. So each server, however small its share of the work, weighed as much as the whole app: with five
-servers starting beside it on two cores, the app got a sixth of the processor while it loaded the model
-library, and a message sent at once left 1.5 s later. A server's group now has a nice value 10 above the
-app's, which it and everything it starts share; where there are no groups (other kernels, macOS) the
-server's own process gets the same. A server still has every idle processor; it only waits while the
-window needs one. A sandbox that opens a session of its own inside (bubblewrap's `--new-session`) starts
-a group of its own there a few milliseconds later: that group is lowered too, once it appears.
+servers starting beside it on two cores, the model library's import took 2.7–3.7 s by the wall for 2.0 s
+of CPU, and a message sent at once left 4.3 s after the first paint (3.4 s now). A server's group now has
+a nice value 10 above the app's, which it and everything it starts share; where there are no groups
+(other kernels, macOS) the server's own process gets the same. A server still has every idle processor;
+it only waits while the window needs one. A sandbox that opens a session of its own inside (bubblewrap's
+`--new-session`) starts a group of its own there a few milliseconds later: that group is lowered too,
+once it appears.
 """
 
 from __future__ import annotations
