@@ -128,8 +128,10 @@ class TaskRecord:
 
     def with_status(self, status: TaskStatus, message: str | None = None, **changes: Any) -> TaskRecord:
         """This record after a report: `message` None keeps the last one, except that what a task said while it
-        worked ("Generating report...") does not outlive the work: it completes with no message unless a new one."""
-        if status is TaskStatus.COMPLETED and self.running and message in (None, self.message):
+        worked ("Generating report...") does not outlive the work: it completes with no message (its result says
+        what was done). A poll that came late may bring a stage never seen as the completed task's message, so
+        no message at completion can be told from one left over from the work."""
+        if status is TaskStatus.COMPLETED and self.running:
             message = ""
         now = time.time()
         return replace(
