@@ -29,6 +29,7 @@ from typing import Any, Final, TypeVar
 
 from desktop_app.core.long_lived import long_lived
 from desktop_app.core.model.settings import ModelSettings
+from desktop_app.core.model.tokenizer_file import tokenizer_read_after
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -151,7 +152,7 @@ def litellm_module() -> Any:
             os.environ.setdefault("MAX_BASE64_LENGTH_FOR_LOGGING", "0")
             # litellm's typed dicts make pydantic warn at import; it is not the user's concern.
             warnings.filterwarnings("ignore", r"Items? .* on TypedDict class .* `ReadOnly` qualifier", UserWarning)
-            with _library_objects():
+            with _library_objects(), tokenizer_read_after():
                 import litellm
 
             litellm.suppress_debug_info = True
