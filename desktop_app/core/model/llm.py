@@ -161,9 +161,6 @@ def litellm_module() -> Any:
             # before each first token. The app counts its own (core/chat/tokens.py) and shows the
             # provider's usage; nothing here reads a price.
             litellm.disable_token_counter = True
-            # litellm.utils keeps the Anthropic tokenizer's parsed JSON beside the string made of it
-            # (its tokenizer is built from the string): ~9 MB that nothing reads.
-            vars(sys.modules["litellm.utils"]).pop("json_data", None)
             # litellm logs every call at INFO on stderr; the app reports what matters itself.
             for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy"):
                 logging.getLogger(name).setLevel(logging.WARNING)
