@@ -16,10 +16,10 @@ import json
 import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Final, Literal, NoReturn
 
-import keyring.backend
 import keyring.errors
 from keyring.backend import KeyringBackend
 
@@ -43,13 +43,18 @@ _NOT_OS_KEYRING: Final = (
     "keyring.backends.null",
     "keyring.backends.chainer",
 )
-# keyring's own OS backends, imported so they register even where entry points are missing.
-_OS_BACKEND_MODULES: Final = (
+# keyring's own OS backends by the platform they serve, imported so they register even where entry
+# points are missing (a frozen app). Only this platform's: the macOS backend, imported elsewhere, looks
+# for its frameworks by running `ldconfig`, `gcc` and `ld` (nine processes, about 0.1 s at each start).
+_OWN_BACKENDS: Final = "keyring.backends."
+_PLATFORM_BACKENDS: Final = {
+    "darwin": ("keyring.backends.macOS",),
+    "win32": ("keyring.backends.Windows",),
+}
+_FREE_DESKTOP_BACKENDS: Final = (
     "keyring.backends.SecretService",
     "keyring.backends.libsecret",
     "keyring.backends.kwallet",
-    "keyring.backends.macOS",
-    "keyring.backends.Windows",
 )
 # keyrings.alt's reference entry, used to check the master password.
 _REF_SERVICE: Final = "keyring-setting"
@@ -195,12 +200,29 @@ class SecretStore:
 def find_os_keyring(candidates: Iterable[KeyringBackend] | None = None) -> KeyringBackend | None:
     """The best real OS keyring (priority >= 1, not a file/fail/null/chainer backend), or None."""
     if candidates is None:
-        for module in _OS_BACKEND_MODULES:
-            with contextlib.suppress(Exception):  # absent on this OS, or a broken optional dependency
-                importlib.import_module(module)
-        candidates = keyring.backend.get_all_keyring()
+        candidates = _registered_keyrings(sys.platform)
     usable = [(p, ring) for ring in candidates if (p := _os_priority(ring)) is not None]
     return max(usable, key=lambda pair: pair[0])[1] if usable else None
+
+
+def _registered_keyrings(platform: str) -> list[KeyringBackend]:
+    """keyring's own backends for `platform` and every other one a package registers (its entry points,
+    as keyring loads them), then one of each that can work here."""
+    for module in _PLATFORM_BACKENDS.get(platform, _FREE_DESKTOP_BACKENDS):
+        with contextlib.suppress(Exception):  # a broken optional dependency
+            importlib.import_module(module)
+    for entry in entry_points(group="keyring.backends"):
+        if entry.module.startswith((_OWN_BACKENDS, *_NOT_OS_KEYRING)):
+            continue  # keyring's own (chosen above) and the fallbacks, which are never an OS keyring
+        with contextlib.suppress(Exception):
+            initialise = entry.load()
+            if callable(initialise):
+                initialise()
+    rings = []
+    for backend in KeyringBackend.get_viable_backends():
+        with contextlib.suppress(TypeError):  # one that needs arguments is not a keyring to open here
+            rings.append(backend())
+    return rings
 
 
 def _os_priority(ring: KeyringBackend) -> float | None:

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import base64
 import getpass
+import json
+import os
 import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import keyring.errors
@@ -238,3 +242,52 @@ def test_plaintext_secrets_move_into_an_encrypted_file(tmp_path: Path) -> None:
         open_secret_store(tmp_path)
     with pytest.raises(SecretStoreError):
         encrypt_plaintext_store(reopened, tmp_path, "again")
+
+
+_PLUGIN = '''
+from keyring.backend import KeyringBackend
+
+
+class PassStore(KeyringBackend):
+    """A third party's OS keyring, registered by its package's entry point."""
+
+    priority = 5
+
+    def get_password(self, service, username):
+        return None
+
+    def set_password(self, service, username, password):
+        pass
+
+    def delete_password(self, service, username):
+        pass
+'''
+
+_FIND = """
+import json, sys
+started = []
+sys.addaudithook(lambda event, args: started.append(str(args[1])) if event == "subprocess.Popen" else None)
+from desktop_app.core.secret_store import find_os_keyring
+ring = find_os_keyring()
+others = [name for name in ("keyring.backends.macOS", "keyring.backends.Windows") if name in sys.modules]
+print(json.dumps({"ring": type(ring).__module__ if ring else None, "started": started, "others": others}))
+"""
+
+
+def test_finding_the_keyring_runs_no_program_and_still_sees_a_third_partys(tmp_path: Path) -> None:
+    """Only this platform's backends of keyring's own are loaded (the macOS one, loaded on Linux, ran
+    `ldconfig`, `gcc` and `ld` to look for its frameworks); a package's registered keyring still counts."""
+    (tmp_path / "pass_store.py").write_text(_PLUGIN)
+    info = tmp_path / "pass_store-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: pass-store\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text("[keyring.backends]\npass = pass_store\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(Path.cwd())])}
+    command = [sys.executable, "-c", _FIND]
+    done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout.splitlines()[-1])
+    assert found["started"] == []
+    if sys.platform.startswith("linux"):
+        assert found["others"] == []
+    assert found["ring"] == "pass_store"
