@@ -28,6 +28,7 @@ from functools import partial
 from typing import Any, Final, TypeVar
 
 from desktop_app.core.long_lived import long_lived
+from desktop_app.core.model.schemas_on_first_use import schemas_built_on_first_use
 from desktop_app.core.model.settings import ModelSettings
 from desktop_app.core.model.tokenizer_file import tokenizer_read_after
 
@@ -112,29 +113,10 @@ def _pre_call_hook(on_sent: Callable[[SentRequest], None]) -> Callable[[dict[str
 
 
 @contextlib.contextmanager
-def _models_built_on_first_use() -> Iterator[None]:
-    """Have pydantic build each model's validator when the model is first used, not when its
-    class is defined (pydantic's `defer_build`), for the classes defined meanwhile.
-
-    litellm defines about 600 models at import (the OpenAI SDK's 1,900 already defer) and a
-    chat uses a few dozen: building them all is about 0.6 s of the import's CPU. The warm-up
-    call builds the ones a request needs.
-    """
-    import pydantic
-
-    config = pydantic.BaseModel.model_config
-    pydantic.BaseModel.model_config = {**config, "defer_build": True}
-    try:
-        yield
-    finally:
-        pydantic.BaseModel.model_config = config
-
-
-@contextlib.contextmanager
 def _library_objects() -> Iterator[None]:
     """What runs in the block makes the model library's own objects: long-lived, its pydantic
-    models built on first use."""
-    with long_lived(), _models_built_on_first_use():
+    schemas built on first use (the warm-up call builds the ones a request needs)."""
+    with long_lived(), schemas_built_on_first_use():
         yield
 
 

@@ -9,7 +9,7 @@ another layout, so while litellm is imported the file reads as an empty document
 text takes the string's place once the import is done.
 
 Where litellm (pinned exactly) reads the file some other way, nothing here is consulted and the
-import is as slow as before; `tests/core/model/test_tokenizer_file.py` notices.
+import is as slow as before; `tests/core/model/test_library_import.py` notices.
 """
 
 from __future__ import annotations
