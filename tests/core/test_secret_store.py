@@ -276,12 +276,15 @@ print(json.dumps({"ring": type(ring).__module__ if ring else None, "started": st
 
 def test_finding_the_keyring_runs_no_program_and_still_sees_a_third_partys(tmp_path: Path) -> None:
     """Only this platform's backends of keyring's own are loaded (the macOS one, loaded on Linux, ran
-    `ldconfig`, `gcc` and `ld` to look for its frameworks); a package's registered keyring still counts."""
+    `ldconfig`, `gcc` and `ld` to look for its frameworks); a package's registered keyring still counts,
+    and one whose package is broken is passed over."""
     (tmp_path / "pass_store.py").write_text(_PLUGIN)
-    info = tmp_path / "pass_store-1.0.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: pass-store\nVersion: 1.0\n")
-    (info / "entry_points.txt").write_text("[keyring.backends]\npass = pass_store\n")
+    (tmp_path / "broken_store.py").write_text("raise ImportError('a dependency is missing')\n")
+    for name, module in (("pass-store", "pass_store"), ("broken-store", "broken_store")):
+        info = tmp_path / f"{module}-1.0.dist-info"
+        info.mkdir()
+        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n")
+        (info / "entry_points.txt").write_text(f"[keyring.backends]\n{module} = {module}\n")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(Path.cwd())])}
     command = [sys.executable, "-c", _FIND]
     done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=60, check=False)

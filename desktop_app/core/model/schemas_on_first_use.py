@@ -11,13 +11,11 @@ from __future__ import annotations
 
 import contextlib
 import typing
-import weakref
 from collections.abc import Iterator
 from typing import Any, Final
 
 _DEPTH: Final = 8
 """How deep a type's arguments are searched for a forward reference."""
-_deferred: weakref.WeakSet[Any] = weakref.WeakSet()
 
 
 def _names_nothing_by_string(tp: object, depth: int = 0) -> bool:
@@ -40,7 +38,6 @@ def schemas_built_on_first_use() -> Iterator[None]:
     def deferred_adapter(self: Any, type: Any, *, config: Any = None, _parent_depth: int = 2, **rest: Any) -> None:
         if config is None and not _type_has_config(type) and _names_nothing_by_string(type):
             config = {"defer_build": True}
-            _deferred.add(self)
         # One frame more between pydantic and the code that made the adapter: this one.
         make_adapter(self, type, config=config, _parent_depth=_parent_depth + 1, **rest)
 
@@ -51,8 +48,3 @@ def schemas_built_on_first_use() -> Iterator[None]:
     finally:
         pydantic.TypeAdapter.__init__ = make_adapter  # type: ignore[method-assign]
         pydantic.BaseModel.model_config = model_config
-
-
-def deferred_adapters() -> list[Any]:
-    """The type adapters deferred so far that still exist (each builds on its first use)."""
-    return list(_deferred)

@@ -38,24 +38,12 @@ class _Delegate:
 
 
 class _EmptyDocument:
-    """The tokenizer file as read during litellm's import."""
+    """The tokenizer file as read during litellm's import (which opens it, by either of its two ways)."""
 
     name = FILE
 
     def open(self, mode: str = "r", *_args: Any, **_kwargs: Any) -> IO[Any]:
         return io.BytesIO(_EMPTY_DOCUMENT.encode()) if "b" in mode else io.StringIO(_EMPTY_DOCUMENT)
-
-    def read_text(self, *_args: Any, **_kwargs: Any) -> str:
-        return _EMPTY_DOCUMENT
-
-    def read_bytes(self) -> bytes:
-        return _EMPTY_DOCUMENT.encode()
-
-    def is_file(self) -> bool:
-        return True
-
-    def is_dir(self) -> bool:
-        return False
 
 
 class _Folder(_Delegate):

@@ -20,15 +20,27 @@ def watch(event, args):
         opened_while_importing.append(utils is None or not hasattr(utils, "claude_json_str"))
 
 sys.addaudithook(watch)
+import pydantic
+
+deferred = []  # every type adapter made to wait for its first use
+make_adapter = pydantic.TypeAdapter.__init__
+
+
+def recording(adapter, tp, *, _parent_depth=2, **rest):
+    make_adapter(adapter, tp, _parent_depth=_parent_depth + 1, **rest)
+    if rest.get("config") == {"defer_build": True}:
+        deferred.append(adapter)
+
+
+pydantic.TypeAdapter.__init__ = recording
 from desktop_app.core.chat.tokens import count_tokens
 from desktop_app.core.model.llm import litellm_module, ready_litellm
-from desktop_app.core.model.schemas_on_first_use import deferred_adapters
 from desktop_app.core.model.tokenizer_file import FILE, PACKAGE
 from importlib import resources
 
 litellm = litellm_module()
 opened = list(opened_while_importing)
-deferred = deferred_adapters()
+deferred_at_import = len(deferred)
 built_at_import = sum(adapter.pydantic_complete for adapter in deferred)
 ready_litellm()  # the warm-up's offline call builds what a request needs
 
@@ -41,7 +53,7 @@ def first_use(adapter):
     return None if adapter.pydantic_complete else f"{adapter!r}: not built"
 
 
-failures = [failure for adapter in deferred_adapters() if (failure := first_use(adapter))]
+failures = [failure for adapter in deferred if (failure := first_use(adapter))]
 
 from litellm.litellm_core_utils.token_counter import _get_count_function
 from litellm.rust_bridge.tokenizer import from_str
@@ -57,7 +69,7 @@ print(json.dumps({
     "anthropic": litellm.utils.uses_anthropic_tokenizer(MODEL),
     "count": count_tokens(MODEL, words),
     "expected": count_from_file(words),
-    "deferred": len(deferred),
+    "deferred": deferred_at_import,
     "built_at_import": built_at_import,
     "failures": failures,
 }))
