@@ -22,19 +22,11 @@ from importlib import resources
 from importlib.machinery import ModuleSpec
 from typing import IO, Any, Final
 
+from desktop_app.core.model.import_hooks import Delegate, spec_elsewhere
+
 PACKAGE: Final = "litellm.litellm_core_utils.tokenizers"
 FILE: Final = "anthropic_tokenizer.json"
 _EMPTY_DOCUMENT: Final = "null"
-
-
-class _Delegate:
-    """Whatever the wrapped object answers, except what a subclass answers itself."""
-
-    def __init__(self, inner: Any) -> None:
-        self._inner = inner
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
 
 
 class _EmptyDocument:
@@ -46,7 +38,7 @@ class _EmptyDocument:
         return io.BytesIO(_EMPTY_DOCUMENT.encode()) if "b" in mode else io.StringIO(_EMPTY_DOCUMENT)
 
 
-class _Folder(_Delegate):
+class _Folder(Delegate):
     """The tokenizers folder, its Anthropic file empty while litellm's import runs."""
 
     def joinpath(self, *names: str) -> Any:
@@ -56,12 +48,12 @@ class _Folder(_Delegate):
         return self.joinpath(name)
 
 
-class _Reader(_Delegate):
+class _Reader(Delegate):
     def files(self) -> _Folder:
         return _Folder(self._inner.files())
 
 
-class _Loader(_Delegate):
+class _Loader(Delegate):
     def get_resource_reader(self, name: str) -> _Reader:
         return _Reader(self._inner.get_resource_reader(name))
 
@@ -70,15 +62,10 @@ class _Finder:
     """Finds the tokenizers package as every other finder would, its loader wrapped."""
 
     def find_spec(self, name: str, path: Sequence[str] | None, target: object = None) -> ModuleSpec | None:
-        if name != PACKAGE:
-            return None
-        for finder in sys.meta_path:
-            find = getattr(finder, "find_spec", None)
-            spec: ModuleSpec | None = None if finder is self or find is None else find(name, path, target)
-            if spec is not None and spec.loader is not None:
-                spec.loader = _Loader(spec.loader)  # type: ignore[assignment]  # a loader by its methods
-                return spec
-        return None
+        spec = spec_elsewhere(self, name, path, target) if name == PACKAGE else None
+        if spec is not None:
+            spec.loader = _Loader(spec.loader)  # type: ignore[assignment]  # a loader by its methods
+        return spec
 
 
 _importing = False
