@@ -20,9 +20,10 @@ growth: it is reported apart, and the memory goal is judged without it.
 Each run is a session in a fresh process; the goals are judged on the runs' medians (CPU per chunk
 drifts by a few percent between runs of one build on a shared machine).
 
-Goals: RSS after the last turn ≤ 1.2x after turn 20, without QtWebEngine's start; no stall over 25 ms
-in the last 50 turns (judged on the stall's CPU time when the machine is loaded); CPU per streamed
-chunk in the last 50 turns ≤ 1.1x the first 50. Exits 1 when one is missed.
+Goals (issue #42): RSS after the last turn ≤ 1.2x after turn 20, without QtWebEngine's start; no stall
+over 25 ms of the window's CPU in the last 50 turns (the largest by the wall is printed beside it: on a
+shared machine it also counts the waits for a core); CPU per streamed chunk in the last 50 turns ≤ 1.1x
+the first 50. Exits 1 when one is missed.
 """
 
 from __future__ import annotations
@@ -52,7 +53,7 @@ from scripted_session import (
     until,
     window_session,
 )
-from stalls import StackSampler, StallMonitor, loaded, profile_report
+from stalls import StackSampler, StallMonitor, profile_report
 
 TURNS: Final = 150
 """By default: a turn takes 0.4-1 s here, so the issue's 500 (`--turns 500`) take 5-8 minutes."""
@@ -225,14 +226,15 @@ def judge(runs: list[dict[str, float]], turns: int) -> None:
         "x",
         each("rss_ratio"),
     )
-    judged = "CPU: the machine was loaded" if any(run["loaded"] for run in runs) else "wall"
     goals.check(
-        f"largest stall in the last {window} turns ({judged})",
-        median([run["stall_ms"] for run in runs]),
+        f"largest stall's CPU in the last {window} turns",
+        median([run["stall_cpu_ms"] for run in runs]),
         GOAL_STALL_MS,
         "ms",
-        each("stall_ms", unit=" ms"),
+        each("stall_cpu_ms", unit=" ms"),
     )
+    walls = [run["stall_ms"] for run in runs]
+    print(f"  (largest by the wall: {median(walls):.0f} ms; {each('stall_ms', unit=' ms') or 'one run'})")
     goals.check(
         f"CPU per chunk, last {window} / first {window}",
         median([run["cpu_ratio"] for run in runs]),
@@ -247,7 +249,7 @@ def print_report(
     result: dict[str, Any], turns: int, took: float, monitor: StallMonitor, sampler: StackSampler | None
 ) -> dict[str, float]:
     """The session's figures, printed; returned for the goals: the memory ratio without QtWebEngine's
-    one-off start, the largest stall in the last turns (CPU time when loaded), the CPU-per-chunk ratio."""
+    one-off start, the largest stall in the last turns by the wall and by its CPU, the CPU-per-chunk ratio."""
     done: list[Turn] = result["turns"]
     window = min(WINDOW, len(done) // 2)
     first, last = done[:window], done[-window:]
@@ -282,7 +284,6 @@ def print_report(
         f"  CPU per turn: first {window} {1000 * sum(t.cpu for t in first) / window:.0f} ms,"
         f" last {window} {1000 * sum(t.cpu for t in last) / window:.0f} ms"
     )
-    busy = loaded()
     wall, cpu = monitor.worst(last[0].started, last[-1].ended + 0.03)
     gaps = monitor.within(last[0].started, last[-1].ended + 0.03)
     over = [g for g in gaps if (g[1] - g[0]) * 1000 > GOAL_STALL_MS]
@@ -295,8 +296,8 @@ def print_report(
     if "profile" in result:
         print(result["profile"])
     sys.stdout.flush()
-    stall = (cpu if busy else wall) * 1000
-    return {"rss_ratio": rss_ratio, "stall_ms": stall, "cpu_ratio": cpu_last / cpu_first, "loaded": float(busy)}
+    ratio = cpu_last / cpu_first
+    return {"rss_ratio": rss_ratio, "stall_ms": wall * 1000, "stall_cpu_ms": cpu * 1000, "cpu_ratio": ratio}
 
 
 if __name__ == "__main__":
